@@ -6,6 +6,7 @@ import {
   getCountry,
   isCountryAccepted,
 } from '../../src/domain/countries.ts';
+import { validateState, validateZip } from '../../src/domain/addresses.ts';
 
 const SPEC_ORDER =
   'AR, BR, CL, CM, CN, CO, EC, GH, IN, ID, KE, MY, MX, NG, PA, PE, PH, PY, TH, TZ, UG, UY, VN, ZA';
@@ -64,4 +65,32 @@ test('zip patterns', () => {
   assert.ok(ar.test('1425') && ar.test('C1425DKF'));
   assert.ok(!ar.test('C1425DK') && !ar.test('14250'));
   assert.equal(getCountry('UG')!.zipPattern, undefined);
+});
+
+test('validateState accepts codes, ISO-prefixed codes and names without accents', () => {
+  assert.deepEqual(validateState('BR', 'sp'), { ok: true, code: 'SP' });
+  assert.deepEqual(validateState('BR', 'BR-RJ'), { ok: true, code: 'RJ' });
+  assert.deepEqual(validateState('BR', 'Sao Paulo'), { ok: true, code: 'SP' });
+  assert.deepEqual(validateState('MX', 'Nuevo León'), { ok: true, code: 'NLE' });
+  assert.deepEqual(validateState('CO', 'Bogota DC'), { ok: true, code: 'DC' });
+  assert.deepEqual(validateState('AR', 'Córdoba'), { ok: true, code: 'X' });
+  assert.deepEqual(validateState('BR', 'XX'), { ok: false, reason: "unknown state 'XX' for BR" });
+  assert.deepEqual(validateState('BR', ''), { ok: false, reason: 'state is required' });
+});
+
+test('validateState takes free text where no list is held', () => {
+  assert.deepEqual(validateState('KE', ' Nairobi '), { ok: true, code: 'Nairobi' });
+  assert.equal(validateState('KE', 'x'.repeat(21)).ok, false);
+  assert.equal(validateState('US', 'CA').ok, false);
+});
+
+test('validateZip checks fixed formats and caps free text', () => {
+  assert.deepEqual(validateZip('BR', '01310-100'), { ok: true, zip: '01310-100' });
+  assert.deepEqual(validateZip('BR', '0131010'), { ok: false, reason: 'invalid zip code for BR (e.g. 01310-100)' });
+  assert.deepEqual(validateZip('AR', 'c1425dkf'), { ok: true, zip: 'C1425DKF' });
+  assert.equal(validateZip('MX', '6700').ok, false);
+  assert.equal(validateZip('PY', '001001').ok, true);
+  assert.deepEqual(validateZip('UG', 'Plot 12'), { ok: true, zip: 'PLOT 12' });
+  assert.equal(validateZip('UG', 'x'.repeat(21)).ok, false);
+  assert.equal(validateZip('CM', '').ok, false);
 });
