@@ -1,0 +1,147 @@
+// Operator API for merchants: create (credentials shown once), read, update, rotate.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { checkCallbackUrl } from '../../domain/urls.ts';
+import { v3Errors } from '../../http/errors.ts';
+import {
+  CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, merchantView, rotateCredentials, updateMerchant,
+} from '../../merchants/merchants.ts';
+import { v3ErrorSchema } from '../v3/face.ts';
+
+const credentialsSchema = {
+  type: 'object',
+  properties: {
+    merchant_id: { type: 'integer' },
+    name: { type: 'string' },
+    environment: { type: 'string' },
+    deposits: { type: 'object', properties: { login: { type: 'string' }, trans_key: { type: 'string' }, secret_key: { type: 'string' } } },
+    web_status: { type: 'object', properties: { login: { type: 'string' }, trans_key: { type: 'string' } } },
+    cashouts: { type: 'object', properties: { login: { type: 'string' }, pass: { type: 'string' }, secret_key: { type: 'string' } } },
+    read_only_key: { type: 'string' },
+    panel: { type: 'object', properties: { email: { type: 'string' }, password: { type: 'string' } } },
+  },
+} as const;
+
+const merchantSchema = {
+  type: 'object',
+  properties: {
+    merchant_id: { type: 'integer' },
+    name: { type: 'string' },
+    environment: { type: 'string' },
+    notification_url: { type: 'string', nullable: true },
+    return_url: { type: 'string', nullable: true },
+    features: { type: 'object', properties: { account_validation: { type: 'boolean' }, pix_key_validation: { type: 'boolean' } } },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+const idParams = { type: 'object', properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } }, required: ['id'] } as const;
+const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
+
+function checkUrls(body: Record<string, unknown>, ctx: AppContext): string[] {
+  const details: string[] = [];
+  for (const field of ['notification_url', 'return_url']) {
+    if (body[field] === undefined) continue;
+    const reason = checkCallbackUrl(body[field], ctx.config.env);
+    if (reason) details.push(`${field}: ${reason}`);
+  }
+  return details;
+}
+
+export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): void {
+  app.post<{ Body: { name: string; notification_url?: string; return_url?: string } }>(
+    '/admin/merchants',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Create a merchant; answers its credentials, shown only this once',
+        security: [{ adminToken: [] }],
+        body: {
+          type: 'object',
+          required: ['name'],
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 100 },
+            notification_url: { type: 'string', maxLength: 2048 },
+            return_url: { type: 'string', maxLength: 2048 },
+          },
+        },
+        response: { 201: credentialsSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const details = checkUrls(request.body, ctx);
+      if (details.length) throw v3Errors.validation(details);
+      const { merchant, credentials } = await createMerchant(ctx.db, ctx.box, ctx.config.env, request.body);
+      request.log.info({ merchant_id: merchant.id }, 'merchant created');
+      return reply.status(201).send(credentialsView(merchant, credentials));
+    },
+  );
+
+  app.get<{ Params: { id: number } }>(
+    '/admin/merchants/:id',
+    { schema: { tags: ['admin'], summary: 'A merchant, without secrets', security: [{ adminToken: [] }], params: idParams, response: { 200: merchantSchema, ...errors } } },
+    async (request) => {
+      const merchant = await getMerchant(ctx.db, request.params.id);
+      if (!merchant) throw v3Errors.notFound('Merchant not found');
+      return merchantView(merchant);
+    },
+  );
+
+  app.patch<{ Params: { id: number }; Body: Record<string, any> }>(
+    '/admin/merchants/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Change settings and features (account and Pix key validation)',
+        security: [{ adminToken: [] }],
+        params: idParams,
+        body: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 100 },
+            notification_url: { type: 'string', maxLength: 2048 },
+            return_url: { type: 'string', maxLength: 2048 },
+            features: { type: 'object', properties: { account_validation: { type: 'boolean' }, pix_key_validation: { type: 'boolean' } }, additionalProperties: false },
+          },
+          additionalProperties: false,
+        },
+        response: { 200: merchantSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const details = checkUrls(request.body, ctx);
+      if (details.length) throw v3Errors.validation(details);
+      const b = request.body;
+      const merchant = await updateMerchant(ctx.db, request.params.id, {
+        name: b.name,
+        notification_url: b.notification_url,
+        return_url: b.return_url,
+        account_validation_enabled: b.features?.account_validation,
+        pix_key_validation_enabled: b.features?.pix_key_validation,
+      });
+      if (!merchant) throw v3Errors.notFound('Merchant not found');
+      return merchantView(merchant);
+    },
+  );
+
+  app.post<{ Params: { id: number }; Body: { set: CredentialSet } }>(
+    '/admin/merchants/:id/rotate',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Replace one credential set; the old values stop working at once',
+        security: [{ adminToken: [] }],
+        params: idParams,
+        body: { type: 'object', required: ['set'], properties: { set: { type: 'string', enum: CREDENTIAL_SETS } } },
+        response: { 200: credentialsSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const rotated = await rotateCredentials(ctx.db, ctx.box, request.params.id, request.body.set);
+      if (!rotated) throw v3Errors.notFound('Merchant not found');
+      request.log.info({ merchant_id: rotated.merchant.id, set: request.body.set }, 'credentials rotated');
+      return credentialsView(rotated.merchant, rotated.credentials);
+    },
+  );
+}

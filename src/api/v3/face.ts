@@ -1,0 +1,46 @@
+// The v3/v5 JSON face: errors as {code, description, details?, type?} with a non-2xx status.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ApiError, v3Errors } from '../../http/errors.ts';
+
+export function toV3Error(err: FastifyError | ApiError | Error): ApiError {
+  if (err instanceof ApiError) return err;
+  const fe = err as FastifyError;
+  if (fe.validation) {
+    const details = fe.validation.map((v) => {
+      const path = (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
+      const missing = (v.params as { missingProperty?: string }).missingProperty;
+      const field = missing ? (path ? `${path}.${missing}` : missing) : path || 'body';
+      return `${field}: ${missing ? 'is required' : v.message}`;
+    });
+    return v3Errors.validation(details);
+  }
+  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiError(415, 502, 'INVALID_REQUEST_BODY', 'Content-Type must be application/json');
+  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiError(413, 502, 'INVALID_REQUEST_BODY', 'Request body is too large');
+  if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') return v3Errors.invalidBody();
+  if (fe.statusCode === 404) return v3Errors.notFound('Route not found');
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return new ApiError(fe.statusCode, 502, 'INVALID_REQUEST_BODY', fe.message);
+  return new ApiError(500, 999, 'INTERNAL_ERROR', 'Internal error');
+}
+
+export function v3ErrorBody(e: ApiError) {
+  return { code: e.code, description: e.message, ...(e.details ? { details: e.details } : {}), ...(e.type ? { type: e.type } : {}) };
+}
+
+export function useV3Errors(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const e = toV3Error(err);
+    if (e.httpStatus >= 500) request.log.error({ err }, 'unhandled error');
+    reply.status(e.httpStatus).send(v3ErrorBody(e));
+  });
+}
+
+export const v3ErrorSchema = {
+  type: 'object',
+  properties: {
+    code: { type: 'integer' },
+    description: { type: 'string' },
+    details: { type: 'array', items: { type: 'string' } },
+    type: { type: 'string' },
+  },
+  required: ['code', 'description'],
+} as const;

@@ -1,0 +1,56 @@
+// Builds the HTTP server: shared parsers, operations endpoints, and one encapsulated scope per
+// API face, each rendering errors in its own format.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppContext } from './context.ts';
+import { registerBodyParsers } from './http/body-parsers.ts';
+import { registerMetrics } from './ops/metrics.ts';
+import { registerHealth } from './ops/health.ts';
+import { registerDocs } from './ops/docs.ts';
+import { useV3Errors, v3ErrorBody } from './api/v3/face.ts';
+import { v3Errors } from './http/errors.ts';
+import { adminAuth } from './api/admin/auth.ts';
+import { registerAdminMerchants } from './api/admin/merchants.ts';
+import { registerMe } from './api/v3/me.ts';
+
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: ctx.config.logLevel,
+      // Credentials travel in headers and bodies; neither is logged, and these are redacted
+      // should a future log line include them.
+      redact: ['req.headers.authorization', 'req.headers["payload-signature"]', 'req.body', 'res.body'],
+    },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    ajv: { customOptions: { allErrors: true } },
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerBodyParsers(app);
+  registerMetrics(app);
+  await registerDocs(app, ctx.config.publicBaseUrl);
+  registerHealth(app, ctx);
+
+  useV3Errors(app);
+  app.setNotFoundHandler((_request, reply) => {
+    reply.status(404).send(v3ErrorBody(v3Errors.notFound('Route not found')));
+  });
+
+  await app.register(async (admin) => {
+    admin.addHook('onRequest', adminAuth(ctx));
+    registerAdminMerchants(admin, ctx);
+  });
+
+  await app.register(async (v3) => {
+    registerMe(v3, ctx);
+  });
+
+  return app;
+}

@@ -1,0 +1,26 @@
+// Cashout operations: login and pass in the JSON body, plus `Payload-Signature`, the hex
+// HMAC-SHA256 of the raw body keyed with the cashouts secret.
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { verifyHmacHex } from '../domain/signatures.ts';
+import { cashoutErrors } from '../http/errors.ts';
+import { checkLoginAndKey } from '../merchants/merchants.ts';
+
+export function cashoutAuth(ctx: AppContext) {
+  return async function authenticate(request: FastifyRequest): Promise<void> {
+    const body = request.body as Record<string, unknown> | undefined;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw cashoutErrors.invalidParams('Body must be a JSON object');
+    const { login, pass } = body;
+    if (typeof login !== 'string' || login === '' || typeof pass !== 'string' || pass === '') {
+      throw cashoutErrors.invalidCredentials('login and pass are required');
+    }
+    const found = await checkLoginAndKey(ctx.db, ctx.box, 'cashouts', login, pass);
+    if (!found?.secret) throw cashoutErrors.invalidCredentials();
+    const signature = request.headers['payload-signature'];
+    if (typeof signature !== 'string' || signature.trim() === '') throw cashoutErrors.invalidCredentials('Missing Payload-Signature header');
+    if (!verifyHmacHex(found.secret, request.rawBody ?? Buffer.alloc(0), signature.trim())) {
+      throw cashoutErrors.invalidCredentials('Invalid Payload-Signature');
+    }
+    request.merchant = found.merchant;
+  };
+}

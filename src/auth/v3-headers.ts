@@ -1,0 +1,57 @@
+// v3/v5 header authentication: X-Date, X-Login and `Authorization: SVC <hex>` (alias D24), an
+// HMAC-SHA256 of X-Date + X-Login + the raw body, keyed with the set's signature secret.
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { v3AuthMessage, verifyHmacHex } from '../domain/signatures.ts';
+import { v3Errors } from '../http/errors.ts';
+import { findSigningSecret, type Merchant } from '../merchants/merchants.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    merchant?: Merchant;
+  }
+}
+
+const X_DATE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** Parses `yyyy-MM-dd'T'HH:mm:ssZ`, also with milliseconds and `+hh:mm`/`+hhmm` offsets. */
+export function parseXDate(value: string): Date | null {
+  const m = X_DATE.exec(value);
+  if (!m) return null;
+  const offset = m[3] === 'Z' ? 'Z' : `${m[3].slice(0, 3)}:${m[3].slice(-2)}`;
+  const ms = m[2] ? m[2].slice(0, 4).padEnd(4, '0') : '';
+  const t = Date.parse(`${m[1]}${ms}${offset}`);
+  return Number.isNaN(t) ? null : new Date(t);
+}
+
+const AUTHORIZATION = /^(SVC|D24)\s+(\S+)$/i;
+
+function header(request: FastifyRequest, name: 'X-Date' | 'X-Login' | 'Authorization'): string {
+  const v = request.headers[name.toLowerCase()];
+  if (v === undefined) throw v3Errors.missingHeader(name);
+  const text = (Array.isArray(v) ? v[0] : v).trim();
+  if (text === '') throw v3Errors.emptyHeader(name);
+  return text;
+}
+
+/** Checks headers, date, login and signature, in that order; sets request.merchant. */
+export function v3HeaderAuth(ctx: AppContext, set: 'deposits' | 'cashouts') {
+  return async function authenticate(request: FastifyRequest): Promise<void> {
+    const xDate = header(request, 'X-Date');
+    const xLogin = header(request, 'X-Login');
+    const authorization = header(request, 'Authorization');
+    const auth = AUTHORIZATION.exec(authorization);
+    if (!auth) throw v3Errors.invalidSignature("Authorization must be 'SVC <64 hex characters>'");
+    const date = parseXDate(xDate);
+    if (!date) throw v3Errors.invalidDateRange("X-Date must be an ISO 8601 date-time with timezone, like 2026-01-31T12:00:00Z");
+    const skew = Math.abs(ctx.now().getTime() - date.getTime()) / 1000;
+    if (skew > ctx.config.xDateToleranceSeconds) {
+      throw v3Errors.invalidDateRange(`X-Date is more than ${ctx.config.xDateToleranceSeconds} seconds away from server time`);
+    }
+    const found = await findSigningSecret(ctx.db, ctx.box, set, xLogin);
+    if (!found) throw v3Errors.invalidCredentials();
+    const message = v3AuthMessage(xDate, xLogin, request.rawBody ?? Buffer.alloc(0));
+    if (!verifyHmacHex(found.secret, message, auth[2])) throw v3Errors.invalidSignature();
+    request.merchant = found.merchant;
+  };
+}

@@ -1,0 +1,129 @@
+// Every setting comes from the environment and is validated here, once, at start.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export type Environment = 'staging' | 'production';
+
+export interface Config {
+  env: Environment;
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  publicBaseUrl: string;
+  adminToken: string;
+  /** 32 bytes; encrypts secrets at rest and keys the hashes of trans keys and passwords. */
+  masterKey: Buffer;
+  logLevel: string;
+  xDateToleranceSeconds: number;
+  cashoutDelaySeconds: number;
+  shutdownTimeoutMs: number;
+  workers: boolean;
+  notifications: {
+    timeoutMs: number;
+    /** Seconds to wait before each retry; the last entry repeats until maxAgeSeconds. */
+    retryScheduleSeconds: number[];
+    maxAgeSeconds: number;
+    concurrency: number;
+    pollIntervalMs: number;
+    leaseSeconds: number;
+  };
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got '${raw}'`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got '${raw}'`);
+}
+
+function secondsList(env: Env, name: string, def: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const parts = raw.split(',').map((s) => s.trim());
+  if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p) || Number(p) === 0)) {
+    throw new ConfigError(`${name} must be a comma-separated list of positive seconds, got '${raw}'`);
+  }
+  return parts.map(Number);
+}
+
+/** Reads a secret from the environment, or (embedded default) from a file kept in DATA_DIR. */
+function persistentSecret(env: Env, name: string, dataDir: string, file: string, make: () => string, allowGenerate: boolean): string {
+  const raw = env[name];
+  if (raw !== undefined && raw !== '') return raw;
+  const path = join(dataDir, file);
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  if (!allowGenerate) throw new ConfigError(`${name} is required in production`);
+  mkdirSync(dataDir, { recursive: true });
+  const value = make();
+  writeFileSync(path, `${value}\n`, { mode: 0o600 });
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const envName = env.CAJA_ENV ?? 'staging';
+  if (envName !== 'staging' && envName !== 'production') {
+    throw new ConfigError(`CAJA_ENV must be 'staging' or 'production', got '${envName}'`);
+  }
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://`);
+  }
+  const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    const u = new URL(publicBaseUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) URL, got '${publicBaseUrl}'`);
+  }
+  const production = envName === 'production';
+  const masterKeyText = persistentSecret(env, 'CAJA_MASTER_KEY', dataDir, 'master.key', () => randomBytes(32).toString('base64'), !production);
+  const masterKey = Buffer.from(masterKeyText, 'base64');
+  if (masterKey.length !== 32) throw new ConfigError('CAJA_MASTER_KEY must be 32 bytes encoded in base64');
+  const adminToken = persistentSecret(env, 'CAJA_ADMIN_TOKEN', dataDir, 'admin.token', () => randomBytes(24).toString('base64url'), !production);
+  if (adminToken.length < 16) throw new ConfigError('CAJA_ADMIN_TOKEN must be at least 16 characters');
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got '${logLevel}'`);
+  }
+  return {
+    env: envName,
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir,
+    databaseUrl,
+    publicBaseUrl,
+    adminToken,
+    masterKey,
+    logLevel,
+    xDateToleranceSeconds: int(env, 'CAJA_X_DATE_TOLERANCE_SECONDS', 300, 1, 86400),
+    cashoutDelaySeconds: int(env, 'CAJA_CASHOUT_DELAY_SECONDS', 60, 0, 86400 * 30),
+    shutdownTimeoutMs: int(env, 'CAJA_SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
+    workers: bool(env, 'CAJA_WORKERS', true),
+    notifications: {
+      timeoutMs: int(env, 'CAJA_NOTIFY_TIMEOUT_MS', 10000, 100, 120000),
+      retryScheduleSeconds: secondsList(env, 'CAJA_NOTIFY_RETRY_SECONDS', [30, 60, 300, 900, 1800, 3600, 7200, 14400]),
+      maxAgeSeconds: int(env, 'CAJA_NOTIFY_MAX_AGE_SECONDS', 86400 * 2, 1, 86400 * 30),
+      concurrency: int(env, 'CAJA_NOTIFY_CONCURRENCY', 16, 1, 1000),
+      pollIntervalMs: int(env, 'CAJA_NOTIFY_POLL_MS', 500, 10, 60000),
+      leaseSeconds: int(env, 'CAJA_NOTIFY_LEASE_SECONDS', 60, 1, 3600),
+    },
+  };
+}

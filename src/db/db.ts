@@ -1,0 +1,137 @@
+// One small interface over both stores: embedded PGlite (default) and PostgreSQL (DATABASE_URL).
+// The same SQL and migrations run on both.
+import { mkdirSync } from 'node:fs';
+import pg from 'pg';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, any>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'pglite' | 'pg';
+  /** Runs fn in one transaction; retried on serialization failures and deadlocks. */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+// Counts and sums of int columns come back as int8; they stay far below 2^53.
+const int8 = (v: string) => Number(v);
+// Money stays text so that no float ever touches it.
+const numeric = (v: string) => v;
+
+const RETRYABLE = new Set(['40001', '40P01']);
+
+async function withRetry<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (!code || !RETRYABLE.has(code) || attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 20));
+    }
+  }
+}
+
+export function openPostgres(url: string, poolSize = 20): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: {
+      getTypeParser: ((oid: number, format?: string) => {
+        if (oid === INT8) return int8;
+        if (oid === NUMERIC) return numeric;
+        return pg.types.getTypeParser(oid, format as any);
+      }) as any,
+    },
+  });
+  // An idle client losing its connection must not crash the process.
+  pool.on('error', () => {});
+  return {
+    kind: 'pg',
+    async query<T>(sql: string, params?: unknown[]) {
+      const r = await pool.query(sql, params as any[]);
+      return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+    },
+    async exec(sql: string) {
+      await pool.query(sql);
+    },
+    tx<T>(fn: (q: Queryable) => Promise<T>) {
+      return withRetry(async () => {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          const q: Queryable = {
+            async query<R>(sql: string, params?: unknown[]) {
+              const r = await client.query(sql, params as any[]);
+              return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+            },
+            async exec(sql: string) {
+              await client.query(sql);
+            },
+          };
+          const result = await fn(q);
+          await client.query('COMMIT');
+          return result;
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw err;
+        } finally {
+          client.release();
+        }
+      });
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** dataDir undefined keeps the database in memory (tests). */
+export async function openPglite(dataDir?: string): Promise<Db> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const lite = await PGlite.create({
+    dataDir,
+    parsers: { [pgliteTypes.INT8]: int8, [pgliteTypes.NUMERIC]: numeric },
+  });
+  return {
+    kind: 'pglite',
+    async query<T>(sql: string, params?: unknown[]) {
+      const r = await lite.query<T>(sql, params as any[]);
+      return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+    },
+    async exec(sql: string) {
+      await lite.exec(sql);
+    },
+    tx<T>(fn: (q: Queryable) => Promise<T>) {
+      // PGlite is one connection: its transaction() holds it exclusively, so transactions
+      // are serialised and never conflict.
+      return lite.transaction(async (t) => {
+        const q: Queryable = {
+          async query<R>(sql: string, params?: unknown[]) {
+            const r = await t.query<R>(sql, params as any[]);
+            return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+          },
+          async exec(sql: string) {
+            await t.exec(sql);
+          },
+        };
+        return fn(q);
+      });
+    },
+    close: () => lite.close(),
+  };
+}
+
+export async function openDb(opts: { databaseUrl?: string; dataDir?: string; memory?: boolean }): Promise<Db> {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
+  return openPglite(opts.memory ? undefined : opts.dataDir && `${opts.dataDir}/pglite`);
+}

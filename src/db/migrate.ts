@@ -1,0 +1,33 @@
+// Versioned SQL migrations: src/db/migrations/NNN_name.sql, applied in order, each once,
+// each in its own transaction. An advisory lock keeps two starting processes from racing.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Db } from './db.ts';
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+const LOCK_ID = 4242_0001;
+
+export function listMigrations(): { version: string; sql: string }[] {
+  return readdirSync(MIGRATIONS_DIR)
+    .filter((f) => /^\d{3}_[\w-]+\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ version: f.replace(/\.sql$/, ''), sql: readFileSync(join(MIGRATIONS_DIR, f), 'utf8') }));
+}
+
+export async function migrate(db: Db): Promise<string[]> {
+  await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+  const applied: string[] = [];
+  await db.tx(async (q) => {
+    await q.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
+    const done = new Set((await q.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    for (const m of listMigrations()) {
+      if (done.has(m.version)) continue;
+      await q.exec(m.sql);
+      await q.query('INSERT INTO schema_migrations (version) VALUES ($1)', [m.version]);
+      applied.push(m.version);
+    }
+  });
+  return applied;
+}

@@ -1,0 +1,41 @@
+// Errors carry what every face needs to render them in its own format; each face's error
+// handler decides the shape (v3 {code, description, type, details}, cashouts {code, message},
+// streamline status/desc/error_code).
+export class ApiError extends Error {
+  constructor(
+    readonly httpStatus: number,
+    readonly code: number,
+    readonly type: string | undefined,
+    description: string,
+    readonly details?: string[],
+  ) {
+    super(description);
+  }
+}
+
+export const v3Errors = {
+  invalidCredentials: (d = 'Invalid credentials') => new ApiError(401, 100, 'INVALID_CREDENTIALS', d),
+  missingHeader: (name: string) => new ApiError(400, 101, 'MISSING_REQUIRED_HEADER', `Missing required header: ${name}`),
+  invalidSignature: (d = 'Invalid signature') => new ApiError(400, 102, 'INVALID_SIGNATURE', d),
+  invalidDateRange: (d: string) => new ApiError(400, 103, 'INVALID_DATE_RANGE', d),
+  idempotencyKeyUsed: () => new ApiError(400, 104, 'IDEMPOTENCY_KEY_ALREADY_USED', 'The idempotency key was already used with a different request'),
+  emptyHeader: (name: string) => new ApiError(400, 105, 'EMPTY_HEADER_VALUE', `Empty value in header: ${name}`),
+  validation: (details: string[], d = 'Invalid request fields') => new ApiError(400, 201, 'BEAN_VALIDATION_ERROR', d, details),
+  notFound: (d = 'Resource not found') => new ApiError(404, 208, 'RESOURCE_NOT_FOUND', d),
+  invalidDocument: (d = 'Invalid document') => new ApiError(400, 300, 'INVALID_DOCUMENT', d),
+  invalidBankAccount: (d = 'Invalid bank account') => new ApiError(400, 302, 'INVALID_BANK_ACCOUNT', d),
+  userLimitExceeded: (kind: 'TRANSACTION' | 'DAILY' | 'MONTHLY') => new ApiError(400, 304, 'USER_LIMIT_EXCEEDED', `User limit exceeded: ${kind}`),
+  invalidBody: (d = 'Malformed request body') => new ApiError(400, 502, 'INVALID_REQUEST_BODY', d),
+  invalidAmountToRefund: (d = 'Invalid amount to refund') => new ApiError(400, 802, 'INVALID_AMOUNT_TO_REFUND', d),
+  missingBankAccount: () => new ApiError(400, 804, 'MISSING_BANK_ACCOUNT', 'bank_account is required to refund this deposit'),
+  featureDisabled: (d: string) => new ApiError(403, 106, 'FEATURE_NOT_ENABLED', d),
+};
+
+export const cashoutErrors = {
+  invalidParams: (m: string) => new ApiError(400, 300, undefined, m),
+  invalidCredentials: (m = 'Invalid credentials') => new ApiError(401, 401, undefined, m),
+  notFound: () => new ApiError(404, 509, undefined, 'Cashout not found with this id'),
+  invalidTransition: (m = 'Invalid status transition') => new ApiError(400, 510, undefined, m),
+  externalIdUsed: () => new ApiError(400, 511, undefined, 'external_id already used'),
+  insufficientFunds: () => new ApiError(400, 514, undefined, 'Insufficient funds'),
+};

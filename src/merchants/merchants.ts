@@ -1,0 +1,213 @@
+// Merchant provisioning and credential look-ups. Credentials are shown once, at creation or
+// rotation; afterwards only hashes and encrypted secrets exist.
+import type { Db, Queryable } from '../db/db.ts';
+import type { Environment } from '../config.ts';
+import { hashPassword, randomToken, type SecretBox, verifyPassword } from './secrets.ts';
+
+export type CredentialSet = 'deposits' | 'web_status' | 'cashouts' | 'read_only' | 'panel';
+export const CREDENTIAL_SETS: CredentialSet[] = ['deposits', 'web_status', 'cashouts', 'read_only', 'panel'];
+
+export interface Merchant {
+  id: number;
+  name: string;
+  environment: Environment;
+  notification_url: string | null;
+  return_url: string | null;
+  account_validation_enabled: boolean;
+  pix_key_validation_enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface IssuedCredentials {
+  deposits?: { login: string; trans_key: string; secret_key: string };
+  web_status?: { login: string; trans_key: string };
+  cashouts?: { login: string; pass: string; secret_key: string };
+  read_only_key?: string;
+  panel?: { email: string; password: string };
+}
+
+interface Row {
+  login: string;
+  secret_hash: string | null;
+  secret_enc: string | null;
+}
+
+function slug(name: string): string {
+  return name.normalize('NFKD').replace(/[^\w]+/g, '-').replace(/^-+|-+$/g, '').toLowerCase().slice(0, 30) || 'merchant';
+}
+
+/** Makes new values for one set and the row that stores them. */
+function issue(set: CredentialSet, box: SecretBox, merchant: { id: number; name: string }): { row: Row; shown: IssuedCredentials } {
+  switch (set) {
+    case 'deposits': {
+      const login = randomToken(16);
+      const trans_key = randomToken(24);
+      const secret_key = randomToken(40);
+      return { row: { login, secret_hash: box.hash(trans_key), secret_enc: box.encrypt(secret_key) }, shown: { deposits: { login, trans_key, secret_key } } };
+    }
+    case 'web_status': {
+      const login = randomToken(16);
+      const trans_key = randomToken(24);
+      return { row: { login, secret_hash: box.hash(trans_key), secret_enc: null }, shown: { web_status: { login, trans_key } } };
+    }
+    case 'cashouts': {
+      const login = randomToken(16);
+      const pass = randomToken(24);
+      const secret_key = randomToken(40);
+      return { row: { login, secret_hash: box.hash(pass), secret_enc: box.encrypt(secret_key) }, shown: { cashouts: { login, pass, secret_key } } };
+    }
+    case 'read_only': {
+      const key = `ro_${randomToken(32)}`;
+      return { row: { login: box.hash(key), secret_hash: null, secret_enc: null }, shown: { read_only_key: key } };
+    }
+    case 'panel': {
+      const email = `${slug(merchant.name)}-${merchant.id}-${randomToken(4).toLowerCase()}@panel.caja.local`;
+      const password = randomToken(20);
+      return { row: { login: email, secret_hash: hashPassword(password), secret_enc: null }, shown: { panel: { email, password } } };
+    }
+  }
+}
+
+async function storeSet(q: Queryable, merchantId: number, set: CredentialSet, row: Row): Promise<void> {
+  await q.query(
+    `INSERT INTO credentials (merchant_id, set_name, login, secret_hash, secret_enc) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (merchant_id, set_name) DO UPDATE
+       SET login = EXCLUDED.login, secret_hash = EXCLUDED.secret_hash, secret_enc = EXCLUDED.secret_enc, created_at = now()`,
+    [merchantId, set, row.login, row.secret_hash, row.secret_enc],
+  );
+}
+
+export interface NewMerchant {
+  name: string;
+  notification_url?: string | null;
+  return_url?: string | null;
+}
+
+export async function createMerchant(db: Db, box: SecretBox, env: Environment, input: NewMerchant) {
+  return db.tx(async (q) => {
+    const staging = env === 'staging';
+    const { rows } = await q.query<Merchant>(
+      `INSERT INTO merchants (name, environment, notification_url, return_url, account_validation_enabled, pix_key_validation_enabled)
+       VALUES ($1, $2, $3, $4, $5, $5) RETURNING *`,
+      [input.name, env, input.notification_url ?? null, input.return_url ?? null, staging],
+    );
+    const merchant = rows[0];
+    let shown: IssuedCredentials = {};
+    for (const set of CREDENTIAL_SETS) {
+      const issued = issue(set, box, merchant);
+      await storeSet(q, merchant.id, set, issued.row);
+      shown = { ...shown, ...issued.shown };
+    }
+    return { merchant, credentials: shown };
+  });
+}
+
+export async function rotateCredentials(db: Db, box: SecretBox, merchantId: number, set: CredentialSet) {
+  return db.tx(async (q) => {
+    const merchant = await getMerchant(q, merchantId, true);
+    if (!merchant) return null;
+    const issued = issue(set, box, merchant);
+    await storeSet(q, merchantId, set, issued.row);
+    return { merchant, credentials: issued.shown };
+  });
+}
+
+export async function getMerchant(q: Queryable, id: number, forUpdate = false): Promise<Merchant | null> {
+  const { rows } = await q.query<Merchant>(`SELECT * FROM merchants WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  return rows[0] ?? null;
+}
+
+export interface MerchantPatch {
+  name?: string;
+  notification_url?: string | null;
+  return_url?: string | null;
+  account_validation_enabled?: boolean;
+  pix_key_validation_enabled?: boolean;
+}
+
+export async function updateMerchant(db: Db, id: number, patch: MerchantPatch): Promise<Merchant | null> {
+  const fields = Object.entries(patch).filter(([, v]) => v !== undefined);
+  if (fields.length === 0) return getMerchant(db, id);
+  const sets = fields.map(([k], i) => `${k} = $${i + 2}`).join(', ');
+  const { rows } = await db.query<Merchant>(
+    `UPDATE merchants SET ${sets}, updated_at = now() WHERE id = $1 RETURNING *`,
+    [id, ...fields.map(([, v]) => v)],
+  );
+  return rows[0] ?? null;
+}
+
+export interface AuthenticatedMerchant {
+  merchant: Merchant;
+  login: string;
+}
+
+async function findByLogin(q: Queryable, set: CredentialSet, login: string) {
+  const { rows } = await q.query<Row & Merchant>(
+    `SELECT c.login, c.secret_hash, c.secret_enc, m.* FROM credentials c JOIN merchants m ON m.id = c.merchant_id
+     WHERE c.set_name = $1 AND c.login = $2`,
+    [set, login],
+  );
+  if (!rows[0]) return null;
+  const { login: l, secret_hash, secret_enc, ...merchant } = rows[0];
+  return { login: l, secret_hash, secret_enc, merchant: merchant as Merchant };
+}
+
+/** For HMAC-signed requests: the merchant and the plain signature secret of the set. */
+export async function findSigningSecret(q: Queryable, box: SecretBox, set: 'deposits' | 'cashouts', login: string) {
+  const found = await findByLogin(q, set, login);
+  if (!found || !found.secret_enc) return null;
+  return { merchant: found.merchant, secret: box.decrypt(found.secret_enc) };
+}
+
+/** For login + trans key (or pass) in the body. Null when either is wrong. */
+export async function checkLoginAndKey(q: Queryable, box: SecretBox, set: 'deposits' | 'web_status' | 'cashouts', login: string, key: string) {
+  const found = await findByLogin(q, set, login);
+  if (!found || !found.secret_hash || !box.verifyHash(key, found.secret_hash)) return null;
+  return { merchant: found.merchant, secret: found.secret_enc ? box.decrypt(found.secret_enc) : null };
+}
+
+export async function findByReadOnlyKey(q: Queryable, box: SecretBox, key: string): Promise<Merchant | null> {
+  return (await findByLogin(q, 'read_only', box.hash(key)))?.merchant ?? null;
+}
+
+/** The merchant's signature secret of a set, by merchant id (for signing outgoing messages). */
+export async function signingSecretOf(q: Queryable, box: SecretBox, merchantId: number, set: 'deposits' | 'cashouts'): Promise<string | null> {
+  const { rows } = await q.query<{ secret_enc: string | null }>(
+    'SELECT secret_enc FROM credentials WHERE merchant_id = $1 AND set_name = $2',
+    [merchantId, set],
+  );
+  return rows[0]?.secret_enc ? box.decrypt(rows[0].secret_enc) : null;
+}
+
+/** The deposits login, which streamline signatures (Sign, x_control) include. */
+export async function depositsLoginOf(q: Queryable, merchantId: number): Promise<string | null> {
+  const { rows } = await q.query<{ login: string }>(
+    `SELECT login FROM credentials WHERE merchant_id = $1 AND set_name = 'deposits'`,
+    [merchantId],
+  );
+  return rows[0]?.login ?? null;
+}
+
+export async function checkPanelPassword(q: Queryable, email: string, password: string): Promise<Merchant | null> {
+  const found = await findByLogin(q, 'panel', email);
+  if (!found?.secret_hash || !verifyPassword(password, found.secret_hash)) return null;
+  return found.merchant;
+}
+
+export function credentialsView(merchant: Merchant, credentials: IssuedCredentials) {
+  return { merchant_id: merchant.id, name: merchant.name, environment: merchant.environment, ...credentials };
+}
+
+export function merchantView(m: Merchant) {
+  return {
+    merchant_id: m.id,
+    name: m.name,
+    environment: m.environment,
+    notification_url: m.notification_url,
+    return_url: m.return_url,
+    features: { account_validation: m.account_validation_enabled, pix_key_validation: m.pix_key_validation_enabled },
+    created_at: m.created_at,
+    updated_at: m.updated_at,
+  };
+}

@@ -1,0 +1,12 @@
+// Opens everything a process needs from a Config: the store (migrated), the secret box, the app.
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import { openDb } from './db/db.ts';
+import { migrate } from './db/migrate.ts';
+import { secretBox } from './merchants/secrets.ts';
+
+export async function openContext(config: Config, opts: { memory?: boolean } = {}): Promise<AppContext> {
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, memory: opts.memory });
+  await migrate(db);
+  return { config, db, box: secretBox(config.masterKey), now: () => new Date() };
+}

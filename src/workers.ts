@@ -1,0 +1,20 @@
+// Background workers (notification delivery, deposit expiry, the staging bank). Each runs in
+// every process; they coordinate through the database, so any number of processes may run.
+import type { AppContext } from './context.ts';
+
+export interface Worker {
+  name: string;
+  stop(): Promise<void>;
+}
+
+type WorkerFactory = (ctx: AppContext) => Worker | null;
+
+const factories: WorkerFactory[] = [];
+
+export function startWorkers(ctx: AppContext): Worker[] {
+  return factories.map((f) => f(ctx)).filter((w): w is Worker => w !== null);
+}
+
+export async function stopWorkers(workers: Worker[]): Promise<void> {
+  await Promise.all(workers.map((w) => w.stop()));
+}
