@@ -1,0 +1,91 @@
+// Starts a real caja server on a loopback port for a test file, on embedded PGlite and, when
+// DATABASE_URL or TEST_DATABASE_URL is set, on a fresh PostgreSQL database of its own.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/config.ts';
+import type { AppContext } from '../../src/context.ts';
+import { buildApp } from '../../src/app.ts';
+import { openContext } from '../../src/runtime.ts';
+import { startWorkers, stopWorkers, type Worker } from '../../src/workers.ts';
+
+export type Backend = 'pglite' | 'pg';
+
+export function postgresUrl(): string | undefined {
+  return process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined;
+}
+
+/** The backends every database test runs on. */
+export function backends(): Backend[] {
+  return postgresUrl() ? ['pglite', 'pg'] : ['pglite'];
+}
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestServer {
+  url: string;
+  app: FastifyInstance;
+  ctx: AppContext;
+  backend: Backend;
+  close(): Promise<void>;
+}
+
+async function createDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `caja_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: baseUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export async function startTestServer(
+  backend: Backend,
+  env: Record<string, string> = {},
+  opts: { workers?: boolean } = {},
+): Promise<TestServer> {
+  const database = backend === 'pg' ? await createDatabase(postgresUrl()!) : null;
+  const config = loadConfig({
+    CAJA_ENV: 'staging',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-test-')),
+    CAJA_MASTER_KEY: randomBytes(32).toString('base64'),
+    CAJA_ADMIN_TOKEN: ADMIN_TOKEN,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    ...env,
+  });
+  const ctx = await openContext(config, { memory: true });
+  const app = await buildApp(ctx);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  if (!env.PUBLIC_BASE_URL) ctx.config.publicBaseUrl = url;
+  const workers: Worker[] = opts.workers ? startWorkers(ctx) : [];
+  return {
+    url,
+    app,
+    ctx,
+    backend,
+    async close() {
+      await app.close();
+      await stopWorkers(workers);
+      await ctx.db.close();
+      await database?.drop();
+    },
+  };
+}
