@@ -1,0 +1,51 @@
+// Bank codes per country for `GET /v3/banks` and for checking the bank_code of cashouts and
+// refunds. Data lives in ./banks/<country or region>.ts.
+import { CM_BANKS, GH_BANKS, KE_BANKS, NG_BANKS, TZ_BANKS, UG_BANKS, ZA_BANKS } from './banks/africa.ts';
+import { AR_BANKS } from './banks/ar.ts';
+import { CN_BANKS, ID_BANKS, IN_BANKS, MY_BANKS, PH_BANKS, TH_BANKS, VN_BANKS } from './banks/asia.ts';
+import { BR_BANKS } from './banks/br.ts';
+import { CL_BANKS, CO_BANKS, EC_BANKS, PA_BANKS, PE_BANKS, PY_BANKS, UY_BANKS } from './banks/latam.ts';
+import { MX_BANKS } from './banks/mx.ts';
+import type { Bank } from './banks/types.ts';
+
+export type { Bank } from './banks/types.ts';
+
+const BANKS: Record<string, readonly Bank[]> = {
+  AR: AR_BANKS,
+  BR: BR_BANKS,
+  CL: CL_BANKS,
+  CM: CM_BANKS,
+  CN: CN_BANKS,
+  CO: CO_BANKS,
+  EC: EC_BANKS,
+  GH: GH_BANKS,
+  IN: IN_BANKS,
+  ID: ID_BANKS,
+  KE: KE_BANKS,
+  MY: MY_BANKS,
+  MX: MX_BANKS,
+  NG: NG_BANKS,
+  PA: PA_BANKS,
+  PE: PE_BANKS,
+  PH: PH_BANKS,
+  PY: PY_BANKS,
+  TH: TH_BANKS,
+  TZ: TZ_BANKS,
+  UG: UG_BANKS,
+  UY: UY_BANKS,
+  VN: VN_BANKS,
+  ZA: ZA_BANKS,
+};
+
+/** Sorted by code, the order clients show them in. */
+export function banksForCountry(country: string): readonly Bank[] {
+  return BANKS[country.trim().toUpperCase()] ?? [];
+}
+
+/** bank_code arrives as a number or as a string, often zero-padded ("001", "0341"). */
+export function findBank(country: string, code: number | string): Bank | undefined {
+  const text = String(code).trim();
+  if (!/^\d{1,10}$/.test(text)) return undefined;
+  const wanted = Number(text);
+  return banksForCountry(country).find((b) => b.code === wanted);
+}

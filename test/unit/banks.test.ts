@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { banksForCountry, findBank } from '../../src/domain/banks.ts';
+import { ACCEPTED_COUNTRIES } from '../../src/domain/countries.ts';
+
+test('every accepted country has at least 3 banks, unique codes, sorted by code', () => {
+  for (const c of ACCEPTED_COUNTRIES) {
+    const banks = banksForCountry(c.code);
+    assert.ok(banks.length >= 3, c.code);
+    const codes = banks.map((b) => b.code);
+    assert.equal(new Set(codes).size, codes.length, `${c.code} duplicate codes`);
+    assert.deepEqual(codes, [...codes].sort((a, b) => a - b), `${c.code} not sorted`);
+    for (const b of banks) {
+      assert.ok(Number.isSafeInteger(b.code) && b.code > 0, `${c.code} ${b.code}`);
+      assert.ok(b.name.length > 0 && b.name === b.name.trim(), `${c.code} ${b.code}`);
+    }
+  }
+  assert.deepEqual(banksForCountry('US'), []);
+});
+
+test('Brazil uses COMPE codes', () => {
+  const expected: Record<number, RegExp> = {
+    1: /Banco do Brasil/, 33: /Santander/, 104: /Caixa/, 237: /Bradesco/, 341: /Itaú/,
+    260: /Nu/, 77: /Inter/, 336: /C6/, 756: /Sicoob/, 748: /Sicredi/, 208: /BTG/, 422: /Safra/,
+    41: /Banrisul/, 70: /BRB/, 290: /PagSeguro/, 323: /Mercado Pago/, 380: /PicPay/, 623: /Pan/,
+  };
+  for (const [code, name] of Object.entries(expected)) assert.match(findBank('BR', code)!.name, name, code);
+});
+
+test('Mexico uses the CLABE institution codes, Argentina the BCRA ones', () => {
+  assert.match(findBank('MX', 2)!.name, /Banamex/);
+  assert.match(findBank('MX', 12)!.name, /BBVA/);
+  assert.match(findBank('MX', 72)!.name, /Banorte/);
+  assert.match(findBank('MX', 646)!.name, /STP/);
+  assert.match(findBank('AR', 7)!.name, /Galicia/);
+  assert.match(findBank('AR', 11)!.name, /Nación/);
+  assert.match(findBank('AR', 285)!.name, /Macro/);
+  assert.match(findBank('AR', 143)!.name, /Brubank/);
+});
+
+test('findBank accepts zero-padded strings and rejects junk', () => {
+  assert.match(findBank('BR', '001')!.name, /Banco do Brasil/);
+  assert.match(findBank('br', ' 0341 ')!.name, /Itaú/);
+  assert.equal(findBank('BR', '34A'), undefined);
+  assert.equal(findBank('BR', ''), undefined);
+  assert.equal(findBank('BR', 999), undefined);
+  assert.equal(findBank('MX', 341), undefined);
+});
