@@ -7,6 +7,7 @@ import {
   isCountryAccepted,
 } from '../../src/domain/countries.ts';
 import { validateState, validateZip } from '../../src/domain/addresses.ts';
+import { SAMPLE_USD_RATES } from '../../src/domain/exchange-rates.ts';
 
 const SPEC_ORDER =
   'AR, BR, CL, CM, CN, CO, EC, GH, IN, ID, KE, MY, MX, NG, PA, PE, PH, PY, TH, TZ, UG, UY, VN, ZA';
@@ -93,4 +94,16 @@ test('validateZip checks fixed formats and caps free text', () => {
   assert.deepEqual(validateZip('UG', 'Plot 12'), { ok: true, zip: 'PLOT 12' });
   assert.equal(validateZip('UG', 'x'.repeat(21)).ok, false);
   assert.equal(validateZip('CM', '').ok, false);
+});
+
+test('sample USD rates cover every local currency as positive decimals with up to 6 places', () => {
+  assert.equal(SAMPLE_USD_RATES.USD, '1');
+  for (const c of ACCEPTED_COUNTRIES) {
+    const rate = SAMPLE_USD_RATES[c.currency];
+    assert.match(rate ?? '', /^\d+(\.\d{1,6})?$/, c.currency);
+    assert.ok(Number(rate) > 0);
+  }
+  for (const code of Object.keys(SAMPLE_USD_RATES)) assert.ok(ISO_CURRENCIES.has(code), code);
+  assert.equal(SAMPLE_USD_RATES.BRL, '5.4321');
+  assert.ok(Number(SAMPLE_USD_RATES.ARS) > 500 && Number(SAMPLE_USD_RATES.MXN) < 30);
 });
