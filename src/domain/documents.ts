@@ -293,8 +293,10 @@ function listShapes(rules: readonly DocumentRule[]): string {
   return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}` : parts[0]!;
 }
 
-export function validateDocument(country: string, document: string, documentType?: string): DocumentResult {
-  const code = country.trim().toUpperCase();
+export function validateDocument(country: string, input: string, documentType?: string): DocumentResult {
+  // JSON clients sometimes send the document as a number; read it as its digits.
+  const document = typeof input === 'string' ? input : String(input ?? '');
+  const code = String(country ?? '').trim().toUpperCase();
   const rules = RULES[code];
   if (!rules || !getCountry(code)) return { ok: false, reason: `country '${country}' is not accepted` };
   if (!document || !document.trim()) return { ok: false, reason: 'document is required' };
