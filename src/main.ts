@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { buildApp } from './app.ts';
 import { openContext } from './runtime.ts';
 import { startWorkers, stopWorkers } from './workers.ts';
+import { lockDataDir } from './embedded-lock.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -15,6 +16,13 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     throw err;
+  }
+  let release = () => {};
+  try {
+    if (!config.databaseUrl) release = lockDataDir(config.dataDir);
+  } catch (err) {
+    console.error(`caja: ${(err as Error).message}`);
+    process.exit(1);
   }
   const ctx = await openContext(config);
   const app = await buildApp(ctx);
@@ -38,6 +46,7 @@ async function main(): Promise<void> {
     await app.close();
     await stopWorkers(workers);
     await ctx.db.close();
+    release();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -21,7 +21,12 @@ export function parseXDate(value: string): Date | null {
   const offset = m[3] === 'Z' ? 'Z' : `${m[3].slice(0, 3)}:${m[3].slice(-2)}`;
   const ms = m[2] ? m[2].slice(0, 4).padEnd(4, '0') : '';
   const t = Date.parse(`${m[1]}${ms}${offset}`);
-  return Number.isNaN(t) ? null : new Date(t);
+  if (Number.isNaN(t)) return null;
+  // Date.parse rolls impossible days over (Feb 30 → Mar 2); such a date is invalid, not late.
+  const [y, mo, d] = m[1].slice(0, 10).split('-').map(Number);
+  const calendar = new Date(Date.UTC(y, mo - 1, d));
+  if (calendar.getUTCMonth() !== mo - 1 || calendar.getUTCDate() !== d) return null;
+  return new Date(t);
 }
 
 const AUTHORIZATION = /^(SVC|D24)\s+(\S+)$/i;

@@ -20,9 +20,8 @@ function parseNumber(text: string): number | string {
 export function dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNulls);
   if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = dropNulls(v);
-    return out;
+    // fromEntries defines own properties, so a "__proto__" key stays data, never a prototype.
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, dropNulls(v)]));
   }
   return value;
 }
