@@ -12,6 +12,9 @@ import { v3Errors } from './http/errors.ts';
 import { adminAuth } from './api/admin/auth.ts';
 import { registerAdminMerchants } from './api/admin/merchants.ts';
 import { registerMe } from './api/v3/me.ts';
+import { registerLookups } from './api/v3/lookups.ts';
+import { registerAdminExchangeRates } from './api/admin/exchange-rates.ts';
+import { registerLogos } from './web/logos.ts';
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
@@ -37,6 +40,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerMetrics(app);
   await registerDocs(app, ctx.config.publicBaseUrl);
   registerHealth(app, ctx);
+  registerLogos(app);
 
   useV3Errors(app);
   app.setNotFoundHandler((_request, reply) => {
@@ -46,10 +50,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(async (admin) => {
     admin.addHook('onRequest', adminAuth(ctx));
     registerAdminMerchants(admin, ctx);
+    registerAdminExchangeRates(admin, ctx);
   });
 
   await app.register(async (v3) => {
     registerMe(v3, ctx);
+    registerLookups(v3, ctx);
   });
 
   return app;

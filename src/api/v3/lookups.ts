@@ -1,0 +1,170 @@
+// Read-only lookups (Bearer read-only key, safe from a front end): banks, payment methods,
+// states and exchange rates per country.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { readOnlyKeyAuth } from '../../auth/read-only.ts';
+import { banksForCountry } from '../../domain/banks.ts';
+import { methodsForCountry } from '../../domain/catalog.ts';
+import { ACCEPTED_COUNTRY_CODES, getCountry, isCountryAccepted } from '../../domain/countries.ts';
+import { parseAmount, toFixed, toJsonNumber, toPlainString } from '../../domain/money.ts';
+import { v3Errors } from '../../http/errors.ts';
+import { convert, usdRate } from '../../lookups/exchange-rates.ts';
+import { v3ErrorSchema } from './face.ts';
+
+const countryQuery = {
+  type: 'object',
+  properties: { country: { type: 'string', description: 'ISO 3166-1 alpha-2 code of an accepted country' } },
+  required: ['country'],
+} as const;
+
+const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema };
+
+/** The accepted country of the query, upper-cased, or a 201 listing the accepted values. */
+export function acceptedCountry(value: unknown, field = 'country'): string {
+  const code = typeof value === 'string' ? value.trim().toUpperCase() : '';
+  if (!isCountryAccepted(code)) {
+    throw v3Errors.validation([`${field}: must be one of ${ACCEPTED_COUNTRY_CODES.join(', ')}`]);
+  }
+  return code;
+}
+
+export function publicLogoUrl(ctx: AppContext, logoPath: string): string {
+  return `${ctx.config.publicBaseUrl}${logoPath}`;
+}
+
+export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
+  const preValidation = readOnlyKeyAuth(ctx);
+  const security = [{ readOnlyKey: [] }];
+
+  app.get<{ Querystring: { country: string } }>(
+    '/v3/banks',
+    {
+      preValidation,
+      schema: {
+        tags: ['lookups'],
+        summary: "A country's banks; send the chosen code as bank_code",
+        security,
+        querystring: countryQuery,
+        response: { 200: { type: 'array', items: { type: 'object', properties: { code: { type: 'integer' }, name: { type: 'string' } } } }, ...errors },
+      },
+    },
+    async (request) => banksForCountry(acceptedCountry(request.query.country)).map((b) => ({ code: b.code, name: b.name })),
+  );
+
+  app.get<{ Querystring: { country: string } }>(
+    '/v3/payment_methods',
+    {
+      preValidation,
+      schema: {
+        tags: ['lookups'],
+        summary: "A country's payment methods with their amount limits",
+        security,
+        querystring: countryQuery,
+        response: {
+          200: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                country: { type: 'string' },
+                code: { type: 'string' },
+                name: { type: 'string' },
+                type: { type: 'string' },
+                status: { type: 'string' },
+                logo: { type: 'string' },
+                currency: { type: 'string' },
+                min_amount: { type: 'string' },
+                max_amount: { type: 'string' },
+                required_fields: { type: 'array', items: { type: 'string' } },
+              },
+            },
+          },
+          ...errors,
+        },
+      },
+    },
+    async (request) =>
+      methodsForCountry(acceptedCountry(request.query.country)).map((m) => ({
+        country: m.country,
+        code: m.code,
+        name: m.name,
+        type: m.type,
+        status: 'OK',
+        logo: publicLogoUrl(ctx, m.logo),
+        currency: m.currency,
+        min_amount: m.minAmount,
+        max_amount: m.maxAmount,
+        required_fields: [...m.requiredPayerFields],
+      })),
+  );
+
+  app.get<{ Querystring: { country: string } }>(
+    '/v3/states',
+    {
+      preValidation,
+      schema: {
+        tags: ['lookups'],
+        summary: "A country's states with the codes payer.address.state takes",
+        security,
+        querystring: countryQuery,
+        response: { 200: { type: 'array', items: { type: 'object', properties: { code: { type: 'string' }, name: { type: 'string' } } } }, ...errors },
+      },
+    },
+    async (request) => getCountry(acceptedCountry(request.query.country))!.states.map((st) => ({ code: st.code, name: st.name })),
+  );
+
+  app.get<{ Querystring: { country: string; amount?: string } }>(
+    '/v3/exchange_rates',
+    {
+      preValidation,
+      schema: {
+        tags: ['lookups'],
+        summary: 'Converts a USD amount to the local currency of a country',
+        security,
+        querystring: {
+          type: 'object',
+          properties: { country: { type: 'string' }, amount: { type: 'string', description: 'USD amount, default 1' } },
+          required: ['country'],
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              country: { type: 'string' },
+              currency: { type: 'string' },
+              fx_rate: { type: 'number' },
+              amount: { type: 'number' },
+              converted_amount: { type: 'number' },
+              converted_amount_text: { type: 'string' },
+            },
+          },
+          ...errors,
+        },
+      },
+    },
+    async (request: FastifyRequest<{ Querystring: { country: string; amount?: string } }>) => {
+      const details: string[] = [];
+      let country = '';
+      try {
+        country = acceptedCountry(request.query.country);
+      } catch (err) {
+        details.push(...((err as { details?: string[] }).details ?? []));
+      }
+      const parsed = parseAmount(request.query.amount ?? '1');
+      if (!parsed.ok) details.push(`amount: ${parsed.reason}`);
+      if (details.length || !parsed.ok) throw v3Errors.validation(details);
+      const currency = getCountry(country)!.currency;
+      const rate = await usdRate(ctx.db, ctx.config.env, currency);
+      const converted = await convert(ctx.db, ctx.config.env, parsed.value, 'USD', currency, 2);
+      if (!rate || !converted) throw v3Errors.notFound(`No exchange rate for ${currency}`);
+      return {
+        country,
+        currency,
+        fx_rate: Number(toPlainString(rate)),
+        amount: toJsonNumber(parsed.value) ?? Number(toFixed(parsed.value, 2)),
+        converted_amount: toJsonNumber(converted) ?? Number(toFixed(converted, 2)),
+        converted_amount_text: toFixed(converted, 2),
+      };
+    },
+  );
+}
