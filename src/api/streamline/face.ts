@@ -1,0 +1,75 @@
+// The streamline (form-encoded) face. Business errors answer HTTP 200 with the endpoint's own
+// error fields, as the provider family always did: integrations parse the body, and some HTTP
+// clients (PHP's file_get_contents, for one) throw away the body of a 4xx.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type ErrorShape, errorFields, type Fields, pickFormat, renderRecord, type Rendered, StreamlineError, type StreamlineFormat } from './format.ts';
+
+export interface StreamlineRouteConfig {
+  defaultFormat: StreamlineFormat;
+  errorShape: ErrorShape;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    streamline?: StreamlineRouteConfig;
+  }
+}
+
+export type Form = Record<string, string>;
+
+export function formatOf(request: FastifyRequest): StreamlineFormat {
+  const cfg = request.routeOptions.config.streamline;
+  const body = request.body as Form | undefined;
+  return pickFormat(body && typeof body === 'object' ? body.type : undefined, cfg?.defaultFormat ?? 'json');
+}
+
+export function send(reply: FastifyReply, rendered: Rendered): FastifyReply {
+  return reply.status(200).header('content-type', rendered.contentType).send(rendered.body);
+}
+
+export function sendRecord(request: FastifyRequest, reply: FastifyReply, fields: Fields, root = 'response'): FastifyReply {
+  return send(reply, renderRecord(fields, formatOf(request), root));
+}
+
+function toStreamlineError(err: FastifyError | Error): StreamlineError | null {
+  if (err instanceof StreamlineError) return err;
+  const fe = err as FastifyError;
+  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new StreamlineError(300, 'Content-Type must be application/x-www-form-urlencoded');
+  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new StreamlineError(300, 'Request body is too large');
+  if (fe.validation) return new StreamlineError(300, `Invalid parameters: ${fe.message}`);
+  if (fe.statusCode && fe.statusCode < 500) return new StreamlineError(300, fe.message);
+  return null;
+}
+
+/** Scope setup: form bodies only, errors in the endpoint's format. */
+export function useStreamlineFace(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (type !== 'application/x-www-form-urlencoded') {
+      throw new StreamlineError(300, 'Content-Type must be application/x-www-form-urlencoded');
+    }
+  });
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const shape = request.routeOptions.config.streamline?.errorShape ?? 'standard';
+    let e = toStreamlineError(err);
+    if (!e) {
+      request.log.error({ err }, 'unhandled error');
+      e = new StreamlineError(500, 'Internal error');
+    }
+    return send(reply, renderRecord(errorFields(e, shape), formatOf(request), 'response'));
+  });
+}
+
+/** A required field: absent or blank is 301 (empty parameter). */
+export function required(form: Form, name: string): string {
+  const v = form[name];
+  if (v === undefined || v.trim() === '') throw new StreamlineError(301, `Empty parameter: ${name}`);
+  return v;
+}
+
+/** An optional field with a maximum length (300 when longer). */
+export function optional(form: Form, name: string, max: number): string {
+  const v = form[name] ?? '';
+  if ([...v].length > max) throw new StreamlineError(300, `Invalid parameter: ${name} must be at most ${max} characters`);
+  return v;
+}
