@@ -12,9 +12,14 @@ import { v3Errors } from './http/errors.ts';
 import { adminAuth } from './api/admin/auth.ts';
 import { registerAdminMerchants } from './api/admin/merchants.ts';
 import { registerMe } from './api/v3/me.ts';
+import { registerEvents } from './api/v3/events.ts';
+import { registerV3Notifications } from './api/v3/notifications.ts';
+import { registerAdminNotifications } from './api/admin/notifications.ts';
 import { registerLookups } from './api/v3/lookups.ts';
 import { registerAdminExchangeRates } from './api/admin/exchange-rates.ts';
 import { registerLogos } from './web/logos.ts';
+import { useStreamlineFace } from './api/streamline/face.ts';
+import { registerStreamlineLookups } from './api/streamline/lookups.ts';
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
@@ -50,12 +55,20 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(async (admin) => {
     admin.addHook('onRequest', adminAuth(ctx));
     registerAdminMerchants(admin, ctx);
+    registerAdminNotifications(admin, ctx);
     registerAdminExchangeRates(admin, ctx);
   });
 
   await app.register(async (v3) => {
     registerMe(v3, ctx);
+    registerEvents(v3, ctx);
+    registerV3Notifications(v3, ctx);
     registerLookups(v3, ctx);
+  });
+
+  await app.register(async (streamline) => {
+    useStreamlineFace(streamline);
+    registerStreamlineLookups(streamline, ctx);
   });
 
   return app;

@@ -26,6 +26,8 @@ export interface Config {
     retryScheduleSeconds: number[];
     maxAgeSeconds: number;
     concurrency: number;
+    /** In-flight deliveries per destination origin, so one slow merchant cannot take every slot. */
+    perOriginConcurrency: number;
     pollIntervalMs: number;
     leaseSeconds: number;
   };
@@ -56,7 +58,8 @@ function secondsList(env: Env, name: string, def: number[]): number[] {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
   const parts = raw.split(',').map((s) => s.trim());
-  if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p) || Number(p) === 0)) {
+  // Fractions are accepted so that tests can run a whole retry schedule in a few seconds.
+  if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p) || Number(p) === 0)) {
     throw new ConfigError(`${name} must be a comma-separated list of positive seconds, got '${raw}'`);
   }
   return parts.map(Number);
@@ -122,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
       retryScheduleSeconds: secondsList(env, 'CAJA_NOTIFY_RETRY_SECONDS', [30, 60, 300, 900, 1800, 3600, 7200, 14400]),
       maxAgeSeconds: int(env, 'CAJA_NOTIFY_MAX_AGE_SECONDS', 86400 * 2, 1, 86400 * 30),
       concurrency: int(env, 'CAJA_NOTIFY_CONCURRENCY', 16, 1, 1000),
+      perOriginConcurrency: int(env, 'CAJA_NOTIFY_PER_ORIGIN_CONCURRENCY', 4, 1, 1000),
       pollIntervalMs: int(env, 'CAJA_NOTIFY_POLL_MS', 500, 10, 60000),
       leaseSeconds: int(env, 'CAJA_NOTIFY_LEASE_SECONDS', 60, 1, 3600),
     },

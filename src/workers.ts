@@ -1,6 +1,7 @@
 // Background workers (notification delivery, deposit expiry, the staging bank). Each runs in
 // every process; they coordinate through the database, so any number of processes may run.
 import type { AppContext } from './context.ts';
+import { notificationWorker } from './notifications/worker.ts';
 
 export interface Worker {
   name: string;
@@ -9,7 +10,7 @@ export interface Worker {
 
 type WorkerFactory = (ctx: AppContext) => Worker | null;
 
-const factories: WorkerFactory[] = [];
+const factories: WorkerFactory[] = [notificationWorker];
 
 export function startWorkers(ctx: AppContext): Worker[] {
   return factories.map((f) => f(ctx)).filter((w): w is Worker => w !== null);

@@ -1,0 +1,97 @@
+// One POST of a notification, connected to an address already checked by the address guard.
+// node:http is used rather than fetch because it takes a `lookup` per request (pinning the
+// connection to the checked address) and never follows redirects: a 3xx is just a status.
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import type { ResolvedTarget } from './address-guard.ts';
+
+export interface PostResult {
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  /** The first characters of the response body. */
+  excerpt: string | null;
+}
+
+const EXCERPT_CHARS = 500;
+// Bodies past this are not read; the connection is dropped instead of drained.
+const READ_LIMIT = 16 * 1024;
+
+// Keep-alive pools: a merchant receiving many notifications gets them over a few connections
+// instead of a TLS handshake each. Sockets are made through the pinned lookup below.
+const agents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 30_000 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 30_000 }),
+};
+
+/** A lookup that answers only the address the guard checked, whatever DNS says now. */
+function pinnedLookup(target: ResolvedTarget): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  }) as unknown as LookupFunction;
+}
+
+export function postNotification(
+  target: ResolvedTarget,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<PostResult> {
+  const started = performance.now();
+  const payload = Buffer.from(body, 'utf8');
+  const secure = target.url.protocol === 'https:';
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (r: Omit<PostResult, 'latencyMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...r, latencyMs: Math.round(performance.now() - started) });
+    };
+    const req = (secure ? https : http).request(
+      {
+        method: 'POST',
+        protocol: target.url.protocol,
+        host: target.hostname,
+        port: target.url.port || (secure ? 443 : 80),
+        path: `${target.url.pathname}${target.url.search}`,
+        headers: { ...headers, 'Content-Length': String(payload.length), Host: target.url.host },
+        agent: secure ? agents.https : agents.http,
+        lookup: pinnedLookup(target),
+        // SNI carries names only; an IP literal URL is checked against the certificate's IP SANs.
+        ...(secure && !isIP(target.hostname) ? { servername: target.hostname } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = () => {
+          const text = Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_CHARS);
+          finish({ statusCode: res.statusCode ?? null, error: null, excerpt: text });
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (size < READ_LIMIT) chunks.push(chunk);
+          size += chunk.length;
+          if (size >= READ_LIMIT) {
+            // Enough for the excerpt; the rest is not our business.
+            done();
+            res.destroy();
+          }
+        });
+        res.on('end', done);
+        res.on('error', () => done());
+        res.on('close', done);
+      },
+    );
+    // One deadline for connecting, sending and reading, not per socket event.
+    const timer = setTimeout(() => {
+      finish({ statusCode: null, error: `timed out after ${timeoutMs} ms`, excerpt: null });
+      req.destroy(new Error('timeout'));
+    }, timeoutMs);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      finish({ statusCode: null, error: err.code ? `${err.code}: ${err.message}` : err.message, excerpt: null });
+    });
+    req.end(payload);
+  });
+}

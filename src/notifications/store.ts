@@ -1,0 +1,269 @@
+// SQL of notification delivery: claiming due rows under a lease, recording outcomes, listing,
+// resending, and the event feed. Every statement is one round trip and keyed so that several
+// processes can run it against one PostgreSQL at the same time.
+import type { Queryable } from '../db/db.ts';
+
+/** Scheme and authority of a URL, lower case: the unit of per-endpoint back-off and limits. */
+export const ORIGIN_SQL = `lower(substring(n.url from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*'))`;
+
+export function originOf(url: string): string {
+  return (/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(url)?.[0] ?? '').toLowerCase();
+}
+
+export interface ClaimedRow {
+  id: number;
+  event_id: number;
+  merchant_id: number;
+  url: string;
+  content_type: string;
+  body: string;
+  signing_set: 'deposits' | 'cashouts';
+  /** This attempt's number (1 for the first). */
+  attempt_count: number;
+  origin: string;
+  /** Set when an earlier claim's lease ran out without an outcome (its worker died). */
+  prev_lease: Date | null;
+  secret_enc: string | null;
+}
+
+export interface ClaimOptions {
+  limit: number;
+  leaseSeconds: number;
+  token: string;
+  /** Origins this process will not call now (backing off, or at their in-flight limit). */
+  excludedOrigins: string[];
+  perOriginLimit: number;
+  /** In-flight deliveries per origin in this process, counted against perOriginLimit. */
+  inFlightByOrigin: Record<string, number>;
+}
+
+/**
+ * Leases up to `limit` due notifications. A row is due when pending, its time has come, no
+ * live lease holds it, and no earlier pending row of the same subject exists (per-subject
+ * order: a deposit's second notification waits for its first to be delivered or to fail).
+ * SKIP LOCKED lets concurrent claimers pass over each other's rows instead of queueing.
+ */
+export async function claimDue(q: Queryable, o: ClaimOptions): Promise<ClaimedRow[]> {
+  const { rows } = await q.query<ClaimedRow>(
+    `WITH cand AS (
+       SELECT n.id, n.lease_until AS prev_lease, ${ORIGIN_SQL} AS origin
+       FROM notifications n
+       WHERE n.status = 'pending' AND n.next_attempt_at <= now()
+         AND (n.lease_until IS NULL OR n.lease_until < now())
+         AND NOT (coalesce(${ORIGIN_SQL}, '') = ANY($1::text[]))
+         AND NOT EXISTS (
+           SELECT 1 FROM notifications p
+           WHERE p.subject_key = n.subject_key AND p.status = 'pending' AND p.id < n.id)
+       ORDER BY n.next_attempt_at, n.id
+       LIMIT $2
+       FOR UPDATE OF n SKIP LOCKED
+     ), ranked AS (
+       SELECT id, prev_lease, origin, row_number() OVER (PARTITION BY origin ORDER BY id) AS rn FROM cand
+     ), chosen AS (
+       SELECT id, prev_lease, origin FROM ranked
+       WHERE rn <= $3::int - coalesce(($4::jsonb ->> coalesce(origin, ''))::int, 0)
+       ORDER BY id
+       LIMIT $5
+     )
+     UPDATE notifications n
+        SET lease_until = now() + make_interval(secs => $6::float8), lease_token = $7, attempt_count = n.attempt_count + 1
+       FROM chosen c
+      WHERE n.id = c.id
+     RETURNING n.id, n.event_id, n.merchant_id, n.url, n.content_type, n.body, n.signing_set, n.attempt_count,
+               coalesce(c.origin, '') AS origin, c.prev_lease,
+               (SELECT cr.secret_enc FROM credentials cr WHERE cr.merchant_id = n.merchant_id AND cr.set_name = n.signing_set) AS secret_enc`,
+    [
+      o.excludedOrigins,
+      // Look past rows of saturated origins so that other merchants' rows still get claimed.
+      o.limit * 4,
+      o.perOriginLimit,
+      JSON.stringify(o.inFlightByOrigin),
+      o.limit,
+      o.leaseSeconds,
+      o.token,
+    ],
+  );
+  return rows.sort((a, b) => a.id - b.id);
+}
+
+export interface AttemptOutcome {
+  id: number;
+  token: string;
+  attemptNo: number;
+  startedAt: Date;
+  url: string;
+  ok: boolean;
+  /** No later attempt can succeed (e.g. an https-only policy and an http URL). */
+  permanent: boolean;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  excerpt: string | null;
+  /** Wait before the next attempt, when this one failed. */
+  retryInSeconds: number;
+  maxAgeSeconds: number;
+}
+
+/**
+ * Records an attempt and moves the notification on: delivered, pending again after the
+ * back-off, or failed once the next try would fall past its maximum age. The attempt row is
+ * written even when the lease was lost (the request did go out); the notification itself only
+ * by the lease holder. Answers the new status, or null when the lease had been lost.
+ */
+export async function finishAttempt(q: Queryable, a: AttemptOutcome): Promise<string | null> {
+  const newStatus = `CASE WHEN $3::boolean THEN 'delivered'
+      WHEN $4::boolean OR now() + make_interval(secs => $5::float8) > coalesce(resent_at, created_at) + make_interval(secs => $6::float8)
+      THEN 'failed' ELSE 'pending' END`;
+  const { rows } = await q.query<{ status: string | null }>(
+    `WITH upd AS (
+       UPDATE notifications
+          SET status = ${newStatus},
+              finished_at = CASE WHEN ${newStatus} = 'pending' THEN NULL ELSE now() END,
+              next_attempt_at = CASE WHEN $3::boolean THEN next_attempt_at ELSE now() + make_interval(secs => $5::float8) END,
+              lease_until = NULL, lease_token = NULL, last_error = $7, last_status_code = $8
+        WHERE id = $1 AND lease_token = $2
+       RETURNING status
+     )
+     INSERT INTO notification_attempts (notification_id, attempt_no, started_at, url, status_code, latency_ms, error, response_excerpt)
+     VALUES ($1, $9, $10, $11, $8, $12, $7, $13)
+     RETURNING (SELECT status FROM upd) AS status`,
+    [a.id, a.token, a.ok, a.permanent, a.retryInSeconds, a.maxAgeSeconds, a.error, a.statusCode, a.attemptNo, a.startedAt, a.url, a.latencyMs, a.excerpt],
+  );
+  return rows[0]?.status ?? null;
+}
+
+/** Notes, on the notification's log, an attempt whose worker never reported back. */
+export async function recordLostAttempt(q: Queryable, row: ClaimedRow): Promise<void> {
+  await q.query(
+    `INSERT INTO notification_attempts (notification_id, attempt_no, started_at, url, latency_ms, error)
+     VALUES ($1, $2, $3, $4, 0, $5)`,
+    [row.id, row.attempt_count - 1, row.prev_lease, row.url, 'no outcome: the delivering process stopped or lost its lease; retried'],
+  );
+}
+
+export interface NotificationRow {
+  id: number;
+  event_id: number;
+  merchant_id: number;
+  subject_key: string;
+  kind: string;
+  url: string;
+  content_type: string;
+  body: string;
+  signing_set: string;
+  status: string;
+  attempt_count: number;
+  next_attempt_at: Date;
+  lease_until: Date | null;
+  last_error: string | null;
+  last_status_code: number | null;
+  created_at: Date;
+  finished_at: Date | null;
+  resent_at: Date | null;
+  event_type: string;
+}
+
+export interface AttemptRow {
+  id: number;
+  notification_id: number;
+  attempt_no: number;
+  started_at: Date;
+  url: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+const SELECT_NOTIFICATION = `SELECT n.id, n.event_id, n.merchant_id, n.subject_key, n.kind, n.url, n.content_type, n.body,
+  n.signing_set, n.status, n.attempt_count, n.next_attempt_at, n.lease_until, n.last_error, n.last_status_code,
+  n.created_at, n.finished_at, n.resent_at, e.type AS event_type
+  FROM notifications n JOIN events e ON e.id = n.event_id`;
+
+export interface ListFilter {
+  merchantId: number;
+  status?: string;
+  before?: number;
+  limit: number;
+}
+
+/** A merchant's notifications, newest first, each with its attempts. */
+export async function listNotifications(q: Queryable, f: ListFilter) {
+  const { rows } = await q.query<NotificationRow>(
+    `${SELECT_NOTIFICATION}
+     WHERE n.merchant_id = $1 AND ($2::text IS NULL OR n.status = $2) AND ($3::bigint IS NULL OR n.id < $3)
+     ORDER BY n.id DESC LIMIT $4`,
+    [f.merchantId, f.status ?? null, f.before ?? null, f.limit],
+  );
+  return withAttempts(q, rows);
+}
+
+/** One notification with its attempts; merchantId (when given) must own it. */
+export async function getNotification(q: Queryable, id: number, merchantId?: number) {
+  const { rows } = await q.query<NotificationRow>(
+    `${SELECT_NOTIFICATION} WHERE n.id = $1 AND ($2::int IS NULL OR n.merchant_id = $2)`,
+    [id, merchantId ?? null],
+  );
+  return rows[0] ? (await withAttempts(q, rows))[0] : null;
+}
+
+async function withAttempts(q: Queryable, rows: NotificationRow[]) {
+  if (rows.length === 0) return [];
+  const { rows: attempts } = await q.query<AttemptRow>(
+    `SELECT id, notification_id, attempt_no, started_at, url, status_code, latency_ms, error, response_excerpt
+     FROM notification_attempts WHERE notification_id = ANY($1::bigint[]) ORDER BY notification_id, id`,
+    [rows.map((r) => r.id)],
+  );
+  const byId = new Map<number, AttemptRow[]>();
+  for (const a of attempts) {
+    const list = byId.get(a.notification_id) ?? [];
+    list.push(a);
+    byId.set(a.notification_id, list);
+  }
+  return rows.map((r) => ({ ...r, attempts: byId.get(r.id) ?? [] }));
+}
+
+/**
+ * Makes a notification due now. A delivered or failed one becomes pending again with a fresh
+ * retry window; a pending one skips the rest of its back-off. One being delivered right now
+ * keeps its lease and finishes normally. Answers false when not found (or not the merchant's).
+ */
+export async function resendNotification(q: Queryable, id: number, merchantId?: number): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE notifications
+        SET status = 'pending', next_attempt_at = now(), resent_at = now(), finished_at = NULL
+      WHERE id = $1 AND ($2::int IS NULL OR merchant_id = $2)`,
+    [id, merchantId ?? null],
+  );
+  return rowCount > 0;
+}
+
+export interface FeedEvent {
+  id: number;
+  type: string;
+  subject_type: string;
+  subject_id: number;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
+/**
+ * A merchant's events after a cursor (an event id it was given), in commit order. Only events
+ * of transactions older than every running one are served (see 003_notifications.sql), so an
+ * event can never commit behind a cursor already handed out. Null when the cursor is not one of
+ * this merchant's events.
+ */
+export async function eventsAfter(q: Queryable, merchantId: number, after: number | null, limit: number): Promise<FeedEvent[] | null> {
+  const { rows } = await q.query<FeedEvent>(
+    `SELECT id, type, subject_type, subject_id, data, created_at FROM events
+     WHERE merchant_id = $1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+       AND ($2::bigint IS NULL OR (tx_id, id) > (SELECT c.tx_id, c.id FROM events c WHERE c.id = $2 AND c.merchant_id = $1))
+     ORDER BY tx_id, id LIMIT $3`,
+    [merchantId, after, limit],
+  );
+  if (rows.length === 0 && after !== null) {
+    const known = await q.query('SELECT 1 FROM events WHERE id = $1 AND merchant_id = $2', [after, merchantId]);
+    if (known.rowCount === 0) return null;
+  }
+  return rows;
+}

@@ -1,0 +1,192 @@
+// The delivery worker: claims due outbox rows under a lease, POSTs each (signed) with bounded
+// concurrency overall and per destination, and records every attempt. Any number of processes
+// may run one against the same database; the lease and SKIP LOCKED keep each attempt to one
+// process, and a process that dies mid-delivery leaves a lease that simply runs out.
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { cajaSignatureHeader } from '../domain/signatures.ts';
+import type { Worker } from '../workers.ts';
+import { policyFor, RefusedTarget, resolveTarget, type Resolver } from './address-guard.ts';
+import { OriginGate, retryDelaySeconds } from './backoff.ts';
+import { postNotification, type PostResult } from './http-post.ts';
+import { claimDue, type ClaimedRow, finishAttempt, recordLostAttempt } from './store.ts';
+
+export const USER_AGENT = 'caja-notifications/1';
+
+export interface NotificationWorkerOptions {
+  /** For tests: answers DNS look-ups instead of the system resolver. */
+  resolver?: Resolver;
+  /** Errors the loop survives (database unavailable, ...); default: console.error. */
+  onError?: (err: unknown, where: string) => void;
+}
+
+export class NotificationWorker implements Worker {
+  readonly name = 'notifications';
+  /** Identifies this worker's leases; a new one per worker, so a restart never reuses one. */
+  readonly token = randomUUID();
+  private readonly gate: OriginGate;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly leaseSeconds: number;
+  private stopping = false;
+  /** The last claim filled every free slot (or skipped busy origins): more may be waiting. */
+  private eager = false;
+  private sleeper: (() => void) | null = null;
+  private woken = false;
+  private readonly loop: Promise<void>;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly opts: NotificationWorkerOptions = {},
+  ) {
+    const n = ctx.config.notifications;
+    // A lease shorter than one delivery would let a second worker send the same attempt while
+    // the first is still waiting for its answer.
+    this.leaseSeconds = Math.max(n.leaseSeconds, Math.ceil((n.timeoutMs + 1000) / 1000));
+    // An endpoint pauses at most as long as the first retry step, so tests with tiny schedules
+    // are not held up by it, and at most 30 s otherwise.
+    this.gate = new OriginGate(n.perOriginConcurrency, Math.min(30_000, n.retryScheduleSeconds[0] * 1000));
+    this.loop = this.run();
+  }
+
+  private report(err: unknown, where: string): void {
+    if (this.opts.onError) this.opts.onError(err, where);
+    else console.error(`caja notifications: ${where}:`, err instanceof Error ? err.message : err);
+  }
+
+  /** Sleeps up to ms, or less when a delivery finishes and more work may be waiting. */
+  private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wake(false), ms);
+      this.sleeper = () => {
+        clearTimeout(timer);
+        this.sleeper = null;
+        resolve();
+      };
+    });
+  }
+
+  /** Ends the current sleep; with `early` and no sleep under way, the next sleep is skipped. */
+  private wake(early = true): void {
+    if (this.sleeper) this.sleeper();
+    else if (early) this.woken = true;
+  }
+
+  private async run(): Promise<void> {
+    const n = this.ctx.config.notifications;
+    while (!this.stopping) {
+      const free = n.concurrency - this.inFlight.size;
+      if (free > 0) {
+        const excludedOrigins = this.gate.excluded();
+        let rows: ClaimedRow[];
+        try {
+          rows = await claimDue(this.ctx.db, {
+            limit: free,
+            leaseSeconds: this.leaseSeconds,
+            token: this.token,
+            excludedOrigins,
+            perOriginLimit: n.perOriginConcurrency,
+            inFlightByOrigin: this.gate.inFlight(),
+          });
+        } catch (err) {
+          if (this.stopping) break;
+          this.report(err, 'claim failed');
+          await this.sleep(Math.max(n.pollIntervalMs, 1000));
+          continue;
+        }
+        for (const row of rows) this.dispatch(row);
+        this.eager = rows.length === free || (rows.length > 0 && excludedOrigins.length > 0);
+        if (rows.length === free && this.inFlight.size < n.concurrency) continue;
+      }
+      if (this.stopping) break;
+      const reopen = this.gate.nextReopenMs();
+      await this.sleep(reopen === null ? n.pollIntervalMs : Math.min(n.pollIntervalMs, reopen + 1));
+    }
+  }
+
+  private dispatch(row: ClaimedRow): void {
+    this.gate.start(row.origin);
+    const p: Promise<void> = this.deliver(row)
+      .catch((err) => this.report(err, `notification ${row.id}`))
+      .finally(() => {
+        this.inFlight.delete(p);
+        if (this.eager) this.wake();
+      });
+    this.inFlight.add(p);
+  }
+
+  private async deliver(row: ClaimedRow): Promise<void> {
+    const { config, box, db } = this.ctx;
+    const n = config.notifications;
+    if (row.prev_lease) await recordLostAttempt(db, row).catch((err) => this.report(err, 'recording a lost attempt'));
+    const startedAt = this.ctx.now();
+    const t0 = performance.now();
+    let result: PostResult;
+    let permanent = false;
+    try {
+      const target = await withDeadline(resolveTarget(row.url, policyFor(config.env), this.opts.resolver), n.timeoutMs);
+      const secret = row.secret_enc ? box.decrypt(row.secret_enc) : null;
+      if (!secret) throw new Error(`merchant ${row.merchant_id} has no ${row.signing_set} signing secret`);
+      const headers = {
+        'Content-Type': row.content_type,
+        'Caja-Signature': cajaSignatureHeader(secret, Math.floor(Date.now() / 1000), row.body),
+        'Caja-Notification-Id': String(row.id),
+        'Caja-Event-Id': String(row.event_id),
+        'User-Agent': USER_AGENT,
+      };
+      const remaining = Math.max(1, n.timeoutMs - Math.round(performance.now() - t0));
+      result = await postNotification(target, headers, row.body, remaining);
+      result.latencyMs = Math.round(performance.now() - t0);
+    } catch (err) {
+      permanent = err instanceof RefusedTarget && err.permanent;
+      result = { statusCode: null, latencyMs: Math.round(performance.now() - t0), error: (err as Error).message, excerpt: null };
+    }
+    const code = result.statusCode;
+    const ok = code !== null && code >= 200 && code < 300;
+    if (code !== null && !ok) {
+      result.error = code >= 300 && code < 400 ? `HTTP ${code}: redirects are not followed` : `HTTP ${code}`;
+    }
+    const endpointAnswered = code !== null && code < 500 && code !== 429;
+    this.gate.finish(row.origin, ok || endpointAnswered);
+    await finishAttempt(db, {
+      id: row.id,
+      token: this.token,
+      attemptNo: row.attempt_count,
+      startedAt,
+      url: row.url,
+      ok,
+      permanent,
+      statusCode: code,
+      latencyMs: result.latencyMs,
+      error: result.error,
+      excerpt: result.excerpt,
+      retryInSeconds: retryDelaySeconds(row.attempt_count, n.retryScheduleSeconds),
+      maxAgeSeconds: n.maxAgeSeconds,
+    });
+  }
+
+  /** Stops claiming and waits for deliveries under way (each bounded by the timeout). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.loop;
+    await Promise.allSettled([...this.inFlight]);
+  }
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms resolving the host`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+export function notificationWorker(ctx: AppContext): Worker {
+  return new NotificationWorker(ctx);
+}
