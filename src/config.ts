@@ -18,6 +18,10 @@ export interface Config {
   logLevel: string;
   xDateToleranceSeconds: number;
   cashoutDelaySeconds: number;
+  /** How often the deposit worker cancels expired deposits (and runs sandbox outcomes). */
+  expiryIntervalMs: number;
+  /** Delay before a staging deposit with a magic value completes or cancels by itself. */
+  sandboxAutoSeconds: number;
   shutdownTimeoutMs: number;
   workers: boolean;
   notifications: {
@@ -118,6 +122,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     xDateToleranceSeconds: int(env, 'CAJA_X_DATE_TOLERANCE_SECONDS', 300, 1, 86400),
     cashoutDelaySeconds: int(env, 'CAJA_CASHOUT_DELAY_SECONDS', 60, 0, 86400 * 30),
+    expiryIntervalMs: int(env, 'CAJA_EXPIRY_INTERVAL_MS', 5000, 10, 3600000),
+    sandboxAutoSeconds: int(env, 'CAJA_SANDBOX_AUTO_SECONDS', 5, 0, 86400),
     shutdownTimeoutMs: int(env, 'CAJA_SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
     workers: bool(env, 'CAJA_WORKERS', true),
     notifications: {
