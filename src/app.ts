@@ -12,6 +12,9 @@ import { v3Errors } from './http/errors.ts';
 import { adminAuth } from './api/admin/auth.ts';
 import { registerAdminMerchants } from './api/admin/merchants.ts';
 import { registerMe } from './api/v3/me.ts';
+import { registerV3Deposits } from './api/v3/deposits.ts';
+import { registerSandboxDeposits } from './api/v3/sandbox-deposits.ts';
+import { registerAdminDeposits } from './api/admin/deposits.ts';
 import { registerEvents } from './api/v3/events.ts';
 import { registerV3Notifications } from './api/v3/notifications.ts';
 import { registerAdminNotifications } from './api/admin/notifications.ts';
@@ -55,12 +58,15 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(async (admin) => {
     admin.addHook('onRequest', adminAuth(ctx));
     registerAdminMerchants(admin, ctx);
+    registerAdminDeposits(admin, ctx);
     registerAdminNotifications(admin, ctx);
     registerAdminExchangeRates(admin, ctx);
   });
 
   await app.register(async (v3) => {
     registerMe(v3, ctx);
+    registerV3Deposits(v3, ctx);
+    registerSandboxDeposits(v3, ctx);
     registerEvents(v3, ctx);
     registerV3Notifications(v3, ctx);
     registerLookups(v3, ctx);

@@ -2,6 +2,7 @@
 // every process; they coordinate through the database, so any number of processes may run.
 import type { AppContext } from './context.ts';
 import { notificationWorker } from './notifications/worker.ts';
+import { depositWorker } from './deposits/worker.ts';
 
 export interface Worker {
   name: string;
@@ -10,7 +11,7 @@ export interface Worker {
 
 type WorkerFactory = (ctx: AppContext) => Worker | null;
 
-const factories: WorkerFactory[] = [notificationWorker];
+const factories: WorkerFactory[] = [notificationWorker, depositWorker];
 
 export function startWorkers(ctx: AppContext): Worker[] {
   return factories.map((f) => f(ctx)).filter((w): w is Worker => w !== null);

@@ -1,0 +1,187 @@
+// Operator API for deposits (admin bearer token):
+//   GET  /admin/deposits/{id}            any merchant's deposit with its status history
+//   POST /admin/deposits/{id}/complete   late payment: CANCELLED (or PENDING/APPROVED) to COMPLETED
+//   GET  /admin/limits, PUT /admin/limits   customer limits (USD), see docs/deposits.md
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { findMethod } from '../../domain/catalog.ts';
+import { getCountry } from '../../domain/countries.ts';
+import { type Decimal, parseAmount } from '../../domain/money.ts';
+import { formatDateTime } from '../../domain/payment-info.ts';
+import { v3Errors } from '../../http/errors.ts';
+import { listLimits, putLimit } from '../../deposits/limits.ts';
+import { depositErrors, transitionDeposit } from '../../deposits/service.ts';
+import { findDeposit, statusHistory } from '../../deposits/store.ts';
+import { toJson } from '../../deposits/json.ts';
+import { statusView } from '../../deposits/views.ts';
+import { acceptAnyBody, depositStatusSchema, parseDepositId, sendJson } from '../v3/deposits.ts';
+import { v3ErrorSchema } from '../v3/face.ts';
+
+const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema, 409: v3ErrorSchema };
+const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
+
+const limitSchema = {
+  type: 'object',
+  properties: {
+    merchant_id: { type: 'integer', nullable: true, description: 'null: every merchant' },
+    country: { type: 'string', description: "Country code, or '*' for every country" },
+    payment_method: { type: 'string', description: "Method code, or '*' for every method" },
+    currency: { type: 'string', enum: ['USD'] },
+    per_transaction: { type: 'string', nullable: true },
+    daily: { type: 'string', nullable: true },
+    monthly: { type: 'string', nullable: true },
+  },
+} as const;
+
+const historySchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: {
+      from_status: { type: 'string', nullable: true },
+      to_status: { type: 'string' },
+      cause: { type: 'string' },
+      actor: { type: 'string' },
+      note: { type: 'string', nullable: true },
+      at: { type: 'string' },
+    },
+  },
+} as const;
+
+async function adminView(ctx: AppContext, id: number) {
+  const d = await findDeposit(ctx.db, id);
+  if (!d) throw depositErrors.notFound();
+  const history = await statusHistory(ctx.db, id);
+  return toJson({
+    ...statusView(d),
+    merchant_id: d.merchant_id,
+    source: d.source,
+    history: history.map((h) => ({ from_status: h.from_status, to_status: h.to_status, cause: h.cause, actor: h.actor, note: h.note, at: formatDateTime(h.created_at) })),
+  });
+}
+
+function limitAmount(body: Record<string, unknown>, field: string, details: string[]): Decimal | null {
+  const v = body[field];
+  if (v === undefined) return null;
+  const r = parseAmount(v, { maxIntegerDigits: 18, maxDecimals: 2 });
+  if (!r.ok) {
+    details.push(`${field}: ${r.reason}`);
+    return null;
+  }
+  return r.value;
+}
+
+export function registerAdminDeposits(app: FastifyInstance, ctx: AppContext): void {
+  app.get<{ Params: { id: string } }>(
+    '/admin/deposits/:id',
+    {
+      schema: {
+        tags: ['admin', 'deposits'],
+        summary: 'A deposit of any merchant, with its status history',
+        security: [{ adminToken: [] }],
+        params: idParams,
+        response: { 200: { ...depositStatusSchema, properties: { ...depositStatusSchema.properties, merchant_id: { type: 'integer' }, source: { type: 'string' }, history: historySchema } }, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const id = parseDepositId(request.params.id);
+      if (id === null) throw depositErrors.notFound();
+      return sendJson(reply, 200, await adminView(ctx, id));
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/admin/deposits/:id/complete',
+    {
+      validatorCompiler: acceptAnyBody,
+      schema: {
+        tags: ['admin', 'deposits'],
+        summary: 'Complete a deposit the customer paid late or with a wrong amount (CANCELLED to COMPLETED, the only exit from a final state)',
+        security: [{ adminToken: [] }],
+        params: idParams,
+        body: { type: 'object', properties: { note: { type: 'string', maxLength: 500 } } },
+        response: { 200: depositStatusSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const id = parseDepositId(request.params.id);
+      if (id === null) throw depositErrors.notFound();
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      if (typeof body !== 'object' || Array.isArray(body)) throw v3Errors.invalidBody('Request body must be a JSON object');
+      if (body.note !== undefined && (typeof body.note !== 'string' || body.note.length > 500)) {
+        throw v3Errors.validation(['note: must be a string of at most 500 characters']);
+      }
+      const d = await transitionDeposit(ctx, id, 'COMPLETED', 'late_payment', { actor: 'operator', note: body.note as string | undefined });
+      return sendJson(reply, 200, toJson(statusView(d)));
+    },
+  );
+
+  app.get(
+    '/admin/limits',
+    {
+      schema: {
+        tags: ['admin', 'deposits'],
+        summary: 'Customer limits in force (USD)',
+        security: [{ adminToken: [] }],
+        response: { 200: { type: 'array', items: limitSchema }, 401: v3ErrorSchema },
+      },
+    },
+    async () => listLimits(ctx.db),
+  );
+
+  app.put(
+    '/admin/limits',
+    {
+      validatorCompiler: acceptAnyBody,
+      schema: {
+        tags: ['admin', 'deposits'],
+        summary: 'Set the customer limits (USD) of a merchant/country/method; all three null or absent removes the rule',
+        security: [{ adminToken: [] }],
+        body: {
+          type: 'object',
+          properties: {
+            merchant_id: { type: 'integer', description: 'Absent: every merchant' },
+            country: { type: 'string', description: "Absent or '*': every country" },
+            payment_method: { type: 'string', description: "Absent or '*': every method" },
+            per_transaction: { anyOf: [{ type: 'string' }, { type: 'number' }] },
+            daily: { anyOf: [{ type: 'string' }, { type: 'number' }] },
+            monthly: { anyOf: [{ type: 'string' }, { type: 'number' }] },
+          },
+        },
+        response: { 200: { ...limitSchema, nullable: true }, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw v3Errors.invalidBody('Request body must be a JSON object');
+      const b = body as Record<string, unknown>;
+      const details: string[] = [];
+      let merchantId = 0;
+      if (b.merchant_id !== undefined) {
+        if (typeof b.merchant_id === 'number' && Number.isInteger(b.merchant_id) && b.merchant_id > 0 && b.merchant_id < 2 ** 31) merchantId = b.merchant_id;
+        else details.push('merchant_id: must be a merchant id');
+      }
+      let country = '*';
+      if (b.country !== undefined && b.country !== '*') {
+        if (typeof b.country === 'string' && getCountry(b.country)) country = b.country.toUpperCase();
+        else details.push('country: must be an accepted country code or *');
+      }
+      let method = '*';
+      if (b.payment_method !== undefined && b.payment_method !== '*') {
+        if (typeof b.payment_method !== 'string' || !/^[0-9A-Za-z]{1,3}$/.test(b.payment_method)) details.push('payment_method: must be a method code or *');
+        else if (country !== '*' && !findMethod(country, b.payment_method)) details.push(`payment_method: '${b.payment_method}' is not offered in ${country}`);
+        else method = b.payment_method.toUpperCase();
+      }
+      const perTransaction = limitAmount(b, 'per_transaction', details);
+      const daily = limitAmount(b, 'daily', details);
+      const monthly = limitAmount(b, 'monthly', details);
+      if (details.length > 0) throw v3Errors.validation(details);
+      if (merchantId) {
+        const { rowCount } = await ctx.db.query('SELECT 1 FROM merchants WHERE id = $1', [merchantId]);
+        if (rowCount === 0) throw v3Errors.notFound('Merchant not found');
+      }
+      const saved = await putLimit(ctx.db, { merchantId, country, paymentMethod: method, perTransaction, daily, monthly });
+      return reply.status(200).send(saved);
+    },
+  );
+}

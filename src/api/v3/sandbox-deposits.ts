@@ -1,0 +1,50 @@
+// Staging controls: POST /v3/sandbox/deposits/{id}/approve|cancel|expire (v3 header auth with the
+// merchant's deposits key). Each makes the transition a real outcome would, through the same
+// service call, with the same history, ledger and notifications. Not registered in production,
+// where these paths answer 404 like any unknown route.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { v3HeaderAuth } from '../../auth/v3-headers.ts';
+import { statusAfterPayment } from '../../domain/deposit-states.ts';
+import { depositErrors, getDeposit, isCrypto, transitionDeposit } from '../../deposits/service.ts';
+import { statusResponse } from '../../deposits/views.ts';
+import { acceptAnyBody, depositStatusSchema, parseDepositId, sendJson } from './deposits.ts';
+import { v3ErrorSchema } from './face.ts';
+
+const ACTIONS = {
+  approve: 'The customer paid: PENDING to COMPLETED (crypto: PENDING to APPROVED, then APPROVED to COMPLETED)',
+  cancel: 'The deposit is cancelled before payment: PENDING to CANCELLED',
+  expire: 'The customer did not pay in time: PENDING to CANCELLED, as the expiry worker does',
+} as const;
+
+export function registerSandboxDeposits(app: FastifyInstance, ctx: AppContext): void {
+  if (ctx.config.env !== 'staging') return;
+  for (const [action, summary] of Object.entries(ACTIONS) as [keyof typeof ACTIONS, string][]) {
+    app.post<{ Params: { id: string } }>(
+      `/v3/sandbox/deposits/:id/${action}`,
+      {
+        preValidation: v3HeaderAuth(ctx, 'deposits'),
+        validatorCompiler: acceptAnyBody,
+        schema: {
+          tags: ['deposits', 'sandbox'],
+          summary: `Staging only. ${summary}`,
+          security: [{ v3Signature: [] }],
+          params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+          response: { 200: depositStatusSchema, 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema, 409: v3ErrorSchema },
+        },
+      },
+      async (request, reply) => {
+        const merchantId = request.merchant!.id;
+        const id = parseDepositId(request.params.id);
+        const d = id === null ? null : await getDeposit(ctx, merchantId, id);
+        if (!d) throw depositErrors.notFound();
+        const opts = { actor: 'sandbox', merchantId };
+        const updated =
+          action === 'approve'
+            ? await transitionDeposit(ctx, d.id, statusAfterPayment(d.status, isCrypto(d)), 'payment', opts)
+            : await transitionDeposit(ctx, d.id, 'CANCELLED', action === 'expire' ? 'expiry' : 'cancel', opts);
+        return sendJson(reply, 200, statusResponse(updated));
+      },
+    );
+  }
+}

@@ -1,0 +1,286 @@
+// The deposit service, shared by every face (v3 JSON, streamline form, admin, sandbox, workers).
+//
+//   prepareDepositRequest(ctx, body, opts?)   validate a v3-shaped body (loads the exchange rates
+//                                             it needs); streamline maps its form fields onto it
+//   createDeposit(ctx, merchant, input, opts) store a validated request as a PENDING deposit
+//        opts.source        'v3' | 'streamline': picks the notification format of later changes
+//        opts.idempotency   {key, fingerprint}: same key + same fingerprint replays the first
+//                           deposit (replayed: true); another fingerprint is error 104
+//        opts.confirmationUrl / returnUrl / bankCode / extra / userId: streamline columns
+//     Errors (ApiError): 201 invoice_id already used, 304 customer limit, 104 idempotency.
+//   getDeposit(ctx, merchantId, id)           a merchant's own deposit, or null
+//   transitionDeposit(ctx, id, to, cause, {actor, merchantId?, note?})
+//                                             one status change: checked against the state
+//                                             machine, recorded with time and cause, ledger
+//                                             credit when it completes (test=false), event and
+//                                             notification in the same transaction.
+//   transitionDepositIn(q, ctx, ...)          the same inside a caller's transaction (workers).
+//
+// Creation is one short transaction: claim the idempotency key, check customer limits under a
+// per-customer lock, insert the deposit with its first history row, record the event. Anything
+// that fails rolls all of it back, so no half deposit exists.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/db.ts';
+import { findMethod, type PaymentType } from '../domain/catalog.ts';
+import { getCountry } from '../domain/countries.ts';
+import { type DepositRequest, validateDepositRequest, type ValidationResult } from '../domain/deposit-request.ts';
+import { sandboxOutcome } from '../domain/deposit-sandbox.ts';
+import { checkTransition, type DepositStatus, type TransitionCause } from '../domain/deposit-states.ts';
+import { SAMPLE_USD_RATES } from '../domain/exchange-rates.ts';
+import { computeCharges } from '../domain/fees.ts';
+import { dec, type Decimal, fromDb, toDb } from '../domain/money.ts';
+import { buildPaymentInfo } from '../domain/payment-info.ts';
+import { ApiError, v3Errors } from '../http/errors.ts';
+import type { Merchant } from '../merchants/merchants.ts';
+import { recordEvent } from '../notifications/outbox.ts';
+import { toJson } from './json.ts';
+import { checkCustomerLimits } from './limits.ts';
+import { depositNotifications } from './notifications.ts';
+import { type DepositRow, findDeposit } from './store.ts';
+
+export type DepositSource = 'v3' | 'streamline';
+
+/** How long a HOSTED deposit without a chosen method waits for the customer. */
+export const HOSTED_EXPIRY_MINUTES = 1440;
+
+export const depositErrors = {
+  invoiceUsed: () => v3Errors.validation(['invoice_id: already used']),
+  invalidTransition: (reason: string) => new ApiError(409, 510, 'INVALID_STATUS_TRANSITION', reason),
+  notFound: () => v3Errors.notFound('Deposit not found'),
+};
+
+/** Operator rows first; staging falls back to the shipped sample rates (as lookups/exchange-rates). */
+async function loadRates(q: Queryable, ctx: AppContext, currencies: string[]): Promise<Map<string, Decimal>> {
+  const out = new Map<string, Decimal>([['USD', dec('1')]]);
+  const wanted = [...new Set(currencies.filter((c) => /^[A-Z]{3}$/.test(c) && c !== 'USD'))];
+  if (wanted.length === 0) return out;
+  const { rows } = await q.query<{ currency: string; usd_rate: string }>('SELECT currency, usd_rate FROM exchange_rates WHERE currency = ANY($1)', [wanted]);
+  for (const r of rows) out.set(r.currency, fromDb(r.usd_rate));
+  if (ctx.config.env === 'staging') {
+    for (const c of wanted) if (!out.has(c) && SAMPLE_USD_RATES[c]) out.set(c, dec(SAMPLE_USD_RATES[c]!));
+  }
+  return out;
+}
+
+/** Validates a v3-shaped body, loading the two exchange rates it may need first. */
+export async function prepareDepositRequest(ctx: AppContext, body: unknown, opts: { invoiceMaxLength?: number } = {}): Promise<ValidationResult> {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const currency = typeof b.currency === 'string' ? b.currency.trim().toUpperCase() : 'USD';
+  const country = typeof b.country === 'string' ? getCountry(b.country.trim()) : undefined;
+  const rates = await loadRates(ctx.db, ctx, [currency, country?.currency ?? '']);
+  return validateDepositRequest(body, { env: ctx.config.env, rateOf: (c) => rates.get(c) ?? null, invoiceMaxLength: opts.invoiceMaxLength });
+}
+
+export interface CreateOptions {
+  source: DepositSource;
+  idempotency?: { key: string; fingerprint: string };
+  /** Streamline: x_confirmation, x_return, x_bank when not a catalog method, other form fields. */
+  confirmationUrl?: string | null;
+  returnUrl?: string | null;
+  bankCode?: string | null;
+  extra?: Record<string, unknown>;
+  /** Who created it, for the history row; defaults to 'merchant'. */
+  actor?: string;
+}
+
+export interface CreateResult {
+  deposit: DepositRow;
+  /** True when an idempotency key matched an earlier request: `deposit` is that one's. */
+  replayed: boolean;
+}
+
+/** SHA-256 hex of a request body, the fingerprint idempotency keys are compared by. */
+export function fingerprint(raw: Buffer | string): string {
+  return createHash('sha256').update(raw).digest('hex');
+}
+
+class Replay {
+  constructor(readonly depositId: number) {}
+}
+
+const COLUMNS = [
+  'id', 'merchant_id', 'source', 'invoice_id', 'user_id', 'country', 'amount', 'currency', 'local_amount', 'local_currency',
+  'usd_amount', 'fee_local', 'surcharge_local', 'payer_amount', 'fee_usd', 'merchant_usd', 'fee_on_payer', 'surcharge_on_payer',
+  'payment_method', 'payment_type', 'payment_types', 'bank_code', 'checkout_type', 'token', 'status', 'test', 'payer',
+  'payer_document', 'payer_document_type', 'payer_name', 'payer_email', 'missing_fields', 'invalid_fields', 'description',
+  'notification_url', 'confirmation_url', 'return_url', 'back_url', 'success_url', 'error_url', 'logo', 'language', 'client_ip',
+  'device_id', 'mobile', 'early_release', 'bonus_amount', 'bonus_relative', 'strikethrough_price', 'reported_info',
+  'bank_account', 'crypto', 'extra', 'payment_info', 'sandbox_outcome', 'sandbox_due_at', 'expires_at', 'created_at', 'updated_at',
+] as const;
+
+// One statement writes the deposit, its first history row and the idempotency key's deposit id:
+// fewer round trips while the transaction holds its locks.
+const INSERT_SQL = `
+WITH d AS (
+  INSERT INTO deposits (${COLUMNS.join(', ')})
+  VALUES (COALESCE($1::integer, nextval(pg_get_serial_sequence('deposits', 'id'))::integer), ${COLUMNS.slice(1).map((_, i) => `$${i + 2}`).join(', ')})
+  ON CONFLICT (merchant_id, invoice_id) DO NOTHING
+  RETURNING *
+), h AS (
+  INSERT INTO deposit_status_changes (deposit_id, from_status, to_status, cause, actor, created_at)
+  SELECT id, NULL, 'PENDING', 'created', $${COLUMNS.length + 1}, created_at FROM d
+), k AS (
+  UPDATE idempotency_keys SET deposit_id = (SELECT id FROM d)
+  WHERE $${COLUMNS.length + 2}::text IS NOT NULL AND merchant_id = $2 AND scope = 'deposits' AND key = $${COLUMNS.length + 2}
+)
+SELECT * FROM d`;
+
+export async function createDeposit(ctx: AppContext, merchant: Merchant, input: DepositRequest, opts: CreateOptions): Promise<CreateResult> {
+  const now = ctx.now();
+  const method = input.paymentMethod;
+  const type = (method?.type ?? (input.paymentType && input.paymentType !== 'ALL' ? input.paymentType : null)) as PaymentType | null;
+  const chargeOpts = { feeOnPayer: input.feeOnPayer, surchargeOnPayer: input.surchargeOnPayer };
+  const local = computeCharges(input.localAmount, type, chargeOpts);
+  const usd = computeCharges(input.usdAmount, type, chargeOpts);
+  const token = randomBytes(16).toString('base64url');
+  const expiresAt = new Date(now.getTime() + (method?.expiryMinutes ?? HOSTED_EXPIRY_MINUTES) * 60_000);
+  const userId = input.payer.id ?? randomUUID();
+  const invoiceId = input.invoiceId ?? randomUUID();
+  const outcome = ctx.config.env === 'staging' ? sandboxOutcome(input.payer.email, input.amount) : null;
+
+  // ONE_SHOT payment info is built before the transaction (the QR image costs a few ms of CPU),
+  // so its id is taken from the sequence up front.
+  let id: number | null = null;
+  let paymentInfo: string | null = null;
+  if (input.checkoutType === 'ONE_SHOT' && method) {
+    id = (await ctx.db.query<{ id: number }>(`SELECT nextval(pg_get_serial_sequence('deposits', 'id'))::integer AS id`)).rows[0]!.id;
+    paymentInfo = toJson(await buildPaymentInfo({
+      depositId: id, token, method, amount: local.payerAmount, createdAt: now, expiresAt,
+      payerDocument: input.payer.document, payerDocumentType: input.payer.document_type, publicBaseUrl: ctx.config.publicBaseUrl,
+    }));
+  }
+
+  const payerName = [input.payer.first_name, input.payer.last_name].filter(Boolean).join(' ') || null;
+  const values: unknown[] = [
+    id, merchant.id, opts.source, invoiceId, userId, input.country, toDb(input.amount), input.currency,
+    toDb(input.localAmount), input.localCurrency, toDb(input.usdAmount), toDb(local.fee), toDb(local.surcharge),
+    toDb(local.payerAmount), toDb(usd.fee), toDb(usd.merchantAmount), input.feeOnPayer, input.surchargeOnPayer,
+    method?.code ?? null, type, input.paymentTypes, opts.bankCode ?? null, input.checkoutType, token, 'PENDING', input.test,
+    JSON.stringify(input.payer), input.payer.document ?? null, input.payer.document_type ?? null, payerName,
+    input.payer.email ?? null, input.missingPayerFields, input.invalidPayerFields, input.description,
+    input.notificationUrl, opts.confirmationUrl ?? null, opts.returnUrl ?? null, input.backUrl, input.successUrl,
+    input.errorUrl, input.logo, input.language, input.clientIp, input.deviceId, input.mobile, input.earlyRelease,
+    input.bonusAmount ? toDb(input.bonusAmount) : null, input.bonusRelative,
+    input.strikethroughPrice ? toDb(input.strikethroughPrice) : null,
+    input.reportedInfo ? JSON.stringify(input.reportedInfo) : null, input.bankAccount ? JSON.stringify(input.bankAccount) : null,
+    input.crypto ? JSON.stringify(input.crypto) : null, JSON.stringify(opts.extra ?? {}), paymentInfo,
+    outcome, outcome ? new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000) : null, expiresAt, now, now,
+    opts.actor ?? 'merchant', opts.idempotency?.key ?? null,
+  ];
+
+  try {
+    const deposit = await ctx.db.tx(async (q) => {
+      if (opts.idempotency) {
+        const claimed = await q.query(
+          `INSERT INTO idempotency_keys (merchant_id, scope, key, fingerprint) VALUES ($1, 'deposits', $2, $3)
+           ON CONFLICT DO NOTHING RETURNING key`,
+          [merchant.id, opts.idempotency.key, opts.idempotency.fingerprint],
+        );
+        if (claimed.rowCount === 0) {
+          // Another request holds or held the key; ON CONFLICT waited for it to commit.
+          const { rows } = await q.query<{ fingerprint: string; deposit_id: number | null }>(
+            `SELECT fingerprint, deposit_id FROM idempotency_keys WHERE merchant_id = $1 AND scope = 'deposits' AND key = $2`,
+            [merchant.id, opts.idempotency.key],
+          );
+          const prior = rows[0];
+          if (!prior || prior.fingerprint !== opts.idempotency.fingerprint || prior.deposit_id === null) throw v3Errors.idempotencyKeyUsed();
+          throw new Replay(prior.deposit_id);
+        }
+      }
+      const exceeded = await checkCustomerLimits(q, {
+        merchantId: merchant.id, country: input.country, paymentMethod: method?.code ?? null, userId,
+        document: input.payer.document, amountUsd: input.usdAmount, now,
+      });
+      if (exceeded) throw v3Errors.userLimitExceeded(exceeded);
+      const { rows } = await q.query<DepositRow>(INSERT_SQL, values);
+      const d = rows[0];
+      if (!d) throw depositErrors.invoiceUsed();
+      await recordEvent(q, {
+        merchantId: merchant.id, type: 'deposit.created', subjectType: 'deposit', subjectId: d.id,
+        data: { deposit_id: d.id, invoice_id: d.invoice_id, status: d.status, source: d.source, checkout_type: d.checkout_type, at: now.toISOString() },
+      });
+      return d;
+    });
+    return { deposit, replayed: false };
+  } catch (err) {
+    if (err instanceof Replay) {
+      const deposit = await findDeposit(ctx.db, err.depositId);
+      if (!deposit) throw v3Errors.idempotencyKeyUsed();
+      return { deposit, replayed: true };
+    }
+    throw err;
+  }
+}
+
+export async function getDeposit(ctx: AppContext, merchantId: number, id: number): Promise<DepositRow | null> {
+  const d = await findDeposit(ctx.db, id);
+  return d && d.merchant_id === merchantId ? d : null;
+}
+
+export function isCrypto(d: Pick<DepositRow, 'country' | 'payment_method'>): boolean {
+  return !!d.payment_method && findMethod(d.country, d.payment_method)?.kind === 'crypto';
+}
+
+export interface TransitionOptions {
+  /** 'merchant', 'provider', 'sandbox', 'worker', 'operator'. */
+  actor: string;
+  /** When set, a deposit of another merchant is not found. */
+  merchantId?: number;
+  note?: string;
+}
+
+/** One status change inside the caller's transaction; throws 208 or 510 (ApiError). */
+export async function transitionDepositIn(
+  q: Queryable,
+  ctx: AppContext,
+  depositId: number,
+  to: DepositStatus,
+  cause: TransitionCause,
+  opts: TransitionOptions,
+): Promise<DepositRow> {
+  const d = await findDeposit(q, depositId, true);
+  if (!d || (opts.merchantId !== undefined && d.merchant_id !== opts.merchantId)) throw depositErrors.notFound();
+  const check = checkTransition(d.status, to, cause, isCrypto(d));
+  if (!check.ok) throw depositErrors.invalidTransition(`Deposit ${d.id} is ${d.status}: ${check.reason}`);
+  const now = ctx.now();
+  const stamp = to === 'COMPLETED' ? 'completed_at' : to === 'CANCELLED' ? 'cancelled_at' : 'approved_at';
+  const { rows } = await q.query<DepositRow & { merchant_notification_url: string | null }>(
+    `WITH u AS (UPDATE deposits SET status = $2, updated_at = $3, ${stamp} = $3 WHERE id = $1 RETURNING *),
+     h AS (INSERT INTO deposit_status_changes (deposit_id, from_status, to_status, cause, actor, note, created_at)
+           VALUES ($1, $4, $2, $5, $6, $7, $3))
+     SELECT u.*, m.notification_url AS merchant_notification_url FROM u JOIN merchants m ON m.id = u.merchant_id`,
+    [d.id, to, now, d.status, cause, opts.actor, opts.note ?? null],
+  );
+  const { merchant_notification_url, ...updated } = rows[0]!;
+  // Test deposits never touch the balance; a deposit is credited once (unique index).
+  if (to === 'COMPLETED' && !updated.test) {
+    await q.query(
+      `INSERT INTO ledger_entries (merchant_id, currency, amount, kind, subject_type, subject_id, created_at)
+       VALUES ($1, 'USD', $2, 'deposit', 'deposit', $3, $4) ON CONFLICT DO NOTHING`,
+      [updated.merchant_id, updated.merchant_usd, updated.id, now],
+    );
+  }
+  await recordEvent(q, {
+    merchantId: updated.merchant_id,
+    type: 'deposit.status_changed',
+    subjectType: 'deposit',
+    subjectId: updated.id,
+    data: {
+      deposit_id: updated.id, invoice_id: updated.invoice_id, status: to, previous_status: d.status,
+      cause, actor: opts.actor, at: now.toISOString(), ...(opts.note ? { note: opts.note } : {}),
+    },
+    notifications: await depositNotifications(q, ctx, updated as DepositRow, merchant_notification_url),
+  });
+  return updated as DepositRow;
+}
+
+export function transitionDeposit(
+  ctx: AppContext,
+  depositId: number,
+  to: DepositStatus,
+  cause: TransitionCause,
+  opts: TransitionOptions,
+): Promise<DepositRow> {
+  return ctx.db.tx((q) => transitionDepositIn(q, ctx, depositId, to, cause, opts));
+}

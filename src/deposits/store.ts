@@ -1,0 +1,106 @@
+// The deposits table as the service sees it: the row type and the statements that read it.
+import type { Queryable } from '../db/db.ts';
+import type { DepositStatus } from '../domain/deposit-states.ts';
+import type { Payer } from '../domain/deposit-request.ts';
+
+/** A deposits row; numerics arrive as exact text, timestamps as Dates. */
+export interface DepositRow {
+  id: number;
+  merchant_id: number;
+  source: 'v3' | 'streamline';
+  invoice_id: string;
+  user_id: string;
+  country: string;
+  amount: string;
+  currency: string;
+  local_amount: string;
+  local_currency: string;
+  usd_amount: string;
+  fee_local: string;
+  surcharge_local: string;
+  payer_amount: string;
+  fee_usd: string;
+  merchant_usd: string;
+  fee_on_payer: boolean;
+  surcharge_on_payer: boolean;
+  payment_method: string | null;
+  payment_type: string | null;
+  payment_types: string[] | null;
+  bank_code: string | null;
+  checkout_type: 'HOSTED' | 'ONE_SHOT';
+  token: string;
+  status: DepositStatus;
+  test: boolean;
+  payer: Payer;
+  payer_document: string | null;
+  payer_document_type: string | null;
+  payer_name: string | null;
+  payer_email: string | null;
+  missing_fields: string[];
+  invalid_fields: string[];
+  description: string | null;
+  notification_url: string | null;
+  confirmation_url: string | null;
+  return_url: string | null;
+  back_url: string | null;
+  success_url: string | null;
+  error_url: string | null;
+  logo: string | null;
+  language: string | null;
+  client_ip: string | null;
+  device_id: string | null;
+  mobile: boolean;
+  early_release: boolean;
+  bonus_amount: string | null;
+  bonus_relative: boolean;
+  strikethrough_price: string | null;
+  reported_info: Record<string, unknown> | null;
+  bank_account: Record<string, unknown> | null;
+  crypto: Record<string, unknown> | null;
+  extra: Record<string, unknown>;
+  payment_info: string | null;
+  refunded_amount: string;
+  sandbox_outcome: 'approve' | 'cancel' | null;
+  sandbox_due_at: Date | null;
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  approved_at: Date | null;
+  completed_at: Date | null;
+  cancelled_at: Date | null;
+}
+
+export async function findDeposit(q: Queryable, id: number, forUpdate = false): Promise<DepositRow | null> {
+  if (!Number.isInteger(id) || id < 1 || id > 2147483647) return null;
+  const { rows } = await q.query<DepositRow>(`SELECT * FROM deposits WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function findDepositByInvoice(q: Queryable, merchantId: number, invoiceId: string): Promise<DepositRow | null> {
+  const { rows } = await q.query<DepositRow>('SELECT * FROM deposits WHERE merchant_id = $1 AND invoice_id = $2', [merchantId, invoiceId]);
+  return rows[0] ?? null;
+}
+
+export async function findDepositByToken(q: Queryable, token: string): Promise<DepositRow | null> {
+  if (!/^[A-Za-z0-9_-]{22}$/.test(token)) return null;
+  const { rows } = await q.query<DepositRow>('SELECT * FROM deposits WHERE token = $1', [token]);
+  return rows[0] ?? null;
+}
+
+export interface StatusChange {
+  id: number;
+  from_status: DepositStatus | null;
+  to_status: DepositStatus;
+  cause: string;
+  actor: string;
+  note: string | null;
+  created_at: Date;
+}
+
+export async function statusHistory(q: Queryable, depositId: number): Promise<StatusChange[]> {
+  const { rows } = await q.query<StatusChange>(
+    'SELECT id, from_status, to_status, cause, actor, note, created_at FROM deposit_status_changes WHERE deposit_id = $1 ORDER BY id',
+    [depositId],
+  );
+  return rows;
+}

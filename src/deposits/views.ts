@@ -1,0 +1,78 @@
+// How the v3 face shows a deposit: the creation response (HOSTED or ONE_SHOT) and the status
+// view of GET /v3/deposits/{id}. Both are functions of the stored row only, so an idempotent
+// replay answers byte for byte what the first request got.
+import { findMethod } from '../domain/catalog.ts';
+import { fromDb } from '../domain/money.ts';
+import { formatDateTime } from '../domain/payment-info.ts';
+import { RawJson, toJson } from './json.ts';
+import type { DepositRow } from './store.ts';
+
+/** Customer-facing URLs; the token is 128 random bits, so they cannot be guessed. */
+export function redirectUrl(base: string, d: Pick<DepositRow, 'checkout_type' | 'token'>): string {
+  return `${base}/${d.checkout_type === 'HOSTED' ? 'checkout' : 'pay'}/${d.token}`;
+}
+
+export function receiptUrl(base: string, d: Pick<DepositRow, 'token'>): string {
+  return `${base}/vouchers/${d.token}`;
+}
+
+export function creationResponse(base: string, d: DepositRow): string {
+  const hosted = d.checkout_type === 'HOSTED';
+  const method = d.payment_method ? findMethod(d.country, d.payment_method) : undefined;
+  return toJson({
+    checkout_type: d.checkout_type,
+    redirect_url: redirectUrl(base, d),
+    ...(hosted ? {} : { iframe: method?.iframe ?? false }),
+    deposit_id: d.id,
+    user_id: d.user_id,
+    merchant_invoice_id: d.invoice_id,
+    ...(hosted || !d.payment_info ? {} : { payment_info: new RawJson(d.payment_info) }),
+  });
+}
+
+const time = (t: Date | null) => (t ? formatDateTime(t) : undefined);
+
+export function statusView(d: DepositRow): Record<string, unknown> {
+  const p = d.payer;
+  return {
+    deposit_id: d.id,
+    invoice_id: d.invoice_id,
+    user_id: d.user_id,
+    country: d.country,
+    currency: d.local_currency,
+    usd_amount: fromDb(d.usd_amount),
+    local_amount: fromDb(d.local_amount),
+    amount: fromDb(d.amount),
+    amount_currency: d.currency,
+    payment_method: d.payment_method,
+    payment_type: d.payment_type,
+    status: d.status,
+    checkout_type: d.checkout_type,
+    payer: {
+      id: p.id ?? d.user_id,
+      document: p.document,
+      document_type: p.document_type,
+      first_name: p.first_name,
+      last_name: p.last_name,
+      email: p.email,
+      phone: p.phone,
+      address: p.address,
+    },
+    fee_amount: fromDb(d.fee_usd),
+    fee_currency: 'USD',
+    refunded: fromDb(d.refunded_amount).units > 0n,
+    test: d.test,
+    times: {
+      created_at: time(d.created_at),
+      updated_at: time(d.updated_at),
+      expiration_date: time(d.expires_at),
+      approved_at: time(d.approved_at),
+      completed_at: time(d.completed_at),
+      cancelled_at: time(d.cancelled_at),
+    },
+  };
+}
+
+export function statusResponse(d: DepositRow): string {
+  return toJson(statusView(d));
+}

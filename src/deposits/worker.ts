@@ -1,0 +1,85 @@
+// The deposit worker: every CAJA_EXPIRY_INTERVAL_MS it cancels PENDING deposits whose
+// expiration_date has passed, runs due staging magic-value outcomes, and forgets idempotency keys
+// older than 48 hours (they are promised for at least 24). Rows are claimed with FOR UPDATE SKIP
+// LOCKED in batches, so any number of processes can run it side by side.
+import type { AppContext } from '../context.ts';
+import { statusAfterPayment, type DepositStatus } from '../domain/deposit-states.ts';
+import type { Worker } from '../workers.ts';
+import { isCrypto, transitionDepositIn } from './service.ts';
+
+const BATCH = 100;
+const KEY_RETENTION_HOURS = 48;
+
+/** Cancels one batch of expired deposits; returns how many. */
+export async function expireDueDeposits(ctx: AppContext): Promise<number> {
+  return ctx.db.tx(async (q) => {
+    const { rows } = await q.query<{ id: number }>(
+      `SELECT id FROM deposits WHERE status = 'PENDING' AND expires_at <= $1
+       ORDER BY expires_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+      [ctx.now()],
+    );
+    for (const r of rows) await transitionDepositIn(q, ctx, r.id, 'CANCELLED', 'expiry', { actor: 'worker' });
+    return rows.length;
+  });
+}
+
+/** Staging: completes or cancels deposits created with a magic value once their delay is over. */
+export async function runSandboxOutcomes(ctx: AppContext): Promise<number> {
+  if (ctx.config.env !== 'staging') return 0;
+  return ctx.db.tx(async (q) => {
+    const now = ctx.now();
+    const { rows } = await q.query<{ id: number; status: DepositStatus; sandbox_outcome: 'approve' | 'cancel'; country: string; payment_method: string | null }>(
+      `SELECT id, status, sandbox_outcome, country, payment_method FROM deposits
+       WHERE sandbox_outcome IS NOT NULL AND status IN ('PENDING', 'APPROVED') AND sandbox_due_at <= $1
+       ORDER BY sandbox_due_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+      [now],
+    );
+    for (const r of rows) {
+      if (r.sandbox_outcome === 'cancel') {
+        if (r.status === 'PENDING') await transitionDepositIn(q, ctx, r.id, 'CANCELLED', 'cancel', { actor: 'sandbox' });
+        continue;
+      }
+      const to = statusAfterPayment(r.status, isCrypto(r));
+      await transitionDepositIn(q, ctx, r.id, to, 'payment', { actor: 'sandbox' });
+      // A crypto deposit waits one more delay between APPROVED and COMPLETED, like the real flow.
+      if (to === 'APPROVED') {
+        await q.query('UPDATE deposits SET sandbox_due_at = $2 WHERE id = $1', [r.id, new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000)]);
+      }
+    }
+    return rows.length;
+  });
+}
+
+export async function purgeIdempotencyKeys(ctx: AppContext): Promise<void> {
+  await ctx.db.query('DELETE FROM idempotency_keys WHERE created_at < $1', [new Date(ctx.now().getTime() - KEY_RETENTION_HOURS * 3600_000)]);
+}
+
+/** One pass of everything the worker does; tests call it directly. */
+export async function runDepositJobs(ctx: AppContext): Promise<void> {
+  while ((await expireDueDeposits(ctx)) === BATCH);
+  while ((await runSandboxOutcomes(ctx)) === BATCH);
+  await purgeIdempotencyKeys(ctx);
+}
+
+export function depositWorker(ctx: AppContext): Worker {
+  let stopped = false;
+  let running: Promise<void> | null = null;
+  const tick = () => {
+    if (stopped || running) return;
+    running = runDepositJobs(ctx)
+      .catch((err) => console.error('deposit worker:', (err as Error).message))
+      .finally(() => {
+        running = null;
+      });
+  };
+  const timer = setInterval(tick, ctx.config.expiryIntervalMs);
+  timer.unref();
+  return {
+    name: 'deposits',
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
