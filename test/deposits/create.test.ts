@@ -1,0 +1,220 @@
+// POST /v3/deposits as a merchant's integration uses it: validation, HOSTED/ONE_SHOT,
+// payment_info, exact amounts, invoice uniqueness and idempotency (also under concurrency).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
+import { createMerchant, hmac, V3Client, xDateNow, type Credentials } from '../helpers/clients.ts';
+import { verifyPixCrc } from '../../src/domain/pix.ts';
+import { isValidClabe } from '../../src/domain/clabe.ts';
+import { boletoFromDigitableLine, isValidBoletoBarcode } from '../../src/domain/vouchers.ts';
+
+const BR_PAYER = { document: '529.982.247-25', first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com' };
+const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
+
+let seq = 0;
+const inv = (p = 'inv') => `${p}-${process.pid}-${++seq}`;
+
+for (const backend of backends()) {
+  describe(`deposit creation (${backend})`, () => {
+    let s: TestServer;
+    let creds: Credentials;
+    let v3: V3Client;
+
+    before(async () => {
+      s = await startTestServer(backend);
+      creds = await createMerchant(s.url, 'Acme');
+      v3 = V3Client.deposits(s.url, creds);
+    });
+    after(() => s.close());
+
+    test('HOSTED when nothing but country and amount: only the five fields, a stable unguessable URL', async () => {
+      const r = await v3.post('/v3/deposits', { country: 'BR', amount: '10.00' });
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(Object.keys(r.body).sort(), ['checkout_type', 'deposit_id', 'merchant_invoice_id', 'redirect_url', 'user_id']);
+      assert.equal(r.body.checkout_type, 'HOSTED');
+      assert.match(r.body.redirect_url, new RegExp(`^${s.url}/checkout/[A-Za-z0-9_-]{22}$`));
+      assert.ok(Number.isInteger(r.body.deposit_id) && r.body.deposit_id < 2 ** 31);
+      assert.ok(r.body.user_id && r.body.merchant_invoice_id);
+      const again = await v3.post('/v3/deposits/', { country: 'BR', amount: '10.00' });
+      assert.equal(again.status, 200, 'trailing slash accepted');
+      assert.notEqual(again.body.redirect_url, r.body.redirect_url);
+    });
+
+    test('user_id from payer.id and invoice_id echoed', async () => {
+      const invoice = inv();
+      const r = await v3.post('/v3/deposits', { country: 'MX', amount: 5, invoice_id: invoice, payer: { id: 'cust-42' } });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.user_id, 'cust-42');
+      assert.equal(r.body.merchant_invoice_id, invoice);
+    });
+
+    test('Pix ONE_SHOT: payment_info with a valid BR Code and its QR', async () => {
+      const r = await v3.post('/v3/deposits', { country: 'BR', amount: '10.50', currency: 'BRL', payment_method: 'IX', payer: BR_PAYER });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.checkout_type, 'ONE_SHOT');
+      assert.match(r.body.redirect_url, /\/pay\/[A-Za-z0-9_-]{22}$/);
+      const pi = r.body.payment_info;
+      assert.equal(pi.payment_method, 'IX');
+      assert.equal(pi.currency, 'BRL');
+      assert.equal(pi.amount, 10.5);
+      assert.match(pi.expiration_date, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      assert.match(pi.created_at, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      assert.ok(verifyPixCrc(pi.secondary_metadata.digitable_line));
+      assert.ok(Buffer.from(pi.secondary_metadata.qr_code, 'base64').subarray(1, 4).toString() === 'PNG');
+      assert.ok(pi.secondary_metadata.reference);
+    });
+
+    test('SPEI ONE_SHOT carries a CLABE; OXXO and Boleto vouchers carry real codes', async () => {
+      const spei = await v3.post('/v3/deposits', { country: 'MX', amount: 100, currency: 'MXN', payment_method: 'SE', payer: MX_PAYER });
+      assert.equal(spei.status, 200, spei.text);
+      assert.ok(isValidClabe(spei.body.payment_info.metadata.account));
+      const oxxo = await v3.post('/v3/deposits', { country: 'MX', amount: 100, currency: 'MXN', payment_method: 'OX', payer: MX_PAYER });
+      assert.equal(oxxo.body.payment_info.type, 'VOUCHER');
+      assert.match(oxxo.body.payment_info.metadata.receipt_url, /\/vouchers\/[A-Za-z0-9_-]{22}$/);
+      const boleto = await v3.post('/v3/deposits', {
+        country: 'BR', amount: 100, currency: 'BRL', payment_method: 'BL',
+        payer: { ...BR_PAYER, address: { street: 'Av. Paulista 1000', city: 'São Paulo', state: 'SP', zip_code: '01310-100' } },
+      });
+      assert.equal(boleto.status, 200, boleto.text);
+      const m = boleto.body.payment_info.metadata;
+      assert.ok(isValidBoletoBarcode(m.bar_code));
+      assert.ok(boletoFromDigitableLine(m.digitable_line).ok);
+    });
+
+    test('fee_on_payer and surcharge_on_payer change what the customer pays; display fields do not', async () => {
+      const body = { country: 'MX', amount: 100, currency: 'MXN', payment_method: 'OX', payer: MX_PAYER };
+      const plain = await v3.post('/v3/deposits', { ...body, surcharge_on_payer: false });
+      assert.equal(plain.body.payment_info.amount, 100);
+      const surcharge = await v3.post('/v3/deposits', body);
+      assert.equal(surcharge.body.payment_info.amount, 101);
+      const both = await v3.post('/v3/deposits', { ...body, fee_on_payer: true, bonus_amount: 50, strikethrough_price: '150.00', description: 'Gold pack' });
+      assert.equal(both.body.payment_info.amount, 103);
+    });
+
+    test('HOSTED when the method needs a field the request lacks', async () => {
+      const r = await v3.post('/v3/deposits', { country: 'BR', amount: 10, payment_method: 'IX', payer: { document: BR_PAYER.document } });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.checkout_type, 'HOSTED');
+      assert.equal(r.body.payment_info, undefined);
+    });
+
+    test('rule 3: a tolerated invalid phone sends a method that needs it to HOSTED', async () => {
+      const payer = { document: '1020304050', first_name: 'Juan', last_name: 'Pérez', email: 'j@example.com', phone: '12' };
+      const strict = await v3.post('/v3/deposits', { country: 'CO', amount: 10, payment_method: 'PC', payer });
+      assert.equal(strict.status, 400);
+      assert.equal(strict.body.code, 201);
+      assert.ok(strict.body.details.some((d: string) => d.startsWith('payer.phone: ')));
+      const soft = await v3.post('/v3/deposits', { country: 'CO', amount: 10, payment_method: 'PC', payer, request_payer_data_on_validation_failure: true });
+      assert.equal(soft.status, 200, soft.text);
+      assert.equal(soft.body.checkout_type, 'HOSTED');
+      const ignored = await v3.post('/v3/deposits', { country: 'BR', amount: 10, payment_method: 'IX', payer: { ...BR_PAYER, phone: '12' }, request_payer_data_on_validation_failure: true });
+      assert.equal(ignored.body.checkout_type, 'ONE_SHOT');
+    });
+
+    test('invalid input: 400, code 201, every field listed', async () => {
+      const r = await v3.post('/v3/deposits', {
+        country: 'BR', amount: '12.345', currency: 'BRLX', invoice_id: 'no spaces please', language: 'de', client_ip: 'localhost',
+        payer: { document: '111.111.111-12', email: 'nope' }, notification_url: 'http://example.com/n', payment_method: 'ABCD',
+      });
+      assert.equal(r.status, 400);
+      assert.equal(r.body.code, 201);
+      const fields = r.body.details.map((d: string) => d.split(':')[0]);
+      for (const f of ['amount', 'currency', 'invoice_id', 'language', 'client_ip', 'payer.document', 'payer.email', 'notification_url', 'payment_method']) {
+        assert.ok(fields.includes(f), `${f} not in ${JSON.stringify(r.body.details)}`);
+      }
+      const country = await v3.post('/v3/deposits', { country: 'US', amount: 1 });
+      assert.match(country.body.details[0], /^country: .*AR, BR, CL/);
+      const missing = await v3.post('/v3/deposits', {});
+      assert.deepEqual(missing.body.details, ['country: is required', 'amount: is required']);
+    });
+
+    test('method minimum and maximum give a clear 201 detail', async () => {
+      const r = await v3.post('/v3/deposits', { country: 'BR', amount: '0.50', currency: 'BRL', payment_method: 'IX', payer: BR_PAYER });
+      assert.equal(r.status, 400);
+      assert.equal(r.body.code, 201);
+      assert.match(r.body.details[0], /^amount: .*minimum of 1\.00 BRL for IX/);
+    });
+
+    test('malformed JSON and non-object bodies: 502 INVALID_REQUEST_BODY', async () => {
+      const r = await v3.post('/v3/deposits', '{"country": "BR", amount: }');
+      assert.equal(r.status, 400);
+      assert.equal(r.body.code, 502);
+      const arr = await v3.post('/v3/deposits', '[1,2]');
+      assert.equal(arr.body.code, 502);
+    });
+
+    test('bad signature and unknown login are refused before anything is created', async () => {
+      const bad = new V3Client(s.url, creds.deposits.login, 'wrong-secret');
+      const r = await bad.post('/v3/deposits', { country: 'BR', amount: 1 });
+      assert.equal(r.body.code, 102);
+      const unknown = new V3Client(s.url, 'nobody', 'x');
+      assert.equal((await unknown.post('/v3/deposits', { country: 'BR', amount: 1 })).body.code, 100);
+    });
+
+    test('an 18-digit amount sent as a JSON number stays exact', async () => {
+      const raw = '{"country":"BR","currency":"BRL","amount":123456789012345678.91}';
+      const r = await v3.post('/v3/deposits', raw);
+      assert.equal(r.status, 200, r.text);
+      const g = await v3.get(`/v3/deposits/${r.body.deposit_id}`);
+      assert.match(g.text, /"local_amount":123456789012345678\.91[,}]/);
+      assert.match(g.text, /"amount":123456789012345678\.91[,}]/);
+    });
+
+    test('invoice_id is unique per merchant; another merchant may reuse it', async () => {
+      const invoice = inv('dup');
+      assert.equal((await v3.post('/v3/deposits', { country: 'BR', amount: 1, invoice_id: invoice })).status, 200);
+      const second = await v3.post('/v3/deposits', { country: 'BR', amount: 2, invoice_id: invoice });
+      assert.equal(second.status, 400);
+      assert.equal(second.body.code, 201);
+      assert.deepEqual(second.body.details, ['invoice_id: already used']);
+      const other = V3Client.deposits(s.url, await createMerchant(s.url, 'Other'));
+      assert.equal((await other.post('/v3/deposits', { country: 'BR', amount: 1, invoice_id: invoice })).status, 200);
+    });
+
+    test('concurrent requests with one invoice_id create exactly one deposit', async () => {
+      const invoice = inv('race');
+      const results = await Promise.all(Array.from({ length: 15 }, () => v3.post('/v3/deposits', { country: 'BR', amount: 3, invoice_id: invoice })));
+      assert.equal(results.filter((r) => r.status === 200).length, 1, results.map((r) => r.status).join());
+      assert.ok(results.filter((r) => r.status !== 200).every((r) => r.body.code === 201));
+      const { rows } = await s.ctx.db.query('SELECT count(*)::int AS n FROM deposits WHERE invoice_id = $1', [invoice]);
+      assert.equal(rows[0].n, 1);
+    });
+
+    test('idempotency: same key and body replays; another body is 104; the misspelt header works', async () => {
+      const key = inv('key');
+      const body = { country: 'BR', amount: '7.00', payment_method: 'IX', payer: BR_PAYER };
+      const first = await v3.post('/v3/deposits', body, { 'X-Idempotency-Key': key });
+      assert.equal(first.status, 200, first.text);
+      assert.equal(first.headers.get('idempotent-replayed'), null);
+      const again = await v3.post('/v3/deposits', body, { 'X-Idempontency-Key': key });
+      assert.equal(again.status, 200);
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.equal(again.text, first.text);
+      const other = await v3.post('/v3/deposits', { ...body, amount: '8.00' }, { 'X-Idempotency-Key': key });
+      assert.equal(other.status, 400);
+      assert.equal(other.body.code, 104);
+    });
+
+    test('concurrent requests with one idempotency key create exactly one deposit', async () => {
+      const key = inv('ckey');
+      const raw = JSON.stringify({ country: 'MX', amount: 20, currency: 'MXN', payment_method: 'SE', payer: MX_PAYER });
+      const results = await Promise.all(Array.from({ length: 15 }, () => v3.post('/v3/deposits', raw, { 'X-Idempotency-Key': key })));
+      assert.ok(results.every((r) => r.status === 200), results.map((r) => `${r.status} ${r.text}`).join('\n'));
+      assert.equal(new Set(results.map((r) => r.body.deposit_id)).size, 1);
+      assert.equal(results.filter((r) => r.headers.get('idempotent-replayed') === 'true').length, 14);
+      const { rows } = await s.ctx.db.query(`SELECT count(*)::int AS n FROM deposits WHERE id = $1`, [results[0]!.body.deposit_id]);
+      assert.equal(rows[0].n, 1);
+    });
+
+    test('the signature covers the raw bytes, including escaped slashes', async () => {
+      const raw = '{"country":"BR","amount":"1.00","notification_url":"https:\\/\\/merchant.example\\/n"}';
+      const xDate = xDateNow();
+      const res = await fetch(`${s.url}/v3/deposits`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Date': xDate, 'X-Login': creds.deposits.login, Authorization: `SVC ${hmac(creds.deposits.secret_key, xDate + creds.deposits.login + raw)}` },
+        body: raw,
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+    });
+  });
+}
