@@ -19,10 +19,13 @@ import { registerEvents } from './api/v3/events.ts';
 import { registerV3Notifications } from './api/v3/notifications.ts';
 import { registerAdminNotifications } from './api/admin/notifications.ts';
 import { registerLookups } from './api/v3/lookups.ts';
+import { registerV3Refunds } from './api/v3/refunds.ts';
 import { registerAdminExchangeRates } from './api/admin/exchange-rates.ts';
 import { registerLogos } from './web/logos.ts';
 import { useStreamlineFace } from './api/streamline/face.ts';
 import { registerStreamlineLookups } from './api/streamline/lookups.ts';
+import { registerStreamlineRefunds } from './api/streamline/refunds.ts';
+import { registerReturnRedirect, registerStreamlineDeposits } from './api/streamline/deposits.ts';
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
@@ -49,6 +52,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await registerDocs(app, ctx.config.publicBaseUrl);
   registerHealth(app, ctx);
   registerLogos(app);
+  registerReturnRedirect(app, ctx);
 
   useV3Errors(app);
   app.setNotFoundHandler((_request, reply) => {
@@ -70,11 +74,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerEvents(v3, ctx);
     registerV3Notifications(v3, ctx);
     registerLookups(v3, ctx);
+    registerV3Refunds(v3, ctx);
   });
 
   await app.register(async (streamline) => {
     useStreamlineFace(streamline);
     registerStreamlineLookups(streamline, ctx);
+    registerStreamlineRefunds(streamline, ctx);
+    registerStreamlineDeposits(streamline, ctx);
   });
 
   return app;

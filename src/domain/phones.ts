@@ -33,3 +33,15 @@ export function validatePhone(country: string, phone: string): PhoneResult {
   const region = parsed?.country ?? getCountry(country)?.phoneRegion ?? country;
   return { ok: false, reason: `not a valid phone number for ${region}` };
 }
+
+/**
+ * Streamline clients often send a national number (x_mobile=3001234567); read it in the
+ * country's numbering plan. Anything unreadable is returned as given, for validatePhone to judge.
+ */
+export function toInternational(country: string, phone: string): string {
+  const value = phone.trim();
+  if (value === '' || value.startsWith('+')) return value;
+  const region = getCountry(country)?.phoneRegion;
+  const parsed = region ? parsePhoneNumberFromString(value, region as Parameters<typeof parsePhoneNumberFromString>[1]) : undefined;
+  return parsed?.number ?? value;
+}

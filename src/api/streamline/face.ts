@@ -56,7 +56,9 @@ export function useStreamlineFace(app: FastifyInstance): void {
       request.log.error({ err }, 'unhandled error');
       e = new StreamlineError(500, 'Internal error');
     }
-    return send(reply, renderRecord(errorFields(e, shape), formatOf(request), 'response'));
+    const body = request.body as Form | undefined;
+    const version11 = body?.x_version !== undefined && Number(body.x_version) >= 1.1;
+    return send(reply, renderRecord(errorFields(e, shape, shape !== 'invoice' || version11), formatOf(request), 'response'));
   });
 }
 

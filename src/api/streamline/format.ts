@@ -58,7 +58,8 @@ export function renderList(records: Fields[], format: StreamlineFormat, root: st
 /** How an endpoint reports errors: NewInvoice uses status 1 + desc, the others ERROR + description. */
 export type ErrorShape = 'invoice' | 'standard';
 
-export function errorFields(err: StreamlineError, shape: ErrorShape): Fields {
-  if (shape === 'invoice') return [['status', '1'], ['desc', err.message], ['error_code', err.errorCode]];
+/** NewInvoice adds error_code only from x_version 1.1 on. */
+export function errorFields(err: StreamlineError, shape: ErrorShape, version11 = true): Fields {
+  if (shape === 'invoice') return [['status', '1'], ['desc', err.message], ...(version11 ? ([['error_code', err.errorCode]] as Fields) : [])];
   return [['status', 'ERROR'], ['description', err.message], ['error_code', err.errorCode]];
 }

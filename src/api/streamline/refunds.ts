@@ -1,0 +1,140 @@
+// Streamline refunds: POST /api_curl/apd/refund (signed x_control, signed control in the
+// answer) and POST /api_curl/query/refundstatus. Same refund service as v3.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { streamlineAuth } from '../../auth/streamline.ts';
+import { normalizeAccountType } from '../../domain/bank-accounts.ts';
+import { type Decimal, fromDb, parseAmount, toFixed } from '../../domain/money.ts';
+import { streamlineRefundDesc, streamlineRefundResult } from '../../domain/refund-rules.ts';
+import { hmacHexUpper, refundRequestMessage, refundResponseMessage, verifyHmacHex } from '../../domain/signatures.ts';
+import { createRefund, getRefund, RefundError, type RefundRow } from '../../refunds/service.ts';
+import { type Form, optional, required, sendRecord } from './face.ts';
+import { StreamlineError } from './format.ts';
+
+/** Streamline refund error codes beyond the shared ones (300, 301, 302, 401). */
+export const REFUND_ERROR_CODES = { notFound: 600, notCompleted: 601, invalidAmount: 602, missingBankAccount: 603, refundNotFound: 604 } as const;
+
+const ACCOUNT_TYPES = new Set(['C', 'S', 'V', 'O', 'P']);
+
+function streamlineRefundError(err: unknown): never {
+  if (err instanceof RefundError) {
+    const code = {
+      not_found: REFUND_ERROR_CODES.notFound,
+      not_completed: REFUND_ERROR_CODES.notCompleted,
+      amount: REFUND_ERROR_CODES.invalidAmount,
+      missing_bank_account: REFUND_ERROR_CODES.missingBankAccount,
+    }[err.kind];
+    throw new StreamlineError(code, err.kind === 'not_found' ? 'Transaction not found' : err.message);
+  }
+  throw err;
+}
+
+export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext): void {
+  app.post<{ Body: Form }>(
+    '/api_curl/apd/refund',
+    { config: { streamline: { defaultFormat: 'json', errorShape: 'standard' } }, schema: { hide: true } },
+    async (request, reply) => {
+      const form = request.body;
+      const caller = await streamlineAuth(ctx, form.x_login, form.x_trans_key, ['deposits']);
+      const f = {
+        x_invoice: optional(form, 'x_invoice', 125),
+        x_document: optional(form, 'x_document', 11),
+        x_amount: optional(form, 'x_amount', 21),
+        x_currency: optional(form, 'x_currency', 3),
+        x_bank_beneficiary: optional(form, 'x_bank_beneficiary', 100),
+        x_bank: optional(form, 'x_bank', 45),
+        x_bank_code: optional(form, 'x_bank_code', 10),
+        x_bank_account: optional(form, 'x_bank_account', 45),
+        x_account_type: optional(form, 'x_account_type', 1),
+        x_bank_branch: optional(form, 'x_bank_branch', 15),
+        x_comments: optional(form, 'x_comments', 200),
+      };
+      const control = required(form, 'x_control');
+      if (!verifyHmacHex(caller.secret, refundRequestMessage(f), control.trim())) throw new StreamlineError(302, 'Invalid control string');
+      if (!f.x_invoice && !f.x_document) throw new StreamlineError(301, 'Empty parameter: x_invoice or x_document');
+      if (f.x_document && !/^\d{1,10}$/.test(f.x_document)) throw new StreamlineError(300, 'Invalid parameter: x_document must be the caja transaction id');
+      if (f.x_account_type && !ACCOUNT_TYPES.has(f.x_account_type.toUpperCase())) throw new StreamlineError(300, 'Invalid parameter: x_account_type must be C, S, V, O or P');
+      let amount: Decimal | undefined;
+      if (f.x_amount) {
+        const parsed = parseAmount(f.x_amount.trim());
+        if (!parsed.ok) throw new StreamlineError(300, `Invalid parameter: x_amount ${parsed.reason}`);
+        amount = parsed.value;
+      }
+      // The currency of x_amount: the local currency by default, or the deposit's own.
+      const deposit = (
+        await ctx.db.query<{ id: number; currency: string; local_currency: string; invoice_id: string }>(
+          `SELECT id, currency, local_currency, invoice_id FROM deposits WHERE merchant_id = $1 AND ${f.x_document ? 'id = $2' : 'invoice_id = $2'}`,
+          [caller.merchant.id, f.x_document ? Number(f.x_document) : f.x_invoice],
+        )
+      ).rows[0];
+      if (!deposit || (f.x_invoice && deposit.invoice_id !== f.x_invoice)) throw new StreamlineError(REFUND_ERROR_CODES.notFound, 'Transaction not found');
+      const currency = (f.x_currency || deposit.local_currency).toUpperCase();
+      if (currency !== deposit.local_currency && currency !== deposit.currency) {
+        throw new StreamlineError(300, `Invalid parameter: x_currency must be ${[...new Set([deposit.local_currency, deposit.currency])].join(' or ')}`);
+      }
+      let refund: RefundRow;
+      try {
+        refund = await createRefund(ctx, caller.merchant.id, {
+          source: 'streamline',
+          depositId: deposit.id,
+          amount,
+          amountInLocal: currency === deposit.local_currency,
+          requestedAmount: f.x_amount || undefined,
+          requestedCurrency: f.x_currency || undefined,
+          bankAccount: f.x_bank_account
+            ? {
+                beneficiary: f.x_bank_beneficiary || undefined,
+                bank_name: f.x_bank || undefined,
+                bank_code: f.x_bank_code || undefined,
+                account_number: f.x_bank_account,
+                account_type: f.x_account_type ? normalizeAccountType(f.x_account_type) ?? undefined : undefined,
+                branch: f.x_bank_branch || undefined,
+              }
+            : undefined,
+          comments: f.x_comments || undefined,
+        });
+      } catch (err) {
+        streamlineRefundError(err);
+      }
+      const result = streamlineRefundResult(refund.status);
+      const xAmount = f.x_amount || toFixed(fromDb(refund.local_amount), 2);
+      const xCurrency = f.x_currency || refund.local_currency;
+      const xDocument = String(refund.deposit_id);
+      const xRefund = String(refund.id);
+      return sendRecord(request, reply, [
+        ['status', 'OK'],
+        ['desc', streamlineRefundDesc(refund.status)],
+        ['control', hmacHexUpper(caller.secret, refundResponseMessage(result, xAmount, xCurrency, refund.invoice_id, xDocument, xRefund))],
+        ['result', result],
+        ['x_invoice', refund.invoice_id],
+        ['x_document', xDocument],
+        ['x_amount', xAmount],
+        ['x_currency', xCurrency],
+        ['x_amount_refunded', toFixed(fromDb(refund.local_amount), 2)],
+        ['x_refund', xRefund],
+      ]);
+    },
+  );
+
+  app.post<{ Body: Form }>(
+    '/api_curl/query/refundstatus',
+    { config: { streamline: { defaultFormat: 'json', errorShape: 'standard' } }, schema: { hide: true } },
+    async (request, reply) => {
+      const form = request.body;
+      const caller = await streamlineAuth(ctx, form.x_login, form.x_trans_key, ['web_status']);
+      const id = required(form, 'x_refund').trim();
+      if (!/^\d{1,10}$/.test(id)) throw new StreamlineError(300, 'Invalid parameter: x_refund');
+      const refund = await getRefund(ctx.db, caller.merchant.id, Number(id));
+      if (!refund) throw new StreamlineError(REFUND_ERROR_CODES.refundNotFound, 'Refund not found');
+      return sendRecord(request, reply, [
+        ['result', streamlineRefundResult(refund.status)],
+        ['x_invoice', refund.invoice_id],
+        ['x_document', String(refund.deposit_id)],
+        ['x_refund', String(refund.id)],
+        ['desc', streamlineRefundDesc(refund.status)],
+        ['x_amount_refunded', toFixed(fromDb(refund.local_amount), 2)],
+        ['x_currency', refund.local_currency],
+      ]);
+    },
+  );
+}

@@ -1,0 +1,276 @@
+// v3 refunds: create (POST /v3/refunds), read (GET /v3/refunds/{id}), and the staging sandbox
+// outcomes of a pending refund.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { v3HeaderAuth } from '../../auth/v3-headers.ts';
+import { normalizeAccountType } from '../../domain/bank-accounts.ts';
+import { validateDocument } from '../../domain/documents.ts';
+import { findMethod } from '../../domain/catalog.ts';
+import { fromDb, parseAmount, toFixed, toJsonNumber, type Decimal } from '../../domain/money.ts';
+import { cardRefundResult } from '../../domain/refund-rules.ts';
+import { checkCallbackUrl } from '../../domain/urls.ts';
+import { v3Errors, ApiError } from '../../http/errors.ts';
+import { formatDateTime } from '../../domain/payment-info.ts';
+import { createRefund, getRefund, RefundError, type RefundBankAccount, type RefundRow, RefundTransitionError, transitionRefund } from '../../refunds/service.ts';
+import { v3ErrorSchema } from './face.ts';
+
+const bankAccountSchema = {
+  type: 'object',
+  properties: {
+    beneficiary: { type: 'string', maxLength: 255 },
+    document: { type: 'string', maxLength: 30 },
+    document_type: { type: 'string', maxLength: 10 },
+    bank_code: { type: ['string', 'integer'], maxLength: 10 },
+    branch: { type: ['string', 'integer'], maxLength: 45 },
+    account_number: { type: ['string', 'integer'], maxLength: 45 },
+    account_type: { type: 'string', enum: ['SAVING', 'CHECKING', 'VISTA', 'MASTER', 'SAVING_SET', 'CHECKING_SET', 'DEFAULT', 'C', 'S', 'V', 'O', 'P'] },
+  },
+} as const;
+
+const refundBodySchema = {
+  type: 'object',
+  properties: {
+    deposit_id: { type: ['integer', 'string'], description: 'Id of a completed deposit' },
+    invoice_id: { type: 'string', maxLength: 128 },
+    amount: { type: ['string', 'number'], description: 'Partial refund in the deposit currency; absent = full refund' },
+    bank_account: bankAccountSchema,
+    comments: { type: 'string', maxLength: 200 },
+    notification_url: { type: 'string', maxLength: 2048 },
+  },
+} as const;
+
+const refundResponseSchema = {
+  type: 'object',
+  properties: {
+    refund_id: { type: ['integer', 'string'] },
+    deposit_id: { type: 'integer' },
+    merchant_invoice_id: { type: 'string' },
+    refund_info: {
+      type: 'object',
+      properties: {
+        type: { type: 'string' },
+        result: { type: 'string' },
+        reason: { type: 'string' },
+        reason_code: { type: 'string' },
+        payment_method: { type: 'string' },
+        payment_method_name: { type: 'string' },
+        amount: { type: 'number' },
+        currency: { type: 'string' },
+        created_at: { type: 'string' },
+      },
+    },
+  },
+} as const;
+
+const refundStatusSchema = {
+  type: 'object',
+  properties: {
+    refund_id: { type: 'integer' },
+    deposit_id: { type: 'integer' },
+    merchant_invoice_id: { type: 'string' },
+    status: { type: 'string', enum: ['PENDING', 'COMPLETED', 'REJECTED', 'CANCELLED'] },
+    amount: { type: 'number' },
+    currency: { type: 'string' },
+    local_amount: { type: 'number' },
+    local_currency: { type: 'string' },
+    reason: { type: 'string' },
+    reason_code: { type: 'string' },
+    comments: { type: 'string' },
+    created_at: { type: 'string' },
+    updated_at: { type: 'string' },
+  },
+} as const;
+
+const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
+
+function number(d: Decimal): number {
+  return toJsonNumber(d) ?? Number(toFixed(d, 2));
+}
+
+function cardView(r: RefundRow, methodName: string) {
+  return {
+    refund_id: String(r.id),
+    deposit_id: r.deposit_id,
+    merchant_invoice_id: r.invoice_id,
+    refund_info: {
+      type: r.payment_type ?? 'CREDIT_CARD',
+      result: cardRefundResult(r.status),
+      ...(r.status !== 'COMPLETED' && r.reason ? { reason: r.reason } : r.status === 'PENDING' ? { reason: 'The card network is processing the refund' } : {}),
+      ...(r.reason_code ? { reason_code: r.reason_code } : {}),
+      payment_method: r.payment_method ?? '',
+      payment_method_name: methodName,
+      amount: number(fromDb(r.amount)),
+      currency: r.currency,
+      created_at: formatDateTime(r.created_at),
+    },
+  };
+}
+
+export function refundStatusView(r: RefundRow) {
+  return {
+    refund_id: r.id,
+    deposit_id: r.deposit_id,
+    merchant_invoice_id: r.invoice_id,
+    status: r.status,
+    amount: number(fromDb(r.amount)),
+    currency: r.currency,
+    local_amount: number(fromDb(r.local_amount)),
+    local_currency: r.local_currency,
+    ...(r.reason ? { reason: r.reason } : {}),
+    ...(r.reason_code ? { reason_code: r.reason_code } : {}),
+    ...(r.comments ? { comments: r.comments } : {}),
+    created_at: formatDateTime(r.created_at),
+    updated_at: formatDateTime(r.updated_at),
+  };
+}
+
+export function v3RefundError(err: unknown): never {
+  if (err instanceof RefundError) {
+    if (err.kind === 'not_found') throw v3Errors.notFound('deposit_id or invoice_id does not belong to a deposit');
+    if (err.kind === 'missing_bank_account') throw v3Errors.missingBankAccount();
+    if (err.kind === 'amount') throw v3Errors.invalidAmountToRefund(err.message);
+    throw v3Errors.validation([`deposit_id: ${err.message}`]);
+  }
+  throw err;
+}
+
+export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
+  const auth = v3HeaderAuth(ctx, 'deposits');
+
+  app.post<{ Body: Record<string, any> }>(
+    '/v3/refunds',
+    {
+      preValidation: auth,
+      schema: {
+        tags: ['refunds'],
+        summary: 'Refund a completed deposit, fully or partly',
+        security: [{ v3Signature: [] }],
+        body: refundBodySchema,
+        response: { 200: refundResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const b = request.body ?? {};
+      if (typeof b !== 'object' || Array.isArray(b)) throw v3Errors.invalidBody('Body must be a JSON object');
+      const details: string[] = [];
+      let depositId: number | undefined;
+      if (b.deposit_id !== undefined) {
+        const n = typeof b.deposit_id === 'string' && /^\d{1,10}$/.test(b.deposit_id) ? Number(b.deposit_id) : b.deposit_id;
+        if (!Number.isInteger(n) || n < 1 || n > 2147483647) details.push('deposit_id: must be a deposit id');
+        else depositId = n;
+      }
+      const invoiceId: string | undefined = b.invoice_id;
+      if (depositId === undefined && invoiceId === undefined && !details.length) details.push('deposit_id: deposit_id or invoice_id is required');
+      let amount: Decimal | undefined;
+      if (b.amount !== undefined) {
+        const parsed = parseAmount(b.amount);
+        if (!parsed.ok) details.push(`amount: ${parsed.reason}`);
+        else amount = parsed.value;
+      }
+      if (b.notification_url !== undefined) {
+        const reason = checkCallbackUrl(b.notification_url, ctx.config.env);
+        if (reason) details.push(`notification_url: ${reason}`);
+      }
+      let bankAccount: RefundBankAccount | undefined;
+      if (b.bank_account !== undefined) {
+        const a = b.bank_account;
+        bankAccount = {
+          beneficiary: a.beneficiary,
+          document: a.document,
+          document_type: a.document_type,
+          bank_code: a.bank_code === undefined ? undefined : String(a.bank_code),
+          branch: a.branch === undefined ? undefined : String(a.branch),
+          account_number: a.account_number === undefined ? undefined : String(a.account_number),
+          account_type: a.account_type === undefined ? undefined : normalizeAccountType(a.account_type) ?? undefined,
+        };
+        if (!a.beneficiary) details.push('bank_account.beneficiary: is required');
+        if (!a.account_number) details.push('bank_account.account_number: is required');
+        if (!a.bank_code) details.push('bank_account.bank_code: is required');
+      }
+      // The document is checked against the deposit's country, once the deposit is known.
+      if (bankAccount?.document !== undefined && !details.length) {
+        const { rows } = await ctx.db.query<{ country: string }>(
+          `SELECT country FROM deposits WHERE merchant_id = $1 AND ${depositId !== undefined ? 'id = $2' : 'invoice_id = $2'}`,
+          [request.merchant!.id, depositId ?? invoiceId],
+        );
+        if (rows[0]) {
+          const doc = validateDocument(rows[0].country, bankAccount.document, bankAccount.document_type);
+          if (!doc.ok) details.push(`bank_account.document: ${doc.reason}`);
+        }
+      }
+      if (details.length) throw v3Errors.validation(details);
+      let refund: RefundRow;
+      try {
+        refund = await createRefund(ctx, request.merchant!.id, {
+          source: 'v3',
+          depositId,
+          invoiceId,
+          amount,
+          amountInLocal: false,
+          bankAccount,
+          comments: b.comments,
+          notificationUrl: b.notification_url,
+        });
+      } catch (err) {
+        v3RefundError(err);
+      }
+      if (!refund.card) return { refund_id: refund.id };
+      const { rows } = await ctx.db.query<{ country: string }>('SELECT country FROM deposits WHERE id = $1', [refund.deposit_id]);
+      return cardView(refund, findMethod(rows[0].country, refund.payment_method ?? '')?.name ?? '');
+    },
+  );
+
+  app.get<{ Params: { id: number } }>(
+    '/v3/refunds/:id',
+    {
+      preValidation: auth,
+      schema: {
+        tags: ['refunds'],
+        summary: 'A refund and its status',
+        security: [{ v3Signature: [] }],
+        params: { type: 'object', properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } } },
+        response: { 200: refundStatusSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const r = await getRefund(ctx.db, request.merchant!.id, request.params.id);
+      if (!r) throw v3Errors.notFound('Refund not found');
+      return refundStatusView(r);
+    },
+  );
+
+  for (const action of ['complete', 'reject'] as const) {
+    app.post<{ Params: { id: number } }>(
+      `/v3/sandbox/refunds/:id/${action}`,
+      {
+        preValidation: auth,
+        schema: {
+          tags: ['sandbox'],
+          summary: `Staging only: the bank ${action === 'complete' ? 'completes' : 'rejects'} a pending refund`,
+          security: [{ v3Signature: [] }],
+          params: { type: 'object', properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } } },
+          response: { 200: refundStatusSchema, ...errors },
+        },
+      },
+      async (request) => {
+        if (ctx.config.env !== 'staging') throw v3Errors.notFound('Route not found');
+        try {
+          const r = await transitionRefund(
+            ctx,
+            request.merchant!.id,
+            request.params.id,
+            action === 'complete' ? 'COMPLETED' : 'REJECTED',
+            `sandbox ${action}`,
+            action === 'reject' ? 'The beneficiary bank rejected the refund (sandbox)' : undefined,
+            action === 'reject' ? 'SANDBOX_REJECTED' : undefined,
+          );
+          if (!r) throw v3Errors.notFound('Refund not found');
+          return refundStatusView(r);
+        } catch (err) {
+          if (err instanceof RefundTransitionError) throw new ApiError(400, 201, 'BEAN_VALIDATION_ERROR', err.message, [`status: ${err.message}`]);
+          throw err;
+        }
+      },
+    );
+  }
+}

@@ -1,0 +1,238 @@
+// Refunds of completed deposits, shared by the v3 and streamline faces.
+//
+// createRefund locks the deposit row (FOR UPDATE) and sums its PENDING and COMPLETED refunds in
+// the same transaction, so racing requests can never refund more than the deposit. Card refunds
+// settle at once in staging; other refunds stay PENDING until the bank (or the sandbox) answers,
+// through transitionRefund, which also writes the event, the notification and the ledger entry
+// in the same transaction.
+import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/db.ts';
+import { type Decimal, divideRate, fromDb, isZero, multiplyRate, neg, toDb, toFixed } from '../domain/money.ts';
+import { canTransition, holdsAmount, REFUND_STATUSES, refundAmounts, type RefundStatus } from '../domain/refund-rules.ts';
+
+const HOLDING_STATUSES = REFUND_STATUSES.filter(holdsAmount);
+import { recordEvent } from '../notifications/outbox.ts';
+
+export type RefundFailure = 'not_found' | 'not_completed' | 'amount' | 'missing_bank_account';
+
+export class RefundError extends Error {
+  constructor(
+    readonly kind: RefundFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface RefundBankAccount {
+  beneficiary?: string;
+  document?: string;
+  document_type?: string;
+  bank_code?: string;
+  bank_name?: string;
+  branch?: string;
+  account_number?: string;
+  account_type?: string;
+}
+
+export interface RefundInput {
+  source: 'v3' | 'streamline';
+  depositId?: number;
+  invoiceId?: string;
+  amount?: Decimal;
+  /** The amount is in the deposit's local currency (streamline's default) rather than its own. */
+  amountInLocal: boolean;
+  requestedAmount?: string;
+  requestedCurrency?: string;
+  bankAccount?: RefundBankAccount;
+  comments?: string;
+  notificationUrl?: string;
+}
+
+export interface RefundRow {
+  id: number;
+  merchant_id: number;
+  deposit_id: number;
+  source: 'v3' | 'streamline';
+  status: RefundStatus;
+  amount: string;
+  currency: string;
+  local_amount: string;
+  local_currency: string;
+  requested_amount: string | null;
+  requested_currency: string | null;
+  card: boolean;
+  bank_account: RefundBankAccount | null;
+  comments: string | null;
+  notification_url: string | null;
+  reason: string | null;
+  reason_code: string | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+  // Joined from the deposit.
+  invoice_id: string;
+  payment_method: string | null;
+  payment_type: string | null;
+  deposit_test: boolean;
+}
+
+const SELECT = `SELECT r.*, d.invoice_id, d.payment_method, d.payment_type, d.test AS deposit_test
+  FROM refunds r JOIN deposits d ON d.id = r.deposit_id`;
+
+interface LockedDeposit {
+  id: number;
+  status: string;
+  amount: string;
+  currency: string;
+  local_amount: string;
+  local_currency: string;
+  payment_type: string | null;
+}
+
+/** The merchant's deposit by id and/or invoice (both must agree when both are given), locked. */
+async function lockDeposit(q: Queryable, merchantId: number, depositId?: number, invoiceId?: string): Promise<LockedDeposit | null> {
+  if (depositId === undefined && invoiceId === undefined) return null;
+  const conditions = ['merchant_id = $1'];
+  const params: unknown[] = [merchantId];
+  if (depositId !== undefined) {
+    params.push(depositId);
+    conditions.push(`id = $${params.length}`);
+  }
+  if (invoiceId !== undefined) {
+    params.push(invoiceId);
+    conditions.push(`invoice_id = $${params.length}`);
+  }
+  const { rows } = await q.query<LockedDeposit>(
+    `SELECT id, status, amount, currency, local_amount, local_currency, payment_type FROM deposits WHERE ${conditions.join(' AND ')} FOR UPDATE`,
+    params,
+  );
+  return rows[0] ?? null;
+}
+
+export function isCardPaymentType(paymentType: string | null): boolean {
+  return paymentType === 'CREDIT_CARD' || paymentType === 'DEBIT_CARD';
+}
+
+/** Staging magic value: a card refund whose amount ends in .03 is rejected (insufficient funds). */
+function simulatedCardOutcome(ctx: AppContext, amount: Decimal): { status: RefundStatus; reason?: string; reasonCode?: string } {
+  if (ctx.config.env === 'staging' && toFixed(amount, 2).endsWith('.03')) {
+    return { status: 'REJECTED', reason: 'The card issuer refused the refund: insufficient funds', reasonCode: 'INSUFFICIENT_FUNDS' };
+  }
+  return { status: 'COMPLETED' };
+}
+
+export async function createRefund(ctx: AppContext, merchantId: number, input: RefundInput): Promise<RefundRow> {
+  const id = await ctx.db.tx(async (q) => {
+    const deposit = await lockDeposit(q, merchantId, input.depositId, input.invoiceId);
+    if (!deposit) throw new RefundError('not_found', 'Deposit not found');
+    if (deposit.status !== 'COMPLETED') throw new RefundError('not_completed', `Only completed deposits can be refunded; this one is ${deposit.status}`);
+    const card = isCardPaymentType(deposit.payment_type);
+    if (!card && !input.bankAccount) throw new RefundError('missing_bank_account', 'bank_account is required to refund this deposit');
+    const held = (
+      await q.query<{ amount: string; local_amount: string }>(
+        `SELECT coalesce(sum(amount), 0) AS amount, coalesce(sum(local_amount), 0) AS local_amount
+         FROM refunds WHERE deposit_id = $1 AND status = ANY($2)`,
+        [deposit.id, HOLDING_STATUSES],
+      )
+    ).rows[0];
+    const amounts = refundAmounts(
+      { amount: fromDb(deposit.amount), localAmount: fromDb(deposit.local_amount), heldAmount: fromDb(held.amount), heldLocal: fromDb(held.local_amount) },
+      input.amount,
+      input.amountInLocal,
+    );
+    if (!amounts.ok) throw new RefundError('amount', amounts.reason);
+    const { rows } = await q.query<{ id: number }>(
+      `INSERT INTO refunds (merchant_id, deposit_id, source, status, amount, currency, local_amount, local_currency,
+         requested_amount, requested_currency, card, bank_account, comments, notification_url)
+       VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
+      [
+        merchantId, deposit.id, input.source, toDb(amounts.amount), deposit.currency, toDb(amounts.localAmount), deposit.local_currency,
+        input.requestedAmount ?? null, input.requestedCurrency ?? null, card,
+        input.bankAccount ? JSON.stringify(input.bankAccount) : null, input.comments ?? null, input.notificationUrl ?? null,
+      ],
+    );
+    const refundId = rows[0].id;
+    await q.query(`INSERT INTO refund_status_changes (refund_id, from_status, to_status, cause) VALUES ($1, NULL, 'PENDING', 'created')`, [refundId]);
+    await recordEvent(q, {
+      merchantId,
+      type: 'refund.created',
+      subjectType: 'refund',
+      subjectId: refundId,
+      data: { refund_id: refundId, deposit_id: deposit.id, status: 'PENDING', amount: toFixed(amounts.amount, 2), currency: deposit.currency },
+    });
+    if (card) {
+      const outcome = simulatedCardOutcome(ctx, amounts.amount);
+      // Settled in the same transaction: a card refund answers SUCCESS or REJECTED directly.
+      await applyTransition(q, refundId, outcome.status, 'card network answer', outcome.reason, outcome.reasonCode, false);
+    }
+    return refundId;
+  });
+  return (await getRefund(ctx.db, merchantId, id))!;
+}
+
+export async function getRefund(q: Queryable, merchantId: number | null, refundId: number): Promise<RefundRow | null> {
+  const { rows } = await q.query<RefundRow>(
+    `${SELECT} WHERE r.id = $1${merchantId === null ? '' : ' AND r.merchant_id = $2'}`,
+    merchantId === null ? [refundId] : [refundId, merchantId],
+  );
+  return rows[0] ?? null;
+}
+
+export class RefundTransitionError extends Error {}
+
+/** Moves a PENDING refund to its outcome (bank answer, sandbox, operator). */
+export async function transitionRefund(
+  ctx: AppContext,
+  merchantId: number,
+  refundId: number,
+  to: RefundStatus,
+  cause: string,
+  reason?: string,
+  reasonCode?: string,
+): Promise<RefundRow | null> {
+  const found = await ctx.db.tx(async (q) => {
+    const { rows } = await q.query<{ id: number }>('SELECT id FROM refunds WHERE id = $1 AND merchant_id = $2 FOR UPDATE', [refundId, merchantId]);
+    if (!rows[0]) return false;
+    await applyTransition(q, refundId, to, cause, reason, reasonCode, true);
+    return true;
+  });
+  return found ? getRefund(ctx.db, merchantId, refundId) : null;
+}
+
+async function applyTransition(q: Queryable, refundId: number, to: RefundStatus, cause: string, reason: string | undefined, reasonCode: string | undefined, notify: boolean) {
+  const r = (await q.query<RefundRow & { usd_amount: string; deposit_amount: string }>(
+    `SELECT r.*, d.test AS deposit_test, d.usd_amount, d.amount AS deposit_amount FROM refunds r JOIN deposits d ON d.id = r.deposit_id WHERE r.id = $1`,
+    [refundId],
+  )).rows[0];
+  if (!canTransition(r.status, to)) throw new RefundTransitionError(`A ${r.status} refund cannot become ${to}`);
+  await q.query(
+    `UPDATE refunds SET status = $2, reason = $3, reason_code = $4, updated_at = now(), completed_at = CASE WHEN $2 = 'COMPLETED' THEN now() ELSE completed_at END WHERE id = $1`,
+    [refundId, to, reason ?? null, reasonCode ?? null],
+  );
+  await q.query('INSERT INTO refund_status_changes (refund_id, from_status, to_status, cause) VALUES ($1, $2, $3, $4)', [refundId, r.status, to, cause]);
+  if (to === 'COMPLETED') {
+    await q.query('UPDATE deposits SET refunded_amount = refunded_amount + $2, updated_at = now() WHERE id = $1', [r.deposit_id, r.amount]);
+    if (!r.deposit_test) {
+      // The balance gives back the refund's share of what the deposit credited, in USD.
+      const usd = divideRate(multiplyRate(fromDb(r.amount), fromDb(r.usd_amount), 12), fromDb(r.deposit_amount), 2);
+      if (!isZero(usd)) {
+        await q.query(
+          `INSERT INTO ledger_entries (merchant_id, currency, amount, kind, subject_type, subject_id) VALUES ($1, 'USD', $2, 'refund', 'refund', $3)`,
+          [r.merchant_id, toDb(neg(usd)), refundId],
+        );
+      }
+    }
+  }
+  const notifications = notify && r.notification_url
+    ? [{ kind: 'v3.refund', url: r.notification_url, contentType: 'application/json' as const, body: JSON.stringify({ refund_id: refundId }), signingSet: 'deposits' as const }]
+    : [];
+  await recordEvent(q, {
+    merchantId: r.merchant_id,
+    type: 'refund.status_changed',
+    subjectType: 'refund',
+    subjectId: refundId,
+    data: { refund_id: refundId, deposit_id: r.deposit_id, from: r.status, status: to, cause, ...(reasonCode ? { reason_code: reasonCode } : {}) },
+    notifications,
+  });
+}
