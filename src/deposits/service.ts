@@ -177,7 +177,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
            ON CONFLICT DO NOTHING RETURNING key`,
           [merchant.id, opts.idempotency.key, opts.idempotency.fingerprint],
         );
-        if (claimed.rowCount === 0) {
+        if (claimed.rows.length === 0) {
           // Another request holds or held the key; ON CONFLICT waited for it to commit.
           const { rows } = await q.query<{ fingerprint: string; deposit_id: number | null }>(
             `SELECT fingerprint, deposit_id FROM idempotency_keys WHERE merchant_id = $1 AND scope = 'deposits' AND key = $2`,

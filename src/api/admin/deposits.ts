@@ -177,8 +177,8 @@ export function registerAdminDeposits(app: FastifyInstance, ctx: AppContext): vo
       const monthly = limitAmount(b, 'monthly', details);
       if (details.length > 0) throw v3Errors.validation(details);
       if (merchantId) {
-        const { rowCount } = await ctx.db.query('SELECT 1 FROM merchants WHERE id = $1', [merchantId]);
-        if (rowCount === 0) throw v3Errors.notFound('Merchant not found');
+        const { rows } = await ctx.db.query('SELECT 1 FROM merchants WHERE id = $1', [merchantId]);
+        if (rows.length === 0) throw v3Errors.notFound('Merchant not found');
       }
       const saved = await putLimit(ctx.db, { merchantId, country, paymentMethod: method, perTransaction, daily, monthly });
       return reply.status(200).send(saved);
