@@ -40,7 +40,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
-    ajv: { customOptions: { allErrors: true } },
+    ajv: { customOptions: { allErrors: true, allowUnionTypes: true } },
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
   });

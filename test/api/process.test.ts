@@ -1,0 +1,77 @@
+// The real entry point as an operator runs it: start, JSON logs with request ids and no secrets,
+// configuration errors, graceful shutdown on SIGTERM.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+function start(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m && out.includes('caja ready')) {
+        clearInterval(timer);
+        resolve(m[1]);
+      }
+    }, 50);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`exited ${code}: ${out}`));
+    });
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, ready, exited, output: () => out };
+}
+
+test('serves, logs JSON lines with request ids and never a secret, and stops cleanly on SIGTERM', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'caja-proc-'));
+  const adminToken = randomBytes(18).toString('base64url');
+  const server = start({ DATA_DIR: dataDir, CAJA_ADMIN_TOKEN: adminToken });
+  const base = await server.ready;
+  assert.ok(existsSync(join(dataDir, 'caja.pid')), 'embedded data dir is locked while serving');
+
+  const created = await fetch(`${base}/admin/merchants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'x-request-id': 'create-req-1' },
+    body: JSON.stringify({ name: 'Logged' }),
+  });
+  const c = (await created.json()) as any;
+  const xDate = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const sig = createHmac('sha256', c.deposits.secret_key).update(xDate + c.deposits.login).digest('hex');
+  const me = await fetch(`${base}/v3/me`, { headers: { 'X-Date': xDate, 'X-Login': c.deposits.login, Authorization: `SVC ${sig}` } });
+  assert.equal(me.status, 200);
+
+  // A second process on the same embedded data dir is refused instead of corrupting it.
+  const cli = spawnSync(process.execPath, ['bin/caja.mjs', 'merchant', 'create', '--name', 'X'], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, encoding: 'utf8' });
+  assert.equal(cli.status, 1);
+  assert.match(cli.stderr, /in use by process/);
+
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0);
+  assert.ok(!existsSync(join(dataDir, 'caja.pid')), 'lock released');
+
+  const lines = server.output().trim().split('\n');
+  const records = lines.map((l) => JSON.parse(l));
+  assert.ok(records.some((r) => r.reqId === 'create-req-1' && r.req?.url === '/admin/merchants'), 'request id in the log');
+  assert.ok(records.some((r) => r.msg === 'shutting down'));
+  const all = server.output();
+  for (const secret of [adminToken, c.deposits.trans_key, c.deposits.secret_key, c.cashouts.pass, c.cashouts.secret_key, c.read_only_key, c.panel.password, sig]) {
+    assert.ok(!all.includes(secret), 'a secret reached the log');
+  }
+});
+
+test('a bad configuration value stops the process with a message naming it', () => {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: 'eighty' }, encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /configuration error: PORT must be a whole number/);
+});
