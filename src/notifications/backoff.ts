@@ -52,6 +52,10 @@ export class OriginGate {
     return out;
   }
 
+  inFlightOf(origin: string): number {
+    return this.origins.get(origin)?.inFlight ?? 0;
+  }
+
   start(origin: string): void {
     this.state(origin).inFlight++;
   }

@@ -3,13 +3,6 @@
 // processes can run it against one PostgreSQL at the same time.
 import type { Queryable } from '../db/db.ts';
 
-/** Scheme and authority of a URL, lower case: the unit of per-endpoint back-off and limits. */
-export const ORIGIN_SQL = `lower(substring(n.url from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*'))`;
-
-export function originOf(url: string): string {
-  return (/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(url)?.[0] ?? '').toLowerCase();
-}
-
 export interface ClaimedRow {
   id: number;
   event_id: number;
@@ -46,11 +39,11 @@ export interface ClaimOptions {
 export async function claimDue(q: Queryable, o: ClaimOptions): Promise<ClaimedRow[]> {
   const { rows } = await q.query<ClaimedRow>(
     `WITH cand AS (
-       SELECT n.id, n.lease_until AS prev_lease, ${ORIGIN_SQL} AS origin
+       SELECT n.id, n.lease_until AS prev_lease, n.origin
        FROM notifications n
        WHERE n.status = 'pending' AND n.next_attempt_at <= now()
          AND (n.lease_until IS NULL OR n.lease_until < now())
-         AND NOT (coalesce(${ORIGIN_SQL}, '') = ANY($1::text[]))
+         AND NOT (coalesce(n.origin, '') = ANY($1::text[]))
          AND NOT EXISTS (
            SELECT 1 FROM notifications p
            WHERE p.subject_key = n.subject_key AND p.status = 'pending' AND p.id < n.id)
@@ -263,7 +256,8 @@ export async function eventsAfter(q: Queryable, merchantId: number, after: numbe
   );
   if (rows.length === 0 && after !== null) {
     const known = await q.query('SELECT 1 FROM events WHERE id = $1 AND merchant_id = $2', [after, merchantId]);
-    if (known.rowCount === 0) return null;
+    // rows, not rowCount: PGlite reports a SELECT's rowCount as 0.
+    if (known.rows.length === 0) return null;
   }
   return rows;
 }

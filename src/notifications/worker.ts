@@ -113,9 +113,21 @@ export class NotificationWorker implements Worker {
       .catch((err) => this.report(err, `notification ${row.id}`))
       .finally(() => {
         this.inFlight.delete(p);
-        if (this.eager) this.wake();
+        if (this.eager && this.worthClaiming(row.origin)) this.wake();
       });
     this.inFlight.add(p);
+  }
+
+  /**
+   * Claiming after every single completion would cost one claim query per delivery; waiting
+   * until half the slots (overall, or of the origin that just finished) are free claims in
+   * batches while keeping the pipeline full.
+   */
+  private worthClaiming(origin: string): boolean {
+    const n = this.ctx.config.notifications;
+    const free = n.concurrency - this.inFlight.size;
+    const originFree = n.perOriginConcurrency - this.gate.inFlightOf(origin);
+    return free >= Math.ceil(n.concurrency / 2) || originFree >= Math.ceil(n.perOriginConcurrency / 2);
   }
 
   private async deliver(row: ClaimedRow): Promise<void> {

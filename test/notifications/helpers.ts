@@ -140,7 +140,7 @@ export function verifyCajaSignature(header: string | string[] | undefined, body:
 export const FAST_ENV = {
   CAJA_NOTIFY_RETRY_SECONDS: '0.2,0.4',
   CAJA_NOTIFY_POLL_MS: '20',
-  CAJA_NOTIFY_TIMEOUT_MS: '400',
+  CAJA_NOTIFY_TIMEOUT_MS: '1500',
   CAJA_NOTIFY_MAX_AGE_SECONDS: '3',
   CAJA_NOTIFY_LEASE_SECONDS: '2',
 };

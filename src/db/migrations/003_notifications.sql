@@ -7,6 +7,13 @@ ALTER TABLE notifications ADD COLUMN lease_token text;
 -- A resend restarts the retry window (max age counts from here rather than created_at).
 ALTER TABLE notifications ADD COLUMN resent_at timestamptz;
 ALTER TABLE notifications ADD COLUMN last_status_code integer;
+-- Scheme and authority of the URL, lower case: the unit of per-endpoint back-off and limits.
+-- Generated, so that every writer of the outbox gets it without knowing about it.
+ALTER TABLE notifications ADD COLUMN origin text
+  GENERATED ALWAYS AS (lower(substring(url from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*'))) STORED;
+-- Claims walk due rows in (next_attempt_at, id) order and stop at the batch size.
+DROP INDEX notifications_due_idx;
+CREATE INDEX notifications_due_idx ON notifications (next_attempt_at, id) WHERE status = 'pending';
 
 -- One row per HTTP attempt, kept for merchants and operators to inspect.
 CREATE TABLE notification_attempts (
