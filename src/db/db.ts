@@ -9,8 +9,14 @@ export interface QueryResult<T> {
   rowCount: number;
 }
 
+export interface QueryOptions {
+  /** Hot statements (deposit creation): a name makes PostgreSQL keep the parsed, planned
+   * statement per connection instead of planning it on every call. Ignored by PGlite. */
+  name?: string;
+}
+
 export interface Queryable {
-  query<T = Record<string, any>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+  query<T = Record<string, any>>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<QueryResult<T>>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }
@@ -59,8 +65,8 @@ export function openPostgres(url: string, poolSize = 20): Db {
   pool.on('error', () => {});
   return {
     kind: 'pg',
-    async query<T>(sql: string, params?: unknown[]) {
-      const r = await pool.query(sql, params as any[]);
+    async query<T>(sql: string, params?: unknown[], opts?: QueryOptions) {
+      const r = opts?.name ? await pool.query({ name: opts.name, text: sql, values: params as any[] }) : await pool.query(sql, params as any[]);
       return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
     },
     async exec(sql: string) {
@@ -72,8 +78,8 @@ export function openPostgres(url: string, poolSize = 20): Db {
         try {
           await client.query('BEGIN');
           const q: Queryable = {
-            async query<R>(sql: string, params?: unknown[]) {
-              const r = await client.query(sql, params as any[]);
+            async query<R>(sql: string, params?: unknown[], opts?: QueryOptions) {
+              const r = opts?.name ? await client.query({ name: opts.name, text: sql, values: params as any[] }) : await client.query(sql, params as any[]);
               return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
             },
             async exec(sql: string) {

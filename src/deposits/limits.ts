@@ -5,7 +5,7 @@ import type { Queryable } from '../db/db.ts';
 import { type Decimal, fromDb, toPlainString } from '../domain/money.ts';
 import { exceededLimit, type LimitKind, type LimitRule, limitWindows, needsUsage, pickRule } from '../domain/limits.ts';
 
-interface LimitRow {
+export interface LimitRow {
   merchant_id: number;
   country: string;
   payment_method: string;
@@ -84,20 +84,31 @@ export interface LimitCheck {
   now: Date;
 }
 
-/**
- * The limit kind a new deposit would exceed, or null. Must run inside the creating transaction:
- * the customer lock it takes is held until that transaction ends, so the usage it reads cannot
- * change before the new deposit is written.
- */
-export async function checkCustomerLimits(q: Queryable, c: LimitCheck): Promise<LimitKind | null> {
+/** The rules that may apply to a merchant's deposits in a country (any method). */
+export async function loadLimitRules(q: Queryable, merchantId: number, country: string): Promise<LimitRule[]> {
   const { rows } = await q.query<LimitRow>(
     `SELECT merchant_id, country, payment_method, per_transaction, daily, monthly FROM customer_limits
-     WHERE merchant_id IN (0, $1) AND country IN ('*', $2) AND payment_method IN ('*', $3)`,
-    [c.merchantId, c.country, c.paymentMethod ?? '*'],
+     WHERE merchant_id IN (0, $1) AND country IN ('*', $2)`,
+    [merchantId, country],
   );
-  if (rows.length === 0) return null;
-  const rule = pickRule(rows.map(toRule), c.merchantId, c.country, c.paymentMethod);
-  if (!rule) return null;
+  return rows.map(toRule);
+}
+
+/** Rule rows as the combined pre-query of the service returns them (numerics as text). */
+export function rulesFromRows(rows: LimitRow[]): LimitRule[] {
+  return rows.map(toRule);
+}
+
+export function applicableRule(rules: readonly LimitRule[], c: Pick<LimitCheck, 'merchantId' | 'country' | 'paymentMethod'>): LimitRule | null {
+  return pickRule(rules, c.merchantId, c.country, c.paymentMethod);
+}
+
+/**
+ * The limit kind a new deposit would exceed under `rule`, or null. Must run inside the creating
+ * transaction: the customer lock it takes is held until that transaction ends, so the usage it
+ * reads cannot change before the new deposit is written.
+ */
+export async function checkCustomerLimits(q: Queryable, rule: LimitRule, c: LimitCheck): Promise<LimitKind | null> {
   const zero = { units: 0n, scale: 2 };
   if (!needsUsage(rule)) return exceededLimit(rule, c.amountUsd, { day: zero, month: zero });
 

@@ -34,8 +34,9 @@ import { buildPaymentInfo } from '../domain/payment-info.ts';
 import { ApiError, v3Errors } from '../http/errors.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
+import type { LimitRule } from '../domain/limits.ts';
 import { toJson } from './json.ts';
-import { checkCustomerLimits } from './limits.ts';
+import { applicableRule, checkCustomerLimits, type LimitRow, loadLimitRules, rulesFromRows } from './limits.ts';
 import { depositNotifications } from './notifications.ts';
 import { type DepositRow, findDeposit } from './store.ts';
 
@@ -50,26 +51,77 @@ export const depositErrors = {
   notFound: () => v3Errors.notFound('Deposit not found'),
 };
 
-/** Operator rows first; staging falls back to the shipped sample rates (as lookups/exchange-rates). */
-async function loadRates(q: Queryable, ctx: AppContext, currencies: string[]): Promise<Map<string, Decimal>> {
-  const out = new Map<string, Decimal>([['USD', dec('1')]]);
-  const wanted = [...new Set(currencies.filter((c) => /^[A-Z]{3}$/.test(c) && c !== 'USD'))];
-  if (wanted.length === 0) return out;
-  const { rows } = await q.query<{ currency: string; usd_rate: string }>('SELECT currency, usd_rate FROM exchange_rates WHERE currency = ANY($1)', [wanted]);
-  for (const r of rows) out.set(r.currency, fromDb(r.usd_rate));
-  if (ctx.config.env === 'staging') {
-    for (const c of wanted) if (!out.has(c) && SAMPLE_USD_RATES[c]) out.set(c, dec(SAMPLE_USD_RATES[c]!));
-  }
-  return out;
+interface PreloadRow {
+  rates: [string, string][] | null;
+  limits: LimitRow[] | null;
 }
 
-/** Validates a v3-shaped body, loading the two exchange rates it may need first. */
-export async function prepareDepositRequest(ctx: AppContext, body: unknown, opts: { invoiceMaxLength?: number } = {}): Promise<ValidationResult> {
+/**
+ * One round trip for what validation and the limit check read: the exchange rates of the two
+ * currencies involved (operator rows first; staging falls back to the shipped sample rates, as
+ * lookups/exchange-rates does) and the customer-limit rules of the merchant and country.
+ */
+async function preload(q: Queryable, ctx: AppContext, currencies: string[], merchantId: number | null, country: string) {
+  const rates = new Map<string, Decimal>([['USD', dec('1')]]);
+  const wanted = [...new Set(currencies.filter((c) => /^[A-Z]{3}$/.test(c) && c !== 'USD'))];
+  const { rows } = await q.query<PreloadRow>(
+    `SELECT (SELECT json_agg(json_build_array(currency, usd_rate::text)) FROM exchange_rates WHERE currency = ANY($1)) AS rates,
+            (SELECT json_agg(l) FROM (
+               SELECT merchant_id, country, payment_method, per_transaction::text, daily::text, monthly::text
+               FROM customer_limits WHERE $2::integer IS NOT NULL AND merchant_id IN (0, $2) AND country IN ('*', $3)) l) AS limits`,
+    [wanted, merchantId, country],
+    { name: 'caja_deposit_preload' },
+  );
+  for (const [currency, rate] of rows[0]?.rates ?? []) rates.set(currency, fromDb(rate));
+  if (ctx.config.env === 'staging') {
+    for (const c of wanted) if (!rates.has(c) && SAMPLE_USD_RATES[c]) rates.set(c, dec(SAMPLE_USD_RATES[c]!));
+  }
+  return { rates, rules: merchantId === null ? null : rulesFromRows(rows[0]?.limits ?? []) };
+}
+
+/** Limit rules read together with the rates, handed from prepareDepositRequest to createDeposit. */
+const preloadedRules = new WeakMap<DepositRequest, { merchantId: number; rules: LimitRule[] }>();
+
+/**
+ * Validates a v3-shaped body, loading the exchange rates it may need first. With merchantId, the
+ * merchant's customer-limit rules are read in the same round trip and reused by createDeposit.
+ */
+export async function prepareDepositRequest(
+  ctx: AppContext,
+  body: unknown,
+  opts: { invoiceMaxLength?: number; merchantId?: number } = {},
+): Promise<ValidationResult> {
   const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const currency = typeof b.currency === 'string' ? b.currency.trim().toUpperCase() : 'USD';
   const country = typeof b.country === 'string' ? getCountry(b.country.trim()) : undefined;
-  const rates = await loadRates(ctx.db, ctx, [currency, country?.currency ?? '']);
-  return validateDepositRequest(body, { env: ctx.config.env, rateOf: (c) => rates.get(c) ?? null, invoiceMaxLength: opts.invoiceMaxLength });
+  const pre = await preload(ctx.db, ctx, [currency, country?.currency ?? ''], opts.merchantId ?? null, country?.code ?? '');
+  const result = validateDepositRequest(body, { env: ctx.config.env, rateOf: (c) => pre.rates.get(c) ?? null, invoiceMaxLength: opts.invoiceMaxLength });
+  if (result.ok && pre.rules && opts.merchantId !== undefined) preloadedRules.set(result.value, { merchantId: opts.merchantId, rules: pre.rules });
+  return result;
+}
+
+/**
+ * Deposit ids for ONE_SHOT payment info, taken from the sequence in blocks so that most
+ * creations need no extra round trip. Ids stay unique; a process that stops leaves a gap.
+ */
+const ID_BLOCK = 32;
+const idBlocks = new WeakMap<object, { ids: number[]; refill: Promise<void> | null }>();
+
+async function nextDepositId(ctx: AppContext): Promise<number> {
+  let state = idBlocks.get(ctx.db);
+  if (!state) idBlocks.set(ctx.db, (state = { ids: [], refill: null }));
+  while (state.ids.length === 0) {
+    state.refill ??= ctx.db
+      .query<{ id: number }>(`SELECT nextval(pg_get_serial_sequence('deposits', 'id'))::integer AS id FROM generate_series(1, ${ID_BLOCK})`)
+      .then(({ rows }) => {
+        state!.ids.push(...rows.map((r) => r.id));
+      })
+      .finally(() => {
+        state!.refill = null;
+      });
+    await state.refill;
+  }
+  return state.ids.shift()!;
 }
 
 export interface CreateOptions {
@@ -109,8 +161,10 @@ const COLUMNS = [
   'bank_account', 'crypto', 'extra', 'payment_info', 'sandbox_outcome', 'sandbox_due_at', 'expires_at', 'created_at', 'updated_at',
 ] as const;
 
-// One statement writes the deposit, its first history row and the idempotency key's deposit id:
-// fewer round trips while the transaction holds its locks.
+// One statement writes the deposit, its first history row, its creation event and the
+// idempotency key's deposit id: on its own it is atomic, so a creation that needs neither a key
+// nor a limit check is a single round trip; inside a transaction it keeps the locks short.
+const N = COLUMNS.length;
 const INSERT_SQL = `
 WITH d AS (
   INSERT INTO deposits (${COLUMNS.join(', ')})
@@ -119,10 +173,16 @@ WITH d AS (
   RETURNING *
 ), h AS (
   INSERT INTO deposit_status_changes (deposit_id, from_status, to_status, cause, actor, created_at)
-  SELECT id, NULL, 'PENDING', 'created', $${COLUMNS.length + 1}, created_at FROM d
+  SELECT id, NULL, 'PENDING', 'created', $${N + 1}, created_at FROM d
+), e AS (
+  -- The creation event (as recordEvent writes it; creation notifies nobody).
+  INSERT INTO events (merchant_id, type, subject_type, subject_id, data)
+  SELECT merchant_id, 'deposit.created', 'deposit', id, json_build_object(
+    'deposit_id', id, 'invoice_id', invoice_id, 'status', status, 'source', source, 'checkout_type', checkout_type, 'at', $${N + 3}::text)
+  FROM d
 ), k AS (
   UPDATE idempotency_keys SET deposit_id = (SELECT id FROM d)
-  WHERE $${COLUMNS.length + 2}::text IS NOT NULL AND merchant_id = $2 AND scope = 'deposits' AND key = $${COLUMNS.length + 2}
+  WHERE $${N + 2}::text IS NOT NULL AND merchant_id = $2 AND scope = 'deposits' AND key = $${N + 2}
 )
 SELECT * FROM d`;
 
@@ -139,12 +199,12 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   const invoiceId = input.invoiceId ?? randomUUID();
   const outcome = ctx.config.env === 'staging' ? sandboxOutcome(input.payer.email, input.amount) : null;
 
-  // ONE_SHOT payment info is built before the transaction (the QR image costs a few ms of CPU),
-  // so its id is taken from the sequence up front.
+  // ONE_SHOT payment info is built before any transaction (the QR image costs a few ms of
+  // CPU), so its id is taken from the sequence up front.
   let id: number | null = null;
   let paymentInfo: string | null = null;
   if (input.checkoutType === 'ONE_SHOT' && method) {
-    id = (await ctx.db.query<{ id: number }>(`SELECT nextval(pg_get_serial_sequence('deposits', 'id'))::integer AS id`)).rows[0]!.id;
+    id = await nextDepositId(ctx);
     paymentInfo = toJson(await buildPaymentInfo({
       depositId: id, token, method, amount: local.payerAmount, createdAt: now, expiresAt,
       payerDocument: input.payer.document, payerDocumentType: input.payer.document_type, publicBaseUrl: ctx.config.publicBaseUrl,
@@ -166,8 +226,22 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
     input.reportedInfo ? JSON.stringify(input.reportedInfo) : null, input.bankAccount ? JSON.stringify(input.bankAccount) : null,
     input.crypto ? JSON.stringify(input.crypto) : null, JSON.stringify(opts.extra ?? {}), paymentInfo,
     outcome, outcome ? new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000) : null, expiresAt, now, now,
-    opts.actor ?? 'merchant', opts.idempotency?.key ?? null,
+    opts.actor ?? 'merchant', opts.idempotency?.key ?? null, now.toISOString(),
   ];
+  const limitCheck = {
+    merchantId: merchant.id, country: input.country, paymentMethod: method?.code ?? null, userId,
+    document: input.payer.document, amountUsd: input.usdAmount, now,
+  };
+  const pre = preloadedRules.get(input);
+  const rules = pre && pre.merchantId === merchant.id ? pre.rules : await loadLimitRules(ctx.db, merchant.id, input.country);
+  const rule = applicableRule(rules, limitCheck);
+
+  const insert = async (q: Queryable) => {
+    const { rows } = await q.query<DepositRow>(INSERT_SQL, values, { name: 'caja_deposit_insert' });
+    if (!rows[0]) throw depositErrors.invoiceUsed();
+    return rows[0];
+  };
+  if (!opts.idempotency && !rule) return { deposit: await insert(ctx.db), replayed: false };
 
   try {
     const deposit = await ctx.db.tx(async (q) => {
@@ -188,19 +262,11 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
           throw new Replay(prior.deposit_id);
         }
       }
-      const exceeded = await checkCustomerLimits(q, {
-        merchantId: merchant.id, country: input.country, paymentMethod: method?.code ?? null, userId,
-        document: input.payer.document, amountUsd: input.usdAmount, now,
-      });
-      if (exceeded) throw v3Errors.userLimitExceeded(exceeded);
-      const { rows } = await q.query<DepositRow>(INSERT_SQL, values);
-      const d = rows[0];
-      if (!d) throw depositErrors.invoiceUsed();
-      await recordEvent(q, {
-        merchantId: merchant.id, type: 'deposit.created', subjectType: 'deposit', subjectId: d.id,
-        data: { deposit_id: d.id, invoice_id: d.invoice_id, status: d.status, source: d.source, checkout_type: d.checkout_type, at: now.toISOString() },
-      });
-      return d;
+      if (rule) {
+        const exceeded = await checkCustomerLimits(q, rule, limitCheck);
+        if (exceeded) throw v3Errors.userLimitExceeded(exceeded);
+      }
+      return insert(q);
     });
     return { deposit, replayed: false };
   } catch (err) {

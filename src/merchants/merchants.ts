@@ -147,6 +147,8 @@ async function findByLogin(q: Queryable, set: CredentialSet, login: string) {
     `SELECT c.login, c.secret_hash, c.secret_enc, m.* FROM credentials c JOIN merchants m ON m.id = c.merchant_id
      WHERE c.set_name = $1 AND c.login = $2`,
     [set, login],
+    // Runs on every signed request: a named statement keeps its plan per connection.
+    { name: 'caja_credentials_by_login' },
   );
   if (!rows[0]) return null;
   const { login: l, secret_hash, secret_enc, ...merchant } = rows[0];

@@ -115,7 +115,7 @@ for (const backend of backends()) {
       await runLater(61 * 60_000);
       assert.equal(await status(id), 'CANCELLED');
       const ev = await events(id);
-      assert.equal(ev.at(-1).data.cause, 'expiry');
+      assert.equal(ev.at(-1)!.data.cause, 'expiry');
       assert.equal((await outbox(id)).length, 1);
       // The customer paid after all: only the operator moves a final deposit.
       assert.equal((await v3.post(`/v3/sandbox/deposits/${id}/approve`, '')).status, 409);
@@ -133,7 +133,7 @@ for (const backend of backends()) {
     test('sandbox expire and cancel; unknown or foreign ids are 208', async () => {
       const a = await create({});
       assert.equal((await v3.post(`/v3/sandbox/deposits/${a}/expire`, '')).body.status, 'CANCELLED');
-      assert.equal((await events(a)).at(-1).data.cause, 'expiry');
+      assert.equal((await events(a)).at(-1)!.data.cause, 'expiry');
       const other = V3Client.deposits(s.url, await createMerchant(s.url, 'Intruder'));
       const b = await create({});
       assert.equal((await other.post(`/v3/sandbox/deposits/${b}/cancel`, '')).body.code, 208);

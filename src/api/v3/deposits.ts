@@ -174,7 +174,7 @@ export function registerV3Deposits(app: FastifyInstance, ctx: AppContext): void 
       if (body === undefined) throw v3Errors.invalidBody('Request body is empty');
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw v3Errors.invalidBody('Request body must be a JSON object');
       const key = idempotencyKey(request.headers);
-      const validated = await prepareDepositRequest(ctx, body);
+      const validated = await prepareDepositRequest(ctx, body, { merchantId: request.merchant!.id });
       if (!validated.ok) throw v3Errors.validation(validated.details);
       const result = await createDeposit(ctx, request.merchant!, validated.value, {
         source: 'v3',
