@@ -1,7 +1,9 @@
 // The deposit service, shared by every face (v3 JSON, streamline form, admin, sandbox, workers).
 //
 //   prepareDepositRequest(ctx, body, opts?)   validate a v3-shaped body (loads the exchange rates
-//                                             it needs); streamline maps its form fields onto it
+//                                             it needs); streamline maps its form fields onto it.
+//        opts.merchantId        also reads the merchant's limit rules in the same round trip
+//        opts.invoiceMaxLength  125 for streamline's x_invoice (v3: 128)
 //   createDeposit(ctx, merchant, input, opts) store a validated request as a PENDING deposit
 //        opts.source        'v3' | 'streamline': picks the notification format of later changes
 //        opts.idempotency   {key, fingerprint}: same key + same fingerprint replays the first
@@ -16,9 +18,10 @@
 //                                             notification in the same transaction.
 //   transitionDepositIn(q, ctx, ...)          the same inside a caller's transaction (workers).
 //
-// Creation is one short transaction: claim the idempotency key, check customer limits under a
-// per-customer lock, insert the deposit with its first history row, record the event. Anything
-// that fails rolls all of it back, so no half deposit exists.
+// Creation writes the deposit, its first history row and its creation event in one statement
+// (atomic by itself). With an idempotency key or an applicable customer limit it runs in a short
+// transaction: claim the key, check the limits under a per-customer lock, then that statement.
+// Anything that fails rolls all of it back, so no half deposit exists.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
