@@ -9,7 +9,7 @@ import type { Worker } from '../workers.ts';
 import { policyFor, RefusedTarget, resolveTarget, type Resolver } from './address-guard.ts';
 import { OriginGate, retryDelaySeconds } from './backoff.ts';
 import { postNotification, type PostResult } from './http-post.ts';
-import { claimDue, type ClaimedRow, finishAttempt, recordLostAttempt } from './store.ts';
+import { type AttemptOutcome, claimDue, type ClaimedRow, finishAttempts, recordLostAttempt } from './store.ts';
 
 export const USER_AGENT = 'caja-notifications/1';
 
@@ -33,6 +33,9 @@ export class NotificationWorker implements Worker {
   private sleeper: (() => void) | null = null;
   private woken = false;
   private readonly loop: Promise<void>;
+  /** Outcomes waiting to be written together (see recordOutcome). */
+  private outcomes: { outcome: AttemptOutcome; done: (err?: unknown) => void }[] = [];
+  private flushing: Promise<void> | null = null;
 
   constructor(
     private readonly ctx: AppContext,
@@ -163,7 +166,7 @@ export class NotificationWorker implements Worker {
     }
     const endpointAnswered = code !== null && code < 500 && code !== 429;
     this.gate.finish(row.origin, ok || endpointAnswered);
-    await finishAttempt(db, {
+    await this.recordOutcome({
       id: row.id,
       token: this.token,
       attemptNo: row.attempt_count,
@@ -178,6 +181,33 @@ export class NotificationWorker implements Worker {
       retryInSeconds: retryDelaySeconds(row.attempt_count, n.retryScheduleSeconds),
       maxAgeSeconds: n.maxAgeSeconds,
     });
+  }
+
+  /**
+   * Queues an outcome; one write at a time takes everything queued, so under load outcomes are
+   * committed in batches (one commit for many deliveries) and when idle each goes at once.
+   * Resolves once written; a process dying before that leaves the lease to run out, and the
+   * notification is sent again (at least once).
+   */
+  private recordOutcome(outcome: AttemptOutcome): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.outcomes.push({ outcome, done: (err) => (err ? reject(err) : resolve()) });
+      if (!this.flushing) this.flushing = this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.outcomes.length > 0) {
+      const batch = this.outcomes;
+      this.outcomes = [];
+      try {
+        await finishAttempts(this.ctx.db, batch.map((b) => b.outcome));
+        for (const b of batch) b.done();
+      } catch (err) {
+        for (const b of batch) b.done(err);
+      }
+    }
+    this.flushing = null;
   }
 
   /** Stops claiming and waits for deliveries under way (each bounded by the timeout). */
