@@ -30,13 +30,13 @@ import { getCountry } from '../domain/countries.ts';
 import { type DepositRequest, validateDepositRequest, type ValidationResult } from '../domain/deposit-request.ts';
 import { sandboxOutcome } from '../domain/deposit-sandbox.ts';
 import { checkTransition, type DepositStatus, type TransitionCause } from '../domain/deposit-states.ts';
-import { SAMPLE_USD_RATES } from '../domain/exchange-rates.ts';
 import { computeCharges } from '../domain/fees.ts';
-import { dec, type Decimal, fromDb, toDb } from '../domain/money.ts';
+import { toDb } from '../domain/money.ts';
 import { buildPaymentInfo } from '../domain/payment-info.ts';
 import { ApiError, v3Errors } from '../http/errors.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
+import { resolveUsdRates } from '../lookups/exchange-rates.ts';
 import type { LimitRule } from '../domain/limits.ts';
 import { toJson } from './json.ts';
 import { applicableRule, checkCustomerLimits, type LimitRow, loadLimitRules, rulesFromRows } from './limits.ts';
@@ -65,7 +65,6 @@ interface PreloadRow {
  * lookups/exchange-rates does) and the customer-limit rules of the merchant and country.
  */
 async function preload(q: Queryable, ctx: AppContext, currencies: string[], merchantId: number | null, country: string) {
-  const rates = new Map<string, Decimal>([['USD', dec('1')]]);
   const wanted = [...new Set(currencies.filter((c) => /^[A-Z]{3}$/.test(c) && c !== 'USD'))];
   const { rows } = await q.query<PreloadRow>(
     `SELECT (SELECT json_agg(json_build_array(currency, usd_rate::text)) FROM exchange_rates WHERE currency = ANY($1)) AS rates,
@@ -75,10 +74,7 @@ async function preload(q: Queryable, ctx: AppContext, currencies: string[], merc
     [wanted, merchantId, country],
     { name: 'caja_deposit_preload' },
   );
-  for (const [currency, rate] of rows[0]?.rates ?? []) rates.set(currency, fromDb(rate));
-  if (ctx.config.env === 'staging') {
-    for (const c of wanted) if (!rates.has(c) && SAMPLE_USD_RATES[c]) rates.set(c, dec(SAMPLE_USD_RATES[c]!));
-  }
+  const rates = resolveUsdRates(ctx.config.env, wanted, rows[0]?.rates ?? []);
   return { rates, rules: merchantId === null ? null : rulesFromRows(rows[0]?.limits ?? []) };
 }
 

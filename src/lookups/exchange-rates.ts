@@ -4,13 +4,23 @@ import type { Queryable } from '../db/db.ts';
 import { SAMPLE_USD_RATES } from '../domain/exchange-rates.ts';
 import { dec, type Decimal, divideRate, fromDb, multiplyRate, toPlainString } from '../domain/money.ts';
 
+/**
+ * The one rule for which rate applies: USD is 1, an operator row wins, and staging falls back to
+ * the shipped sample. `operatorRows` are the exchange_rates rows read for `wanted`.
+ */
+export function resolveUsdRates(env: Environment, wanted: string[], operatorRows: [string, string][]): Map<string, Decimal> {
+  const rates = new Map<string, Decimal>([['USD', dec('1')]]);
+  for (const [currency, rate] of operatorRows) rates.set(currency, fromDb(rate));
+  if (env === 'staging') {
+    for (const c of wanted) if (!rates.has(c) && SAMPLE_USD_RATES[c]) rates.set(c, dec(SAMPLE_USD_RATES[c]!));
+  }
+  return rates;
+}
+
 /** Units of `currency` per 1 USD, or null when no rate is known. */
 export async function usdRate(q: Queryable, env: Environment, currency: string): Promise<Decimal | null> {
-  if (currency === 'USD') return dec('1');
   const { rows } = await q.query<{ usd_rate: string }>('SELECT usd_rate FROM exchange_rates WHERE currency = $1', [currency]);
-  if (rows[0]) return fromDb(rows[0].usd_rate);
-  const sample = env === 'staging' ? SAMPLE_USD_RATES[currency] : undefined;
-  return sample ? dec(sample) : null;
+  return resolveUsdRates(env, [currency], rows.map((r) => [currency, r.usd_rate])).get(currency) ?? null;
 }
 
 /** All known rates (operator rows over samples). */
