@@ -42,14 +42,8 @@ export async function listLimits(q: Queryable) {
   return rows.map(limitView);
 }
 
-export interface LimitInput {
-  merchantId: number;
-  country: string;
-  paymentMethod: string;
-  perTransaction: Decimal | null;
-  daily: Decimal | null;
-  monthly: Decimal | null;
-}
+/** A rule to store: the same shape as the rule the check applies. */
+export type LimitInput = LimitRule;
 
 /** Sets a rule; a rule with no ceiling at all is removed. */
 export async function putLimit(q: Queryable, l: LimitInput) {
