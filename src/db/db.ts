@@ -112,7 +112,7 @@ export async function openPglite(dataDir?: string): Promise<Db> {
     kind: 'pglite',
     async query<T>(sql: string, params?: unknown[]) {
       const r = await lite.query<T>(sql, params as any[]);
-      return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+      return { rows: r.rows, rowCount: r.affectedRows || r.rows.length };
     },
     async exec(sql: string) {
       await lite.exec(sql);
@@ -124,7 +124,7 @@ export async function openPglite(dataDir?: string): Promise<Db> {
         const q: Queryable = {
           async query<R>(sql: string, params?: unknown[]) {
             const r = await t.query<R>(sql, params as any[]);
-            return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+            return { rows: r.rows, rowCount: r.affectedRows || r.rows.length };
           },
           async exec(sql: string) {
             await t.exec(sql);

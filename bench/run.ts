@@ -1,0 +1,18 @@
+// `npm run bench`: every benchmark in one run. Each reports its figures with a baseline measured
+// in the same run (the machine is shared and noisy, so only ratios compare across runs).
+// `npm run bench -- deposits` runs one.
+const suites: Record<string, () => Promise<Record<string, unknown>>> = {
+  deposits: async () => (await import('./deposits.ts')).benchDeposits(),
+  notifications: async () => (await import('./notifications.ts')).benchNotifications(),
+};
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const results: Record<string, unknown> = {};
+for (const [name, run] of Object.entries(suites)) {
+  if (wanted.length && !wanted.includes(name)) continue;
+  console.log(`\n=== ${name} ===`);
+  results[name] = await run();
+}
+console.log('\n=== summary (JSON) ===');
+console.log(JSON.stringify(results, null, 2));
+process.exit(0);
