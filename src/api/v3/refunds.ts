@@ -23,7 +23,8 @@ const bankAccountSchema = {
     bank_code: { type: ['string', 'integer'], maxLength: 10 },
     branch: { type: ['string', 'integer'], maxLength: 45 },
     account_number: { type: ['string', 'integer'], maxLength: 45 },
-    account_type: { type: 'string', enum: ['SAVING', 'CHECKING', 'VISTA', 'MASTER', 'SAVING_SET', 'CHECKING_SET', 'DEFAULT', 'C', 'S', 'V', 'O', 'P'] },
+    // Checked by the handler so that it is reported with every other failing field.
+    account_type: { type: 'string', description: 'SAVING, CHECKING, VISTA, MASTER, SAVING_SET, CHECKING_SET, DEFAULT (or C, S, V, O, P)' },
   },
 } as const;
 
@@ -183,6 +184,9 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
           account_number: a.account_number === undefined ? undefined : String(a.account_number),
           account_type: a.account_type === undefined ? undefined : normalizeAccountType(a.account_type) ?? undefined,
         };
+        if (a.account_type !== undefined && !normalizeAccountType(String(a.account_type))) {
+          details.push('bank_account.account_type: must be one of SAVING, CHECKING, VISTA, MASTER, SAVING_SET, CHECKING_SET, DEFAULT');
+        }
         if (!a.beneficiary) details.push('bank_account.beneficiary: is required');
         if (!a.account_number) details.push('bank_account.account_number: is required');
         if (!a.bank_code) details.push('bank_account.bank_code: is required');
