@@ -1,7 +1,7 @@
 // Builds the HTTP server: shared parsers, operations endpoints, and one encapsulated scope per
 // API face, each rendering errors in its own format.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.ts';
 import { registerBodyParsers } from './http/body-parsers.ts';
 import { registerMetrics } from './ops/metrics.ts';
@@ -29,12 +29,7 @@ import { registerReturnRedirect, registerStreamlineDeposits } from './api/stream
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: {
-      level: ctx.config.logLevel,
-      // Credentials travel in headers and bodies; neither is logged, and these are redacted
-      // should a future log line include them.
-      redact: ['req.headers.authorization', 'req.headers["payload-signature"]', 'req.body', 'res.body'],
-    },
+    loggerInstance: ctx.log as unknown as FastifyBaseLogger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();

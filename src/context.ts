@@ -1,6 +1,7 @@
 // What request handlers and workers share: configuration, the store and the secret box.
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
+import type { Logger } from 'pino';
 import type { SecretBox } from './merchants/secrets.ts';
 
 export interface AppContext {
@@ -9,4 +10,6 @@ export interface AppContext {
   box: SecretBox;
   /** Current time; tests may replace it. */
   now: () => Date;
+  /** The process's JSON logger, shared by the HTTP server (request logs) and the workers. */
+  log: Logger;
 }

@@ -1,4 +1,5 @@
 // Opens everything a process needs from a Config: the store (migrated), the secret box, the app.
+import { pino } from 'pino';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDb } from './db/db.ts';
@@ -8,5 +9,8 @@ import { secretBox } from './merchants/secrets.ts';
 export async function openContext(config: Config, opts: { memory?: boolean } = {}): Promise<AppContext> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, memory: opts.memory });
   await migrate(db);
-  return { config, db, box: secretBox(config.masterKey), now: () => new Date() };
+  // Credentials travel in headers and bodies; neither is logged, and these paths are redacted
+  // should a future log line include them.
+  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["payload-signature"]', 'req.body', 'res.body'] });
+  return { config, db, box: secretBox(config.masterKey), now: () => new Date(), log };
 }

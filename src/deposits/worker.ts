@@ -67,7 +67,7 @@ export function depositWorker(ctx: AppContext): Worker {
   const tick = () => {
     if (stopped || running) return;
     running = runDepositJobs(ctx)
-      .catch((err) => console.error('deposit worker:', (err as Error).message))
+      .catch((err) => ctx.log.error({ err }, 'deposit worker pass failed'))
       .finally(() => {
         running = null;
       });

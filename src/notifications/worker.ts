@@ -16,7 +16,7 @@ export const USER_AGENT = 'caja-notifications/1';
 export interface NotificationWorkerOptions {
   /** For tests: answers DNS look-ups instead of the system resolver. */
   resolver?: Resolver;
-  /** Errors the loop survives (database unavailable, ...); default: console.error. */
+  /** Errors the loop survives (database unavailable, ...); default: the process log. */
   onError?: (err: unknown, where: string) => void;
 }
 
@@ -53,7 +53,7 @@ export class NotificationWorker implements Worker {
 
   private report(err: unknown, where: string): void {
     if (this.opts.onError) this.opts.onError(err, where);
-    else console.error(`caja notifications: ${where}:`, err instanceof Error ? err.message : err);
+    else this.ctx.log.error({ err }, `notification worker: ${where}`);
   }
 
   /** Sleeps up to ms, or less when a delivery finishes and more work may be waiting. */
