@@ -22,6 +22,7 @@ import { registerLookups } from './api/v3/lookups.ts';
 import { registerV3Refunds } from './api/v3/refunds.ts';
 import { registerAdminExchangeRates } from './api/admin/exchange-rates.ts';
 import { registerLogos } from './web/logos.ts';
+import { registerCustomerPages } from './web/pages.ts';
 import { useStreamlineFace } from './api/streamline/face.ts';
 import { registerStreamlineLookups } from './api/streamline/lookups.ts';
 import { registerStreamlineRefunds } from './api/streamline/refunds.ts';
@@ -47,6 +48,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await registerDocs(app, ctx.config.publicBaseUrl);
   registerHealth(app, ctx);
   registerLogos(app);
+  registerCustomerPages(app, ctx);
   registerReturnRedirect(app, ctx);
 
   useV3Errors(app);

@@ -3,7 +3,7 @@
 // replay answers byte for byte what the first request got.
 import { findMethod } from '../domain/catalog.ts';
 import { fromDb } from '../domain/money.ts';
-import { formatDateTime } from '../domain/payment-info.ts';
+import { formatDateTime, receiptUrl as voucherReceiptUrl } from '../domain/payment-info.ts';
 import { RawJson, toJson } from './json.ts';
 import type { DepositRow } from './store.ts';
 
@@ -12,8 +12,9 @@ export function redirectUrl(base: string, d: Pick<DepositRow, 'checkout_type' | 
   return `${base}/${d.checkout_type === 'HOSTED' ? 'checkout' : 'pay'}/${d.token}`;
 }
 
+/** The same URL payment_info.metadata.receipt_url carries: one definition, in the domain. */
 export function receiptUrl(base: string, d: Pick<DepositRow, 'token'>): string {
-  return `${base}/vouchers/${d.token}`;
+  return voucherReceiptUrl(base, d.token);
 }
 
 export function creationResponse(base: string, d: DepositRow): string {

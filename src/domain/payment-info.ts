@@ -154,9 +154,14 @@ function bankMetadata(input: PaymentInfoInput, reference: string): Record<string
   return { beneficiary_name: BENEFICIARY.name, account: `CAJA${String(depositId).padStart(10, '0')}`, reference };
 }
 
+/** The printable voucher of a deposit (metadata.receipt_url), served by src/web/pages.ts. */
+export function receiptUrl(base: string, token: string): string {
+  return `${base}/vouchers/${token}`;
+}
+
 function voucherMetadata(input: PaymentInfoInput, reference: string): Record<string, string> {
   const { method, depositId } = input;
-  const receipt_url = `${input.publicBaseUrl}/vouchers/${input.token}`;
+  const receipt_url = receiptUrl(input.publicBaseUrl, input.token);
   if (method.country === 'BR') {
     // Boleto: bank 341, the 25-digit free field carries the wallet and our number (deposit id).
     const boleto = buildBoleto({

@@ -101,9 +101,11 @@ const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(
 
 /**
  * An SVG of the bar code: one rect per bar in a viewBox one unit per module, quiet zones
- * included. The caller sizes it (CSS width); `label` is its accessible name.
+ * included. `moduleMm` gives it a physical size (width and height attributes, which CSP allows
+ * where a style attribute would not) so that it prints at a scannable X-dimension; `label` is
+ * its accessible name.
  */
-export function code128Svg(text: string, opts: { height?: number; label?: string } = {}): string {
+export function code128Svg(text: string, opts: { height?: number; label?: string; moduleMm?: number; heightMm?: number } = {}): string {
   const widths = encodeWidths(text);
   const height = opts.height ?? 50;
   let x = QUIET_ZONE;
@@ -114,8 +116,9 @@ export function code128Svg(text: string, opts: { height?: number; label?: string
   });
   const total = x + QUIET_ZONE;
   const label = escapeXml(opts.label ?? text);
+  const size = opts.moduleMm ? ` width="${+(total * opts.moduleMm).toFixed(2)}mm" height="${opts.heightMm ?? 15}mm"` : '';
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" class="barcode" viewBox="0 0 ${total} ${height}" preserveAspectRatio="none" ` +
+    `<svg xmlns="http://www.w3.org/2000/svg" class="barcode"${size} viewBox="0 0 ${total} ${height}" preserveAspectRatio="none" ` +
     `shape-rendering="crispEdges" role="img" aria-label="${label}" data-modules="${total}">` +
     `<rect x="0" y="0" width="${total}" height="${height}" fill="#fff"/><g fill="#000">${bars.join('')}</g></svg>`
   );

@@ -1,0 +1,147 @@
+// The shell every customer page shares: HTML escaping, the document frame with its stylesheet
+// and the one small script (copy and print buttons), and the security headers. The pages carry
+// a bearer token in their URL and payment details in their body, hence no caching, no Referer,
+// no framing unless the method is meant to be embedded, and a CSP that allows nothing but our
+// own nonce'd style and script and images from us or inline data (the Pix QR).
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import type { Lang } from './i18n.ts';
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes text for element content and double- or single-quoted attributes alike. */
+export function esc(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+}
+
+/** A merchant-supplied URL fit for an href: absolute http(s) only (never javascript: or data:). */
+export function safeHref(url: string | null | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const u = new URL(url);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.toString() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function newNonce(): string {
+  return randomBytes(16).toString('base64');
+}
+
+const CSS = `
+:root{color-scheme:light;--ink:#1b1f24;--muted:#57606a;--line:#d0d7de;--bg:#f6f8fa;--brand:#0f4c81;--ok:#1a7f37;--warn:#9a6700;--bad:#cf222e}
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;background:var(--bg);color:var(--ink);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
+main{max-width:34rem;margin:0 auto;padding:1rem}
+.card{background:#fff;border:1px solid var(--line);border-radius:12px;padding:1.25rem;margin-bottom:1rem}
+header.method{display:flex;align-items:center;gap:.75rem;margin-bottom:.5rem}
+header.method img{width:72px;height:auto;border-radius:6px}
+h1{font-size:1.35rem;margin:.25rem 0 1rem}
+h2{font-size:1.1rem;margin:0 0 .5rem}
+.amount{margin:0 0 1rem}
+.amount .label{display:block;color:var(--muted);font-size:.9rem}
+.amount data{font-size:2rem;font-weight:700;letter-spacing:-.01em}
+dl{margin:0;display:grid;grid-template-columns:minmax(7rem,auto) 1fr;gap:.4rem 1rem}
+dt{color:var(--muted)}
+dd{margin:0;overflow-wrap:anywhere;font-weight:500}
+.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--bg);border:1px solid var(--line);border-radius:8px;padding:.6rem .75rem;overflow-wrap:anywhere;word-break:break-all;margin:.25rem 0 .5rem;font-size:.9rem}
+.qr{display:block;width:240px;max-width:100%;height:auto;margin:.5rem auto;image-rendering:pixelated}
+.barcode{display:block;max-width:100%;height:auto;margin:.5rem auto}
+.badge{display:inline-block;border-radius:999px;padding:.05rem .6rem;font-size:.9rem;font-weight:600;background:var(--bg);border:1px solid var(--line)}
+.badge.PENDING{color:var(--warn)}.badge.COMPLETED,.badge.APPROVED{color:var(--ok)}.badge.CANCELLED,.badge.EXPIRED{color:var(--bad)}
+.notice{border-left:4px solid var(--muted);padding:.75rem 1rem;background:#fff;border-radius:8px;margin-bottom:1rem}
+.notice.expired,.notice.cancelled{border-color:var(--bad)}.notice.completed,.notice.confirming{border-color:var(--ok)}.notice.unavailable{border-color:var(--warn)}
+.notice p{margin:.25rem 0 0}
+.button{display:inline-block;font:inherit;font-weight:600;text-decoration:none;border-radius:8px;padding:.55rem 1rem;border:1px solid var(--brand);background:var(--brand);color:#fff;cursor:pointer}
+.button.secondary{background:#fff;color:var(--brand)}
+.actions{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:.75rem}
+a{color:var(--brand)}
+:focus-visible{outline:3px solid #0969da;outline-offset:2px}
+footer{color:var(--muted);font-size:.8rem;text-align:center;margin:1rem 0}
+.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+@media (max-width:26rem){dl{grid-template-columns:1fr}dt{margin-top:.35rem}.amount data{font-size:1.7rem}}
+@page{margin:15mm}
+@media print{body{background:#fff;font-size:12pt}main{max-width:none;padding:0}.card{border:1px solid #000;border-radius:0;break-inside:avoid}.noprint{display:none!important}a{color:#000;text-decoration:none}.badge{border-color:#000;color:#000!important}}
+`;
+
+/**
+ * Copy buttons (data-copy names the element whose text is copied) and print buttons; both are
+ * rendered hidden and shown only here, so without script the page simply has no dead buttons.
+ */
+const SCRIPT = `
+for (const b of document.querySelectorAll('button[data-copy]')) {
+  const el = document.getElementById(b.dataset.copy);
+  const live = document.getElementById(b.dataset.copy + '-status');
+  if (!el) continue;
+  b.hidden = false;
+  b.addEventListener('click', async () => {
+    const text = el.textContent.trim();
+    try { await navigator.clipboard.writeText(text); }
+    catch { const r = document.createRange(); r.selectNodeContents(el); const s = getSelection(); s.removeAllRanges(); s.addRange(r); document.execCommand('copy'); }
+    if (live) { live.textContent = b.dataset.done; setTimeout(() => { live.textContent = ''; }, 2500); }
+  });
+}
+for (const b of document.querySelectorAll('button[data-print]')) { b.hidden = false; b.addEventListener('click', () => window.print()); }
+`;
+
+export interface PageParts {
+  lang: Lang;
+  title: string;
+  body: string;
+  nonce: string;
+  /** Only pages with copy or print buttons carry the script. */
+  script?: boolean;
+}
+
+export function renderPage(p: PageParts): string {
+  return `<!doctype html>
+<html lang="${esc(p.lang)}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
+<title>${esc(p.title)}</title>
+<style nonce="${esc(p.nonce)}">${CSS}</style>
+</head>
+<body>
+<main>
+${p.body}
+</main>
+${p.script ? `<script nonce="${esc(p.nonce)}">${SCRIPT}</script>` : ''}
+</body>
+</html>
+`;
+}
+
+export interface SendOptions {
+  status?: number;
+  nonce: string;
+  /** CSP frame-ancestors sources when the page may be embedded; absent: never framed. */
+  frameAncestors?: string;
+}
+
+export function sendHtml(reply: FastifyReply, html: string, o: SendOptions): FastifyReply {
+  const csp = [
+    "default-src 'none'",
+    "img-src 'self' data:",
+    `style-src 'nonce-${o.nonce}'`,
+    `script-src 'nonce-${o.nonce}'`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${o.frameAncestors ?? "'none'"}`,
+  ].join('; ');
+  reply
+    .status(o.status ?? 200)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', csp);
+  // X-Frame-Options has no "these origins" form older browsers honour, so it is sent only to deny.
+  if (!o.frameAncestors) reply.header('x-frame-options', 'DENY');
+  return reply.send(html);
+}
