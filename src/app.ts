@@ -44,7 +44,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   registerBodyParsers(app);
-  registerMetrics(app);
+  registerMetrics(app, ctx.metrics, ctx.db);
   await registerDocs(app, ctx.config.publicBaseUrl);
   registerHealth(app, ctx);
   registerLogos(app);

@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import type { Logger } from 'pino';
 import type { SecretBox } from './merchants/secrets.ts';
+import type { Metrics } from './ops/metrics.ts';
 
 export interface AppContext {
   config: Config;
@@ -12,4 +13,5 @@ export interface AppContext {
   now: () => Date;
   /** The process's JSON logger, shared by the HTTP server (request logs) and the workers. */
   log: Logger;
+  metrics: Metrics;
 }

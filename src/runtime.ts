@@ -5,6 +5,7 @@ import type { AppContext } from './context.ts';
 import { openDb } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { secretBox } from './merchants/secrets.ts';
+import { createMetrics } from './ops/metrics.ts';
 
 export async function openContext(config: Config, opts: { memory?: boolean } = {}): Promise<AppContext> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, memory: opts.memory });
@@ -12,5 +13,5 @@ export async function openContext(config: Config, opts: { memory?: boolean } = {
   // Credentials travel in headers and bodies; neither is logged, and these paths are redacted
   // should a future log line include them.
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["payload-signature"]', 'req.body', 'res.body'] });
-  return { config, db, box: secretBox(config.masterKey), now: () => new Date(), log };
+  return { config, db, box: secretBox(config.masterKey), now: () => new Date(), log, metrics: createMetrics() };
 }

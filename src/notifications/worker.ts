@@ -165,6 +165,8 @@ export class NotificationWorker implements Worker {
       result.error = code >= 300 && code < 400 ? `HTTP ${code}: redirects are not followed` : `HTTP ${code}`;
     }
     const endpointAnswered = code !== null && code < 500 && code !== 429;
+    this.ctx.metrics.notificationAttempts.inc({ result: ok ? 'delivered' : 'failed' });
+    if (code !== null) this.ctx.metrics.notificationLatency.observe(result.latencyMs / 1000);
     this.gate.finish(row.origin, ok || endpointAnswered);
     await this.recordOutcome({
       id: row.id,

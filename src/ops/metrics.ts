@@ -1,32 +1,107 @@
-// Prometheus metrics: requests and latency per route.
+// Prometheus metrics: HTTP requests and latency per route, notification delivery, and the
+// outbox backlog (read from the database at scrape time, so every process reports the same).
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Db } from '../db/db.ts';
 
-export function registerMetrics(app: FastifyInstance): Registry {
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<'method' | 'route' | 'status_code'>;
+  httpLatency: Histogram<'method' | 'route'>;
+  /** result: delivered or failed; notifications given up on show in the caja_notifications gauge. */
+  notificationAttempts: Counter<'result'>;
+  notificationLatency: Histogram;
+}
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** One registry per context, so that several servers in one test process do not collide. */
+export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'caja_http_requests_total',
-    help: 'HTTP requests by route, method and status code',
-    labelNames: ['method', 'route', 'status_code'],
-    registers: [registry],
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'caja_http_requests_total',
+      help: 'HTTP requests by route, method and status code',
+      labelNames: ['method', 'route', 'status_code'],
+      registers: [registry],
+    }),
+    httpLatency: new Histogram({
+      name: 'caja_http_request_duration_seconds',
+      help: 'HTTP request latency by route and method',
+      labelNames: ['method', 'route'],
+      buckets: LATENCY_BUCKETS.slice(0, -1),
+      registers: [registry],
+    }),
+    notificationAttempts: new Counter({
+      name: 'caja_notification_attempts_total',
+      help: 'Notification delivery attempts by result: delivered or failed',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    notificationLatency: new Histogram({
+      name: 'caja_notification_delivery_seconds',
+      help: 'Time from the start of a delivery attempt to the merchant endpoint answering',
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+  };
+}
+
+function registerOutboxGauges(metrics: Metrics, db: Db): void {
+  type Backlog = { pending: number; failed: number; oldest: number };
+  let last: Promise<Backlog> | null = null;
+  let lastAt = 0;
+  // Both gauges are collected in the same scrape: they share one query.
+  const read = (): Promise<Backlog> => {
+    if (last && Date.now() - lastAt < 100) return last;
+    lastAt = Date.now();
+    last = query();
+    return last;
+  };
+  const query = async (): Promise<Backlog> => {
+    const { rows } = await db.query<{ pending: number; failed: number; oldest: number | null }>(
+      `SELECT count(*) FILTER (WHERE status = 'pending') AS pending,
+              count(*) FILTER (WHERE status = 'failed') AS failed,
+              extract(epoch FROM now() - min(created_at) FILTER (WHERE status = 'pending'))::float8 AS oldest
+       FROM notifications`,
+    );
+    return { pending: rows[0].pending, failed: rows[0].failed, oldest: rows[0].oldest ?? 0 };
+  };
+  new Gauge({
+    name: 'caja_notifications',
+    help: 'Notifications in the outbox by status (pending: not delivered yet; failed: gave up)',
+    labelNames: ['status'],
+    registers: [metrics.registry],
+    async collect() {
+      const v = await read().catch(() => null);
+      if (!v) return;
+      this.set({ status: 'pending' }, v.pending);
+      this.set({ status: 'failed' }, v.failed);
+    },
   });
-  const latency = new Histogram({
-    name: 'caja_http_request_duration_seconds',
-    help: 'HTTP request latency by route and method',
-    labelNames: ['method', 'route'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
+  new Gauge({
+    name: 'caja_notifications_oldest_pending_seconds',
+    help: 'Age of the oldest undelivered notification (0 when none)',
+    registers: [metrics.registry],
+    async collect() {
+      const v = await read().catch(() => null);
+      if (v) this.set(v.oldest);
+    },
   });
+}
+
+export function registerMetrics(app: FastifyInstance, metrics: Metrics, db: Db): void {
+  registerOutboxGauges(metrics, db);
   app.addHook('onResponse', async (request, reply) => {
     // Unmatched paths share one label so that scanners cannot blow up the label set.
     const route = request.routeOptions.url ?? 'unmatched';
-    requests.inc({ method: request.method, route, status_code: String(reply.statusCode) });
-    latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    metrics.httpRequests.inc({ method: request.method, route, status_code: String(reply.statusCode) });
+    metrics.httpLatency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
-    reply.header('content-type', registry.contentType);
-    return registry.metrics();
+    reply.header('content-type', metrics.registry.contentType);
+    return metrics.registry.metrics();
   });
-  return registry;
 }
