@@ -101,11 +101,11 @@ const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(
 
 /**
  * An SVG of the bar code: one rect per bar in a viewBox one unit per module, quiet zones
- * included. `moduleMm` gives it a physical size (width and height attributes, which CSP allows
- * where a style attribute would not) so that it prints at a scannable X-dimension; `label` is
- * its accessible name.
+ * included. `modulePx` sizes it (width and height attributes, which a CSP allows where a style
+ * attribute would not) at a whole number of pixels per module, so bars stay crisp and even on
+ * screen, and 2 px (0.53 mm) prints at a comfortable X-dimension; `label` is its accessible name.
  */
-export function code128Svg(text: string, opts: { height?: number; label?: string; moduleMm?: number; heightMm?: number } = {}): string {
+export function code128Svg(text: string, opts: { height?: number; label?: string; modulePx?: number; heightPx?: number } = {}): string {
   const widths = encodeWidths(text);
   const height = opts.height ?? 50;
   let x = QUIET_ZONE;
@@ -116,7 +116,7 @@ export function code128Svg(text: string, opts: { height?: number; label?: string
   });
   const total = x + QUIET_ZONE;
   const label = escapeXml(opts.label ?? text);
-  const size = opts.moduleMm ? ` width="${+(total * opts.moduleMm).toFixed(2)}mm" height="${opts.heightMm ?? 15}mm"` : '';
+  const size = opts.modulePx ? ` width="${total * opts.modulePx}" height="${opts.heightPx ?? height}"` : '';
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" class="barcode"${size} viewBox="0 0 ${total} ${height}" preserveAspectRatio="none" ` +
     `shape-rendering="crispEdges" role="img" aria-label="${label}" data-modules="${total}">` +

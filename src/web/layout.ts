@@ -104,6 +104,7 @@ export function renderPage(p: PageParts): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex, nofollow">
+<link rel="icon" href="data:,">
 <title>${esc(p.title)}</title>
 <style nonce="${esc(p.nonce)}">${CSS}</style>
 </head>

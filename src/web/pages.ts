@@ -168,10 +168,10 @@ function codeWithCopy(t: Strings, id: string, field: string, value: string): str
   return `<p class="code" id="${id}" data-field="${esc(field)}">${esc(value)}</p>${copyButton(t, id)}`;
 }
 
-/** The bar code drawn from its digits, sized to print at a 0.33 mm module. */
+/** The bar code drawn from its digits: 2 px (0.53 mm in print) per module, 64 px (17 mm) high. */
 function barcode(value: string, label: string): string {
   try {
-    return code128Svg(value, { label, moduleMm: 0.33, heightMm: 15 });
+    return code128Svg(value, { label, modulePx: 2, heightPx: 64 });
   } catch {
     return '';
   }
