@@ -94,6 +94,8 @@ export interface PageParts {
   nonce: string;
   /** Only pages with copy or print buttons carry the script. */
   script?: boolean;
+  /** Reload after this many seconds (a page left open must not keep showing an expired QR). */
+  refreshSeconds?: number;
 }
 
 export function renderPage(p: PageParts): string {
@@ -104,7 +106,7 @@ export function renderPage(p: PageParts): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex, nofollow">
-<link rel="icon" href="data:,">
+<link rel="icon" href="data:,">${p.refreshSeconds !== undefined ? `\n<meta http-equiv="refresh" content="${Math.max(1, Math.ceil(p.refreshSeconds))}">` : ''}
 <title>${esc(p.title)}</title>
 <style nonce="${esc(p.nonce)}">${CSS}</style>
 </head>

@@ -44,6 +44,7 @@ interface Loaded {
   t: Strings;
   locale: string;
   timeZone: string;
+  refreshSeconds: number | undefined;
 }
 
 function parseInfo(text: string | null): StoredPaymentInfo | null {
@@ -90,13 +91,18 @@ async function load(ctx: AppContext, token: string): Promise<Loaded | null> {
   if (!d) return null;
   const m = (await ctx.db.query<{ name: string; return_url: string | null }>('SELECT name, return_url FROM merchants WHERE id = $1', [d.merchant_id])).rows[0];
   const lang = pickLang(d.language);
+  const phase = await phaseOf(ctx, d);
+  const refresh = phase === 'payable' ? (d.expires_at.getTime() - ctx.now().getTime()) / 1000 + 1 : undefined;
   return {
     d,
     merchantName: m?.name ?? '',
     merchantReturnUrl: m?.return_url ?? null,
     method: d.payment_method ? findMethod(d.country, d.payment_method) : undefined,
     info: parseInfo(d.payment_info),
-    phase: await phaseOf(ctx, d),
+    phase,
+    // An open page reloads just after expiry so it stops showing the QR and codes. Browsers
+    // keep timers up to ~24.8 days; longer-lived deposits simply do not auto-reload.
+    refreshSeconds: refresh !== undefined && refresh < 2_000_000 ? refresh : undefined,
     lang,
     t: strings(lang),
     locale: localeOf(lang, d.country),
@@ -258,7 +264,7 @@ function payPage(l: Loaded, base: string, nonce: string): string {
     how.html +
     (back ? `<p class="noprint"><a class="button secondary" href="${esc(back)}" data-link="return">${esc(t.returnToMerchant)}</a></p>` : '') +
     `<footer>${esc(t.secured)}</footer>`;
-  return renderPage({ lang: l.lang, title: `${t.payTitle} · ${l.merchantName}`, body, nonce, script: how.script });
+  return renderPage({ lang: l.lang, title: `${t.payTitle} · ${l.merchantName}`, body, nonce, script: how.script, refreshSeconds: l.refreshSeconds });
 }
 
 function voucherPage(l: Loaded, base: string, nonce: string): string {
@@ -277,7 +283,7 @@ function voucherPage(l: Loaded, base: string, nonce: string): string {
     `<section class="card">${methodHeader(l)}<h1>${esc(t.voucherTitle)}</h1>${amountBlock(t, info!.amount!, info!.currency!, l.locale)}${summary(l, t.due)}</section>` +
     code +
     `<footer>${esc(t.secured)}</footer>`;
-  return renderPage({ lang: l.lang, title: `${t.voucherTitle} · ${l.merchantName}`, body, nonce, script: payable });
+  return renderPage({ lang: l.lang, title: `${t.voucherTitle} · ${l.merchantName}`, body, nonce, script: payable, refreshSeconds: l.refreshSeconds });
 }
 
 function checkoutPage(l: Loaded, nonce: string): string {

@@ -155,6 +155,9 @@ for (const backend of backends()) {
       assert.equal(field(p.html, 'merchant'), 'Loja <b>Ana</b> & "Filhos"');
       assert.match(p.html, /<button type="button" class="button secondary" hidden data-copy="pix-code"/);
       assert.equal(phase(p.html), undefined);
+      // Left open, the page reloads just after expiry (Pix: an hour) so the QR does not linger.
+      const refresh = Number(/<meta http-equiv="refresh" content="(\d+)">/.exec(p.html)?.[1]);
+      assert.ok(refresh > 3500 && refresh <= 3601, `refresh after ${refresh}s`);
       // The logo it points at is served, from the same origin the CSP allows.
       const logo = attr(p.html, /<header class="method"><img [^>]*>/, 'src')!;
       assert.match(logo, /^\/logos\/br\/ix\.svg$/);
@@ -242,6 +245,7 @@ for (const backend of backends()) {
       assert.ok(!p.html.includes(pi.secondary_metadata.digitable_line));
       assert.ok(!p.html.includes(pi.secondary_metadata.qr_code.slice(0, 40)));
       assert.doesNotMatch(p.html, /<script/, 'nothing left to copy');
+      assert.doesNotMatch(p.html, /http-equiv="refresh"/);
       assert.equal(attr(p.html, /<span class="badge[^>]*>/, 'data-status'), 'EXPIRED');
     });
 
