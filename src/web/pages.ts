@@ -267,7 +267,7 @@ function payPage(l: Loaded, base: string, nonce: string): string {
   return renderPage({ lang: l.lang, title: `${t.payTitle} · ${l.merchantName}`, body, nonce, script: how.script, refreshSeconds: l.refreshSeconds });
 }
 
-function voucherPage(l: Loaded, base: string, nonce: string): string {
+function voucherPage(l: Loaded, nonce: string): string {
   const { t, info } = l;
   const md = info?.metadata ?? {};
   const payable = l.phase === 'payable';
@@ -345,7 +345,7 @@ export function registerCustomerPages(app: FastifyInstance, ctx: AppContext): vo
   page('/pay/:token', (l, base, nonce) => (l.d.checkout_type === 'ONE_SHOT' ? payPage(l, base, nonce) : null));
   page('/vouchers/:token', (l, base, nonce) =>
     l.d.checkout_type === 'ONE_SHOT' && l.method?.kind === 'voucher' && l.info?.metadata?.bar_code && l.info.amount && l.info.currency
-      ? voucherPage(l, base, nonce)
+      ? voucherPage(l, nonce)
       : null,
   );
   page('/checkout/:token', (l, _base, nonce) => (l.d.checkout_type === 'HOSTED' ? checkoutPage(l, nonce) : null));
