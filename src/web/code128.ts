@@ -2,6 +2,7 @@
 // character a voucher bar code can hold (printable ASCII), with the subset choice of the
 // standard's Annex E so that digit runs are packed two per symbol like real vouchers print.
 // Rendered as an SVG of plain rectangles: it scales without blurring and prints sharp.
+import { barsSvg, type BarsSvgOptions } from './bars-svg.ts';
 
 /**
  * Bar/space widths (in modules, bar first) of symbol values 0..106: 103-105 are Start A/B/C and
@@ -97,29 +98,7 @@ export function encodeModules(text: string): string {
     .join('');
 }
 
-const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/**
- * An SVG of the bar code: one rect per bar in a viewBox one unit per module, quiet zones
- * included. `modulePx` sizes it (width and height attributes, which a CSP allows where a style
- * attribute would not) at a whole number of pixels per module, so bars stay crisp and even on
- * screen, and 2 px (0.53 mm) prints at a comfortable X-dimension; `label` is its accessible name.
- */
-export function code128Svg(text: string, opts: { height?: number; label?: string; modulePx?: number; heightPx?: number } = {}): string {
-  const widths = encodeWidths(text);
-  const height = opts.height ?? 50;
-  let x = QUIET_ZONE;
-  const bars: string[] = [];
-  widths.forEach((w, i) => {
-    if (i % 2 === 0) bars.push(`<rect x="${x}" y="0" width="${w}" height="${height}"/>`);
-    x += w;
-  });
-  const total = x + QUIET_ZONE;
-  const label = escapeXml(opts.label ?? text);
-  const size = opts.modulePx ? ` width="${total * opts.modulePx}" height="${opts.heightPx ?? height}"` : '';
-  return (
-    `<svg xmlns="http://www.w3.org/2000/svg" class="barcode"${size} viewBox="0 0 ${total} ${height}" preserveAspectRatio="none" ` +
-    `shape-rendering="crispEdges" role="img" aria-label="${label}" data-modules="${total}">` +
-    `<rect x="0" y="0" width="${total}" height="${height}" fill="#fff"/><g fill="#000">${bars.join('')}</g></svg>`
-  );
+/** An SVG of the Code 128 symbol (see bars-svg.ts); `label` is its accessible name. */
+export function code128Svg(text: string, opts: BarsSvgOptions = {}): string {
+  return barsSvg(encodeWidths(text), QUIET_ZONE, text, opts);
 }

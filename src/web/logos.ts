@@ -2,16 +2,16 @@
 // badge, so every logo URL handed to merchants resolves.
 import type { FastifyInstance } from 'fastify';
 import { findMethod } from '../domain/catalog.ts';
+import { esc } from './layout.ts';
 
-const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function registerLogos(app: FastifyInstance): void {
   app.get<{ Params: { country: string; file: string } }>('/logos/:country/:file', { schema: { hide: true } }, async (request, reply) => {
     const code = request.params.file.replace(/\.svg$/i, '');
     const method = findMethod(request.params.country.toUpperCase(), code);
     if (!method) return reply.status(404).type('text/plain').send('logo not found');
-    const label = escapeXml(method.code.toUpperCase());
-    const title = escapeXml(method.name);
+    const label = esc(method.code.toUpperCase());
+    const title = esc(method.name);
     return reply
       .type('image/svg+xml')
       .header('cache-control', 'public, max-age=86400')

@@ -12,6 +12,8 @@ import { COUNTRY_TIME_ZONES, depositReference } from '../domain/payment-info.ts'
 import { toPlainString, fromDb } from '../domain/money.ts';
 import { findDepositByToken, type DepositRow } from '../deposits/store.ts';
 import { code128Svg } from './code128.ts';
+import { itfSvg } from './itf.ts';
+import { isValidBoletoBarcode } from '../domain/vouchers.ts';
 import { formatAmount, formatDateTimeLocal, langFromAcceptLanguage, localeOf, pickLang, strings, type Lang, type Strings } from './i18n.ts';
 import { esc, newNonce, renderPage, safeHref, sendHtml } from './layout.ts';
 
@@ -174,10 +176,15 @@ function codeWithCopy(t: Strings, id: string, field: string, value: string): str
   return `<p class="code" id="${id}" data-field="${esc(field)}">${esc(value)}</p>${copyButton(t, id)}`;
 }
 
-/** The bar code drawn from its digits: 2 px (0.53 mm in print) per module, 64 px (17 mm) high. */
+/**
+ * The bar code drawn from its digits: 2 px (0.53 mm in print) per module, 64 px (17 mm) high.
+ * A boleto's 44 digits are drawn in Interleaved 2 of 5, the symbology Brazilian banks scan;
+ * other vouchers in Code 128.
+ */
 function barcode(value: string, label: string): string {
   try {
-    return code128Svg(value, { label, modulePx: 2, heightPx: 64 });
+    const opts = { label, modulePx: 2, heightPx: 64 };
+    return isValidBoletoBarcode(value) ? itfSvg(value, opts) : code128Svg(value, opts);
   } catch {
     return '';
   }

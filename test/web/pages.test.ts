@@ -50,6 +50,38 @@ const isoOf = (bodyDate: string) => `${bodyDate.replace(' ', 'T')}Z`;
  * module string, run lengths give the widths, six widths a symbol (seven for Stop). Checks the
  * quiet zones, the check symbol and the stop, and follows Code B / Code C switches.
  */
+/** Element widths (bar, space, …) of an SVG bar code, with its quiet zones checked. */
+function svgWidths(svg: string): number[] {
+  const total = Number(/viewBox="0 0 (\d+) \d+"/.exec(svg)![1]);
+  const bars = [...svg.matchAll(/<rect x="(\d+)" y="0" width="(\d+)" height="\d+"\/>/g)].map((m) => [Number(m[1]), Number(m[2])] as const);
+  let modules = '';
+  for (const [x, w] of bars) modules += '0'.repeat(x - modules.length) + '1'.repeat(w);
+  const quiet = /^(0*)/.exec(modules)![1]!.length;
+  assert.ok(quiet >= 10 && total - modules.length >= 10, 'quiet zones of 10 modules');
+  return modules.slice(quiet).match(/1+|0+/g)!.map((run) => run.length);
+}
+
+/** Interleaved 2 of 5 read from the bar geometry: start 1111, pairs of digits, stop 311. */
+function decodeItfSvg(svg: string): string {
+  const digits = ['NNWWN', 'WNNNW', 'NWNNW', 'WWNNN', 'NNWNW', 'WNWNN', 'NWWNN', 'NNNWW', 'WNNWN', 'NWNWN'];
+  const widths = svgWidths(svg);
+  const narrow = Math.min(...widths);
+  const nw = (w: number) => (w === narrow ? 'N' : 'W');
+  assert.equal(widths.slice(0, 4).map(nw).join(''), 'NNNN', 'start');
+  assert.equal(widths.slice(-3).map(nw).join(''), 'WNN', 'stop');
+  const body = widths.slice(4, -3);
+  let out = '';
+  for (let i = 0; i < body.length; i += 10) {
+    const chunk = body.slice(i, i + 10).map(nw);
+    for (const parity of [0, 1]) {
+      const d = digits.indexOf(chunk.filter((_, k) => k % 2 === parity).join(''));
+      assert.ok(d >= 0, `pattern at ${i}`);
+      out += d;
+    }
+  }
+  return out;
+}
+
 function decodeCode128Svg(svg: string): string {
   const total = Number(/viewBox="0 0 (\d+) \d+"/.exec(svg)![1]);
   const bars = [...svg.matchAll(/<rect x="(\d+)" y="0" width="(\d+)" height="\d+"\/>/g)].map((m) => [Number(m[1]), Number(m[2])] as const);
@@ -222,13 +254,13 @@ for (const backend of backends()) {
       assert.match(svg, /^<svg [^>]*width="\d+" height="\d+"/, 'whole pixels per module');
     });
 
-    test('Boleto: the voucher bar code decodes back to the 44-digit bar_code', async () => {
+    test('Boleto: the voucher bar code is Interleaved 2 of 5 and decodes back to the 44-digit bar_code', async () => {
       const r = await create({ country: 'BR', amount: 100, currency: 'BRL', payment_method: 'BL', payer: { ...BR_PAYER, address: BR_ADDRESS }, language: 'pt' });
       const md = r.body.payment_info.metadata;
       const v = await page(md.receipt_url);
       assert.equal(v.status, 200);
       const svg = /<svg [\s\S]*?<\/svg>/.exec(v.html)![0];
-      assert.equal(decodeCode128Svg(svg), md.bar_code);
+      assert.equal(decodeItfSvg(svg), md.bar_code);
       assert.equal(field(v.html, 'digitable_line'), md.digitable_line);
       assert.match(v.html, /Linha digitável/);
     });

@@ -16,6 +16,7 @@ import { streamlineFields } from '../../deposits/notifications.ts';
 import { createDeposit, prepareDepositRequest } from '../../deposits/service.ts';
 import { type DepositRow, findDepositByInvoice, findDepositByToken } from '../../deposits/store.ts';
 import { redirectUrl } from '../../deposits/views.ts';
+import { esc } from '../../web/layout.ts';
 import { type Form, optional, required, sendRecord } from './face.ts';
 import { StreamlineError } from './format.ts';
 
@@ -80,20 +81,16 @@ async function signedFields(ctx: AppContext, d: DepositRow): Promise<Record<stri
   return streamlineFields(d, login, secret);
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 /** An auto-submitting form: the spec's return redirect is a browser POST. */
 export function autoPostPage(url: string, fields: Record<string, string>): string {
   const inputs = Object.entries(fields)
-    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
+    .map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`)
     .join('\n    ');
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Returning to the merchant…</title></head>
 <body onload="document.forms[0].submit()">
-  <form method="post" action="${escapeHtml(url)}">
+  <form method="post" action="${esc(url)}">
     ${inputs}
     <noscript><p>Your payment details are ready.</p></noscript>
     <button type="submit">Return to the merchant</button>

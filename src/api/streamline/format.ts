@@ -24,10 +24,6 @@ export type Fields = [string, string | number][];
 
 const xml = new XMLBuilder({ ignoreAttributes: true, format: false, suppressEmptyNode: false });
 
-function escapeNothing(v: string | number): string {
-  return String(v);
-}
-
 export interface Rendered {
   contentType: string;
   body: string;
@@ -42,7 +38,7 @@ export function renderRecord(fields: Fields, format: StreamlineFormat, root = 'r
       body: `<?xml version="1.0" encoding="UTF-8"?>\n${xml.build({ [root]: Object.fromEntries(fields.map(([k, v]) => [k, String(v)])) })}`,
     };
   }
-  return { contentType: 'text/plain; charset=utf-8', body: fields.map(([, v]) => escapeNothing(v)).join('|') };
+  return { contentType: 'text/plain; charset=utf-8', body: fields.map(([, v]) => String(v)).join('|') };
 }
 
 /** A list of records (JSON array, XML <root><item>…</item></root>, one pipe line per record). */
