@@ -10,7 +10,9 @@ export function toV3Error(err: FastifyError | ApiError | Error): ApiError {
       const path = (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
       const missing = (v.params as { missingProperty?: string }).missingProperty;
       const field = missing ? (path ? `${path}.${missing}` : missing) : path || 'body';
-      return `${field}: ${missing ? 'is required' : v.message}`;
+      // Ajv writes a type union as "must be integer,string".
+      const message = v.keyword === 'type' ? v.message?.replace(/,/g, ' or ') : v.message;
+      return `${field}: ${missing ? 'is required' : message}`;
     });
     return v3Errors.validation(details);
   }

@@ -141,7 +141,15 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
   app.post<{ Body: Record<string, any> }>(
     '/v3/refunds',
     {
-      preValidation: auth,
+      // An empty or non-object body is 502 INVALID_REQUEST_BODY, as for deposits, not a schema 201.
+      preValidation: [
+        auth,
+        async (request) => {
+          const b: unknown = request.body;
+          if (b === undefined) throw v3Errors.invalidBody('Request body is empty');
+          if (typeof b !== 'object' || b === null || Array.isArray(b)) throw v3Errors.invalidBody('Request body must be a JSON object');
+        },
+      ],
       schema: {
         tags: ['refunds'],
         summary: 'Refund a completed deposit, fully or partly',
@@ -151,8 +159,7 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const b = request.body ?? {};
-      if (typeof b !== 'object' || Array.isArray(b)) throw v3Errors.invalidBody('Body must be a JSON object');
+      const b = request.body;
       const details: string[] = [];
       let depositId: number | undefined;
       if (b.deposit_id !== undefined) {
