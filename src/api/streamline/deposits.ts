@@ -59,7 +59,7 @@ export function renameDetail(detail: string): string {
 }
 
 const LIMITS: [string, number][] = [
-  ['x_invoice', 125], ['x_amount', 21], ['x_country', 2], ['x_bank', 3], ['x_iduser', 11], ['x_cpf', 30], ['x_name', 100],
+  ['x_invoice', 125], ['x_amount', 21], ['x_country', 2], ['x_bank', 3], ['x_iduser', 128], ['x_cpf', 30], ['x_name', 100],
   ['x_email', 100], ['x_return', 200], ['x_mobile', 20], ['x_currency', 3], ['x_description', 200], ['x_bdate', 8],
   ['x_address', 255], ['x_zip', 10], ['x_city', 100], ['x_state', 20], ['x_confirmation', 200], ['type', 20],
 ];
@@ -115,7 +115,10 @@ export function registerStreamlineDeposits(app: FastifyInstance, ctx: AppContext
       const country = form.x_country.trim().toUpperCase();
       if (!isCountryAccepted(country)) throw new StreamlineError(505, `Country not found: ${country}`);
       for (const name of countryMandatoryFields(country)) required(form, name);
-      if (!/^\d{1,11}$/.test(form.x_iduser.trim())) throw new StreamlineError(300, 'Invalid parameter: x_iduser must be a number of at most 11 digits');
+      // The spec's x_iduser is a number of up to 11 digits; the provider's own documentation and
+      // integrations send any user id text (`userId123`, an e-mail prefix), so text up to 128
+      // characters (the v3 payer.id limit) is accepted as well.
+      if (/[\u0000-\u001f\u007f]/.test(form.x_iduser)) throw new StreamlineError(300, 'Invalid parameter: x_iduser must be printable text');
       if (form.x_bdate && !/^\d{8}$/.test(form.x_bdate.trim())) throw new StreamlineError(300, 'Invalid parameter: x_bdate must be YYYYMMDD');
       const returnUrl = form.x_return?.trim() || caller.merchant.return_url;
       if (!returnUrl) throw new StreamlineError(301, 'Empty parameter: x_return (and no return URL in the merchant settings)');
