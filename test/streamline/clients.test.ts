@@ -2,6 +2,9 @@
 // responses parsed the way those integrations parse them:
 // - the official PHP/Java/C# sample classes join `key=value` with `&` without URL-encoding, send
 //   x_iduser as free text (`userId123` in the provider's own curl example) and x_amount as `10`;
+// - the C# sample sends `Content-Type: application/x-www-form-urlencoded, charset=utf-8` (a comma);
+// - status parsers split the default pipe string into result, x_iduser, x_invoice, x_amount, PT,
+//   Sign, x_document, x_bank, x_payment_type, x_bank_name, x_currency and check Sign.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
@@ -17,6 +20,8 @@ async function rawPost(base: string, path: string, fields: Record<string, string
   const r = await fetch(base + path, { method: 'POST', headers: { 'content-type': contentType }, body });
   return { status: r.status, text: await r.text() };
 }
+
+const STATUS_KEYS = ['result', 'x_iduser', 'x_invoice', 'x_amount', 'PT', 'Sign', 'x_document', 'x_bank', 'x_payment_type', 'x_bank_name', 'x_currency'];
 
 for (const backend of backends()) {
   describe(`streamline as the public client libraries call it (${backend})`, () => {
@@ -68,6 +73,26 @@ for (const backend of backends()) {
       assert.equal(JSON.parse((await newInvoice('4411', `lib-${backend}-n-${Date.now()}`)).text).status, '0');
       const bad = JSON.parse((await newInvoice('a%01b', `lib-${backend}-c-${Date.now()}`, 'a\u0001b')).text);
       assert.deepEqual([bad.status, bad.error_code], ['1', 300]);
+    });
+
+    test('the comma Content-Type of the C# sample is read as a form; other types are still refused', async () => {
+      const invoice = `lib-${backend}-ct-${Date.now()}`;
+      assert.equal(JSON.parse((await newInvoice('idMeli', invoice)).text).status, '0');
+      const comma = 'application/x-www-form-urlencoded, charset=utf-8';
+      const pipe = await rawPost(s.url, '/apd/webpaystatus', { x_login: m.web_status.login, x_trans_key: m.web_status.trans_key, x_invoice: invoice }, comma);
+      assert.equal(pipe.status, 200);
+      const parts = pipe.text.split('|');
+      assert.equal(parts.length, STATUS_KEYS.length, pipe.text);
+      const st = Object.fromEntries(STATUS_KEYS.map((k, i) => [k, parts[i]]));
+      assert.deepEqual([st.result, st.x_iduser, st.x_invoice, st.x_amount, st.x_bank, st.x_currency], ['7', 'idMeli', invoice, '10.00', 'IX', 'BRL']);
+      assert.equal(st.Sign, upper(m.deposits.secret_key, `${m.deposits.login}${st.result}${st.x_amount}${st.x_invoice}`));
+      const banks = await rawPost(s.url, '/api_curl/apd/get_banks_by_country', { x_login: m.deposits.login, x_trans_key: m.deposits.trans_key, country_code: 'BR', type: 'json' }, comma);
+      assert.ok(JSON.parse(banks.text).some((b: { code: string }) => b.code === 'IX'), banks.text);
+      for (const type of ['text/plain', 'application/jsonx, x', 'application/x-www-form-urlencodedx']) {
+        const refused = await rawPost(s.url, '/apd/webpaystatus', { x_login: m.web_status.login, x_trans_key: m.web_status.trans_key, x_invoice: invoice, type: 'json' }, type);
+        assert.equal(refused.status, 200);
+        assert.match(refused.text, /ERROR\|Content-Type must be application\/x-www-form-urlencoded\|300/, `${type}: ${refused.text}`);
+      }
     });
   });
 }

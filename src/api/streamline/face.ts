@@ -41,11 +41,26 @@ function toStreamlineError(err: FastifyError | Error): StreamlineError | null {
   return null;
 }
 
+/**
+ * A form Content-Type. Parameters may follow a `;` or, as the provider family's own C# sample
+ * sends it (`application/x-www-form-urlencoded, charset=utf-8`), a `,`.
+ */
+export function isFormContentType(header: unknown): boolean {
+  return typeof header === 'string' && /^\s*application\/x-www-form-urlencoded\s*(?:$|[;,])/i.test(header);
+}
+
 /** Scope setup: form bodies only, errors in the endpoint's format. */
 export function useStreamlineFace(app: FastifyInstance): void {
+  // The comma form is not a valid media type, so the body parsers would answer 415 before any
+  // hook of ours ran; it is read as the plain form type (bodies are decoded as UTF-8 anyway).
+  app.addHook('onRequest', async (request) => {
+    const header = request.raw.headers['content-type'];
+    if (typeof header === 'string' && header.includes(',') && isFormContentType(header)) {
+      request.raw.headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+  });
   app.addHook('preValidation', async (request) => {
-    const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    if (type !== 'application/x-www-form-urlencoded') {
+    if (!isFormContentType(request.headers['content-type'])) {
       throw new StreamlineError(300, 'Content-Type must be application/x-www-form-urlencoded');
     }
   });
