@@ -139,10 +139,15 @@ for (const backend of backends()) {
       }
     });
 
-    test('refunds: an empty or non-object body is 502 INVALID_REQUEST_BODY, as for deposits', async () => {
+    test('refunds: an empty or non-object body is 502 INVALID_REQUEST_BODY, as for deposits; a form content type is 415', async () => {
       for (const body of ['', '[]', 'null', '"x"', '{"deposit_id":']) {
         const r = await v3.post('/v3/refunds', body);
         assert.deepEqual([r.status, r.body.code, r.body.type], [400, 502, 'INVALID_REQUEST_BODY'], `${JSON.stringify(body)} → ${r.text}`);
+      }
+      // curl -d without -H 'Content-Type: application/json' sends a form content type.
+      for (const path of ['/v3/deposits', '/v3/refunds']) {
+        const form = await v3.post(path, { country: 'BR', amount: 10, deposit_id: 1 }, { 'Content-Type': 'application/x-www-form-urlencoded' });
+        assert.deepEqual([form.status, form.body.code, form.body.description], [415, 502, 'Content-Type must be application/json'], `${path}: ${form.text}`);
       }
       const wrongType = await v3.post('/v3/refunds', { deposit_id: {} });
       assert.deepEqual(wrongType.body.details, ['deposit_id: must be integer or string']);

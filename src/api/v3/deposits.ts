@@ -9,7 +9,7 @@ import { v3HeaderAuth } from '../../auth/v3-headers.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { createDeposit, depositErrors, fingerprint, getDeposit, prepareDepositRequest } from '../../deposits/service.ts';
 import { creationResponse, statusResponse } from '../../deposits/views.ts';
-import { v3ErrorSchema } from './face.ts';
+import { requireJsonContentType, v3ErrorSchema } from './face.ts';
 
 const decimal = { anyOf: [{ type: 'string' }, { type: 'number' }], description: 'Decimal with up to 18 integer digits and 2 decimals, as a string or a JSON number' };
 const httpsUrl = { type: 'string', maxLength: 2048, format: 'uri' };
@@ -170,6 +170,7 @@ export function registerV3Deposits(app: FastifyInstance, ctx: AppContext): void 
       },
     },
     async (request, reply) => {
+      requireJsonContentType(request);
       const body = request.body;
       if (body === undefined) throw v3Errors.invalidBody('Request body is empty');
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw v3Errors.invalidBody('Request body must be a JSON object');

@@ -1,5 +1,5 @@
 // The v3/v5 JSON face: errors as {code, description, details?, type?} with a non-2xx status.
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, v3Errors } from '../../http/errors.ts';
 
 export function toV3Error(err: FastifyError | ApiError | Error): ApiError {
@@ -22,6 +22,17 @@ export function toV3Error(err: FastifyError | ApiError | Error): ApiError {
   if (fe.statusCode === 404) return v3Errors.notFound('Route not found');
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return new ApiError(fe.statusCode, 502, 'INVALID_REQUEST_BODY', fe.message);
   return new ApiError(500, 999, 'INTERNAL_ERROR', 'Internal error');
+}
+
+/**
+ * JSON bodies only. The form parser the streamline face needs would otherwise turn a JSON body
+ * sent as `application/x-www-form-urlencoded` (curl -d without -H) into "country: is required".
+ */
+export function requireJsonContentType(request: FastifyRequest): void {
+  const header = request.headers['content-type'];
+  if (header === undefined) return; // no body at all: the handler answers "Request body is empty"
+  const type = header.split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new ApiError(415, 502, 'INVALID_REQUEST_BODY', 'Content-Type must be application/json');
 }
 
 export function v3ErrorBody(e: ApiError) {

@@ -12,7 +12,7 @@ import { checkCallbackUrl } from '../../domain/urls.ts';
 import { v3Errors, ApiError } from '../../http/errors.ts';
 import { formatDateTime } from '../../domain/payment-info.ts';
 import { createRefund, getRefund, RefundError, type RefundBankAccount, type RefundRow, RefundTransitionError, transitionRefund } from '../../refunds/service.ts';
-import { v3ErrorSchema } from './face.ts';
+import { requireJsonContentType, v3ErrorSchema } from './face.ts';
 
 const bankAccountSchema = {
   type: 'object',
@@ -145,6 +145,7 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
       preValidation: [
         auth,
         async (request) => {
+          requireJsonContentType(request);
           const b: unknown = request.body;
           if (b === undefined) throw v3Errors.invalidBody('Request body is empty');
           if (typeof b !== 'object' || b === null || Array.isArray(b)) throw v3Errors.invalidBody('Request body must be a JSON object');
