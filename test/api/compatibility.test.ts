@@ -80,6 +80,23 @@ for (const backend of backends()) {
       assert.equal((await v3.get(`/v3/refunds/${rf.body.refund_id}`)).body.amount, 0.1);
     });
 
+    test('18-digit amounts stay exact in refunds and exchange rates too', async () => {
+      const d = await v3.post('/v3/deposits', { country: 'BR', currency: 'BRL', amount: '123456789012345678.99' });
+      assert.equal((await v3.post(`/v3/sandbox/deposits/${d.body.deposit_id}/approve`, '')).status, 200);
+      const account = { beneficiary: 'Ana Silva', bank_code: '1', branch: '1234', account_number: '12345-6', account_type: 'CHECKING' };
+      const rf = await v3.post('/v3/refunds', { deposit_id: d.body.deposit_id, amount: '123456789012345678.97', bank_account: account });
+      assert.equal(rf.status, 200, rf.text);
+      const g = await v3.get(`/v3/refunds/${rf.body.refund_id}`);
+      assert.match(g.text, /"amount":123456789012345678\.97,/);
+      assert.match(g.text, /"local_amount":123456789012345678\.97,/);
+      assert.equal(g.body.currency, 'BRL');
+      const fx = await fetch(`${s.url}/v3/exchange_rates?country=BR&amount=123456789012345678.99`, { headers: { Authorization: `Bearer ${m.read_only_key}` } });
+      const text = await fx.text();
+      assert.equal(fx.status, 200, text);
+      assert.match(text, /"amount":123456789012345678\.99,/);
+      assert.match(text, /"converted_amount":\d{18}\.\d{1,2},/, 'not rounded as a double');
+    });
+
     test('\\uXXXX and \\/ escapes: the signature verifies over the raw bytes and the values decode', async () => {
       const raw = '{"country":"BR","amount":"10.00","payment_method":"IX","notification_url":"https:\\/\\/shop.example\\/n",'
         + '"payer":{"document":"529.982.247-25","first_name":"Jo\\u00e3o","last_name":"S\\u00e1","email":"ana@example.com"}}';

@@ -1,12 +1,13 @@
 // Read-only lookups (Bearer read-only key, safe from a front end): banks, payment methods,
 // states and exchange rates per country.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { readOnlyKeyAuth } from '../../auth/read-only.ts';
 import { banksForCountry } from '../../domain/banks.ts';
 import { methodsForCountry } from '../../domain/catalog.ts';
 import { ACCEPTED_COUNTRY_CODES, getCountry, isCountryAccepted } from '../../domain/countries.ts';
-import { parseAmount, toFixed, toJsonNumber, toPlainString } from '../../domain/money.ts';
+import { parseAmount, toFixed } from '../../domain/money.ts';
+import { toJson } from '../../deposits/json.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { convert, usdRate } from '../../lookups/exchange-rates.ts';
 import { v3ErrorSchema } from './face.ts';
@@ -142,7 +143,7 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
         },
       },
     },
-    async (request: FastifyRequest<{ Querystring: { country: string; amount?: string } }>) => {
+    async (request: FastifyRequest<{ Querystring: { country: string; amount?: string } }>, reply: FastifyReply) => {
       const details: string[] = [];
       let country = '';
       try {
@@ -157,14 +158,9 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
       const rate = await usdRate(ctx.db, ctx.config.env, currency);
       const converted = await convert(ctx.db, ctx.config.env, parsed.value, 'USD', currency, 2);
       if (!rate || !converted) throw v3Errors.notFound(`No exchange rate for ${currency}`);
-      return {
-        country,
-        currency,
-        fx_rate: Number(toPlainString(rate)),
-        amount: toJsonNumber(parsed.value) ?? Number(toFixed(parsed.value, 2)),
-        converted_amount: toJsonNumber(converted) ?? Number(toFixed(converted, 2)),
-        converted_amount_text: toFixed(converted, 2),
-      };
+      // Decimals written with their exact digits: an 18-digit amount is not rounded as a double.
+      const body = { country, currency, fx_rate: rate, amount: parsed.value, converted_amount: converted, converted_amount_text: toFixed(converted, 2) };
+      return reply.type('application/json; charset=utf-8').send(toJson(body));
     },
   );
 }

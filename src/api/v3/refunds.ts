@@ -1,12 +1,13 @@
 // v3 refunds: create (POST /v3/refunds), read (GET /v3/refunds/{id}), and the staging sandbox
 // outcomes of a pending refund.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { v3HeaderAuth } from '../../auth/v3-headers.ts';
 import { normalizeAccountType } from '../../domain/bank-accounts.ts';
 import { validateDocument } from '../../domain/documents.ts';
 import { findMethod } from '../../domain/catalog.ts';
-import { fromDb, parseAmount, toFixed, toJsonNumber, type Decimal } from '../../domain/money.ts';
+import { fromDb, parseAmount, type Decimal } from '../../domain/money.ts';
+import { toJson } from '../../deposits/json.ts';
 import { cardRefundResult } from '../../domain/refund-rules.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
 import { v3Errors, ApiError } from '../../http/errors.ts';
@@ -84,8 +85,9 @@ const refundStatusSchema = {
 
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
 
-function number(d: Decimal): number {
-  return toJsonNumber(d) ?? Number(toFixed(d, 2));
+/** Written with toJson, so an amount goes out as a JSON number with exactly its digits (18 + 2). */
+function sendExact(reply: FastifyReply, view: unknown) {
+  return reply.type('application/json; charset=utf-8').send(toJson(view));
 }
 
 function cardView(r: RefundRow, methodName: string) {
@@ -100,7 +102,7 @@ function cardView(r: RefundRow, methodName: string) {
       ...(r.reason_code ? { reason_code: r.reason_code } : {}),
       payment_method: r.payment_method ?? '',
       payment_method_name: methodName,
-      amount: number(fromDb(r.amount)),
+      amount: fromDb(r.amount),
       currency: r.currency,
       created_at: formatDateTime(r.created_at),
     },
@@ -113,9 +115,9 @@ export function refundStatusView(r: RefundRow) {
     deposit_id: r.deposit_id,
     merchant_invoice_id: r.invoice_id,
     status: r.status,
-    amount: number(fromDb(r.amount)),
+    amount: fromDb(r.amount),
     currency: r.currency,
-    local_amount: number(fromDb(r.local_amount)),
+    local_amount: fromDb(r.local_amount),
     local_currency: r.local_currency,
     ...(r.reason ? { reason: r.reason } : {}),
     ...(r.reason_code ? { reason_code: r.reason_code } : {}),
@@ -159,7 +161,7 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: refundResponseSchema, ...errors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const b = request.body;
       const details: string[] = [];
       let depositId: number | undefined;
@@ -228,7 +230,7 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
       }
       if (!refund.card) return { refund_id: refund.id };
       const { rows } = await ctx.db.query<{ country: string }>('SELECT country FROM deposits WHERE id = $1', [refund.deposit_id]);
-      return cardView(refund, findMethod(rows[0].country, refund.payment_method ?? '')?.name ?? '');
+      return sendExact(reply, cardView(refund, findMethod(rows[0].country, refund.payment_method ?? '')?.name ?? ''));
     },
   );
 
@@ -244,10 +246,10 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: refundStatusSchema, ...errors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const r = await getRefund(ctx.db, request.merchant!.id, request.params.id);
       if (!r) throw v3Errors.notFound('Refund not found');
-      return refundStatusView(r);
+      return sendExact(reply, refundStatusView(r));
     },
   );
 
@@ -264,7 +266,7 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
           response: { 200: refundStatusSchema, ...errors },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         if (ctx.config.env !== 'staging') throw v3Errors.notFound('Route not found');
         try {
           const r = await transitionRefund(
@@ -277,7 +279,7 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
             action === 'reject' ? 'SANDBOX_REJECTED' : undefined,
           );
           if (!r) throw v3Errors.notFound('Refund not found');
-          return refundStatusView(r);
+          return sendExact(reply, refundStatusView(r));
         } catch (err) {
           if (err instanceof RefundTransitionError) throw new ApiError(400, 201, 'BEAN_VALIDATION_ERROR', err.message, [`status: ${err.message}`]);
           throw err;
