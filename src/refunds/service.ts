@@ -232,7 +232,7 @@ async function applyTransition(q: Queryable, refundId: number, to: RefundStatus,
     type: 'refund.status_changed',
     subjectType: 'refund',
     subjectId: refundId,
-    data: { refund_id: refundId, deposit_id: r.deposit_id, from: r.status, status: to, cause, ...(reasonCode ? { reason_code: reasonCode } : {}) },
+    data: { refund_id: refundId, deposit_id: r.deposit_id, status: to, previous_status: r.status, cause, at: new Date().toISOString(), ...(reasonCode ? { reason_code: reasonCode } : {}) },
     notifications,
   });
 }
