@@ -22,10 +22,6 @@ export type TransitionCause =
 
 export type TransitionCheck = { ok: true } | { ok: false; reason: string };
 
-export function isFinal(status: DepositStatus): boolean {
-  return status === 'COMPLETED' || status === 'CANCELLED';
-}
-
 /**
  * Whether `from` may move to `to` for `cause`. Crypto deposits pass through APPROVED (the
  * customer paid, the funds are on their way); other methods go straight to COMPLETED.

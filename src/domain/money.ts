@@ -23,11 +23,6 @@ export interface ParseOptions {
 
 const PLAIN = /^(-?)(\d+)(?:\.(\d+))?$/;
 
-export function fromUnits(units: bigint, scale: number): Decimal {
-  if (!Number.isInteger(scale) || scale < 0) throw new RangeError(`invalid scale ${scale}`);
-  return { units, scale };
-}
-
 /**
  * Validates an amount from a request. Strings must be plain decimals ("10", "10.5",
  * "0.01"): no exponent, no "+", no surrounding spaces, no ".5" or "5." — clients that
@@ -205,10 +200,6 @@ export function isZero(d: Decimal): boolean {
 
 export function isPositive(d: Decimal): boolean {
   return d.units > 0n;
-}
-
-export function isNegative(d: Decimal): boolean {
-  return d.units < 0n;
 }
 
 function rateOf(rate: string | Decimal): Decimal {

@@ -2,7 +2,7 @@
 // rotation; afterwards only hashes and encrypted secrets exist.
 import type { Db, Queryable } from '../db/db.ts';
 import type { Environment } from '../config.ts';
-import { hashPassword, randomToken, type SecretBox, verifyPassword } from './secrets.ts';
+import { hashPassword, randomToken, type SecretBox } from './secrets.ts';
 
 export type CredentialSet = 'deposits' | 'web_status' | 'cashouts' | 'read_only' | 'panel';
 export const CREDENTIAL_SETS: CredentialSet[] = ['deposits', 'web_status', 'cashouts', 'read_only', 'panel'];
@@ -137,11 +137,6 @@ export async function updateMerchant(db: Db, id: number, patch: MerchantPatch): 
   return rows[0] ?? null;
 }
 
-export interface AuthenticatedMerchant {
-  merchant: Merchant;
-  login: string;
-}
-
 async function findByLogin(q: Queryable, set: CredentialSet, login: string) {
   const { rows } = await q.query<Row & Merchant>(
     `SELECT c.login, c.secret_hash, c.secret_enc, m.* FROM credentials c JOIN merchants m ON m.id = c.merchant_id
@@ -189,12 +184,6 @@ export async function depositsLoginOf(q: Queryable, merchantId: number): Promise
     [merchantId],
   );
   return rows[0]?.login ?? null;
-}
-
-export async function checkPanelPassword(q: Queryable, email: string, password: string): Promise<Merchant | null> {
-  const found = await findByLogin(q, 'panel', email);
-  if (!found?.secret_hash || !verifyPassword(password, found.secret_hash)) return null;
-  return found.merchant;
 }
 
 export function credentialsView(merchant: Merchant, credentials: IssuedCredentials) {
