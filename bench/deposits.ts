@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { createScratchDatabase, postgresUrl } from '../test/helpers/databases.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -36,26 +37,11 @@ const POOL = 20;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
 function baseUrl(): string {
-  return process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  return postgresUrl() ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 }
 
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `caja_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl());
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: baseUrl() });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
+function freshDatabase() {
+  return createScratchDatabase(baseUrl(), 'caja_bench');
 }
 
 function freePort(): Promise<number> {

@@ -12,38 +12,23 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { openContext } from '../src/runtime.ts';
 import { createMerchant } from '../src/merchants/merchants.ts';
 import { recordEvent } from '../src/notifications/outbox.ts';
 import { NotificationWorker } from '../src/notifications/worker.ts';
 import type { AppContext } from '../src/context.ts';
+import { createScratchDatabase, postgresUrl } from '../test/helpers/databases.ts';
 
 const N = Number(process.env.BENCH_NOTIFICATIONS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_NOTIFY_CONCURRENCY ?? 32);
 
 function baseUrl(): string {
-  return process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  return postgresUrl() ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 }
 
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `caja_bench_notify_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl());
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: baseUrl() });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
+function freshDatabase() {
+  return createScratchDatabase(baseUrl(), 'caja_bench_notify');
 }
 
 /** A receiver answering 200 to every POST, counting them; in its own process. */

@@ -4,19 +4,18 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import { buildApp } from '../../src/app.ts';
 import { openContext } from '../../src/runtime.ts';
 import { startWorkers, stopWorkers, type Worker } from '../../src/workers.ts';
+import { createScratchDatabase, postgresUrl } from './databases.ts';
+
+export { postgresUrl };
 
 export type Backend = 'pglite' | 'pg';
 
-export function postgresUrl(): string | undefined {
-  return process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined;
-}
 
 /** The backends every database test runs on. */
 export function backends(): Backend[] {
@@ -33,31 +32,12 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-async function createDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `caja_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: baseUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 export async function startTestServer(
   backend: Backend,
   env: Record<string, string> = {},
   opts: { workers?: boolean } = {},
 ): Promise<TestServer> {
-  const database = backend === 'pg' ? await createDatabase(postgresUrl()!) : null;
+  const database = backend === 'pg' ? await createScratchDatabase(postgresUrl()!) : null;
   const config = loadConfig({
     CAJA_ENV: 'staging',
     PORT: '0',

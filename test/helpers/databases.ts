@@ -1,0 +1,27 @@
+// Throwaway PostgreSQL databases for tests and benchmarks: each run gets its own, dropped after.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** The server the tests and benchmarks create their databases on, when one is configured. */
+export function postgresUrl(): string | undefined {
+  return process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined;
+}
+
+export async function createScratchDatabase(baseUrl: string, prefix = 'caja_test'): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: baseUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
