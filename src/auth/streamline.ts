@@ -1,7 +1,7 @@
 // Streamline (form-encoded) credentials: x_login and x_trans_key in the body, of the deposits or
 // the web-status set depending on the endpoint.
 import type { AppContext } from '../context.ts';
-import { checkLoginAndKey, depositsLoginOf, type Merchant, signingSecretOf } from '../merchants/merchants.ts';
+import { checkLoginAndKey, depositsSignerOf, type Merchant } from '../merchants/merchants.ts';
 import { StreamlineError } from '../api/streamline/format.ts';
 
 export interface StreamlineCaller {
@@ -22,10 +22,10 @@ export async function streamlineAuth(
   for (const set of sets) {
     const found = await checkLoginAndKey(ctx.db, ctx.box, set, login, transKey);
     if (!found) continue;
-    const secret = found.secret ?? (await signingSecretOf(ctx.db, ctx.box, found.merchant.id, 'deposits'));
-    const depositsLogin = set === 'deposits' ? login : await depositsLoginOf(ctx.db, found.merchant.id);
-    if (!secret || !depositsLogin) break;
-    return { merchant: found.merchant, secret, depositsLogin };
+    if (set === 'deposits' && found.secret) return { merchant: found.merchant, secret: found.secret, depositsLogin: login };
+    const signer = await depositsSignerOf(ctx.db, ctx.box, found.merchant.id);
+    if (!signer) break;
+    return { merchant: found.merchant, secret: signer.secret, depositsLogin: signer.login };
   }
   throw new StreamlineError(401, 'Invalid credentials');
 }

@@ -9,7 +9,7 @@ import type { Queryable } from '../db/db.ts';
 import { findMethod } from '../domain/catalog.ts';
 import { streamlineResult } from '../domain/deposit-states.ts';
 import { depositResultMessage, hmacHexUpper } from '../domain/signatures.ts';
-import { depositsLoginOf, signingSecretOf } from '../merchants/merchants.ts';
+import { depositsSignerOf } from '../merchants/merchants.ts';
 import type { OutgoingNotification } from '../notifications/outbox.ts';
 import type { DepositRow } from './store.ts';
 
@@ -45,14 +45,13 @@ export async function depositNotifications(
   if (d.source === 'streamline') {
     const url = d.confirmation_url ?? merchantNotificationUrl;
     if (!url) return [];
-    const login = await depositsLoginOf(q, d.merchant_id);
-    const secret = await signingSecretOf(q, ctx.box, d.merchant_id, 'deposits');
-    if (!login || !secret) return [];
+    const signer = await depositsSignerOf(q, ctx.box, d.merchant_id);
+    if (!signer) return [];
     return [{
       kind: 'streamline.confirmation',
       url,
       contentType: 'application/x-www-form-urlencoded',
-      body: new URLSearchParams(streamlineFields(d, login, secret)).toString(),
+      body: new URLSearchParams(streamlineFields(d, signer.login, signer.secret)).toString(),
       signingSet: 'deposits',
     }];
   }

@@ -168,22 +168,16 @@ export async function findByReadOnlyKey(q: Queryable, box: SecretBox, key: strin
   return (await findByLogin(q, 'read_only', box.hash(key)))?.merchant ?? null;
 }
 
-/** The merchant's signature secret of a set, by merchant id (for signing outgoing messages). */
-export async function signingSecretOf(q: Queryable, box: SecretBox, merchantId: number, set: 'deposits' | 'cashouts'): Promise<string | null> {
-  const { rows } = await q.query<{ secret_enc: string | null }>(
-    'SELECT secret_enc FROM credentials WHERE merchant_id = $1 AND set_name = $2',
-    [merchantId, set],
-  );
-  return rows[0]?.secret_enc ? box.decrypt(rows[0].secret_enc) : null;
-}
-
-/** The deposits login, which streamline signatures (Sign, x_control) include. */
-export async function depositsLoginOf(q: Queryable, merchantId: number): Promise<string | null> {
-  const { rows } = await q.query<{ login: string }>(
-    `SELECT login FROM credentials WHERE merchant_id = $1 AND set_name = 'deposits'`,
+/**
+ * What signs a merchant's streamline messages (Sign, x_control): the deposits login, which is
+ * part of the message, and the deposits secret, which keys it. One query for both.
+ */
+export async function depositsSignerOf(q: Queryable, box: SecretBox, merchantId: number): Promise<{ login: string; secret: string } | null> {
+  const { rows } = await q.query<{ login: string; secret_enc: string | null }>(
+    `SELECT login, secret_enc FROM credentials WHERE merchant_id = $1 AND set_name = 'deposits'`,
     [merchantId],
   );
-  return rows[0]?.login ?? null;
+  return rows[0]?.secret_enc ? { login: rows[0].login, secret: box.decrypt(rows[0].secret_enc) } : null;
 }
 
 export function credentialsView(merchant: Merchant, credentials: IssuedCredentials) {

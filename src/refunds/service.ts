@@ -72,12 +72,13 @@ export interface RefundRow {
   completed_at: Date | null;
   // Joined from the deposit.
   invoice_id: string;
+  country: string;
   payment_method: string | null;
   payment_type: string | null;
   deposit_test: boolean;
 }
 
-const SELECT = `SELECT r.*, d.invoice_id, d.payment_method, d.payment_type, d.test AS deposit_test
+const SELECT = `SELECT r.*, d.invoice_id, d.country, d.payment_method, d.payment_type, d.test AS deposit_test
   FROM refunds r JOIN deposits d ON d.id = r.deposit_id`;
 
 interface LockedDeposit {

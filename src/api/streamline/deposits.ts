@@ -11,7 +11,7 @@ import { toInternational } from '../../domain/phones.ts';
 import { depositResultMessage, hmacHexUpper, newInvoiceControlMessage, verifyHmacHex } from '../../domain/signatures.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
 import { ApiError } from '../../http/errors.ts';
-import { depositsLoginOf, signingSecretOf } from '../../merchants/merchants.ts';
+import { depositsSignerOf } from '../../merchants/merchants.ts';
 import { streamlineFields } from '../../deposits/notifications.ts';
 import { createDeposit, prepareDepositRequest } from '../../deposits/service.ts';
 import { type DepositRow, findDepositByInvoice, findDepositByToken } from '../../deposits/store.ts';
@@ -75,10 +75,9 @@ function isTrue(v: string | undefined): boolean {
 
 /** Signed result fields for one deposit (webpaystatus and the return redirect). */
 async function signedFields(ctx: AppContext, d: DepositRow): Promise<Record<string, string>> {
-  const login = await depositsLoginOf(ctx.db, d.merchant_id);
-  const secret = await signingSecretOf(ctx.db, ctx.box, d.merchant_id, 'deposits');
-  if (!login || !secret) throw new StreamlineError(500, 'Merchant credentials unavailable');
-  return streamlineFields(d, login, secret);
+  const signer = await depositsSignerOf(ctx.db, ctx.box, d.merchant_id);
+  if (!signer) throw new StreamlineError(500, 'Merchant credentials unavailable');
+  return streamlineFields(d, signer.login, signer.secret);
 }
 
 /** An auto-submitting form: the spec's return redirect is a browser POST. */

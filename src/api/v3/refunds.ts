@@ -185,6 +185,7 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
       let bankAccount: RefundBankAccount | undefined;
       if (b.bank_account !== undefined) {
         const a = b.bank_account;
+        const accountType = a.account_type === undefined ? null : normalizeAccountType(String(a.account_type));
         bankAccount = {
           beneficiary: a.beneficiary,
           document: a.document,
@@ -192,9 +193,9 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
           bank_code: a.bank_code === undefined ? undefined : String(a.bank_code),
           branch: a.branch === undefined ? undefined : String(a.branch),
           account_number: a.account_number === undefined ? undefined : String(a.account_number),
-          account_type: a.account_type === undefined ? undefined : normalizeAccountType(a.account_type) ?? undefined,
+          account_type: accountType ?? undefined,
         };
-        if (a.account_type !== undefined && !normalizeAccountType(String(a.account_type))) {
+        if (a.account_type !== undefined && !accountType) {
           details.push('bank_account.account_type: must be one of SAVING, CHECKING, VISTA, MASTER, SAVING_SET, CHECKING_SET, DEFAULT');
         }
         if (!a.beneficiary) details.push('bank_account.beneficiary: is required');
@@ -229,8 +230,7 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
         v3RefundError(err);
       }
       if (!refund.card) return { refund_id: refund.id };
-      const { rows } = await ctx.db.query<{ country: string }>('SELECT country FROM deposits WHERE id = $1', [refund.deposit_id]);
-      return sendExact(reply, cardView(refund, findMethod(rows[0].country, refund.payment_method ?? '')?.name ?? ''));
+      return sendExact(reply, cardView(refund, findMethod(refund.country, refund.payment_method ?? '')?.name ?? ''));
     },
   );
 
