@@ -30,6 +30,7 @@ import { getCountry } from '../domain/countries.ts';
 import { type DepositRequest, validateDepositRequest, type ValidationResult } from '../domain/deposit-request.ts';
 import { sandboxOutcome } from '../domain/deposit-sandbox.ts';
 import { checkTransition, type DepositStatus, type TransitionCause } from '../domain/deposit-states.ts';
+import { cryptoColumn } from '../domain/crypto.ts';
 import { computeCharges } from '../domain/fees.ts';
 import { toDb } from '../domain/money.ts';
 import { buildPaymentInfo } from '../domain/payment-info.ts';
@@ -223,7 +224,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
     input.bonusAmount ? toDb(input.bonusAmount) : null, input.bonusRelative,
     input.strikethroughPrice ? toDb(input.strikethroughPrice) : null,
     input.reportedInfo ? JSON.stringify(input.reportedInfo) : null, input.bankAccount ? JSON.stringify(input.bankAccount) : null,
-    input.crypto ? JSON.stringify(input.crypto) : null, JSON.stringify(opts.extra ?? {}), paymentInfo,
+    cryptoColumn(method, input.crypto, usd.payerAmount, token), JSON.stringify(opts.extra ?? {}), paymentInfo,
     outcome, outcome ? new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000) : null, expiresAt, now, now,
     opts.actor ?? 'merchant', opts.idempotency?.key ?? null, now.toISOString(),
   ];
