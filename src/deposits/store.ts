@@ -57,6 +57,8 @@ export interface DepositRow {
   reported_info: Record<string, unknown> | null;
   bank_account: Record<string, unknown> | null;
   crypto: Record<string, unknown> | null;
+  /** Written by the hosted checkout when a card pays: card_holder, masked_card, brand, expiration. */
+  card_detail: Record<string, unknown> | null;
   extra: Record<string, unknown>;
   payment_info: string | null;
   refunded_amount: string;

@@ -2,7 +2,8 @@
 // view of GET /v3/deposits/{id}. Both are functions of the stored row only, so an idempotent
 // replay answers byte for byte what the first request got.
 import { findMethod } from '../domain/catalog.ts';
-import { fromDb } from '../domain/money.ts';
+import { storedCryptoDetail } from '../domain/crypto.ts';
+import { dec, fromDb } from '../domain/money.ts';
 import { formatDateTime, receiptUrl as voucherReceiptUrl } from '../domain/payment-info.ts';
 import { RawJson, toJson } from './json.ts';
 import type { DepositRow } from './store.ts';
@@ -33,6 +34,25 @@ export function creationResponse(base: string, d: DepositRow): string {
 
 const time = (t: Date | null) => (t ? formatDateTime(t) : undefined);
 
+const CARD_DETAIL_KEYS = ['card_holder', 'masked_card', 'brand', 'expiration'] as const;
+
+/**
+ * The card a card deposit was paid with, as the client libraries read it. Only the four known
+ * keys are copied out of the column, so nothing else stored there can ever reach a response.
+ */
+function cardDetailView(stored: Record<string, unknown> | null): Record<string, string> | null {
+  if (!stored) return null;
+  const out: Record<string, string> = {};
+  for (const k of CARD_DETAIL_KEYS) if (typeof stored[k] === 'string') out[k] = stored[k];
+  return Object.keys(out).length ? out : null;
+}
+
+/** The quote fixed at creation, with its decimals as exact JSON numbers. */
+function cryptoView(d: DepositRow): Record<string, unknown> | null {
+  const c = findMethod(d.country, d.payment_method ?? '')?.kind === 'crypto' ? storedCryptoDetail(d.crypto) : null;
+  return c && { currency: c.currency, wallet: c.wallet, network: c.network, crypto_fx: dec(c.crypto_fx), crypto_amount: dec(c.crypto_amount) };
+}
+
 export function statusView(d: DepositRow): Record<string, unknown> {
   const p = d.payer;
   return {
@@ -45,6 +65,9 @@ export function statusView(d: DepositRow): Record<string, unknown> {
     local_amount: fromDb(d.local_amount),
     amount: fromDb(d.amount),
     amount_currency: d.currency,
+    // Display-only values of the request (they change no amount); 0 and false when not sent.
+    bonus_amount: d.bonus_amount ? fromDb(d.bonus_amount) : dec('0'),
+    bonus_relative: d.bonus_relative,
     payment_method: d.payment_method,
     payment_type: d.payment_type,
     status: d.status,
@@ -59,6 +82,9 @@ export function statusView(d: DepositRow): Record<string, unknown> {
       phone: p.phone,
       address: p.address,
     },
+    // null rather than absent: PHP integrations read these properties without isset().
+    card_detail: cardDetailView(d.card_detail),
+    crypto: cryptoView(d),
     fee_amount: fromDb(d.fee_usd),
     fee_currency: 'USD',
     refunded: fromDb(d.refunded_amount).units > 0n,

@@ -9,6 +9,8 @@ import { v3HeaderAuth } from '../../auth/v3-headers.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { createDeposit, depositErrors, fingerprint, getDeposit, prepareDepositRequest } from '../../deposits/service.ts';
 import { creationResponse, statusResponse } from '../../deposits/views.ts';
+import { findMethod } from '../../domain/catalog.ts';
+import { readCryptoChoice } from '../../domain/crypto.ts';
 import { requireJsonContentType, v3ErrorSchema } from './face.ts';
 
 const decimal = { anyOf: [{ type: 'string' }, { type: 'number' }], description: 'Decimal with up to 18 integer digits and 2 decimals, as a string or a JSON number' };
@@ -51,7 +53,15 @@ const depositBodySchema = {
     payment_types: { type: 'array', items: { type: 'string' } },
     reported_info: { type: 'object', additionalProperties: true },
     bank_account: { type: 'object', additionalProperties: true },
-    crypto: { type: 'object', additionalProperties: true, description: 'currency and wallet address' },
+    crypto: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'Crypto methods: the coin and network the customer pays with; the address is given by caja',
+      properties: {
+        currency: { type: 'string', enum: ['USDT', 'BTC'], default: 'USDT' },
+        network: { type: 'string', description: 'USDT: TRON (default, also TRC20) or ETHEREUM (ERC20); BTC: BITCOIN' },
+      },
+    },
     fee_on_payer: { type: 'boolean', default: false },
     surcharge_on_payer: { type: 'boolean', default: true },
     bonus_amount: decimal,
@@ -117,11 +127,36 @@ export const depositStatusSchema = {
     local_amount: { type: 'number' },
     amount: { type: 'number', description: 'The amount requested, in amount_currency' },
     amount_currency: { type: 'string' },
+    bonus_amount: { type: 'number', description: 'Display only, as sent at creation; 0 when not sent' },
+    bonus_relative: { type: 'boolean' },
     payment_method: { type: 'string', nullable: true },
     payment_type: { type: 'string', nullable: true },
     status: { type: 'string', enum: ['PENDING', 'APPROVED', 'COMPLETED', 'CANCELLED'] },
     checkout_type: { type: 'string' },
     payer: payerSchema,
+    card_detail: {
+      type: 'object',
+      nullable: true,
+      description: 'Card deposits, once paid on the hosted checkout; null otherwise',
+      properties: {
+        card_holder: { type: 'string' },
+        masked_card: { type: 'string', description: 'First 6 and last 4 digits, e.g. 411111******1111' },
+        brand: { type: 'string' },
+        expiration: { type: 'string', description: 'MM/YY' },
+      },
+    },
+    crypto: {
+      type: 'object',
+      nullable: true,
+      description: 'Crypto deposits: what the customer was shown, fixed at creation; null otherwise',
+      properties: {
+        currency: { type: 'string', description: 'USDT or BTC' },
+        wallet: { type: 'string', description: 'The address the customer pays to' },
+        network: { type: 'string', description: 'TRON, ETHEREUM or BITCOIN' },
+        crypto_fx: { type: 'number', description: 'USD price of one coin' },
+        crypto_amount: { type: 'number', description: 'Coins to send' },
+      },
+    },
     fee_amount: { type: 'number' },
     fee_currency: { type: 'string' },
     refunded: { type: 'boolean' },
@@ -176,7 +211,13 @@ export function registerV3Deposits(app: FastifyInstance, ctx: AppContext): void 
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw v3Errors.invalidBody('Request body must be a JSON object');
       const key = idempotencyKey(request.headers);
       const validated = await prepareDepositRequest(ctx, body, { merchantId: request.merchant!.id });
-      if (!validated.ok) throw v3Errors.validation(validated.details);
+      // The coin and network of a crypto method, reported together with every other detail.
+      const fields = body as Record<string, unknown>;
+      const method = typeof fields.country === 'string' && typeof fields.payment_method === 'string' ? findMethod(fields.country, fields.payment_method) : undefined;
+      const crypto = method?.kind === 'crypto' ? readCryptoChoice(fields.crypto) : null;
+      if (!validated.ok || (crypto && !crypto.ok)) {
+        throw v3Errors.validation([...(validated.ok ? [] : validated.details), ...(crypto && !crypto.ok ? crypto.details : [])]);
+      }
       const result = await createDeposit(ctx, request.merchant!, validated.value, {
         source: 'v3',
         idempotency: key ? { key, fingerprint: fingerprint(request.rawBody ?? '') } : undefined,

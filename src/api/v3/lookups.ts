@@ -4,8 +4,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { readOnlyKeyAuth } from '../../auth/read-only.ts';
 import { banksForCountry } from '../../domain/banks.ts';
-import { methodsForCountry } from '../../domain/catalog.ts';
+import { findMethod, methodsForCountry } from '../../domain/catalog.ts';
 import { ACCEPTED_COUNTRY_CODES, getCountry, isCountryAccepted } from '../../domain/countries.ts';
+import { computeCharges } from '../../domain/fees.ts';
 import { parseAmount, toFixed } from '../../domain/money.ts';
 import { toJson } from '../../deposits/json.ts';
 import { v3Errors } from '../../http/errors.ts';
@@ -19,6 +20,9 @@ const countryQuery = {
 } as const;
 
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema };
+
+/** What the provider family sends as daily_average and monthly_average of every method. */
+const PROVIDER_AVERAGE = 5;
 
 /** The accepted country of the query, upper-cased, or a 201 listing the accepted values. */
 export function acceptedCountry(value: unknown, field = 'country'): string {
@@ -77,6 +81,8 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
                 min_amount: { type: 'string' },
                 max_amount: { type: 'string' },
                 required_fields: { type: 'array', items: { type: 'string' } },
+                daily_average: { type: 'integer', description: 'Always 5, as the provider family sends it (the client libraries read it; it has no meaning in caja)' },
+                monthly_average: { type: 'integer', description: 'Always 5, as daily_average' },
               },
             },
           },
@@ -96,6 +102,8 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
         min_amount: m.minAmount,
         max_amount: m.maxAmount,
         required_fields: [...m.requiredPayerFields],
+        daily_average: PROVIDER_AVERAGE,
+        monthly_average: PROVIDER_AVERAGE,
       })),
   );
 
@@ -108,13 +116,19 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
         summary: "A country's states with the codes payer.address.state takes",
         security,
         querystring: countryQuery,
-        response: { 200: { type: 'array', items: { type: 'object', properties: { code: { type: 'string' }, name: { type: 'string' } } } }, ...errors },
+        response: {
+          200: {
+            type: 'array',
+            items: { type: 'object', properties: { code: { type: 'string' }, iso: { type: 'string', description: 'The same code, under the name the client libraries read' }, name: { type: 'string' } } },
+          },
+          ...errors,
+        },
       },
     },
-    async (request) => getCountry(acceptedCountry(request.query.country))!.states.map((st) => ({ code: st.code, name: st.name })),
+    async (request) => getCountry(acceptedCountry(request.query.country))!.states.map((st) => ({ code: st.code, iso: st.code, name: st.name })),
   );
 
-  app.get<{ Querystring: { country: string; amount?: string } }>(
+  app.get<{ Querystring: { country: string; amount?: string; payment_method?: string } }>(
     '/v3/exchange_rates',
     {
       preValidation,
@@ -124,7 +138,11 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
         security,
         querystring: {
           type: 'object',
-          properties: { country: { type: 'string' }, amount: { type: 'string', description: 'USD amount, default 1' } },
+          properties: {
+            country: { type: 'string' },
+            amount: { type: 'string', description: 'USD amount, default 1' },
+            payment_method: { type: 'string', description: "A method of the country: `fee` is that method's; default the bank-transfer fee" },
+          },
           required: ['country'],
         },
         response: {
@@ -137,13 +155,14 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
               amount: { type: 'number' },
               converted_amount: { type: 'number' },
               converted_amount_text: { type: 'string' },
+              fee: { type: 'number', description: 'USD: the fee the merchant would pay on a deposit of `amount` (fee rule of docs/deposits.md)' },
             },
           },
           ...errors,
         },
       },
     },
-    async (request: FastifyRequest<{ Querystring: { country: string; amount?: string } }>, reply: FastifyReply) => {
+    async (request: FastifyRequest<{ Querystring: { country: string; amount?: string; payment_method?: string } }>, reply: FastifyReply) => {
       const details: string[] = [];
       let country = '';
       try {
@@ -153,13 +172,18 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
       }
       const parsed = parseAmount(request.query.amount ?? '1');
       if (!parsed.ok) details.push(`amount: ${parsed.reason}`);
+      const code = request.query.payment_method?.trim();
+      const method = code && country ? findMethod(country, code) : undefined;
+      if (code && country && !method) details.push(`payment_method: '${code}' is not offered in ${country}`);
       if (details.length || !parsed.ok) throw v3Errors.validation(details);
       const currency = getCountry(country)!.currency;
       const rate = await usdRate(ctx.db, ctx.config.env, currency);
       const converted = await convert(ctx.db, ctx.config.env, parsed.value, 'USD', currency, 2);
       if (!rate || !converted) throw v3Errors.notFound(`No exchange rate for ${currency}`);
       // Decimals written with their exact digits: an 18-digit amount is not rounded as a double.
-      const body = { country, currency, fx_rate: rate, amount: parsed.value, converted_amount: converted, converted_amount_text: toFixed(converted, 2) };
+      // The merchant bears the fee (fee_on_payer false), as on a deposit created with defaults.
+      const fee = computeCharges(parsed.value, method?.type ?? null, { feeOnPayer: false, surchargeOnPayer: true }).fee;
+      const body = { country, currency, fx_rate: rate, amount: parsed.value, converted_amount: converted, converted_amount_text: toFixed(converted, 2), fee };
       return reply.type('application/json; charset=utf-8').send(toJson(body));
     },
   );
