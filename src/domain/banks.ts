@@ -42,10 +42,17 @@ export function banksForCountry(country: string): readonly Bank[] {
   return BANKS[country.trim().toUpperCase()] ?? [];
 }
 
-/** bank_code arrives as a number or as a string, often zero-padded ("001", "0341"). */
+const INDEX = new Map(Object.entries(BANKS).map(([country, banks]) => [country, new Map(banks.map((b) => [b.code, b]))]));
+
+/**
+ * bank_code arrives as a number or as a string, often zero-padded ("001", "0341"). Mexican
+ * integrations also send the 5-digit SPEI participant key ("40012": 40 banca múltiple, 37
+ * development bank, 90 other participants), whose last three digits are the CLABE code.
+ */
 export function findBank(country: string, code: number | string): Bank | undefined {
   const text = String(code).trim();
   if (!/^\d{1,10}$/.test(text)) return undefined;
-  const wanted = Number(text);
-  return banksForCountry(country).find((b) => b.code === wanted);
+  const cc = country.trim().toUpperCase();
+  const spei = cc === 'MX' && /^(37|40|90)\d{3}$/.test(text) ? text.slice(2) : text;
+  return INDEX.get(cc)?.get(Number(spei));
 }

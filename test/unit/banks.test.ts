@@ -21,16 +21,16 @@ test('every accepted country has at least 3 banks, unique codes, sorted by code'
 test('Brazil uses COMPE codes', () => {
   const expected: Record<number, RegExp> = {
     1: /Banco do Brasil/, 33: /Santander/, 104: /Caixa/, 237: /Bradesco/, 341: /Itaú/,
-    260: /Nu/, 77: /Inter/, 336: /C6/, 756: /Sicoob/, 748: /Sicredi/, 208: /BTG/, 422: /Safra/,
-    41: /Banrisul/, 70: /BRB/, 290: /PagSeguro/, 323: /Mercado Pago/, 380: /PicPay/, 623: /Pan/,
+    260: /Nu/i, 77: /Inter/, 336: /C6/, 756: /Sicoob/, 748: /Sicredi/, 208: /BTG/, 422: /Safra/,
+    41: /Rio Grande do Sul/, 70: /BRB/, 290: /PagSeguro/i, 323: /Mercado Pago/, 380: /PicPay/i, 623: /Pan/,
   };
   for (const [code, name] of Object.entries(expected)) assert.match(findBank('BR', code)!.name, name, code);
 });
 
 test('Mexico uses the CLABE institution codes, Argentina the BCRA ones', () => {
-  assert.match(findBank('MX', 2)!.name, /Banamex/);
+  assert.match(findBank('MX', 2)!.name, /Banamex/i);
   assert.match(findBank('MX', 12)!.name, /BBVA/);
-  assert.match(findBank('MX', 72)!.name, /Banorte/);
+  assert.match(findBank('MX', 72)!.name, /Banorte/i);
   assert.match(findBank('MX', 646)!.name, /STP/);
   assert.match(findBank('AR', 7)!.name, /Galicia/);
   assert.match(findBank('AR', 11)!.name, /Nación/);
@@ -45,4 +45,16 @@ test('findBank accepts zero-padded strings and rejects junk', () => {
   assert.equal(findBank('BR', ''), undefined);
   assert.equal(findBank('BR', 999), undefined);
   assert.equal(findBank('MX', 341), undefined);
+});
+
+test('registries: the full participant lists, with ISPB for Brazil; SPEI 5-digit keys resolve', () => {
+  assert.ok(banksForCountry('BR').length > 400, 'every COMPE participant');
+  assert.ok(banksForCountry('BR').every((b) => /^\d{8}$/.test(b.ispb ?? '')));
+  assert.equal(findBank('BR', 341)!.ispb, '60701190');
+  assert.ok(banksForCountry('MX').length > 100, 'every SPEI participant');
+  assert.ok(banksForCountry('AR').length > 50);
+  assert.equal(findBank('MX', '40012'), findBank('MX', 12));
+  assert.equal(findBank('MX', '90646'), findBank('MX', 646));
+  assert.equal(findBank('MX', '41012'), undefined);
+  assert.equal(findBank('BR', '40012'), undefined);
 });

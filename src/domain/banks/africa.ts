@@ -1,5 +1,7 @@
 // Africa. NG: CBN bank codes; ZA: universal branch codes; KE: CBK bank codes. Ghana, Tanzania,
 // Uganda and Cameroon have no numeric registry we can cite, so their codes are ours.
+// Transcribed from the registries named above (checked 2026-11-23); these have no machine-readable copy in a
+// registry we can use, so scripts/refresh-banks.ts leaves them alone: refresh by hand.
 import { parseBanks } from './types.ts';
 
 export const NG_BANKS = parseBanks(`

@@ -1,6 +1,8 @@
 // Asia. CN: CNAPS bank-type codes; ID: Bank Indonesia clearing codes; TH: Bank of Thailand
 // bank codes; VN: NAPAS BINs. India (IFSC), Malaysia and the Philippines identify banks by
 // alphanumeric codes, so the numeric codes there are ours.
+// Transcribed from the registries named above (checked 2026-11-23); these have no machine-readable copy in a
+// registry we can use, so scripts/refresh-banks.ts leaves them alone: refresh by hand.
 import { parseBanks } from './types.ts';
 
 export const CN_BANKS = parseBanks(`

@@ -1,6 +1,8 @@
 // The other Latin American countries. Codes are each country's interbank participant codes:
 // CO ACH Colombia, CL CMF (ex-SBIF), PE CCE (first digits of the CCI), UY BCU, EC SPI, PA ACH
 // routing numbers. Paraguay has no public numeric registry we can cite, so its codes are ours.
+// Transcribed from the registries named above (checked 2026-11-23); these have no machine-readable copy in a
+// registry we can use, so scripts/refresh-banks.ts leaves them alone: refresh by hand.
 import { parseBanks } from './types.ts';
 
 export const CO_BANKS = parseBanks(`

@@ -2,6 +2,8 @@
 export interface Bank {
   readonly code: number;
   readonly name: string;
+  /** Brazil: the participant's ISPB (the 8-digit id Pix and STR use alongside the COMPE code). */
+  readonly ispb?: string;
 }
 
 /** Parses "code=name" lines, which keeps the data files close to the registries they copy. */
