@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
-import { createMerchant, hmac, type Credentials } from '../helpers/clients.ts';
+import { bearer, createMerchant, hmac, V3Client, type Credentials } from '../helpers/clients.ts';
 
 const SCHEMA_DIR = new URL('./schemas/', import.meta.url);
 const ajv = new Ajv({ allErrors: true, allowUnionTypes: true });
@@ -133,6 +133,19 @@ for (const backend of backends()) {
       assert.equal(usdt.crypto.crypto_amount, Math.round(usdt.usd_amount * 101) / 100);
     });
 
+    test('a crypto coin or network caja does not take is a 201 naming it, with the other details', async () => {
+      const v3 = new V3Client(s.url, sdk.c.deposits.login, sdk.c.deposits.secret_key);
+      const r = await v3.post('/v3/deposits', { country: 'BR', amount: '100.00', payment_method: 'CR', payer: BR_PAYER, crypto: { currency: 'DOGE' }, language: 'fr' });
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.body.code, 201);
+      assert.deepEqual(r.body.details, ['language: must be one of es, en, pt', 'crypto.currency: must be one of BTC, USDT']);
+      const net = await v3.post('/v3/deposits', { country: 'BR', amount: '100.00', payment_method: 'CR', payer: BR_PAYER, crypto: { currency: 'BTC', network: 'TRON' } });
+      assert.deepEqual([net.status, net.body.details], [400, ['crypto.network: BTC is paid on BITCOIN']]);
+      // For other methods the object means nothing and is kept as sent, as before.
+      const pix = await v3.post('/v3/deposits', { country: 'BR', amount: '10.00', payment_method: 'IX', payer: BR_PAYER, crypto: { currency: 'DOGE' } });
+      assert.equal(pix.status, 200, pix.text);
+    });
+
     test('PaymentMethodResponse, BankDataResponse, StateCountryResponse for every accepted country with data', async () => {
       for (const country of ['BR', 'MX', 'CO', 'AR']) {
         assertModel('payment-method-response', await sdk.paymentMethods(country));
@@ -152,6 +165,8 @@ for (const backend of backends()) {
       assertModel('exchange-rate-response', await sdk.exchangeRates({ country: 'MX' }));
       const card = await sdk.exchangeRates({ country: 'BR', amount: '10', payment_method: 'VI' });
       assert.equal(card.fee, 0.35, "a method's own fee: 3.5 % for a credit card");
+      const unknown = await bearer(s.url, sdk.c.read_only_key, '/v3/exchange_rates?country=BR&payment_method=OX');
+      assert.deepEqual([unknown.status, unknown.body.code, unknown.body.details], [400, 201, ["payment_method: 'OX' is not offered in BR"]]);
     });
 
     test('CreateRefundResponse and RefundStatusResponse, for a bank deposit and a card deposit', async () => {
