@@ -13,8 +13,8 @@
 //   getDeposit(ctx, merchantId, id)           a merchant's own deposit, or null
 //   transitionDeposit(ctx, id, to, cause, {actor, merchantId?, note?})
 //                                             one status change: checked against the state
-//                                             machine, recorded with time and cause, ledger
-//                                             credit when it completes (test=false), event and
+//                                             machine, recorded with time and cause, balance
+//                                             credit when it completes (balances/), event and
 //                                             notification in the same transaction.
 //   transitionDepositIn(q, ctx, ...)          the same inside a caller's transaction (workers).
 //
@@ -41,6 +41,7 @@ import { resolveUsdRates } from '../lookups/exchange-rates.ts';
 import type { LimitRule } from '../domain/limits.ts';
 import { toJson } from './json.ts';
 import { applicableRule, checkCustomerLimits, type LimitRow, loadLimitRules, rulesFromRows } from './limits.ts';
+import { creditDeposit } from '../balances/service.ts';
 import { depositNotifications } from './notifications.ts';
 import { type DepositRow, findDeposit } from './store.ts';
 
@@ -319,14 +320,7 @@ export async function transitionDepositIn(
     [d.id, to, now, d.status, cause, opts.actor, opts.note ?? null],
   );
   const { merchant_notification_url, ...updated } = rows[0]!;
-  // Test deposits never touch the balance; a deposit is credited once (unique index).
-  if (to === 'COMPLETED' && !updated.test) {
-    await q.query(
-      `INSERT INTO ledger_entries (merchant_id, currency, amount, kind, subject_type, subject_id, created_at)
-       VALUES ($1, 'USD', $2, 'deposit', 'deposit', $3, $4) ON CONFLICT DO NOTHING`,
-      [updated.merchant_id, updated.merchant_usd, updated.id, now],
-    );
-  }
+  if (to === 'COMPLETED') await creditDeposit(q, ctx, updated as DepositRow, isCrypto(updated as DepositRow), now);
   await recordEvent(q, {
     merchantId: updated.merchant_id,
     type: 'deposit.status_changed',

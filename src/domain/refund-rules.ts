@@ -50,7 +50,7 @@ export type RefundAmount = { ok: true; amount: Decimal; localAmount: Decimal } |
 
 /**
  * The refund in both currencies. `requested` is in the deposit currency (`inLocal` false) or the
- * local currency (`inLocal` true); absent means the whole deposit. The other currency follows
+ * local currency (`inLocal` true); absent means what remains of the deposit. The other currency follows
  * the deposit's own rate, and a request for exactly what remains maps to exactly what remains
  * in both, so a series of partial refunds can always reach the full amount.
  */
@@ -58,8 +58,9 @@ export function refundAmounts(d: DepositAmounts, requested: Decimal | undefined,
   const remaining = sub(d.amount, d.heldAmount);
   const remainingLocal = sub(d.localAmount, d.heldLocal);
   if (requested === undefined) {
-    if (isPositive(d.heldAmount)) return { ok: false, reason: 'A full refund is not possible: part of the deposit is already refunded' };
-    return { ok: true, amount: d.amount, localAmount: d.localAmount };
+    // No amount: what remains (the whole deposit, or the rest after partial refunds).
+    if (!isPositive(remaining)) return { ok: false, reason: 'Nothing is left to refund: the deposit is already fully refunded' };
+    return { ok: true, amount: remaining, localAmount: remainingLocal };
   }
   if (!isPositive(requested)) return { ok: false, reason: 'The amount must be greater than 0' };
   const [mine, theirs] = inLocal ? [remainingLocal, remaining] : [remaining, remainingLocal];

@@ -22,13 +22,15 @@ export const v3Errors = {
   emptyHeader: (name: string) => new ApiError(400, 105, 'EMPTY_HEADER_VALUE', `Empty value in header: ${name}`),
   validation: (details: string[], d = 'Invalid request fields') => new ApiError(400, 201, 'BEAN_VALIDATION_ERROR', d, details),
   notFound: (d = 'Resource not found') => new ApiError(404, 208, 'RESOURCE_NOT_FOUND', d),
-  invalidDocument: (d = 'Invalid document') => new ApiError(400, 300, 'INVALID_DOCUMENT', d),
-  invalidBankAccount: (d = 'Invalid bank account') => new ApiError(400, 302, 'INVALID_BANK_ACCOUNT', d),
+  invalidDocument: (d = 'Invalid document', details?: string[]) => new ApiError(400, 300, 'INVALID_DOCUMENT', d, details),
+  invalidBankAccount: (d = 'Invalid bank account', details?: string[]) => new ApiError(400, 302, 'INVALID_BANK_ACCOUNT', d, details),
   userLimitExceeded: (kind: 'TRANSACTION' | 'DAILY' | 'MONTHLY') => new ApiError(400, 304, 'USER_LIMIT_EXCEEDED', `User limit exceeded: ${kind}`),
   invalidBody: (d = 'Malformed request body') => new ApiError(400, 502, 'INVALID_REQUEST_BODY', d),
   invalidAmountToRefund: (d = 'Invalid amount to refund') => new ApiError(400, 802, 'INVALID_AMOUNT_TO_REFUND', d),
   missingBankAccount: () => new ApiError(400, 804, 'MISSING_BANK_ACCOUNT', 'bank_account is required to refund this deposit'),
+  insufficientFunds: (d = 'Insufficient funds in the available balance') => new ApiError(400, 514, 'INSUFFICIENT_FUNDS', d),
   featureDisabled: (d: string) => new ApiError(403, 106, 'FEATURE_NOT_ENABLED', d),
+  serviceUnavailable: (d: string) => new ApiError(503, 503, 'SERVICE_UNAVAILABLE', d),
 };
 
 export const cashoutErrors = {

@@ -1,19 +1,27 @@
 // Refunds of completed deposits, shared by the v3 and streamline faces.
 //
 // createRefund locks the deposit row (FOR UPDATE) and sums its PENDING and COMPLETED refunds in
-// the same transaction, so racing requests can never refund more than the deposit. Card refunds
-// settle at once in staging; other refunds stay PENDING until the bank (or the sandbox) answers,
-// through transitionRefund, which also writes the event, the notification and the ledger entry
-// in the same transaction.
+// the same transaction, so racing requests can never refund more than the deposit. The refund's
+// share of what the deposit credited is reserved from the merchant's available balance in that
+// transaction too (InsufficientFunds refuses it). Card refunds settle at once in staging; other
+// refunds stay PENDING until the bank (or the sandbox) answers, through transitionRefund, which
+// posts the reservation (COMPLETED) or voids it (REJECTED, CANCELLED) and writes the event and
+// the notification in the same transaction.
+//
+// An idempotency key (X-Idempotency-Key) is claimed in the creating transaction: the same key
+// and body replay the first refund; another body is refused.
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
-import { type Decimal, divideRate, fromDb, isZero, multiplyRate, neg, toDb, toFixed } from '../domain/money.ts';
+import { type Decimal, fromDb, isPositive, neg, toDb, toFixed } from '../domain/money.ts';
 import { canTransition, holdsAmount, REFUND_STATUSES, refundAmounts, type RefundStatus } from '../domain/refund-rules.ts';
-
-const HOLDING_STATUSES = REFUND_STATUSES.filter(holdsAmount);
+import { refundDebit } from '../domain/settlement.ts';
+import { depositCreditOf } from '../balances/service.ts';
+import { cajaAccount, findReservation, InsufficientFunds, merchantAccount, post, reserve, transfer, voidReservation } from '../ledger/ledger.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 
-export type RefundFailure = 'not_found' | 'not_completed' | 'amount' | 'missing_bank_account';
+const HOLDING_STATUSES = REFUND_STATUSES.filter(holdsAmount);
+
+export type RefundFailure = 'not_found' | 'not_completed' | 'amount' | 'missing_bank_account' | 'insufficient_funds' | 'idempotency_key_used';
 
 export class RefundError extends Error {
   constructor(
@@ -47,6 +55,8 @@ export interface RefundInput {
   bankAccount?: RefundBankAccount;
   comments?: string;
   notificationUrl?: string;
+  /** X-Idempotency-Key and the SHA-256 of the body it came with. */
+  idempotency?: { key: string; fingerprint: string };
 }
 
 export interface RefundRow {
@@ -67,6 +77,9 @@ export interface RefundRow {
   notification_url: string | null;
   reason: string | null;
   reason_code: string | null;
+  settlement_amount: string | null;
+  settlement_fee: string | null;
+  settlement_currency: string | null;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
@@ -123,53 +136,111 @@ function simulatedCardOutcome(ctx: AppContext, amount: Decimal): { status: Refun
   return { status: 'COMPLETED' };
 }
 
-export async function createRefund(ctx: AppContext, merchantId: number, input: RefundInput): Promise<RefundRow> {
-  const id = await ctx.db.tx(async (q) => {
-    const deposit = await lockDeposit(q, merchantId, input.depositId, input.invoiceId);
-    if (!deposit) throw new RefundError('not_found', 'Deposit not found');
-    if (deposit.status !== 'COMPLETED') throw new RefundError('not_completed', `Only completed deposits can be refunded; this one is ${deposit.status}`);
-    const card = isCardPaymentType(deposit.payment_type);
-    if (!card && !input.bankAccount) throw new RefundError('missing_bank_account', 'bank_account is required to refund this deposit');
-    const held = (
-      await q.query<{ amount: string; local_amount: string }>(
-        `SELECT coalesce(sum(amount), 0) AS amount, coalesce(sum(local_amount), 0) AS local_amount
-         FROM refunds WHERE deposit_id = $1 AND status = ANY($2)`,
-        [deposit.id, HOLDING_STATUSES],
-      )
-    ).rows[0];
-    const amounts = refundAmounts(
-      { amount: fromDb(deposit.amount), localAmount: fromDb(deposit.local_amount), heldAmount: fromDb(held.amount), heldLocal: fromDb(held.local_amount) },
-      input.amount,
-      input.amountInLocal,
-    );
-    if (!amounts.ok) throw new RefundError('amount', amounts.reason);
-    const { rows } = await q.query<{ id: number }>(
-      `INSERT INTO refunds (merchant_id, deposit_id, source, status, amount, currency, local_amount, local_currency,
-         requested_amount, requested_currency, card, bank_account, comments, notification_url)
-       VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
-      [
-        merchantId, deposit.id, input.source, toDb(amounts.amount), deposit.currency, toDb(amounts.localAmount), deposit.local_currency,
-        input.requestedAmount ?? null, input.requestedCurrency ?? null, card,
-        input.bankAccount ? JSON.stringify(input.bankAccount) : null, input.comments ?? null, input.notificationUrl ?? null,
-      ],
-    );
-    const refundId = rows[0].id;
-    await q.query(`INSERT INTO refund_status_changes (refund_id, from_status, to_status, cause) VALUES ($1, NULL, 'PENDING', 'created')`, [refundId]);
-    await recordEvent(q, {
-      merchantId,
-      type: 'refund.created',
-      subjectType: 'refund',
-      subjectId: refundId,
-      data: { refund_id: refundId, deposit_id: deposit.id, status: 'PENDING', amount: toFixed(amounts.amount, 2), currency: deposit.currency },
+class Replay {
+  constructor(readonly refundId: number) {}
+}
+
+export interface CreateRefundResult {
+  refund: RefundRow;
+  /** True when an idempotency key matched an earlier request: `refund` is that one's. */
+  replayed: boolean;
+}
+
+/** Claims the key, or throws Replay (same body) or RefundError (another body). */
+async function claimKey(q: Queryable, merchantId: number, idem: { key: string; fingerprint: string }): Promise<void> {
+  const claimed = await q.query(
+    `INSERT INTO idempotency_keys (merchant_id, scope, key, fingerprint) VALUES ($1, 'refunds', $2, $3) ON CONFLICT DO NOTHING RETURNING key`,
+    [merchantId, idem.key, idem.fingerprint],
+  );
+  if (claimed.rows.length) return;
+  // Another request holds or held the key; ON CONFLICT waited for it to commit.
+  const { rows } = await q.query<{ fingerprint: string; refund_id: number | null }>(
+    `SELECT fingerprint, refund_id FROM idempotency_keys WHERE merchant_id = $1 AND scope = 'refunds' AND key = $2`,
+    [merchantId, idem.key],
+  );
+  const prior = rows[0];
+  if (!prior || prior.fingerprint !== idem.fingerprint || prior.refund_id === null) {
+    throw new RefundError('idempotency_key_used', 'The idempotency key was already used with a different request');
+  }
+  throw new Replay(prior.refund_id);
+}
+
+export async function createRefund(ctx: AppContext, merchantId: number, input: RefundInput): Promise<CreateRefundResult> {
+  let id: number;
+  try {
+    id = await ctx.db.tx(async (q) => {
+      if (input.idempotency) await claimKey(q, merchantId, input.idempotency);
+      const refundId = await insertRefund(ctx, q, merchantId, input);
+      if (input.idempotency) {
+        await q.query(`UPDATE idempotency_keys SET refund_id = $3 WHERE merchant_id = $1 AND scope = 'refunds' AND key = $2`, [merchantId, input.idempotency.key, refundId]);
+      }
+      return refundId;
     });
-    if (card) {
-      const outcome = simulatedCardOutcome(ctx, amounts.amount);
-      // Settled in the same transaction: a card refund answers SUCCESS or REJECTED directly.
-      await applyTransition(q, refundId, outcome.status, 'card network answer', outcome.reason, outcome.reasonCode, false);
+  } catch (err) {
+    if (err instanceof Replay) return { refund: (await getRefund(ctx.db, merchantId, err.refundId))!, replayed: true };
+    if (err instanceof InsufficientFunds) {
+      throw new RefundError('insufficient_funds', 'The available balance does not cover this refund');
     }
-    return refundId;
+    throw err;
+  }
+  return { refund: (await getRefund(ctx.db, merchantId, id))!, replayed: false };
+}
+
+async function insertRefund(ctx: AppContext, q: Queryable, merchantId: number, input: RefundInput): Promise<number> {
+  const deposit = await lockDeposit(q, merchantId, input.depositId, input.invoiceId);
+  if (!deposit) throw new RefundError('not_found', 'Deposit not found');
+  if (deposit.status !== 'COMPLETED') throw new RefundError('not_completed', `Only completed deposits can be refunded; this one is ${deposit.status}`);
+  const card = isCardPaymentType(deposit.payment_type);
+  if (!card && !input.bankAccount) throw new RefundError('missing_bank_account', 'bank_account is required to refund this deposit');
+  const held = (
+    await q.query<{ amount: string; local_amount: string; settlement_amount: string; settlement_fee: string }>(
+      `SELECT coalesce(sum(amount), 0) AS amount, coalesce(sum(local_amount), 0) AS local_amount,
+              coalesce(sum(settlement_amount), 0) AS settlement_amount, coalesce(sum(settlement_fee), 0) AS settlement_fee
+       FROM refunds WHERE deposit_id = $1 AND status = ANY($2)`,
+      [deposit.id, HOLDING_STATUSES],
+    )
+  ).rows[0];
+  const amounts = refundAmounts(
+    { amount: fromDb(deposit.amount), localAmount: fromDb(deposit.local_amount), heldAmount: fromDb(held.amount), heldLocal: fromDb(held.local_amount) },
+    input.amount,
+    input.amountInLocal,
+  );
+  if (!amounts.ok) throw new RefundError('amount', amounts.reason);
+  // A refund undoes its share of what the deposit credited: the net leaves the merchant's
+  // available balance (reserved now, posted on completion) and the fee share is given back from
+  // the merchant's fees. Test and crypto deposits credited nothing and take nothing.
+  const credit = await depositCreditOf(q, deposit.id);
+  const share = (total: Decimal, before: string) => refundDebit(amounts.amount, fromDb(deposit.amount), total, fromDb(held.amount), fromDb(before));
+  const debit = credit ? { net: share(credit.net, held.settlement_amount), fee: share(credit.fees, held.settlement_fee) } : null;
+  const { rows } = await q.query<{ id: number }>(
+    `INSERT INTO refunds (merchant_id, deposit_id, source, status, amount, currency, local_amount, local_currency,
+       requested_amount, requested_currency, card, bank_account, comments, notification_url, settlement_amount, settlement_fee, settlement_currency)
+     VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
+    [
+      merchantId, deposit.id, input.source, toDb(amounts.amount), deposit.currency, toDb(amounts.localAmount), deposit.local_currency,
+      input.requestedAmount ?? null, input.requestedCurrency ?? null, card,
+      input.bankAccount ? JSON.stringify(input.bankAccount) : null, input.comments ?? null, input.notificationUrl ?? null,
+      debit ? toDb(debit.net) : null, debit ? toDb(debit.fee) : null, credit?.currency ?? null,
+    ],
+  );
+  const refundId = rows[0].id;
+  if (debit && credit && (isPositive(debit.net) || isPositive(debit.fee))) {
+    await reserve(q, { merchantId, currency: credit.currency, amount: debit.net, kind: 'refund.reserve', subjectType: 'refund', subjectId: refundId });
+  }
+  await q.query(`INSERT INTO refund_status_changes (refund_id, from_status, to_status, cause) VALUES ($1, NULL, 'PENDING', 'created')`, [refundId]);
+  await recordEvent(q, {
+    merchantId,
+    type: 'refund.created',
+    subjectType: 'refund',
+    subjectId: refundId,
+    data: { refund_id: refundId, deposit_id: deposit.id, status: 'PENDING', amount: toFixed(amounts.amount, 2), currency: deposit.currency },
   });
-  return (await getRefund(ctx.db, merchantId, id))!;
+  if (card) {
+    const outcome = simulatedCardOutcome(ctx, amounts.amount);
+    // Settled in the same transaction: a card refund answers SUCCESS or REJECTED directly.
+    await applyTransition(q, refundId, outcome.status, 'card network answer', outcome.reason, outcome.reasonCode, false);
+  }
+  return refundId;
 }
 
 export async function getRefund(q: Queryable, merchantId: number | null, refundId: number): Promise<RefundRow | null> {
@@ -181,6 +252,26 @@ export async function getRefund(q: Queryable, merchantId: number | null, refundI
 }
 
 export class RefundTransitionError extends Error {}
+
+/**
+ * A refund created before the double-entry ledger (still PENDING at the upgrade) reserved
+ * nothing; it takes its share of the deposit's credit when it completes, as it did then.
+ */
+async function debitUnreserved(q: Queryable, r: RefundRow & { deposit_amount: string }): Promise<void> {
+  const credit = await depositCreditOf(q, r.deposit_id);
+  if (!credit) return;
+  const none = { units: 0n, scale: 0 };
+  const debit = refundDebit(fromDb(r.amount), fromDb(r.deposit_amount), credit.net, none, none);
+  try {
+    await transfer(q, {
+      merchantId: r.merchant_id, kind: 'refund.debit', subjectType: 'refund', subjectId: r.id,
+      postings: [merchantAccount(r.merchant_id, credit.currency, 'available', neg(debit)), cajaAccount(credit.currency, 'settlement', debit)],
+    });
+  } catch (err) {
+    if (err instanceof InsufficientFunds) throw new RefundTransitionError('The available balance does not cover this refund');
+    throw err;
+  }
+}
 
 /** Moves a PENDING refund to its outcome (bank answer, sandbox, operator). */
 export async function transitionRefund(
@@ -202,8 +293,8 @@ export async function transitionRefund(
 }
 
 async function applyTransition(q: Queryable, refundId: number, to: RefundStatus, cause: string, reason: string | undefined, reasonCode: string | undefined, notify: boolean) {
-  const r = (await q.query<RefundRow & { usd_amount: string; deposit_amount: string }>(
-    `SELECT r.*, d.test AS deposit_test, d.usd_amount, d.amount AS deposit_amount FROM refunds r JOIN deposits d ON d.id = r.deposit_id WHERE r.id = $1`,
+  const r = (await q.query<RefundRow & { deposit_amount: string }>(
+    `SELECT r.*, d.test AS deposit_test, d.amount AS deposit_amount FROM refunds r JOIN deposits d ON d.id = r.deposit_id WHERE r.id = $1`,
     [refundId],
   )).rows[0];
   if (!canTransition(r.status, to)) throw new RefundTransitionError(`A ${r.status} refund cannot become ${to}`);
@@ -214,17 +305,12 @@ async function applyTransition(q: Queryable, refundId: number, to: RefundStatus,
   await q.query('INSERT INTO refund_status_changes (refund_id, from_status, to_status, cause) VALUES ($1, $2, $3, $4)', [refundId, r.status, to, cause]);
   if (to === 'COMPLETED') {
     await q.query('UPDATE deposits SET refunded_amount = refunded_amount + $2, updated_at = now() WHERE id = $1', [r.deposit_id, r.amount]);
-    if (!r.deposit_test) {
-      // The balance gives back the refund's share of what the deposit credited, in USD.
-      const usd = divideRate(multiplyRate(fromDb(r.amount), fromDb(r.usd_amount), 12), fromDb(r.deposit_amount), 2);
-      if (!isZero(usd)) {
-        await q.query(
-          `INSERT INTO ledger_entries (merchant_id, currency, amount, kind, subject_type, subject_id) VALUES ($1, 'USD', $2, 'refund', 'refund', $3)`,
-          [r.merchant_id, toDb(neg(usd)), refundId],
-        );
-      }
-    }
   }
+  // The reservation made at creation leaves the balance for good, or goes back to available.
+  const reservation = await findReservation(q, 'refund.reserve', 'refund', refundId);
+  if (reservation && to === 'COMPLETED') await post(q, reservation, 'refund.post', r.settlement_fee ? fromDb(r.settlement_fee) : undefined);
+  else if (reservation) await voidReservation(q, reservation, 'refund.void');
+  else if (to === 'COMPLETED' && r.settlement_amount === null) await debitUnreserved(q, r);
   const notifications = notify && r.notification_url
     ? [{ kind: 'v3.refund', url: r.notification_url, contentType: 'application/json' as const, body: JSON.stringify({ refund_id: refundId }), signingSet: 'deposits' as const }]
     : [];

@@ -45,7 +45,7 @@ for (const backend of backends()) {
     const events = async (id: number) =>
       (await s.ctx.db.query(`SELECT type, data FROM events WHERE subject_type = 'deposit' AND subject_id = $1 ORDER BY id`, [id])).rows;
     const credit = async (id: number) =>
-      (await s.ctx.db.query(`SELECT amount FROM ledger_entries WHERE kind = 'deposit' AND subject_id = $1`, [id])).rows;
+      (await s.ctx.db.query(`SELECT id FROM ledger_transfers WHERE kind = 'deposit.credit' AND subject_type = 'deposit' AND subject_id = $1`, [id])).rows;
 
     test('GET shows the status fields; another merchant gets 208 / 404', async () => {
       const id = await create({ payment_method: 'IX', payer: { ...BR_PAYER, id: 'u-1' }, invoice_id: `get-${process.pid}` });

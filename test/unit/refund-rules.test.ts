@@ -7,9 +7,10 @@ const deposit = (held = '0', heldLocal = '0') => ({ amount: dec('100.00'), local
 const show = (r: ReturnType<typeof refundAmounts>) => (r.ok ? [toFixed(r.amount, 2), toFixed(r.localAmount, 2)] : r.reason);
 
 describe('refund amounts', () => {
-  test('absent amount refunds the whole deposit, only when nothing is refunded yet', () => {
+  test('absent amount refunds what remains: the whole deposit, the rest after partials, then nothing', () => {
     assert.deepEqual(show(refundAmounts(deposit(), undefined, false)), ['100.00', '543.21']);
-    assert.match(String(show(refundAmounts(deposit('0.01', '0.05'), undefined, false))), /already refunded/);
+    assert.deepEqual(show(refundAmounts(deposit('30.00', '162.96'), undefined, false)), ['70.00', '380.25']);
+    assert.match(String(show(refundAmounts(deposit('100.00', '543.21'), undefined, false))), /already fully refunded/);
   });
   test('a partial amount in the deposit currency converts at the deposit rate', () => {
     assert.deepEqual(show(refundAmounts(deposit(), dec('10.00'), false)), ['10.00', '54.32']);

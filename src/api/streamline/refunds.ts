@@ -12,7 +12,7 @@ import { type Form, optional, required, sendRecord } from './face.ts';
 import { StreamlineError } from './format.ts';
 
 /** Streamline refund error codes beyond the shared ones (300, 301, 302, 401). */
-export const REFUND_ERROR_CODES = { notFound: 600, notCompleted: 601, invalidAmount: 602, missingBankAccount: 603, refundNotFound: 604 } as const;
+export const REFUND_ERROR_CODES = { notFound: 600, notCompleted: 601, invalidAmount: 602, missingBankAccount: 603, refundNotFound: 604, insufficientFunds: 605, idempotencyKeyUsed: 606 } as const;
 
 const ACCOUNT_TYPES = new Set(['C', 'S', 'V', 'O', 'P']);
 
@@ -23,6 +23,8 @@ function streamlineRefundError(err: unknown): never {
       not_completed: REFUND_ERROR_CODES.notCompleted,
       amount: REFUND_ERROR_CODES.invalidAmount,
       missing_bank_account: REFUND_ERROR_CODES.missingBankAccount,
+      insufficient_funds: REFUND_ERROR_CODES.insufficientFunds,
+      idempotency_key_used: REFUND_ERROR_CODES.idempotencyKeyUsed,
     }[err.kind];
     throw new StreamlineError(code, err.kind === 'not_found' ? 'Transaction not found' : err.message);
   }
@@ -74,7 +76,7 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
       }
       let refund: RefundRow;
       try {
-        refund = await createRefund(ctx, caller.merchant.id, {
+        ({ refund } = await createRefund(ctx, caller.merchant.id, {
           source: 'streamline',
           depositId: deposit.id,
           amount,
@@ -92,7 +94,7 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
               }
             : undefined,
           comments: f.x_comments || undefined,
-        });
+        }));
       } catch (err) {
         streamlineRefundError(err);
       }

@@ -174,7 +174,7 @@ export function sendJson(reply: FastifyReply, status: number, json: string) {
   return reply.status(status).type('application/json; charset=utf-8').send(json);
 }
 
-function idempotencyKey(headers: Record<string, string | string[] | undefined>): string | undefined {
+export function idempotencyKey(headers: Record<string, string | string[] | undefined>): string | undefined {
   const raw = headers['x-idempotency-key'] ?? headers['x-idempontency-key'];
   const v = (Array.isArray(raw) ? raw[0] : raw)?.trim();
   if (!v) return undefined;

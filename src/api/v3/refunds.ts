@@ -14,6 +14,8 @@ import { v3Errors, ApiError } from '../../http/errors.ts';
 import { formatDateTime } from '../../domain/payment-info.ts';
 import { createRefund, getRefund, RefundError, type RefundBankAccount, type RefundRow, RefundTransitionError, transitionRefund } from '../../refunds/service.ts';
 import { requireJsonContentType, v3ErrorSchema } from './face.ts';
+import { idempotencyKey } from './deposits.ts';
+import { fingerprint } from '../../deposits/service.ts';
 
 const bankAccountSchema = {
   type: 'object',
@@ -132,6 +134,8 @@ export function v3RefundError(err: unknown): never {
     if (err.kind === 'not_found') throw v3Errors.notFound('deposit_id or invoice_id does not belong to a deposit');
     if (err.kind === 'missing_bank_account') throw v3Errors.missingBankAccount();
     if (err.kind === 'amount') throw v3Errors.invalidAmountToRefund(err.message);
+    if (err.kind === 'insufficient_funds') throw v3Errors.insufficientFunds(err.message);
+    if (err.kind === 'idempotency_key_used') throw v3Errors.idempotencyKeyUsed();
     throw v3Errors.validation([`deposit_id: ${err.message}`]);
   }
   throw err;
@@ -156,6 +160,7 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
       schema: {
         tags: ['refunds'],
         summary: 'Refund a completed deposit, fully or partly',
+        description: 'Without `amount`, refunds what remains of the deposit (a full refund, or the rest after partial ones); nothing left is 802. Optional header X-Idempotency-Key (also read as X-Idempontency-Key): the same key with the same body replays the first response with `Idempotent-Replayed: true`; with another body, error 104. Error 514 INSUFFICIENT_FUNDS when the available balance does not cover the refund\'s share of the deposit credit.',
         security: [{ v3Signature: [] }],
         body: refundBodySchema,
         response: { 200: refundResponseSchema, ...errors },
@@ -214,9 +219,11 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
         }
       }
       if (details.length) throw v3Errors.validation(details);
+      const key = idempotencyKey(request.headers);
       let refund: RefundRow;
       try {
-        refund = await createRefund(ctx, request.merchant!.id, {
+        let replayed: boolean;
+        ({ refund, replayed } = await createRefund(ctx, request.merchant!.id, {
           source: 'v3',
           depositId,
           invoiceId,
@@ -225,7 +232,9 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
           bankAccount,
           comments: b.comments,
           notificationUrl: b.notification_url,
-        });
+          idempotency: key ? { key, fingerprint: fingerprint(request.rawBody ?? '') } : undefined,
+        }));
+        if (replayed) reply.header('Idempotent-Replayed', 'true');
       } catch (err) {
         v3RefundError(err);
       }

@@ -1,0 +1,153 @@
+// Merchant balances: what deposits, refunds, cashouts and operator adjustments do to them, on the
+// ledger. Each function runs inside the caller's transaction.
+//
+//   creditDeposit(q, ctx, d, crypto)   a COMPLETED deposit: payers' money in, fees out
+//   depositCreditOf(q, depositId)      that credit's gross and currency (refunds take from it)
+//   adjustBalance(ctx, …)              operator credit or debit, recorded with who and why
+//   listTransactions(q, merchantId, …) the merchant's movements, newest first, by cursor
+import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/db.ts';
+import { add, type Decimal, fromDb, neg, toDb } from '../domain/money.ts';
+import { depositCredit, type DepositFigures } from '../domain/settlement.ts';
+import { cajaAccount, merchantAccount, transfer } from '../ledger/ledger.ts';
+import { usdRate } from '../lookups/exchange-rates.ts';
+
+export async function settlementCurrencyOf(q: Queryable, merchantId: number): Promise<string> {
+  const { rows } = await q.query<{ settlement_currency: string }>('SELECT settlement_currency FROM merchants WHERE id = $1', [merchantId]);
+  return rows[0]?.settlement_currency ?? 'USD';
+}
+
+export interface CreditableDeposit extends DepositFigures {
+  id: number;
+  merchant_id: number;
+  test: boolean;
+}
+
+/**
+ * Credits a COMPLETED deposit once (a second call finds the transfer and does nothing). Test
+ * deposits never touch the balance, and crypto deposits pay the customer's wallet, not the
+ * merchant (spec: States, Deposit).
+ */
+export async function creditDeposit(q: Queryable, ctx: AppContext, d: CreditableDeposit, crypto: boolean, at?: Date): Promise<void> {
+  if (d.test || crypto) return;
+  const currency = await settlementCurrencyOf(q, d.merchant_id);
+  const needsRate = currency !== 'USD' && currency !== d.local_currency;
+  const rate = needsRate ? await usdRate(q, ctx.config.env, currency) : undefined;
+  if (needsRate && !rate) throw new Error(`no USD rate for settlement currency ${currency}`);
+  const c = depositCredit(d, currency, rate ?? undefined);
+  await transfer(q, {
+    merchantId: d.merchant_id, kind: 'deposit.credit', subjectType: 'deposit', subjectId: d.id, at,
+    postings: [
+      cajaAccount(currency, 'settlement', neg(add(c.gross, c.payerFee))),
+      merchantAccount(d.merchant_id, currency, 'available', c.net),
+      merchantAccount(d.merchant_id, currency, 'fees', c.merchantFees),
+      cajaAccount(currency, 'fee_revenue', c.payerFee),
+    ],
+  });
+}
+
+/** What a deposit credited: the net to available and the fees taken, or null if nothing. */
+export async function depositCreditOf(q: Queryable, depositId: number): Promise<{ currency: string; net: Decimal; fees: Decimal } | null> {
+  const { rows } = await q.query<{ currency: string; net: string | null; fees: string | null }>(
+    `SELECT a.currency, sum(e.amount) FILTER (WHERE a.kind = 'available') AS net, sum(e.amount) FILTER (WHERE a.kind = 'fees') AS fees
+     FROM ledger_transfers t JOIN ledger_entries e ON e.transfer_id = t.id JOIN ledger_accounts a ON a.id = e.account_id
+     WHERE t.kind = 'deposit.credit' AND t.subject_type = 'deposit' AND t.subject_id = $1 AND a.kind IN ('available', 'fees')
+     GROUP BY a.currency`,
+    [depositId],
+  );
+  const r = rows[0];
+  return r ? { currency: r.currency, net: fromDb(r.net ?? '0'), fees: fromDb(r.fees ?? '0') } : null;
+}
+
+export interface Adjustment {
+  merchantId: number;
+  direction: 'credit' | 'debit';
+  amount: Decimal;
+  currency: string;
+  reason: string;
+  actor: string;
+}
+
+export interface AdjustmentRow {
+  id: number;
+  merchant_id: number;
+  direction: 'credit' | 'debit';
+  amount: string;
+  currency: string;
+  reason: string;
+  actor: string;
+  created_at: Date;
+  transfer_id: number;
+}
+
+/** An operator's credit or debit: money from or to caja's settlement account. */
+export async function adjustBalance(ctx: AppContext, a: Adjustment): Promise<AdjustmentRow> {
+  return ctx.db.tx(async (q) => {
+    const { rows } = await q.query<Omit<AdjustmentRow, 'transfer_id'>>(
+      `INSERT INTO balance_adjustments (merchant_id, direction, amount, currency, reason, actor) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+      [a.merchantId, a.direction, toDb(a.amount), a.currency, a.reason, a.actor],
+    );
+    const row = rows[0]!;
+    const signed = a.direction === 'credit' ? a.amount : neg(a.amount);
+    const transferId = await transfer(q, {
+      merchantId: a.merchantId, kind: `adjustment.${a.direction}`, subjectType: 'adjustment', subjectId: row.id, description: a.reason,
+      postings: [merchantAccount(a.merchantId, a.currency, 'available', signed), cajaAccount(a.currency, 'settlement', neg(signed))],
+    });
+    return { ...row, transfer_id: transferId! };
+  });
+}
+
+export interface BalanceTransaction {
+  id: number;
+  type: string;
+  currency: string;
+  /** Change of the available balance. */
+  amount: Decimal;
+  /** Change of the reserved balance. */
+  reserved: Decimal;
+  /** Fees charged by this movement. */
+  fee: Decimal;
+  source: { type: string; id: number };
+  pending: boolean;
+  description: string | null;
+  created_at: Date;
+}
+
+/** The merchant's movements, newest first; `before` is the id to continue below (the cursor). */
+export async function listTransactions(
+  q: Queryable,
+  merchantId: number,
+  opts: { before?: number; limit: number; currency?: string },
+): Promise<{ data: BalanceTransaction[]; hasMore: boolean }> {
+  const { rows } = await q.query<{
+    id: number; kind: string; subject_type: string; subject_id: number; pending: boolean; description: string | null; created_at: Date;
+    currency: string; available: string | null; reserved: string | null; fees: string | null;
+  }>(
+    `SELECT t.id, t.kind, t.subject_type, t.subject_id, t.pending, t.description, t.created_at, a.currency,
+            sum(e.amount) FILTER (WHERE a.kind = 'available') AS available,
+            sum(e.amount) FILTER (WHERE a.kind = 'reserved') AS reserved,
+            sum(e.amount) FILTER (WHERE a.kind = 'fees') AS fees
+     FROM ledger_transfers t
+     JOIN ledger_entries e ON e.transfer_id = t.id
+     JOIN ledger_accounts a ON a.id = e.account_id AND a.merchant_key = $1
+     WHERE t.merchant_id = $1 AND ($2::bigint IS NULL OR t.id < $2) AND ($3::text IS NULL OR a.currency = $3)
+     GROUP BY t.id, a.currency
+     ORDER BY t.id DESC
+     LIMIT $4`,
+    [merchantId, opts.before ?? null, opts.currency ?? null, opts.limit + 1],
+  );
+  const zero = { units: 0n, scale: 0 };
+  const data = rows.slice(0, opts.limit).map((r) => ({
+    id: r.id,
+    type: r.kind,
+    currency: r.currency,
+    amount: r.available ? fromDb(r.available) : zero,
+    reserved: r.reserved ? fromDb(r.reserved) : zero,
+    fee: r.fees ? fromDb(r.fees) : zero,
+    source: { type: r.subject_type, id: r.subject_id },
+    pending: r.pending,
+    description: r.description,
+    created_at: r.created_at,
+  }));
+  return { data, hasMore: rows.length > opts.limit };
+}

@@ -1,0 +1,103 @@
+// What a merchant's settlement balance gains or loses, in its settlement currency (USD unless
+// configured), from a completed deposit and a refund. Pure: rates and amounts come in.
+//
+// Rule (one for all): figures are taken in the currency the deposit already fixed them in — the
+// USD equivalent at the deposit's creation rate when the merchant settles in USD, the local
+// amounts when it settles in the deposit's local currency — and, for any other settlement
+// currency, converted from those USD figures at the rate given. Every figure is rounded once,
+// half-up, to the settlement currency's minor unit (currencies.ts); the net is gross minus fees,
+// so the parts always add up exactly.
+import { minorUnits, roundToMinor } from './currencies.ts';
+import { add, cmp, type Decimal, divideRate, eq, fromDb, isZero, multiplyRate, sub } from './money.ts';
+
+export interface DepositFigures {
+  amount: string;
+  usd_amount: string;
+  merchant_usd: string;
+  fee_usd: string;
+  local_amount: string;
+  local_currency: string;
+  fee_local: string;
+  surcharge_local: string;
+  fee_on_payer: boolean;
+  surcharge_on_payer: boolean;
+}
+
+export interface DepositCredit {
+  currency: string;
+  /** The deposit's value to the merchant before fees. */
+  gross: Decimal;
+  /** Fees and surcharges the merchant pays (taken from gross). */
+  merchantFees: Decimal;
+  /** gross − merchantFees: what available gains. */
+  net: Decimal;
+  /** The fee the payer paid on top (fee_on_payer): caja's revenue, not the merchant's. */
+  payerFee: Decimal;
+}
+
+/**
+ * The credit of a completed deposit in `currency`. `usdRate` (units of `currency` per USD) is
+ * needed only when `currency` is neither USD nor the deposit's local currency.
+ */
+export function depositCredit(d: DepositFigures, currency: string, usdRate?: Decimal): DepositCredit {
+  let gross: Decimal;
+  let merchantFees: Decimal;
+  let payerFee: Decimal;
+  if (currency === 'USD') {
+    gross = roundToMinor(fromDb(d.usd_amount), currency);
+    merchantFees = roundToMinor(sub(fromDb(d.usd_amount), fromDb(d.merchant_usd)), currency);
+    payerFee = d.fee_on_payer ? roundToMinor(fromDb(d.fee_usd), currency) : zero(currency);
+  } else if (currency === d.local_currency) {
+    gross = roundToMinor(fromDb(d.local_amount), currency);
+    const fee = roundToMinor(fromDb(d.fee_local), currency);
+    const surcharge = roundToMinor(fromDb(d.surcharge_local), currency);
+    merchantFees = sumOf(currency, d.fee_on_payer ? null : fee, d.surcharge_on_payer ? null : surcharge);
+    payerFee = d.fee_on_payer ? fee : zero(currency);
+  } else {
+    if (!usdRate) throw new RangeError(`a USD rate for ${currency} is needed`);
+    const at = (usd: Decimal) => multiplyRate(usd, usdRate, minorUnits(currency));
+    gross = at(fromDb(d.usd_amount));
+    merchantFees = at(sub(fromDb(d.usd_amount), fromDb(d.merchant_usd)));
+    payerFee = d.fee_on_payer ? at(fromDb(d.fee_usd)) : zero(currency);
+  }
+  return { currency, gross, merchantFees, net: sub(gross, merchantFees), payerFee };
+}
+
+/**
+ * What a refund takes back from the balance: its share of the deposit's gross credit, rounded
+ * down so that partial refunds never add up to more than the credit; the refund that brings the
+ * refunded total to the whole deposit takes exactly what is left of the credit.
+ *
+ * `refundedBefore` is the deposit amount held by the deposit's other PENDING and COMPLETED
+ * refunds and `debitedBefore` what those took from the balance.
+ */
+export function refundDebit(
+  refundAmount: Decimal,
+  depositAmount: Decimal,
+  grossCredit: Decimal,
+  refundedBefore: Decimal,
+  debitedBefore: Decimal,
+): Decimal {
+  const scale = grossCredit.scale;
+  if (eq(sub(depositAmount, refundedBefore), refundAmount)) {
+    const rest = sub(grossCredit, debitedBefore);
+    return cmp(rest, { units: 0n, scale }) < 0 ? { units: 0n, scale } : rest;
+  }
+  const share = divideRate(multiplyRate(refundAmount, grossCredit, scale + 12), depositAmount, scale, 'down');
+  return isZero(share) ? { units: 0n, scale } : share;
+}
+
+/** `amount` in `currency` to the settlement currency through USD rates (units per USD). */
+export function convertThroughUsd(amount: Decimal, fromRate: Decimal, toRate: Decimal, toCurrency: string): Decimal {
+  if (eq(fromRate, toRate)) return roundToMinor(amount, toCurrency);
+  const product = multiplyRate(amount, toRate, amount.scale + toRate.scale);
+  return divideRate(product, fromRate, minorUnits(toCurrency));
+}
+
+function zero(currency: string): Decimal {
+  return { units: 0n, scale: minorUnits(currency) };
+}
+
+function sumOf(currency: string, ...parts: (Decimal | null)[]): Decimal {
+  return parts.reduce<Decimal>((total, p) => (p ? add(total, p) : total), zero(currency));
+}

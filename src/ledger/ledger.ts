@@ -1,0 +1,214 @@
+// The double-entry ledger: the only writer of ledger_accounts, ledger_transfers and
+// ledger_entries. Features call it inside their own transaction, beside the state change that
+// moves the money, so a movement exists exactly when its cause committed.
+//
+//   transfer(q, t)            one balanced transfer; null when this (kind, subject) already moved
+//   reserve(q, r)             two-phase, phase one: available → reserved, pending
+//   post(q, res, kind)        phase two: reserved → caja's settlement (the money left)
+//   voidReservation(q, ...)   phase two: reserved → available (the money stays)
+//   findReservation(q, ...)   a subject's reservation and whether it is resolved
+//   merchantBalances(q, id)   per currency available, reserved, fees
+//
+// Amounts are signed Decimals; an account's balance is the sum of its entries. A transfer that
+// would take an `available` balance below zero fails with InsufficientFunds (a database CHECK
+// enforces it, so no race can get past it).
+import type { Queryable } from '../db/db.ts';
+import { add, type Decimal, fromDb, isZero, neg, toDb } from '../domain/money.ts';
+
+export type AccountKind = 'available' | 'reserved' | 'fees' | 'settlement' | 'fee_revenue';
+export type LedgerSubject = 'deposit' | 'refund' | 'cashout' | 'adjustment';
+
+export interface Posting {
+  /** null: one of caja's own accounts (settlement, fee_revenue). */
+  merchantId: number | null;
+  currency: string;
+  kind: AccountKind;
+  /** Signed: positive adds to the account. */
+  amount: Decimal;
+}
+
+export interface TransferInput {
+  merchantId: number | null;
+  /** What kind of movement, e.g. 'deposit.credit', 'cashout.reserve'. Unique per subject. */
+  kind: string;
+  subjectType: LedgerSubject;
+  subjectId: number;
+  postings: Posting[];
+  pending?: boolean;
+  /** The reservation this transfer posts or voids. */
+  resolves?: number;
+  description?: string;
+  at?: Date;
+}
+
+export class InsufficientFunds extends Error {
+  constructor() {
+    super('Insufficient funds in the available balance');
+  }
+}
+
+export class UnbalancedTransfer extends Error {}
+
+export const merchantAccount = (merchantId: number, currency: string, kind: 'available' | 'reserved' | 'fees', amount: Decimal): Posting => ({
+  merchantId, currency, kind, amount,
+});
+export const cajaAccount = (currency: string, kind: 'settlement' | 'fee_revenue', amount: Decimal): Posting => ({
+  merchantId: null, currency, kind, amount,
+});
+
+/** Postings of one transfer must sum to zero in each currency; zero postings are dropped. */
+export function checkBalanced(postings: Posting[]): Posting[] {
+  const sums = new Map<string, Decimal>();
+  for (const p of postings) sums.set(p.currency, add(sums.get(p.currency) ?? { units: 0n, scale: 0 }, p.amount));
+  for (const [currency, total] of sums) {
+    if (!isZero(total)) throw new UnbalancedTransfer(`postings in ${currency} sum to ${toDb(total)}, not 0`);
+  }
+  return postings.filter((p) => !isZero(p.amount));
+}
+
+// One statement: the transfer row (skipped when its (kind, subject) exists), its accounts
+// (created when new, and locked in a fixed order so that concurrent transfers cannot deadlock
+// each other), and its entries, whose insert trigger moves each account's balance.
+const TRANSFER_SQL = `
+WITH t AS (
+  INSERT INTO ledger_transfers (merchant_id, kind, subject_type, subject_id, pending, resolves, description, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+  ON CONFLICT DO NOTHING
+  RETURNING id
+), p AS (
+  SELECT * FROM unnest($9::integer[], $10::text[], $11::text[], $12::numeric[]) AS p(merchant_key, currency, kind, amount)
+), a AS (
+  INSERT INTO ledger_accounts AS acc (merchant_key, currency, kind)
+  SELECT DISTINCT merchant_key, currency, kind FROM p
+  WHERE EXISTS (SELECT 1 FROM t)
+  ORDER BY merchant_key, currency, kind
+  ON CONFLICT (merchant_key, currency, kind) DO UPDATE SET kind = EXCLUDED.kind
+  RETURNING id, merchant_key, currency, kind
+), e AS (
+  INSERT INTO ledger_entries (transfer_id, account_id, amount)
+  SELECT t.id, a.id, p.amount FROM t, p JOIN a USING (merchant_key, currency, kind)
+)
+SELECT id FROM t`;
+
+function isAvailableCheck(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string; message?: string };
+  return e?.code === '23514' && (e.constraint === 'ledger_available_not_negative' || /ledger_available_not_negative/.test(e.message ?? ''));
+}
+
+/**
+ * Writes one balanced transfer inside the caller's transaction. Returns its id, or null when a
+ * transfer of this kind for this subject already exists (the movement happened once already).
+ * Throws InsufficientFunds when an available balance would go below zero; the caller's
+ * transaction is then aborted and must roll back.
+ */
+export async function transfer(q: Queryable, t: TransferInput): Promise<number | null> {
+  const postings = checkBalanced(t.postings);
+  if (postings.length === 0) return null;
+  try {
+    const { rows } = await q.query<{ id: number }>(
+      TRANSFER_SQL,
+      [
+        t.merchantId, t.kind, t.subjectType, t.subjectId, t.pending ?? false, t.resolves ?? null, t.description ?? null, t.at ?? new Date(),
+        postings.map((p) => p.merchantId ?? 0), postings.map((p) => p.currency), postings.map((p) => p.kind), postings.map((p) => toDb(p.amount)),
+      ],
+      { name: 'caja_ledger_transfer' },
+    );
+    return rows[0]?.id ?? null;
+  } catch (err) {
+    if (isAvailableCheck(err)) throw new InsufficientFunds();
+    throw err;
+  }
+}
+
+export interface ReserveInput {
+  merchantId: number;
+  currency: string;
+  amount: Decimal;
+  kind: string;
+  subjectType: LedgerSubject;
+  subjectId: number;
+  description?: string;
+  at?: Date;
+}
+
+/** Phase one: the amount leaves available for reserved, where it waits for post or void. */
+export function reserve(q: Queryable, r: ReserveInput): Promise<number | null> {
+  return transfer(q, {
+    merchantId: r.merchantId, kind: r.kind, subjectType: r.subjectType, subjectId: r.subjectId, pending: true,
+    description: r.description, at: r.at,
+    postings: [merchantAccount(r.merchantId, r.currency, 'available', neg(r.amount)), merchantAccount(r.merchantId, r.currency, 'reserved', r.amount)],
+  });
+}
+
+export interface Reservation {
+  id: number;
+  merchantId: number;
+  currency: string;
+  amount: Decimal;
+  subjectType: LedgerSubject;
+  subjectId: number;
+  /** The kind of the transfer that resolved it ('cashout.post', 'refund.void', …), or null while pending. */
+  resolvedBy: string | null;
+}
+
+/** The pending transfer of `kind` for a subject, with how it was resolved. */
+export async function findReservation(q: Queryable, kind: string, subjectType: LedgerSubject, subjectId: number): Promise<Reservation | null> {
+  const { rows } = await q.query<{ id: number; merchant_id: number; currency: string; amount: string; resolved_by: string | null }>(
+    `SELECT t.id, t.merchant_id, a.currency, e.amount,
+            (SELECT r.kind FROM ledger_transfers r WHERE r.resolves = t.id) AS resolved_by
+     FROM ledger_transfers t
+     JOIN ledger_entries e ON e.transfer_id = t.id
+     JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'reserved'
+     WHERE t.kind = $1 AND t.subject_type = $2 AND t.subject_id = $3 AND t.pending`,
+    [kind, subjectType, subjectId],
+  );
+  const r = rows[0];
+  return r ? { id: r.id, merchantId: r.merchant_id, currency: r.currency, amount: fromDb(r.amount), subjectType, subjectId, resolvedBy: r.resolved_by } : null;
+}
+
+/**
+ * Phase two, money out: reserved → caja's settlement. `feeReturned` also gives back, from the
+ * merchant's fees account, fees charged on what is leaving (a refund returns the deposit's fee
+ * share with it). Null when the reservation is already resolved either way (ON CONFLICT DO
+ * NOTHING covers the unique index on `resolves` too).
+ */
+export function post(q: Queryable, res: Reservation, kind: string, feeReturned?: Decimal, at?: Date): Promise<number | null> {
+  const fee = feeReturned ?? { units: 0n, scale: 0 };
+  return transfer(q, {
+    merchantId: res.merchantId, kind, subjectType: res.subjectType, subjectId: res.subjectId, resolves: res.id, at,
+    postings: [
+      merchantAccount(res.merchantId, res.currency, 'reserved', neg(res.amount)),
+      merchantAccount(res.merchantId, res.currency, 'fees', neg(fee)),
+      cajaAccount(res.currency, 'settlement', add(res.amount, fee)),
+    ],
+  });
+}
+
+/** Phase two, money stays: reserved → available. Null when already resolved. */
+export function voidReservation(q: Queryable, res: Reservation, kind: string, at?: Date): Promise<number | null> {
+  return transfer(q, {
+    merchantId: res.merchantId, kind, subjectType: res.subjectType, subjectId: res.subjectId, resolves: res.id, at,
+    postings: [merchantAccount(res.merchantId, res.currency, 'reserved', neg(res.amount)), merchantAccount(res.merchantId, res.currency, 'available', res.amount)],
+  });
+}
+
+export interface MerchantBalance {
+  currency: string;
+  available: Decimal;
+  reserved: Decimal;
+  fees: Decimal;
+}
+
+export async function merchantBalances(q: Queryable, merchantId: number): Promise<MerchantBalance[]> {
+  const { rows } = await q.query<{ currency: string; kind: AccountKind; balance: string }>(
+    'SELECT currency, kind, balance FROM ledger_accounts WHERE merchant_key = $1 ORDER BY currency, kind',
+    [merchantId],
+  );
+  const byCurrency = new Map<string, MerchantBalance>();
+  for (const r of rows) {
+    let b = byCurrency.get(r.currency);
+    if (!b) byCurrency.set(r.currency, (b = { currency: r.currency, available: { units: 0n, scale: 0 }, reserved: { units: 0n, scale: 0 }, fees: { units: 0n, scale: 0 } }));
+    if (r.kind === 'available' || r.kind === 'reserved' || r.kind === 'fees') b[r.kind] = fromDb(r.balance);
+  }
+  return [...byCurrency.values()];
+}
