@@ -23,6 +23,7 @@ import { registerV3Refunds } from './api/v3/refunds.ts';
 import { registerAdminExchangeRates } from './api/admin/exchange-rates.ts';
 import { registerLogos } from './web/logos.ts';
 import { registerCustomerPages } from './web/pages.ts';
+import { registerCheckout } from './web/checkout/routes.ts';
 import { useStreamlineFace } from './api/streamline/face.ts';
 import { registerStreamlineLookups } from './api/streamline/lookups.ts';
 import { registerStreamlineRefunds } from './api/streamline/refunds.ts';
@@ -49,6 +50,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerHealth(app, ctx);
   registerLogos(app);
   registerCustomerPages(app, ctx);
+  registerCheckout(app, ctx);
   registerReturnRedirect(app, ctx);
 
   useV3Errors(app);

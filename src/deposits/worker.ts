@@ -31,6 +31,8 @@ export async function runSandboxOutcomes(ctx: AppContext): Promise<number> {
     const { rows } = await q.query<{ id: number; status: DepositStatus; sandbox_outcome: 'approve' | 'cancel'; country: string; payment_method: string | null }>(
       `SELECT id, status, sandbox_outcome, country, payment_method FROM deposits
        WHERE sandbox_outcome IS NOT NULL AND status IN ('PENDING', 'APPROVED') AND sandbox_due_at <= $1
+         -- A HOSTED deposit is paid only once its customer has chosen a method (then at once).
+         AND (sandbox_outcome = 'cancel' OR payment_method IS NOT NULL)
        ORDER BY sandbox_due_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
       [now],
     );

@@ -221,6 +221,22 @@ function validatePayer(r: Reader, payerBody: Fields, country: string | undefined
   return payer;
 }
 
+/**
+ * The payer rules' second face: fields a customer types on the hosted checkout, checked by the
+ * same code as the API's `payer` object. Returns the normalised values and, per field path, the
+ * same reason a merchant would read in a 201 detail.
+ */
+export function validatePayerInput(country: string, body: Record<string, unknown>): { payer: Payer; errors: Partial<Record<PayerField, string>> } {
+  const r = new Reader({});
+  const payer = validatePayer(r, body, country, false, []);
+  const errors: Partial<Record<PayerField, string>> = {};
+  for (const detail of r.details) {
+    const at = detail.indexOf(': ');
+    errors[detail.slice(0, at) as PayerField] ??= detail.slice(at + 2);
+  }
+  return { payer, errors };
+}
+
 /** Whether the payer carries a (valid) value for a catalog field path. */
 export function payerHas(payer: Payer, field: PayerField): boolean {
   switch (field) {

@@ -63,6 +63,37 @@ a{color:var(--brand)}
 footer{color:var(--muted);font-size:.8rem;text-align:center;margin:1rem 0}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:26rem){dl{grid-template-columns:1fr}dt{margin-top:.35rem}.amount data{font-size:1.7rem}}
+.staging{background:#fff8c5;border:1px solid #d4a72c;color:#3b2300;border-radius:8px;padding:.5rem .75rem;margin-bottom:1rem;font-weight:600}
+nav.langs{display:flex;justify-content:flex-end;gap:.25rem;margin-bottom:.5rem;font-size:.9rem}
+nav.langs a{padding:.15rem .5rem;border-radius:6px;text-decoration:none}
+nav.langs a[aria-current]{background:var(--brand);color:#fff}
+header.merchant{display:flex;align-items:center;gap:.75rem;margin-bottom:.75rem}
+header.merchant img{max-height:40px;max-width:120px;width:auto}
+header.merchant span{font-weight:700;font-size:1.1rem}
+.was{color:var(--muted);margin:-.75rem 0 .5rem}.was del{font-weight:600}
+.bonus{color:var(--ok);font-weight:600;margin:-.5rem 0 1rem}
+fieldset{border:0;margin:0 0 1rem;padding:0}
+legend{font-weight:700;font-size:1.05rem;margin-bottom:.5rem;padding:0}
+.methods{list-style:none;margin:0;padding:0;display:grid;gap:.5rem}
+.methods a{display:flex;align-items:center;gap:.75rem;border:1px solid var(--line);border-radius:10px;padding:.6rem .75rem;text-decoration:none;color:var(--ink);font-weight:600;min-height:3rem}
+.methods a:hover{border-color:var(--brand)}
+.methods img{width:60px;height:24px}
+.group{margin-bottom:1rem}.group h3{font-size:.95rem;color:var(--muted);margin:0 0 .4rem}
+.field{margin-bottom:.9rem}
+.field label{display:block;font-weight:600;margin-bottom:.25rem}
+.field input,.field select{font:inherit;width:100%;padding:.55rem .65rem;border:1px solid #8c959f;border-radius:8px;background:#fff;color:var(--ink)}
+.field input[aria-invalid=true],.field select[aria-invalid=true]{border-color:var(--bad);border-width:2px}
+.field .error{color:var(--bad);font-size:.9rem;margin:.25rem 0 0;font-weight:600}
+.row2{display:grid;grid-template-columns:1fr 1fr;gap:0 .75rem}
+.alert{border-left:4px solid var(--bad);background:#fff;padding:.6rem .9rem;border-radius:8px;margin-bottom:1rem;color:var(--bad);font-weight:600}
+.hint{color:var(--muted);font-size:.9rem}
+form.inline{display:inline}
+.stack{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.button.wide{width:100%;font-size:1.05rem;padding:.7rem 1rem}
+.button.danger{background:#fff;color:var(--bad);border-color:var(--bad)}
+.countdown{font-variant-numeric:tabular-nums}
+body.embedded{background:#fff}body.embedded main{max-width:none;padding:.5rem}
+@media (max-width:26rem){.row2{grid-template-columns:1fr}}
 @page{margin:15mm}
 @media print{body{background:#fff;font-size:12pt}main{max-width:none;padding:0}.card{border:1px solid #000;border-radius:0;break-inside:avoid}.noprint{display:none!important}a{color:#000;text-decoration:none}.badge{border-color:#000;color:#000!important}}
 `;
@@ -85,6 +116,20 @@ for (const b of document.querySelectorAll('button[data-copy]')) {
   });
 }
 for (const b of document.querySelectorAll('button[data-print]')) { b.hidden = false; b.addEventListener('click', () => window.print()); }
+for (const el of document.querySelectorAll('[data-countdown]')) {
+  const end = Date.parse(el.dataset.countdown);
+  const tick = () => {
+    const s = Math.max(0, Math.floor((end - Date.now()) / 1000));
+    const p = (n) => String(n).padStart(2, '0');
+    el.textContent = (s >= 86400 ? Math.floor(s / 86400) + 'd ' : '') + Math.floor((s % 86400) / 3600) + ':' + p(Math.floor((s % 3600) / 60)) + ':' + p(s % 60);
+  };
+  el.hidden = false; tick(); setInterval(tick, 1000);
+}
+for (const input of document.querySelectorAll('input[data-card-number]')) {
+  const out = document.getElementById(input.dataset.cardNumber);
+  const brand = (d) => /^4/.test(d) ? 'Visa' : /^(5[1-5]|22[2-9]|2[3-6]|27[01]|2720)/.test(d) ? 'Mastercard' : /^3[47]/.test(d) ? 'American Express' : '';
+  input.addEventListener('input', () => { if (out) out.textContent = brand(input.value.replace(/\D/g, '')); });
+}
 `;
 
 export interface PageParts {
@@ -96,6 +141,8 @@ export interface PageParts {
   script?: boolean;
   /** Reload after this many seconds (a page left open must not keep showing an expired QR). */
   refreshSeconds?: number;
+  /** Rendered inside a merchant's iframe: no page background or outer margins. */
+  embedded?: boolean;
 }
 
 export function renderPage(p: PageParts): string {
@@ -110,7 +157,7 @@ export function renderPage(p: PageParts): string {
 <title>${esc(p.title)}</title>
 <style nonce="${esc(p.nonce)}">${CSS}</style>
 </head>
-<body>
+<body${p.embedded ? ' class="embedded"' : ''}>
 <main>
 ${p.body}
 </main>
@@ -125,16 +172,23 @@ export interface SendOptions {
   nonce: string;
   /** CSP frame-ancestors sources when the page may be embedded; absent: never framed. */
   frameAncestors?: string;
+  /**
+   * CSP form-action sources: 'self' for pages with forms, plus the merchant origins our form
+   * posts redirect to (browsers check redirects of a form submission against it). Absent: 'none'.
+   */
+  formAction?: string[];
+  /** Extra image origins (the merchant's logo); our own images and data: are always allowed. */
+  imgSources?: string[];
 }
 
 export function sendHtml(reply: FastifyReply, html: string, o: SendOptions): FastifyReply {
   const csp = [
     "default-src 'none'",
-    "img-src 'self' data:",
+    ["img-src 'self' data:", ...(o.imgSources ?? [])].join(' '),
     `style-src 'nonce-${o.nonce}'`,
     `script-src 'nonce-${o.nonce}'`,
     "base-uri 'none'",
-    "form-action 'none'",
+    `form-action ${o.formAction?.length ? o.formAction.join(' ') : "'none'"}`,
     `frame-ancestors ${o.frameAncestors ?? "'none'"}`,
   ].join('; ');
   reply

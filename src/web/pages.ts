@@ -1,24 +1,27 @@
-// The customer-facing pages behind the links merchants hand out: GET /pay/<token> (ONE_SHOT
-// payment information), GET /vouchers/<token> (printable voucher, the receipt_url) and
-// GET /checkout/<token> (HOSTED; an honest placeholder until the hosted checkout exists).
-// Everything shown comes from the stored deposit and its stored payment_info, so the page says
-// exactly what the merchant's API response said. Once a deposit is expired, cancelled or paid,
-// no payment instructions are shown (spec: the QR code must not be shown after expiration_date).
+// The customer-facing pages behind the links merchants hand out: GET /pay/<token> (payment
+// information of a ONE_SHOT deposit, or of a HOSTED one once its customer chose a method) and
+// GET /vouchers/<token> (printable voucher, the receipt_url); the hosted checkout itself is in
+// ./checkout/. Everything shown comes from the stored deposit and its stored payment_info, so the
+// page says exactly what the merchant's API response said. Once a deposit is expired, cancelled
+// or paid, no payment instructions are shown (spec: the QR code must not be shown after
+// expiration_date). Staging pages carry a banner and the "Simulate payment" buttons.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parse as parseLossless } from 'lossless-json';
 import type { AppContext } from '../context.ts';
 import { findMethod, type PaymentMethod } from '../domain/catalog.ts';
 import { COUNTRY_TIME_ZONES, depositReference } from '../domain/payment-info.ts';
 import { toPlainString, fromDb } from '../domain/money.ts';
-import { findDepositByToken, type DepositRow } from '../deposits/store.ts';
+import type { DepositRow } from '../deposits/store.ts';
+import type { CardDetail } from '../domain/cards.ts';
+import { customerDeposit } from '../deposits/checkout.ts';
+import { runSandboxAction } from '../deposits/sandbox.ts';
+import { ApiError } from '../http/errors.ts';
 import { code128Svg } from './code128.ts';
 import { itfSvg } from './itf.ts';
 import { isValidBoletoBarcode } from '../domain/vouchers.ts';
-import { formatAmount, formatDateTimeLocal, langFromAcceptLanguage, localeOf, pickLang, strings, type Lang, type Strings } from './i18n.ts';
+import { formatAmount, formatDateTimeLocal, langFromAcceptLanguage, localeOf, PAGE_LANGUAGES, resolveLang, strings, type Lang, type Strings } from './i18n.ts';
 import { esc, newNonce, renderPage, safeHref, sendHtml } from './layout.ts';
-
-/** Tokens are 128 random bits in base64url: 22 characters. Anything else is not looked up. */
-const TOKEN = /^[A-Za-z0-9_-]{22}$/;
+import { checkCsrf, csrfInput } from './csrf.ts';
 
 /** payment_info as stored; numbers kept as their exact JSON text. */
 interface StoredPaymentInfo {
@@ -33,20 +36,35 @@ interface StoredPaymentInfo {
 }
 
 /** What the customer can still do with a deposit. */
-type Phase = 'payable' | 'expired' | 'cancelled' | 'completed' | 'confirming';
+export type Phase = 'payable' | 'expired' | 'cancelled' | 'completed' | 'confirming';
 
-interface Loaded {
+/** What the request asks of the page besides the token: the switcher's language, embedding. */
+export interface PageRequest {
+  lang?: string;
+  acceptLanguage?: string;
+  iframe: boolean;
+}
+
+/** The view model every customer page renders from. */
+export interface Loaded {
   d: DepositRow;
   merchantName: string;
   merchantReturnUrl: string | null;
+  cardDetail: CardDetail | null;
   method: PaymentMethod | undefined;
   info: StoredPaymentInfo | null;
   phase: Phase;
   lang: Lang;
+  /** The language picked with the switcher, carried on our own links and forms. */
+  chosenLang: Lang | undefined;
   t: Strings;
   locale: string;
   timeZone: string;
   refreshSeconds: number | undefined;
+  staging: boolean;
+  /** Opened with iframe_view=1 and allowed to be framed. */
+  embedded: boolean;
+  now: Date;
 }
 
 function parseInfo(text: string | null): StoredPaymentInfo | null {
@@ -67,80 +85,100 @@ function parseInfo(text: string | null): StoredPaymentInfo | null {
   };
 }
 
-async function phaseOf(ctx: AppContext, d: DepositRow): Promise<Phase> {
+function phaseOf(d: DepositRow, cancelCause: string | null, now: Date): Phase {
   switch (d.status) {
     case 'COMPLETED':
       return 'completed';
     case 'APPROVED':
       return 'confirming';
-    case 'CANCELLED': {
+    case 'CANCELLED':
       // Expiry and cancellation both end in CANCELLED; the customer is told which one it was.
-      const { rows } = await ctx.db.query<{ cause: string }>(
-        "SELECT cause FROM deposit_status_changes WHERE deposit_id = $1 AND to_status = 'CANCELLED' ORDER BY id DESC LIMIT 1",
-        [d.id],
-      );
-      return rows[0]?.cause === 'expiry' ? 'expired' : 'cancelled';
-    }
+      return cancelCause === 'expiry' ? 'expired' : 'cancelled';
     default:
       // The expiry worker runs every so often; the page does not wait for it.
-      return ctx.now().getTime() >= d.expires_at.getTime() ? 'expired' : 'payable';
+      return now.getTime() >= d.expires_at.getTime() ? 'expired' : 'payable';
   }
 }
 
-async function load(ctx: AppContext, token: string): Promise<Loaded | null> {
-  if (!TOKEN.test(token)) return null;
-  const d = await findDepositByToken(ctx.db, token);
-  if (!d) return null;
-  const m = (await ctx.db.query<{ name: string; return_url: string | null }>('SELECT name, return_url FROM merchants WHERE id = $1', [d.merchant_id])).rows[0];
-  const lang = pickLang(d.language);
-  const phase = await phaseOf(ctx, d);
-  const refresh = phase === 'payable' ? (d.expires_at.getTime() - ctx.now().getTime()) / 1000 + 1 : undefined;
+/** Framing is allowed for the hosted checkout and for methods meant to be embedded. */
+function mayFrame(d: DepositRow, method: PaymentMethod | undefined): boolean {
+  return d.checkout_type === 'HOSTED' || method?.iframe === true;
+}
+
+export async function load(ctx: AppContext, token: string, req: PageRequest): Promise<Loaded | null> {
+  const c = await customerDeposit(ctx, token);
+  if (!c) return null;
+  const { d } = c;
+  const now = ctx.now();
+  const chosenLang = (PAGE_LANGUAGES as readonly string[]).includes(req.lang ?? '') ? (req.lang as Lang) : undefined;
+  const lang = resolveLang(chosenLang, d.language, req.acceptLanguage, d.country);
+  const phase = phaseOf(d, c.cancelCause, now);
+  const method = d.payment_method ? findMethod(d.country, d.payment_method) : undefined;
+  const refresh = phase === 'payable' ? (d.expires_at.getTime() - now.getTime()) / 1000 + 1 : undefined;
   return {
     d,
-    merchantName: m?.name ?? '',
-    merchantReturnUrl: m?.return_url ?? null,
-    method: d.payment_method ? findMethod(d.country, d.payment_method) : undefined,
+    merchantName: c.merchantName,
+    merchantReturnUrl: c.merchantReturnUrl,
+    cardDetail: c.cardDetail,
+    method,
     info: parseInfo(d.payment_info),
     phase,
     // An open page reloads just after expiry so it stops showing the QR and codes. Browsers
     // keep timers up to ~24.8 days; longer-lived deposits simply do not auto-reload.
     refreshSeconds: refresh !== undefined && refresh < 2_000_000 ? refresh : undefined,
     lang,
+    chosenLang,
     t: strings(lang),
     locale: localeOf(lang, d.country),
     timeZone: COUNTRY_TIME_ZONES[d.country] ?? 'UTC',
+    staging: ctx.config.env === 'staging',
+    embedded: req.iframe && mayFrame(d, method),
+    now,
   };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Fragments
 
-const row = (label: string, valueHtml: string, field?: string, mono = false) =>
+export const row = (label: string, valueHtml: string, field?: string, mono = false) =>
   `<dt>${esc(label)}</dt><dd${field ? ` data-field="${esc(field)}"` : ''}${mono ? ' class="mono"' : ''}>${valueHtml}</dd>`;
 
-function amountBlock(t: Strings, exact: string, currency: string, locale: string): string {
-  return `<p class="amount"><span class="label">${esc(t.amount)}</span><data value="${esc(exact)}" data-field="amount">${esc(currency)} ${esc(formatAmount(exact, locale))}</data></p>`;
+export function amountBlock(label: string, exact: string, currency: string, locale: string): string {
+  return `<p class="amount"><span class="label">${esc(label)}</span><data value="${esc(exact)}" data-field="amount">${esc(currency)} ${esc(formatAmount(exact, locale))}</data></p>`;
 }
 
-function timeHtml(l: Loaded, when: Date): string {
+/** "Amount to pay" only while something is to be paid. */
+export function amountLabel(l: Loaded): string {
+  return l.phase === 'payable' ? l.t.amount : l.phase === 'completed' || l.phase === 'confirming' ? l.t.amountPaid : l.t.amountDue;
+}
+
+export function timeHtml(l: Loaded, when: Date): string {
   return `<time datetime="${esc(when.toISOString().replace(/\.\d{3}Z$/, 'Z'))}">${esc(formatDateTimeLocal(when, l.locale, l.timeZone))}</time>`;
 }
 
-function statusBadge(l: Loaded): string {
+/** Time left as H:MM:SS; the page script keeps it ticking. */
+function countdown(l: Loaded): string {
+  const s = Math.max(0, Math.floor((l.d.expires_at.getTime() - l.now.getTime()) / 1000));
+  const p = (n: number) => String(n).padStart(2, '0');
+  const text = `${s >= 86400 ? `${Math.floor(s / 86400)}d ` : ''}${Math.floor((s % 86400) / 3600)}:${p(Math.floor((s % 3600) / 60))}:${p(s % 60)}`;
+  return `<span class="countdown" data-countdown="${esc(l.d.expires_at.toISOString())}">${text}</span>`;
+}
+
+export function statusBadge(l: Loaded): string {
   const key = l.phase === 'expired' ? 'EXPIRED' : l.d.status;
   const label = l.t[`status${key}` as keyof Strings] ?? key;
   return `<span class="badge ${esc(key)}" data-status="${esc(key)}">${esc(label)}</span>`;
 }
 
-function methodHeader(l: Loaded): string {
-  const name = l.info?.payment_method_name ?? l.method?.name ?? l.d.payment_method ?? '';
-  // Same-origin path: the CSP allows images from 'self' only (and data: for the QR).
-  const logo = l.method ? `<img src="${esc(l.method.logo)}" alt="" width="72" height="29">` : '';
+export function methodHeader(l: Loaded, method = l.method): string {
+  const name = l.info?.payment_method_name ?? method?.name ?? l.d.payment_method ?? '';
+  // Same-origin path: the CSP allows images from 'self' (and the merchant logo's origin).
+  const logo = method ? `<img src="${esc(method.logo)}" alt="" width="72" height="29">` : '';
   return `<header class="method">${logo}<span data-field="payment_method_name">${esc(name)}</span></header>`;
 }
 
 /** Why nothing can be paid any more, instead of the instructions. */
-function phaseNotice(l: Loaded): string {
+export function phaseNotice(l: Loaded): string {
   const t = l.t;
   const text: Record<Exclude<Phase, 'payable'>, [string, string]> = {
     expired: [t.expired, t.expiredHint],
@@ -158,10 +196,35 @@ function phaseNotice(l: Loaded): string {
  * return URL (streamline deposits, or one in its settings); else the URL the deposit gave for
  * the outcome at hand.
  */
-function returnHref(l: Loaded, base: string): string | undefined {
+export function returnHref(l: Loaded, base: string): string | undefined {
   if (l.d.return_url || l.merchantReturnUrl) return `${base}/return/${l.d.token}`;
   const failed = l.phase === 'expired' || l.phase === 'cancelled';
   return failed ? (safeHref(l.d.back_url) ?? safeHref(l.d.success_url)) : (safeHref(l.d.success_url) ?? safeHref(l.d.back_url));
+}
+
+/** Links to the merchant leave the merchant's iframe for the whole window. */
+export const topTarget = (l: Loaded) => (l.embedded ? ' target="_top"' : '');
+
+export function returnLink(l: Loaded, base: string): string {
+  const back = returnHref(l, base);
+  return back ? `<p class="noprint"><a class="button secondary" href="${esc(back)}"${topTarget(l)} data-link="return">${esc(l.t.returnToMerchant)}</a></p>` : '';
+}
+
+/** One of our own pages, keeping the switcher's language and the embedding. */
+export function pageLink(l: Loaded, path: string, query: Record<string, string> = {}): string {
+  const q = new URLSearchParams(query);
+  if (l.chosenLang) q.set('lang', l.chosenLang);
+  if (l.embedded) q.set('iframe_view', '1');
+  const text = q.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/** The same state for our own forms. */
+export function stateInputs(l: Loaded): string {
+  return (
+    (l.chosenLang ? `<input type="hidden" name="lang" value="${esc(l.chosenLang)}">` : '') +
+    (l.embedded ? '<input type="hidden" name="iframe_view" value="1">' : '')
+  );
 }
 
 /** Hidden until the page script shows it; `id` names the element whose text it copies. */
@@ -190,7 +253,7 @@ function barcode(value: string, label: string): string {
   }
 }
 
-function instructions(l: Loaded): { html: string; script: boolean } {
+function instructions(l: Loaded): string {
   const { t, info } = l;
   const md = info?.metadata ?? {};
   const sec = info?.secondary_metadata ?? {};
@@ -199,14 +262,12 @@ function instructions(l: Loaded): { html: string; script: boolean } {
       const qr = /^[A-Za-z0-9+/]+=*$/.test(sec.qr_code ?? '')
         ? `<img class="qr" src="data:image/png;base64,${sec.qr_code}" alt="${esc(t.pixQrAlt)}" width="240" height="240" data-field="qr_code">`
         : '';
-      return {
-        html:
-          `<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${esc(t.pixScan)}</h2>${qr}` +
-          (sec.digitable_line ? `<p>${esc(t.pixCopy)}</p>${codeWithCopy(t, 'pix-code', 'digitable_line', sec.digitable_line)}` : '') +
-          (md.beneficiary_name ? `<dl>${row(t.beneficiary, esc(md.beneficiary_name), 'beneficiary_name')}${md.CNPJ ? row(t.cnpj, esc(md.CNPJ), 'CNPJ', true) : ''}</dl>` : '') +
-          `</section>`,
-        script: Boolean(sec.digitable_line),
-      };
+      return (
+        `<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${esc(t.pixScan)}</h2>${qr}` +
+        (sec.digitable_line ? `<p>${esc(t.pixCopy)}</p>${codeWithCopy(t, 'pix-code', 'digitable_line', sec.digitable_line)}` : '') +
+        (md.beneficiary_name ? `<dl>${row(t.beneficiary, esc(md.beneficiary_name), 'beneficiary_name')}${md.CNPJ ? row(t.cnpj, esc(md.CNPJ), 'CNPJ', true) : ''}</dl>` : '') +
+        `</section>`
+      );
     }
     case 'bank_transfer':
     case 'bank_deposit': {
@@ -219,62 +280,92 @@ function instructions(l: Loaded): { html: string; script: boolean } {
         md.payer_document ? row(t.payerDocument, esc(md.payer_document), 'payer_document', true) : '',
       ].join('');
       // An 18-digit CLABE is what people mistype; it gets a copy button.
-      return {
-        html:
-          `<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${esc(l.method.kind === 'bank_deposit' ? t.depositIntro : t.bankIntro)}</h2>` +
-          `<dl>${rows}</dl>${isClabe ? copyButton(t, 'account-copy') : ''}</section>`,
-        script: isClabe,
-      };
+      return (
+        `<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${esc(l.method.kind === 'bank_deposit' ? t.depositIntro : t.bankIntro)}</h2>` +
+        `<dl>${rows}</dl>${isClabe ? copyButton(t, 'account-copy') : ''}</section>`
+      );
     }
     case 'voucher': {
       const receipt = safeHref(md.receipt_url);
-      return {
-        html:
-          `<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${esc(t.voucherIntro)}</h2>` +
-          (md.bar_code ? `${barcode(md.bar_code, `${t.barCode}: ${md.bar_code}`)}<dl>${row(t.barCode, esc(md.bar_code), 'bar_code', true)}</dl>` : '') +
-          (md.digitable_line ? `<p>${esc(t.digitableLine)}</p>${codeWithCopy(t, 'voucher-line', 'digitable_line', md.digitable_line)}` : '') +
-          (receipt ? `<p><a href="${esc(receipt)}" data-field="receipt_url">${esc(t.openVoucher)}</a></p>` : '') +
-          `</section>`,
-        script: Boolean(md.digitable_line),
-      };
+      return (
+        `<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${esc(t.voucherIntro)}</h2>` +
+        (md.bar_code ? `${barcode(md.bar_code, `${t.barCode}: ${md.bar_code}`)}<dl>${row(t.barCode, esc(md.bar_code), 'bar_code', true)}</dl>` : '') +
+        (md.digitable_line ? `<p>${esc(t.digitableLine)}</p>${codeWithCopy(t, 'voucher-line', 'digitable_line', md.digitable_line)}` : '') +
+        (receipt ? `<p><a href="${esc(receipt)}" data-field="receipt_url">${esc(t.openVoucher)}</a></p>` : '') +
+        `</section>`
+      );
     }
     default:
-      return { html: `<section class="card"><p>${esc(t.noInstructions)}</p></section>`, script: false };
+      return `<section class="card"><p>${esc(t.noInstructions)}</p></section>`;
   }
 }
 
-function summary(l: Loaded, dueLabel: string): string {
+export function summary(l: Loaded, dueLabel: string): string {
   const { t, d, info } = l;
   const reference = info?.metadata?.reference ?? info?.secondary_metadata?.reference ?? depositReference(d.id);
+  const card = l.cardDetail ? `${l.cardDetail.brand} ${l.cardDetail.masked_card}` : '';
   return (
     `<dl>` +
-    row(t.merchant, esc(l.merchantName), 'merchant') +
     (d.description ? row(t.description, esc(d.description), 'description') : '') +
     row(t.reference, esc(reference), 'reference', true) +
     row(dueLabel, timeHtml(l, d.expires_at), 'expiration_date') +
+    (l.phase === 'payable' ? row(t.timeLeft, countdown(l), 'time_left') : '') +
+    (card ? row(t.paidWith, esc(card), 'card', true) : '') +
     row(t.status, statusBadge(l), 'status') +
     `</dl>`
+  );
+}
+
+/** The staging banner, the language switcher and the merchant's name and logo. */
+export function pageTop(l: Loaded, here: string, hereQuery: Record<string, string> = {}): string {
+  const logo = safeHref(l.d.logo);
+  const langs = PAGE_LANGUAGES.map((code) => {
+    const q = new URLSearchParams({ ...hereQuery, lang: code });
+    if (l.embedded) q.set('iframe_view', '1');
+    const current = code === l.lang ? ' aria-current="true"' : '';
+    return `<a href="${esc(`${here}?${q}`)}" lang="${code}" hreflang="${code}"${current}>${code.toUpperCase()}</a>`;
+  }).join('');
+  return (
+    (l.staging ? `<p class="staging" role="note" data-staging>${esc(l.t.stagingBanner)}</p>` : '') +
+    `<nav class="langs noprint" aria-label="${esc(l.t.language)}">${langs}</nav>` +
+    `<header class="merchant">${logo ? `<img src="${esc(logo)}" alt="" data-field="logo">` : ''}<span data-field="merchant">${esc(l.merchantName)}</span></header>`
+  );
+}
+
+export function pageEnd(l: Loaded): string {
+  return `<footer>${esc(l.t.secured)}</footer>`;
+}
+
+/** Staging only: the sandbox's outcomes as buttons, for a payable deposit with a method. */
+function simulateForm(ctx: AppContext, l: Loaded): string {
+  if (!l.staging || l.phase !== 'payable' || !l.d.payment_method) return '';
+  const t = l.t;
+  return (
+    `<section class="card noprint" aria-labelledby="simulate"><h2 id="simulate">${esc(t.simulateTitle)}</h2><p class="hint">${esc(t.simulateHint)}</p>` +
+    `<form method="post" action="/pay/${esc(l.d.token)}/simulate">${csrfInput(ctx, l.d.token, 'simulate')}${stateInputs(l)}` +
+    `<div class="stack"><button type="submit" name="action" value="approve" class="button">${esc(t.simulatePayment)}</button>` +
+    `<button type="submit" name="action" value="cancel" class="button danger">${esc(t.simulateCancellation)}</button></div></form></section>`
   );
 }
 
 // ---------------------------------------------------------------------------------------------
 // Pages
 
-function payPage(l: Loaded, base: string, nonce: string): string {
+function payPage(ctx: AppContext, l: Loaded, base: string): Rendered {
   const { t, info, d } = l;
   const exact = info?.amount ?? toPlainString(fromDb(d.payer_amount));
   const currency = info?.currency ?? d.local_currency;
-  const how = l.phase === 'payable' ? instructions(l) : { html: phaseNotice(l), script: false };
-  const back = returnHref(l, base);
   const body =
-    `<section class="card">${methodHeader(l)}<h1>${esc(t.payTitle)}</h1>${amountBlock(t, exact, currency, l.locale)}${summary(l, t.expires)}</section>` +
-    how.html +
-    (back ? `<p class="noprint"><a class="button secondary" href="${esc(back)}" data-link="return">${esc(t.returnToMerchant)}</a></p>` : '') +
-    `<footer>${esc(t.secured)}</footer>`;
-  return renderPage({ lang: l.lang, title: `${t.payTitle} · ${l.merchantName}`, body, nonce, script: how.script, refreshSeconds: l.refreshSeconds });
+    pageTop(l, `/pay/${d.token}`) +
+    `<section class="card">${methodHeader(l)}<h1>${esc(t.payTitle)}</h1>${amountBlock(amountLabel(l), exact, currency, l.locale)}${summary(l, t.expires)}</section>` +
+    (l.phase === 'payable' ? instructions(l) : phaseNotice(l)) +
+    simulateForm(ctx, l) +
+    returnLink(l, base) +
+    pageEnd(l);
+  return { title: t.payTitle, body, script: l.phase === 'payable' };
 }
 
-function voucherPage(l: Loaded, nonce: string): string {
+function voucherPage(l: Loaded): Rendered {
   const { t, info } = l;
   const md = info?.metadata ?? {};
   const payable = l.phase === 'payable';
@@ -287,25 +378,16 @@ function voucherPage(l: Loaded, nonce: string): string {
       `<p class="noprint"><button type="button" class="button" hidden data-print>${esc(t.print)}</button></p>`
     : phaseNotice(l);
   const body =
-    `<section class="card">${methodHeader(l)}<h1>${esc(t.voucherTitle)}</h1>${amountBlock(t, info!.amount!, info!.currency!, l.locale)}${summary(l, t.due)}</section>` +
+    pageTop(l, `/vouchers/${l.d.token}`) +
+    `<section class="card">${methodHeader(l)}<h1>${esc(t.voucherTitle)}</h1>${amountBlock(amountLabel(l), info!.amount!, info!.currency!, l.locale)}${summary(l, t.due)}</section>` +
     code +
-    `<footer>${esc(t.secured)}</footer>`;
-  return renderPage({ lang: l.lang, title: `${t.voucherTitle} · ${l.merchantName}`, body, nonce, script: payable, refreshSeconds: l.refreshSeconds });
+    pageEnd(l);
+  return { title: t.voucherTitle, body, script: payable };
 }
 
-function checkoutPage(l: Loaded, nonce: string): string {
-  const { t, d } = l;
-  const back = safeHref(d.back_url);
-  const body =
-    `<section class="card"><h1>${esc(t.checkoutTitle)}</h1>${amountBlock(t, toPlainString(fromDb(d.amount)), d.currency, l.locale)}<dl>` +
-    row(t.merchant, esc(l.merchantName), 'merchant') +
-    (d.description ? row(t.description, esc(d.description), 'description') : '') +
-    row(t.status, statusBadge(l), 'status') +
-    `</dl></section>` +
-    `<div class="notice unavailable" role="status" data-phase="unavailable"><h2>${esc(t.checkoutUnavailable)}</h2><p>${esc(t.checkoutHint)}</p></div>` +
-    (back ? `<p><a class="button secondary" href="${esc(back)}" data-link="back">${esc(t.returnToMerchant)}</a></p>` : '') +
-    `<footer>${esc(t.secured)}</footer>`;
-  return renderPage({ lang: l.lang, title: `${t.checkoutTitle} · ${l.merchantName}`, body, nonce });
+/** A post without a valid form token, or from another site. */
+export function formRefused(l: Loaded): Rendered {
+  return { title: l.t.errorTitle, status: 403, body: `${pageTop(l, `/pay/${l.d.token}`)}<section class="card"><h1>${esc(l.t.errorTitle)}</h1><p>${esc(l.t.formExpired)}</p></section>` };
 }
 
 function messagePage(lang: Lang, title: string, text: string, nonce: string): string {
@@ -315,45 +397,91 @@ function messagePage(lang: Lang, title: string, text: string, nonce: string): st
 // ---------------------------------------------------------------------------------------------
 // Routes
 
-type TokenRequest = FastifyRequest<{ Params: { token: string }; Querystring: Record<string, string | undefined> }>;
+/** What a page handler answers: a page, a redirect (303, so a POST becomes a GET), or 404. */
+export type Rendered = { title: string; body: string; status?: number; script?: boolean } | { redirect: string } | null;
 
-/** Embedding is allowed only for methods meant to be framed, and only when asked for. */
-function frameAncestors(ctx: AppContext, l: Loaded, request: TokenRequest): string | undefined {
-  const asked = /^(1|true)$/i.test(request.query.iframe_view ?? '');
-  if (!asked || !l.method?.iframe) return undefined;
-  // Merchants test on their own machine in staging, as with their other URLs.
-  return ctx.config.env === 'production' ? 'https:' : 'https: http://localhost:* http://127.0.0.1:* http://[::1]:*';
+type TokenRequest = FastifyRequest<{ Params: { token: string }; Querystring: Record<string, string | undefined>; Body: Record<string, string | undefined> }>;
+
+/** Origins our forms' posts may redirect to: the merchant's URLs for this deposit. */
+function redirectOrigins(l: Loaded): string[] {
+  const urls = [l.d.back_url, l.d.success_url, l.d.error_url];
+  const origins = urls.map((u) => safeHref(u)).filter((u): u is string => !!u).map((u) => new URL(u).origin);
+  return [...new Set(origins)];
+}
+
+/**
+ * A customer page route: loads the view model (404 for an unknown token), renders or redirects,
+ * and turns any failure into a page in the customer's language, never a stack trace.
+ */
+export function customerRoute(
+  ctx: AppContext,
+  handler: (l: Loaded, request: TokenRequest) => Promise<Rendered> | Rendered,
+): (request: TokenRequest, reply: FastifyReply) => Promise<FastifyReply> {
+  return async (request, reply) => {
+    const nonce = newNonce();
+    const fallbackLang = langFromAcceptLanguage(request.headers['accept-language']);
+    const input = { ...request.query, ...(request.body && typeof request.body === 'object' ? request.body : {}) };
+    try {
+      const l = await load(ctx, request.params.token, {
+        lang: input.lang,
+        acceptLanguage: request.headers['accept-language'],
+        iframe: /^(1|true)$/i.test(input.iframe_view ?? ''),
+      });
+      const out = l ? await handler(l, request) : null;
+      if (!l || out === null) {
+        const t = strings(l?.lang ?? fallbackLang);
+        return sendHtml(reply, messagePage(l?.lang ?? fallbackLang, t.notFoundTitle, t.notFound, nonce), { status: 404, nonce });
+      }
+      if ('redirect' in out) return reply.status(303).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(out.redirect, 303);
+      const html = renderPage({
+        lang: l.lang, title: `${out.title} · ${l.merchantName}`, body: out.body, nonce, script: out.script,
+        refreshSeconds: l.refreshSeconds, embedded: l.embedded,
+      });
+      const logo = safeHref(l.d.logo);
+      return sendHtml(reply, html, {
+        status: out.status,
+        nonce,
+        // Merchants test on their own machine in staging, as with their other URLs.
+        frameAncestors: l.embedded ? (ctx.config.env === 'production' ? 'https:' : 'https: http://localhost:* http://127.0.0.1:* http://[::1]:*') : undefined,
+        formAction: ["'self'", ...redirectOrigins(l)],
+        imgSources: logo ? [new URL(logo).origin] : [],
+      });
+    } catch (err) {
+      // Never a stack trace to a customer; the log has it.
+      request.log.error({ err }, 'customer page failed');
+      const t = strings(fallbackLang);
+      return sendHtml(reply, messagePage(fallbackLang, t.errorTitle, t.error, nonce), { status: 500, nonce });
+    }
+  };
 }
 
 export function registerCustomerPages(app: FastifyInstance, ctx: AppContext): void {
-  const page = (
-    path: string,
-    render: (l: Loaded, base: string, nonce: string) => string | null,
-  ) =>
-    app.get(path, { schema: { hide: true } }, async (request: TokenRequest, reply: FastifyReply) => {
-      const nonce = newNonce();
-      const fallbackLang = langFromAcceptLanguage(request.headers['accept-language']);
-      try {
-        const l = await load(ctx, request.params.token);
-        const html = l ? render(l, ctx.config.publicBaseUrl, nonce) : null;
-        if (!l || html === null) {
-          const t = strings(l?.lang ?? fallbackLang);
-          return sendHtml(reply, messagePage(l?.lang ?? fallbackLang, t.notFoundTitle, t.notFound, nonce), { status: 404, nonce });
-        }
-        return sendHtml(reply, html, { nonce, frameAncestors: frameAncestors(ctx, l, request) });
-      } catch (err) {
-        // Never a stack trace to a customer; the log has it.
-        request.log.error({ err }, 'customer page failed');
-        const t = strings(fallbackLang);
-        return sendHtml(reply, messagePage(fallbackLang, t.errorTitle, t.error, nonce), { status: 500, nonce });
-      }
-    });
-
-  page('/pay/:token', (l, base, nonce) => (l.d.checkout_type === 'ONE_SHOT' ? payPage(l, base, nonce) : null));
-  page('/vouchers/:token', (l, base, nonce) =>
-    l.d.checkout_type === 'ONE_SHOT' && l.method?.kind === 'voucher' && l.info?.metadata?.bar_code && l.info.amount && l.info.currency
-      ? voucherPage(l, nonce)
-      : null,
+  const base = () => ctx.config.publicBaseUrl;
+  // A HOSTED deposit has payment information once its customer has chosen a (non-card) method.
+  app.get('/pay/:token', { schema: { hide: true } }, customerRoute(ctx, (l) => (l.info ? payPage(ctx, l, base()) : null)));
+  app.get(
+    '/vouchers/:token',
+    { schema: { hide: true } },
+    customerRoute(ctx, (l) => (l.method?.kind === 'voucher' && l.info?.metadata?.bar_code && l.info.amount && l.info.currency ? voucherPage(l) : null)),
   );
-  page('/checkout/:token', (l, _base, nonce) => (l.d.checkout_type === 'HOSTED' ? checkoutPage(l, nonce) : null));
+  if (ctx.config.env === 'staging') {
+    app.post(
+      '/pay/:token/simulate',
+      { schema: { hide: true } },
+      customerRoute(ctx, async (l, request) => {
+        const body = request.body ?? {};
+        if (!l.info) return null;
+        if (!checkCsrf(ctx, request, l.d.token, 'simulate', body.csrf)) return formRefused(l);
+        const action = body.action === 'approve' ? 'approve' : body.action === 'cancel' ? 'cancel' : null;
+        if (!action) return null;
+        try {
+          await runSandboxAction(ctx, l.d, action, 'sandbox');
+        } catch (err) {
+          // A second click after the first changed the status: the page shows the state as it is.
+          if (!(err instanceof ApiError)) throw err;
+        }
+        return { redirect: pageLink(l, `/pay/${l.d.token}`) };
+      }),
+    );
+  }
 }

@@ -196,14 +196,23 @@ for (const backend of backends()) {
       assert.equal((await fetch(s.url + logo)).status, 200);
     });
 
-    test('language: es and en string tables, en by default', async () => {
-      const en = await page((await pix()).body.redirect_url);
+    test("language: the request's, else the browser's Accept-Language, else the country's; the switcher wins", async () => {
+      const en = await page((await pix({ language: 'en' })).body.redirect_url, { 'accept-language': 'es' });
       assert.match(en.html, /<html lang="en">/);
       assert.match(en.html, /Amount to pay/);
       assert.equal(field(en.html, 'amount'), 'BRL 1,234.56');
       const es = await page((await pix({ language: 'es' })).body.redirect_url);
       assert.match(es.html, /<html lang="es">/);
       assert.match(es.html, /Monto a pagar/);
+      const open = (await pix()).body.redirect_url;
+      assert.match((await page(open, { 'accept-language': 'fr-FR,fr;q=0.9,es;q=0.8,en;q=0.5' })).html, /<html lang="es">/, 'first supported by weight');
+      assert.match((await page(open, { 'accept-language': 'de' })).html, /<html lang="pt">/, "Brazil's language");
+      assert.match((await page(open)).html, /<html lang="pt">/);
+      const switched = await page(`${open}?lang=en`, { 'accept-language': 'es' });
+      assert.match(switched.html, /<html lang="en">/);
+      assert.match(switched.html, /<nav class="langs noprint" aria-label="Language">/);
+      assert.match(switched.html, /hreflang="en" aria-current="true"/);
+      assert.match((await page(`${open}?lang=xx`)).html, /<html lang="pt">/, 'an unknown choice is ignored');
     });
 
     test('SPEI: beneficiary, CLABE and reference as stored, in Spanish with Mexican separators', async () => {
@@ -266,7 +275,7 @@ for (const backend of backends()) {
     });
 
     test('past expiration_date the QR and the instructions are gone, even before the expiry worker runs', async () => {
-      const r = await pix();
+      const r = await pix({ language: 'en' });
       const pi = r.body.payment_info;
       await s.ctx.db.query('UPDATE deposits SET expires_at = $1 WHERE id = $2', [new Date(Date.now() - 60_000), r.body.deposit_id]);
       const p = await page(r.body.redirect_url);
@@ -276,7 +285,8 @@ for (const backend of backends()) {
       assert.doesNotMatch(p.html, /data:image\/png/);
       assert.ok(!p.html.includes(pi.secondary_metadata.digitable_line));
       assert.ok(!p.html.includes(pi.secondary_metadata.qr_code.slice(0, 40)));
-      assert.doesNotMatch(p.html, /<script/, 'nothing left to copy');
+      assert.doesNotMatch(p.html, /<script/, 'nothing left to copy or count down');
+      assert.doesNotMatch(p.html, /Amount to pay/);
       assert.doesNotMatch(p.html, /http-equiv="refresh"/);
       assert.equal(attr(p.html, /<span class="badge[^>]*>/, 'data-status'), 'EXPIRED');
     });
@@ -288,7 +298,7 @@ for (const backend of backends()) {
       assert.equal(phase(pa.html), 'expired');
       assert.doesNotMatch(pa.html, /data:image\/png/);
 
-      const b = await create({ country: 'MX', amount: 120, currency: 'MXN', payment_method: 'OX', payer: MX_PAYER });
+      const b = await create({ country: 'MX', amount: 120, currency: 'MXN', payment_method: 'OX', payer: MX_PAYER, language: 'en' });
       await v3.post(`/v3/sandbox/deposits/${b.body.deposit_id}/cancel`, '');
       const pb = await page(b.body.redirect_url);
       assert.equal(phase(pb.html), 'cancelled');
@@ -347,35 +357,17 @@ for (const backend of backends()) {
       assert.match(back.html, /action="https:\/\/returns\.example\.com\/done"/);
     });
 
-    test('framing: allowed with iframe_view=1 only for methods that support an iframe', async () => {
+    test('framing: allowed with iframe_view=1 for the hosted checkout and methods that support an iframe', async () => {
       // Card methods (the iframe-capable ones) always go through the hosted checkout.
       const card = await create({ country: 'BR', amount: '30.00', currency: 'BRL', payment_method: 'VI', payer: BR_PAYER });
       assert.match(card.body.redirect_url, /\/checkout\//);
       assertSecurityHeaders(await page(`${card.body.redirect_url}?iframe_view=1`), 'allow');
       assertSecurityHeaders(await page(card.body.redirect_url), 'deny');
       const open = await create({ country: 'BR', amount: '30.00' });
-      assertSecurityHeaders(await page(`${open.body.redirect_url}?iframe_view=1`), 'deny');
+      assertSecurityHeaders(await page(`${open.body.redirect_url}?iframe_view=1`), 'allow');
+      assertSecurityHeaders(await page(open.body.redirect_url), 'deny');
       const p = await pix();
       assertSecurityHeaders(await page(`${p.body.redirect_url}?iframe_view=1`), 'deny');
-    });
-
-    test('HOSTED checkout: an honest page with merchant, amount, status and the back_url', async () => {
-      const r = await create({ country: 'BR', amount: '77.10', currency: 'BRL', description: 'Plano <Pro>', back_url: 'https://shop.example.com/cart', language: 'pt' });
-      assert.equal(r.body.checkout_type, 'HOSTED');
-      const p = await page(r.body.redirect_url);
-      assert.equal(p.status, 200);
-      assertSecurityHeaders(p);
-      assert.equal(field(p.html, 'merchant'), 'Loja <b>Ana</b> & "Filhos"');
-      assert.equal(attr(p.html, /<data [^>]*data-field="amount"[^>]*>/, 'value'), '77.1');
-      assert.equal(field(p.html, 'amount'), 'BRL 77,10');
-      assert.equal(field(p.html, 'description'), 'Plano <Pro>');
-      assert.equal(attr(p.html, /<span class="badge[^>]*>/, 'data-status'), 'PENDING');
-      assert.equal(phase(p.html), 'unavailable');
-      assert.match(p.html, /ainda não está disponível/);
-      assert.equal(attr(p.html, /<a [^>]*data-link="back"[^>]*>/, 'href'), 'https://shop.example.com/cart');
-      const noBack = await page((await create({ country: 'BR', amount: '5.00' })).body.redirect_url);
-      assert.equal(noBack.status, 200);
-      assert.doesNotMatch(noBack.html, /data-link="back"/);
     });
 
     test('bad, unknown and mismatched tokens: a 404 page with the same headers, never a stack trace', async () => {
@@ -387,7 +379,7 @@ for (const backend of backends()) {
         `/pay/${hosted}`, `/vouchers/${hosted}`, `/vouchers/${pixToken}`, `/checkout/${pixToken}`,
       ];
       for (const path of paths) {
-        const p = await page(s.url + path);
+        const p = await page(s.url + path, { 'accept-language': 'en' });
         assert.equal(p.status, 404, path);
         assertSecurityHeaders(p);
         assert.match(p.html, /Payment not found/, path);

@@ -5,14 +5,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { v3HeaderAuth } from '../../auth/v3-headers.ts';
-import { statusAfterPayment } from '../../domain/deposit-states.ts';
-import { depositErrors, getDeposit, isCrypto, transitionDeposit } from '../../deposits/service.ts';
+import { depositErrors, getDeposit } from '../../deposits/service.ts';
+import { runSandboxAction } from '../../deposits/sandbox.ts';
 import { statusResponse } from '../../deposits/views.ts';
 import { acceptAnyBody, depositStatusSchema, parseDepositId, sendJson } from './deposits.ts';
 import { v3ErrorSchema } from './face.ts';
 
 const ACTIONS = {
-  approve: 'The customer paid: PENDING to COMPLETED (crypto: PENDING to APPROVED, then APPROVED to COMPLETED)',
+  approve: 'The customer paid: PENDING to COMPLETED (crypto: PENDING to APPROVED, then APPROVED to COMPLETED); 409/510 for a HOSTED deposit whose customer has not chosen a method',
   cancel: 'The deposit is cancelled before payment: PENDING to CANCELLED',
   expire: 'The customer did not pay in time: PENDING to CANCELLED, as the expiry worker does',
 } as const;
@@ -38,11 +38,7 @@ export function registerSandboxDeposits(app: FastifyInstance, ctx: AppContext): 
         const id = parseDepositId(request.params.id);
         const d = id === null ? null : await getDeposit(ctx, merchantId, id);
         if (!d) throw depositErrors.notFound();
-        const opts = { actor: 'sandbox', merchantId };
-        const updated =
-          action === 'approve'
-            ? await transitionDeposit(ctx, d.id, statusAfterPayment(d.status, isCrypto(d)), 'payment', opts)
-            : await transitionDeposit(ctx, d.id, 'CANCELLED', action === 'expire' ? 'expiry' : 'cancel', opts);
+        const updated = await runSandboxAction(ctx, d, action, 'sandbox');
         return sendJson(reply, 200, statusResponse(updated));
       },
     );

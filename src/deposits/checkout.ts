@@ -1,0 +1,243 @@
+// The hosted checkout's service: what a customer may do with a HOSTED deposit through its token.
+//
+//   allowedMethods(d)                  the methods of the deposit's country the request allows
+//                                      (payment_method, payment_type(s)) that fit the amount
+//   neededPayerFields(d, method)       the payer fields that method still needs (never one the
+//                                      merchant already sent valid)
+//   chooseMethod(ctx, token, code, fields)
+//                                      sets the method and payer data: fees, expiry and
+//                                      payment_info as a ONE_SHOT creation would have them
+//   payByCard / confirmCardChallenge   the staging card step (cards.ts decides the outcome)
+//   cancelByCustomer(ctx, token)       the customer gives up: PENDING to CANCELLED
+//
+// The payer fields go through the API's own payer rules (validatePayerInput), and the amounts
+// through the same fee, bounds and payment-info code as creation, so a deposit completed here
+// cannot differ from one the merchant completed in one request.
+import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/db.ts';
+import { cardDetail, checkCard, type CardDetail, type CardField, type CardInput, type CardProblem, stagingOutcome } from '../domain/cards.ts';
+import { findMethod, methodsForCountry, type PayerField, type PaymentMethod } from '../domain/catalog.ts';
+import { methodAmountProblem, type Payer, payerHas, validatePayerInput } from '../domain/deposit-request.ts';
+import { computeCharges } from '../domain/fees.ts';
+import { fromDb, toDb } from '../domain/money.ts';
+import { buildPaymentInfo } from '../domain/payment-info.ts';
+import { safeEqualText } from '../merchants/secrets.ts';
+import { toJson } from './json.ts';
+import { transitionDepositIn } from './service.ts';
+import { type DepositRow, findDeposit, findDepositByToken } from './store.ts';
+
+/** Why the checkout cannot go on; the pages say it in the customer's language. */
+export type CheckoutProblem = 'not_found' | 'not_payable' | 'method_unavailable' | 'already_chosen';
+
+export class CheckoutError extends Error {
+  constructor(readonly problem: CheckoutProblem) {
+    super(`checkout: ${problem}`);
+  }
+}
+
+/** Whether the customer can still act on the deposit (the expiry worker may not have run yet). */
+export function isPayable(d: DepositRow, now: Date): boolean {
+  return d.status === 'PENDING' && d.expires_at.getTime() > now.getTime();
+}
+
+/**
+ * The methods the customer may pick: the merchant's payment_method alone when it named one;
+ * otherwise the country's methods of the types payment_types / payment_type allow (ALL or none:
+ * every type), whose bounds hold the local amount.
+ */
+export function allowedMethods(d: DepositRow): PaymentMethod[] {
+  if (d.payment_method) {
+    const m = findMethod(d.country, d.payment_method);
+    return m ? [m] : [];
+  }
+  const types = d.payment_types?.length ? d.payment_types : d.payment_type ? [d.payment_type] : ['ALL'];
+  const all = types.includes('ALL');
+  const local = fromDb(d.local_amount);
+  return methodsForCountry(d.country).filter((m) => (all || types.includes(m.type)) && methodAmountProblem(m, local) === null);
+}
+
+export function neededPayerFields(d: Pick<DepositRow, 'payer'>, method: PaymentMethod): PayerField[] {
+  return method.requiredPayerFields.filter((f) => !payerHas(d.payer, f));
+}
+
+/** The method was chosen and every field it needs is there: the next step is payment. */
+export function methodSettled(d: DepositRow): boolean {
+  const m = d.payment_method ? findMethod(d.country, d.payment_method) : undefined;
+  return !!m && neededPayerFields(d, m).length === 0 && (m.kind === 'card' || d.payment_info !== null);
+}
+
+/** Reads one field path of a flat form (`payer.address.city`) into the payer body shape. */
+function payerBodyOf(fields: PayerField[], form: Record<string, string | undefined>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  const address: Record<string, unknown> = {};
+  for (const f of fields) {
+    const value = form[f];
+    if (value === undefined || value.trim() === '') continue;
+    const [, a, b] = f.split('.');
+    if (b) address[b] = value;
+    else body[a!] = value;
+  }
+  if (Object.keys(address).length > 0) body.address = address;
+  return body;
+}
+
+function mergePayer(stored: Payer, entered: Payer): Payer {
+  const address = { ...stored.address, ...entered.address };
+  return { ...stored, ...entered, ...(Object.keys(address).length > 0 ? { address } : {}) };
+}
+
+async function lockByToken(q: Queryable, token: string): Promise<DepositRow> {
+  const found = await findDepositByToken(q, token);
+  const d = found && (await findDeposit(q, found.id, true));
+  if (!d || d.checkout_type !== 'HOSTED') throw new CheckoutError('not_found');
+  return d;
+}
+
+export type ChooseResult = { ok: true; deposit: DepositRow } | { ok: false; errors: Partial<Record<PayerField, string>> };
+
+/**
+ * Sets the deposit's method and the payer fields the customer typed (only those the method still
+ * needs are read). Field errors come back per field; a deposit that can no longer be paid or a
+ * method the request does not allow throws CheckoutError.
+ */
+export async function chooseMethod(ctx: AppContext, token: string, code: string, form: Record<string, string | undefined>): Promise<ChooseResult> {
+  return ctx.db.tx(async (q) => {
+    const d = await lockByToken(q, token);
+    const now = ctx.now();
+    if (!isPayable(d, now)) throw new CheckoutError('not_payable');
+    if (methodSettled(d)) throw new CheckoutError('already_chosen');
+    const method = allowedMethods(d).find((m) => m.code === code.trim().toUpperCase());
+    if (!method) throw new CheckoutError('method_unavailable');
+
+    const needed = neededPayerFields(d, method);
+    const { payer: entered, errors } = validatePayerInput(d.country, payerBodyOf(needed, form));
+    for (const f of needed) if (!errors[f] && !payerHas(entered, f)) errors[f] = 'is required';
+    if (Object.keys(errors).length > 0) return { ok: false, errors };
+
+    const payer = mergePayer(d.payer, entered);
+    const opts = { feeOnPayer: d.fee_on_payer, surchargeOnPayer: d.surcharge_on_payer };
+    const local = computeCharges(fromDb(d.local_amount), method.type, opts);
+    const usd = computeCharges(fromDb(d.usd_amount), method.type, opts);
+    const expiresAt = new Date(now.getTime() + method.expiryMinutes * 60_000);
+    const paymentInfo =
+      method.kind === 'card'
+        ? null
+        : toJson(await buildPaymentInfo({
+            depositId: d.id, token: d.token, method, amount: local.payerAmount, createdAt: d.created_at, expiresAt,
+            payerDocument: payer.document, payerDocumentType: payer.document_type, publicBaseUrl: ctx.config.publicBaseUrl,
+          }));
+    const payerName = [payer.first_name, payer.last_name].filter(Boolean).join(' ') || null;
+    const { rows } = await q.query<DepositRow>(
+      `UPDATE deposits SET payment_method = $2, payment_type = $3, fee_local = $4, surcharge_local = $5, payer_amount = $6,
+         fee_usd = $7, merchant_usd = $8, payer = $9, payer_document = $10, payer_document_type = $11, payer_name = $12,
+         payer_email = $13, missing_fields = '{}', invalid_fields = '{}', payment_info = $14, expires_at = $15, updated_at = $16
+       WHERE id = $1 RETURNING *`,
+      [
+        d.id, method.code, method.type, toDb(local.fee), toDb(local.surcharge), toDb(local.payerAmount), toDb(usd.fee),
+        toDb(usd.merchantAmount), JSON.stringify(payer), payer.document ?? null, payer.document_type ?? null, payerName,
+        payer.email ?? null, paymentInfo, expiresAt, now,
+      ],
+    );
+    return { ok: true, deposit: rows[0]! };
+  });
+}
+
+/** A card waiting for the customer's 3-D Secure confirmation: only what card_detail keeps. */
+export interface PendingChallenge {
+  detail: CardDetail;
+  /** Binds the detail to this deposit, so the confirmation step cannot be fed another card. */
+  proof: string;
+}
+
+export type CardResult =
+  | { kind: 'approved'; deposit: DepositRow }
+  | { kind: 'declined' }
+  | { kind: 'challenge'; challenge: PendingChallenge }
+  | { kind: 'invalid'; errors: Partial<Record<CardField, CardProblem>> };
+
+function challengeProof(ctx: AppContext, token: string, detail: CardDetail): string {
+  return ctx.box.hash(`card-challenge|${token}|${JSON.stringify(detail)}`);
+}
+
+async function cardDeposit(q: Queryable, ctx: AppContext, token: string): Promise<{ d: DepositRow; method: PaymentMethod }> {
+  const d = await lockByToken(q, token);
+  const method = d.payment_method ? findMethod(d.country, d.payment_method) : undefined;
+  if (!isPayable(d, ctx.now())) throw new CheckoutError('not_payable');
+  if (!method || method.kind !== 'card' || !methodSettled(d)) throw new CheckoutError('method_unavailable');
+  return { d, method };
+}
+
+async function approveCard(q: Queryable, ctx: AppContext, d: DepositRow, detail: CardDetail): Promise<DepositRow> {
+  await q.query('UPDATE deposits SET card_detail = $2 WHERE id = $1', [d.id, JSON.stringify(detail)]);
+  return transitionDepositIn(q, ctx, d.id, 'COMPLETED', 'payment', { actor: 'provider' });
+}
+
+/**
+ * Staging card payment. The full number lives only in this call's memory: what is stored (and
+ * carried through a 3-D Secure step) is the masked card_detail. Production cards are captured by
+ * the connector's own page, never here.
+ */
+export async function payByCard(ctx: AppContext, token: string, input: CardInput): Promise<CardResult> {
+  return ctx.db.tx(async (q) => {
+    const { d, method } = await cardDeposit(q, ctx, token);
+    const check = checkCard(input, method.code, ctx.now());
+    if (!check.ok) return { kind: 'invalid', errors: check.errors };
+    const detail = cardDetail(check.card);
+    switch (stagingOutcome(check.card.digits)) {
+      case 'decline':
+        return { kind: 'declined' };
+      case 'challenge':
+        return { kind: 'challenge', challenge: { detail, proof: challengeProof(ctx, token, detail) } };
+      case 'approve':
+        return { kind: 'approved', deposit: await approveCard(q, ctx, d, detail) };
+    }
+  });
+}
+
+/** The customer's answer to the 3-D Secure step: approve completes the deposit, reject declines. */
+export async function confirmCardChallenge(
+  ctx: AppContext,
+  token: string,
+  challenge: PendingChallenge,
+  approve: boolean,
+): Promise<{ kind: 'approved'; deposit: DepositRow } | { kind: 'declined' }> {
+  return ctx.db.tx(async (q) => {
+    const { d } = await cardDeposit(q, ctx, token);
+    if (!safeEqualText(challengeProof(ctx, token, challenge.detail), challenge.proof)) throw new CheckoutError('method_unavailable');
+    return approve ? { kind: 'approved', deposit: await approveCard(q, ctx, d, challenge.detail) } : { kind: 'declined' };
+  });
+}
+
+/** The customer cancels on the hosted checkout: the merchant is told, as for any cancellation. */
+export async function cancelByCustomer(ctx: AppContext, token: string): Promise<DepositRow> {
+  return ctx.db.tx(async (q) => {
+    const d = await lockByToken(q, token);
+    if (!isPayable(d, ctx.now())) throw new CheckoutError('not_payable');
+    return transitionDepositIn(q, ctx, d.id, 'CANCELLED', 'cancel', { actor: 'customer' });
+  });
+}
+
+/** What the customer pages show of a deposit, read in one query. */
+export interface CustomerDeposit {
+  d: DepositRow;
+  merchantName: string;
+  merchantReturnUrl: string | null;
+  /** For a CANCELLED deposit: 'expiry' or 'cancel', so the page says which one it was. */
+  cancelCause: string | null;
+  /** The card a card deposit was paid with (deposits.card_detail), masked. */
+  cardDetail: CardDetail | null;
+}
+
+export async function customerDeposit(ctx: AppContext, token: string): Promise<CustomerDeposit | null> {
+  if (!/^[A-Za-z0-9_-]{22}$/.test(token)) return null;
+  const { rows } = await ctx.db.query<DepositRow & { merchant_name: string; merchant_return_url: string | null; cancel_cause: string | null; card_detail: CardDetail | null }>(
+    `SELECT d.*, m.name AS merchant_name, m.return_url AS merchant_return_url,
+            (SELECT cause FROM deposit_status_changes c WHERE c.deposit_id = d.id AND c.to_status = 'CANCELLED' ORDER BY c.id DESC LIMIT 1) AS cancel_cause
+     FROM deposits d JOIN merchants m ON m.id = d.merchant_id WHERE d.token = $1`,
+    [token],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const { merchant_name, merchant_return_url, cancel_cause, card_detail, ...d } = row;
+  return { d: d as DepositRow, merchantName: merchant_name, merchantReturnUrl: merchant_return_url, cancelCause: cancel_cause, cardDetail: card_detail };
+}

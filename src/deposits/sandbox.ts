@@ -1,0 +1,27 @@
+// Staging's simulated outcomes of a deposit, shared by POST /v3/sandbox/deposits/{id}/... and the
+// "Simulate payment" / "Simulate cancellation" buttons of the staging payment pages: the same
+// transition a real outcome would make, with the same history, ledger and notifications.
+import type { AppContext } from '../context.ts';
+import { statusAfterPayment } from '../domain/deposit-states.ts';
+import { depositErrors, isCrypto, transitionDeposit } from './service.ts';
+import type { DepositRow } from './store.ts';
+
+export type SandboxAction = 'approve' | 'cancel' | 'expire';
+
+/**
+ * Runs one sandbox action. A HOSTED deposit whose customer has not chosen a method yet cannot be
+ * paid (510): completing it would leave a paid deposit with no payment method and a fee charged
+ * for none.
+ */
+export function runSandboxAction(ctx: AppContext, d: DepositRow, action: SandboxAction, actor: string): Promise<DepositRow> {
+  const opts = { actor, merchantId: d.merchant_id };
+  if (action === 'approve') {
+    if (!d.payment_method) {
+      throw depositErrors.invalidTransition(
+        `Deposit ${d.id} has no payment method yet: the customer has not chosen one on the hosted checkout (redirect_url), so it cannot be paid`,
+      );
+    }
+    return transitionDeposit(ctx, d.id, statusAfterPayment(d.status, isCrypto(d)), 'payment', opts);
+  }
+  return transitionDeposit(ctx, d.id, 'CANCELLED', action === 'expire' ? 'expiry' : 'cancel', opts);
+}
