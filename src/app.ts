@@ -20,6 +20,7 @@ import { registerV3Notifications } from './api/v3/notifications.ts';
 import { registerAdminNotifications } from './api/admin/notifications.ts';
 import { registerLookups } from './api/v3/lookups.ts';
 import { registerV3Refunds } from './api/v3/refunds.ts';
+import { registerV5Validation } from './api/v5/validation.ts';
 import { registerAdminExchangeRates } from './api/admin/exchange-rates.ts';
 import { registerLogos } from './web/logos.ts';
 import { registerCustomerPages } from './web/pages.ts';
@@ -74,6 +75,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerV3Notifications(v3, ctx);
     registerLookups(v3, ctx);
     registerV3Refunds(v3, ctx);
+    registerV5Validation(v3, ctx);
   });
 
   await app.register(async (streamline) => {

@@ -3,6 +3,7 @@
 // Each field is a TLV: 2-digit ID, 2-digit length, value. Field 63 is a CRC over
 // everything before its value, so it is always last.
 
+import { getPixKeyInfo } from '@brazilian-utils/brazilian-utils';
 import { parseAmount, toFixed } from './money.ts';
 
 export const PIX_GUI = 'br.gov.bcb.pix';
@@ -220,11 +221,14 @@ export function isValidCnpj(cnpj: string): boolean {
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 const UUID_ANY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** Brazilian mobile numbers: +55, a 2-digit area code, then 9 digits starting with 9. */
+const MOBILE = /^\+55[1-9]\d9\d{8}$/;
 
 /**
  * Recognises a Pix key and returns it in the form the DICT stores: documents as bare
- * digits, e-mail lower-cased, phone as +55 followed by digits, EVP lower-cased.
+ * digits, e-mail lower-cased, phone as +55 followed by digits, EVP lower-cased. E-mail syntax
+ * and mobile numbers are judged by @brazilian-utils (maintained against the BCB's DICT
+ * manual); the DICT registers mobile numbers only, so a landline is not a key.
  */
 export function classifyPixKey(raw: string, options: { anyUuidVersion?: boolean } = {}): PixKeyResult {
   if (typeof raw !== 'string') return { ok: false, reason: 'key must be a string' };
@@ -236,13 +240,18 @@ export function classifyPixKey(raw: string, options: { anyUuidVersion?: boolean 
   }
   if (key.includes('@')) {
     if (key.length > 77) return { ok: false, reason: 'e-mail key longer than 77 characters' };
-    if (!EMAIL.test(key)) return { ok: false, reason: 'invalid e-mail key' };
-    return { ok: true, type: 'EMAIL', normalized: key.toLowerCase() };
+    const info = getPixKeyInfo(key);
+    if (info?.type !== 'email') return { ok: false, reason: 'invalid e-mail key' };
+    return { ok: true, type: 'EMAIL', normalized: info.value };
   }
   if (key.startsWith('+')) {
     const phone = key.replace(/[\s().-]/g, '');
     if (!/^\+55\d{10,11}$/.test(phone)) return { ok: false, reason: 'phone key must be +55 followed by 10 or 11 digits' };
-    return { ok: true, type: 'PHONE', normalized: phone };
+    const info = getPixKeyInfo(phone);
+    if (info?.type !== 'phone' || !MOBILE.test(info.value)) {
+      return { ok: false, reason: 'phone key must be a Brazilian mobile number (+55, area code, 9 digits starting with 9)' };
+    }
+    return { ok: true, type: 'PHONE', normalized: info.value };
   }
   // Documents are often pasted with their usual punctuation (123.456.789-09, 12.345.678/0001-95).
   const doc = /^[0-9A-Za-z./\s-]+$/.test(key) ? key.replace(/[./\s-]/g, '').toUpperCase() : '';

@@ -131,7 +131,6 @@ test('classifyPixKey recognises and normalises each key type', () => {
   assert.deepEqual(classifyPixKey('11.222.333/0001-81'), { ok: true, type: 'CNPJ', normalized: '11222333000181' });
   assert.deepEqual(classifyPixKey('Fulano@Example.COM'), { ok: true, type: 'EMAIL', normalized: 'fulano@example.com' });
   assert.deepEqual(classifyPixKey('+55 (11) 98765-4321'), { ok: true, type: 'PHONE', normalized: '+5511987654321' });
-  assert.deepEqual(classifyPixKey('+551133334444'), { ok: true, type: 'PHONE', normalized: '+551133334444' });
   assert.deepEqual(classifyPixKey('7D9F0335-8DCC-4054-9BF9-0DBD61D36906'), {
     ok: true, type: 'EVP', normalized: '7d9f0335-8dcc-4054-9bf9-0dbd61d36906',
   });
@@ -147,6 +146,8 @@ test('classifyPixKey rejects invalid keys with a reason', () => {
   assert.equal(reason('11222333000180'), 'invalid CNPJ check digits');
   assert.match(reason('+1 415 555 0100'), /\+55/);
   assert.match(reason('+55119876'), /\+55/);
+  assert.match(reason('+551133334444'), /mobile/, 'a landline is not a DICT key');
+  assert.match(reason('+5511812345678'), /mobile/);
   assert.equal(reason(`${'a'.repeat(71)}@ex.com`), 'e-mail key longer than 77 characters');
   assert.equal(classifyPixKey(`${'a'.repeat(70)}@ex.com`).ok, true); // exactly 77
   assert.equal(reason('foo@bar'), 'invalid e-mail key');
