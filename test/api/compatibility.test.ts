@@ -10,7 +10,7 @@ import { createMerchant, V3Client, type Credentials } from '../helpers/clients.t
 const BR_PAYER = { document: '529.982.247-25', first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com' };
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
 // What the official SDKs send: no document, no document_type.
-const SDK_ACCOUNT = { beneficiary: 'Eva Gómez', bank_code: '012', account_number: '012180001234567897', account_type: 'CHECKING' };
+const SDK_ACCOUNT = { beneficiary: 'Eva Gómez', bank_code: '012', account_number: '012180001234567899', account_type: 'CHECKING' };
 const DATE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 for (const backend of backends()) {
@@ -83,7 +83,7 @@ for (const backend of backends()) {
     test('18-digit amounts stay exact in refunds and exchange rates too', async () => {
       const d = await v3.post('/v3/deposits', { country: 'BR', currency: 'BRL', amount: '123456789012345678.99' });
       assert.equal((await v3.post(`/v3/sandbox/deposits/${d.body.deposit_id}/approve`, '')).status, 200);
-      const account = { beneficiary: 'Ana Silva', bank_code: '1', branch: '1234', account_number: '12345-6', account_type: 'CHECKING' };
+      const account = { beneficiary: 'Ana Silva', bank_code: '1', branch: '1234', account_number: '12345-5', account_type: 'CHECKING' };
       const rf = await v3.post('/v3/refunds', { deposit_id: d.body.deposit_id, amount: '123456789012345678.97', bank_account: account });
       assert.equal(rf.status, 200, rf.text);
       const g = await v3.get(`/v3/refunds/${rf.body.refund_id}`);

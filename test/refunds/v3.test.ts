@@ -6,7 +6,7 @@ import { backends, startTestServer, type TestServer } from '../helpers/server.ts
 import { createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 
-const account = { beneficiary: 'Maria Souza', bank_code: '341', branch: '0001', account_number: '12345-6', account_type: 'CHECKING' };
+const account = { beneficiary: 'Maria Souza', bank_code: '341', branch: '0001', account_number: '12345-4', account_type: 'CHECKING' };
 
 for (const backend of backends()) {
   describe(`v3 refunds (${backend})`, () => {

@@ -227,7 +227,7 @@ for (const backend of backends()) {
         x_bank_beneficiary: 'João da Silva',
         x_bank: 'Itaú',
         x_bank_code: '341',
-        x_bank_account: '12345-6',
+        x_bank_account: '12345-4',
         x_account_type: 'C',
         x_bank_branch: '0001',
         ...extra,
@@ -259,12 +259,12 @@ for (const backend of backends()) {
     test('refund: amount never above the deposit minus pending and completed refunds, across both faces', async () => {
       const d = await completedDeposit();
       assert.equal((await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '60.00' })).body.status, 'OK');
-      const v3Refund = await v3.post('/v3/refunds', { deposit_id: Number(d.document), amount: '30.00', bank_account: { beneficiary: 'João da Silva', bank_code: '341', account_number: '12345-6', branch: '0001', account_type: 'CHECKING' } });
+      const v3Refund = await v3.post('/v3/refunds', { deposit_id: Number(d.document), amount: '30.00', bank_account: { beneficiary: 'João da Silva', bank_code: '341', account_number: '12345-4', branch: '0001', account_type: 'CHECKING' } });
       assert.equal(v3Refund.status, 200, v3Refund.text);
       assert.equal(typeof v3Refund.body.refund_id, 'number');
       const over = await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '10.01' });
       assert.deepEqual([over.body.status, over.body.error_code], ['ERROR', 602]);
-      const v3Over = await v3.post('/v3/refunds', { deposit_id: Number(d.document), amount: '10.01', bank_account: { beneficiary: 'J', bank_code: '341', account_number: '1' } });
+      const v3Over = await v3.post('/v3/refunds', { deposit_id: Number(d.document), amount: '10.01', bank_account: { beneficiary: 'J', bank_code: '341', account_number: '12345-4' } });
       assert.deepEqual([v3Over.status, v3Over.body.code], [400, 802]);
       assert.equal((await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '10.00' })).body.status, 'OK');
     });

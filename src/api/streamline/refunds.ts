@@ -3,11 +3,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { streamlineAuth } from '../../auth/streamline.ts';
-import { normalizeAccountType } from '../../domain/bank-accounts.ts';
+import { type BankAccountField, normalizeAccountType, validateBankAccount } from '../../domain/bank-accounts.ts';
 import { type Decimal, fromDb, parseAmount, toFixed } from '../../domain/money.ts';
 import { streamlineRefundDesc, streamlineRefundResult } from '../../domain/refund-rules.ts';
 import { hmacHexUpper, refundRequestMessage, refundResponseMessage, verifyHmacHex } from '../../domain/signatures.ts';
-import { createRefund, getRefund, RefundError, type RefundRow } from '../../refunds/service.ts';
+import { createRefund, getRefund, isCardPaymentType, RefundError, type RefundRow } from '../../refunds/service.ts';
 import { type Form, optional, required, sendRecord } from './face.ts';
 import { StreamlineError } from './format.ts';
 
@@ -15,6 +15,14 @@ import { StreamlineError } from './format.ts';
 export const REFUND_ERROR_CODES = { notFound: 600, notCompleted: 601, invalidAmount: 602, missingBankAccount: 603, refundNotFound: 604, insufficientFunds: 605, idempotencyKeyUsed: 606 } as const;
 
 const ACCOUNT_TYPES = new Set(['C', 'S', 'V', 'O', 'P']);
+
+/** The form field that carries each part of the account. */
+const FORM_FIELDS: Record<BankAccountField, string> = {
+  account: 'x_bank_account',
+  branch: 'x_bank_branch',
+  account_type: 'x_account_type',
+  bank_code: 'x_bank_code',
+};
 
 function streamlineRefundError(err: unknown): never {
   if (err instanceof RefundError) {
@@ -64,12 +72,23 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
       }
       // The currency of x_amount: the local currency by default, or the deposit's own.
       const deposit = (
-        await ctx.db.query<{ id: number; currency: string; local_currency: string; invoice_id: string }>(
-          `SELECT id, currency, local_currency, invoice_id FROM deposits WHERE merchant_id = $1 AND ${f.x_document ? 'id = $2' : 'invoice_id = $2'}`,
+        await ctx.db.query<{ id: number; currency: string; local_currency: string; invoice_id: string; country: string; payment_type: string | null }>(
+          `SELECT id, currency, local_currency, invoice_id, country, payment_type FROM deposits WHERE merchant_id = $1 AND ${f.x_document ? 'id = $2' : 'invoice_id = $2'}`,
           [caller.merchant.id, f.x_document ? Number(f.x_document) : f.x_invoice],
         )
       ).rows[0];
       if (!deposit || (f.x_invoice && deposit.invoice_id !== f.x_invoice)) throw new StreamlineError(REFUND_ERROR_CODES.notFound, 'Transaction not found');
+      // The same account rules as v3 refunds and cashouts, for the deposit's country; a card
+      // refund goes back to the card.
+      if (f.x_bank_account && !isCardPaymentType(deposit.payment_type)) {
+        const account = validateBankAccount(deposit.country, {
+          account: f.x_bank_account,
+          branch: f.x_bank_branch || undefined,
+          accountType: f.x_account_type || undefined,
+          bankCode: f.x_bank_code || undefined,
+        });
+        if (!account.ok) throw new StreamlineError(300, `Invalid parameter: ${FORM_FIELDS[account.field]} ${account.reason}`);
+      }
       const currency = (f.x_currency || deposit.local_currency).toUpperCase();
       if (currency !== deposit.local_currency && currency !== deposit.currency) {
         throw new StreamlineError(300, `Invalid parameter: x_currency must be ${[...new Set([deposit.local_currency, deposit.currency])].join(' or ')}`);

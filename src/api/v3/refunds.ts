@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { v3HeaderAuth } from '../../auth/v3-headers.ts';
-import { normalizeAccountType } from '../../domain/bank-accounts.ts';
+import { normalizeAccountType, validateBankAccount } from '../../domain/bank-accounts.ts';
 import { validateDocument } from '../../domain/documents.ts';
 import { findMethod } from '../../domain/catalog.ts';
 import { fromDb, parseAmount, type Decimal } from '../../domain/money.ts';
@@ -12,7 +12,7 @@ import { cardRefundResult } from '../../domain/refund-rules.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
 import { v3Errors, ApiError } from '../../http/errors.ts';
 import { formatDateTime } from '../../domain/payment-info.ts';
-import { createRefund, getRefund, RefundError, type RefundBankAccount, type RefundRow, RefundTransitionError, transitionRefund } from '../../refunds/service.ts';
+import { createRefund, getRefund, isCardPaymentType, RefundError, type RefundBankAccount, type RefundRow, RefundTransitionError, transitionRefund } from '../../refunds/service.ts';
 import { requireJsonContentType, v3ErrorSchema } from './face.ts';
 import { idempotencyKey } from './deposits.ts';
 import { fingerprint } from '../../deposits/service.ts';
@@ -207,15 +207,25 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
         if (!a.account_number) details.push('bank_account.account_number: is required');
         if (!a.bank_code) details.push('bank_account.bank_code: is required');
       }
-      // The document is checked against the deposit's country, once the deposit is known.
-      if (bankAccount?.document !== undefined && !details.length) {
-        const { rows } = await ctx.db.query<{ country: string }>(
-          `SELECT country FROM deposits WHERE merchant_id = $1 AND ${depositId !== undefined ? 'id = $2' : 'invoice_id = $2'}`,
+      // The document and the account are checked against the deposit's country, once the deposit
+      // is known; a card refund goes back to the card, so its bank_account is not used.
+      if (bankAccount && !details.length) {
+        const { rows } = await ctx.db.query<{ country: string; payment_type: string | null }>(
+          `SELECT country, payment_type FROM deposits WHERE merchant_id = $1 AND ${depositId !== undefined ? 'id = $2' : 'invoice_id = $2'}`,
           [request.merchant!.id, depositId ?? invoiceId],
         );
-        if (rows[0]) {
+        if (rows[0] && bankAccount.document !== undefined) {
           const doc = validateDocument(rows[0].country, bankAccount.document, bankAccount.document_type);
           if (!doc.ok) details.push(`bank_account.document: ${doc.reason}`);
+        }
+        if (rows[0] && !isCardPaymentType(rows[0].payment_type)) {
+          const account = validateBankAccount(rows[0].country, {
+            account: bankAccount.account_number!,
+            branch: bankAccount.branch,
+            accountType: bankAccount.account_type,
+            bankCode: bankAccount.bank_code,
+          });
+          if (!account.ok) details.push(`bank_account.${account.field === 'account' ? 'account_number' : account.field}: ${account.reason}`);
         }
       }
       if (details.length) throw v3Errors.validation(details);
