@@ -1,5 +1,6 @@
 // Bank codes per country for `GET /v3/banks` and for checking the bank_code of cashouts and
 // refunds. Data lives in ./banks/<country or region>.ts.
+import { createHash } from 'node:crypto';
 import { CM_BANKS, GH_BANKS, KE_BANKS, NG_BANKS, TZ_BANKS, UG_BANKS, ZA_BANKS } from './banks/africa.ts';
 import { AR_BANKS } from './banks/ar.ts';
 import { CN_BANKS, ID_BANKS, IN_BANKS, MY_BANKS, PH_BANKS, TH_BANKS, VN_BANKS } from './banks/asia.ts';
@@ -36,6 +37,23 @@ const BANKS: Record<string, readonly Bank[]> = {
   VN: VN_BANKS,
   ZA: ZA_BANKS,
 };
+
+const ETAGS = new Map<string, string>();
+
+/**
+ * The entity tag of a country's `GET /v3/banks` answer: a hash of exactly what is served, so it
+ * changes with the data files and nothing else.
+ */
+export function banksEtag(country: string): string {
+  const cc = country.trim().toUpperCase();
+  let tag = ETAGS.get(cc);
+  if (!tag) {
+    const body = JSON.stringify(banksForCountry(cc).map((b) => [b.code, b.name]));
+    tag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+    ETAGS.set(cc, tag);
+  }
+  return tag;
+}
 
 /** Sorted by code, the order clients show them in. */
 export function banksForCountry(country: string): readonly Bank[] {

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { readOnlyKeyAuth } from '../../auth/read-only.ts';
-import { banksForCountry } from '../../domain/banks.ts';
+import { banksEtag, banksForCountry } from '../../domain/banks.ts';
 import { findMethod, methodsForCountry } from '../../domain/catalog.ts';
 import { ACCEPTED_COUNTRY_CODES, getCountry, isCountryAccepted } from '../../domain/countries.ts';
 import { computeCharges } from '../../domain/fees.ts';
@@ -50,10 +50,23 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
         summary: "A country's banks; send the chosen code as bank_code",
         security,
         querystring: countryQuery,
-        response: { 200: { type: 'array', items: { type: 'object', properties: { code: { type: 'integer' }, name: { type: 'string' } } } }, ...errors },
+        response: {
+          200: { type: 'array', items: { type: 'object', properties: { code: { type: 'integer' }, name: { type: 'string' } } } },
+          304: { type: 'null', description: 'If-None-Match holds the current ETag: the list has not changed' },
+          ...errors,
+        },
       },
     },
-    async (request) => banksForCountry(acceptedCountry(request.query.country)).map((b) => ({ code: b.code, name: b.name })),
+    async (request, reply) => {
+      const country = acceptedCountry(request.query.country);
+      // Revalidated on every use (no-cache), so additions and removals show at once; private
+      // because the request carries the merchant's key.
+      const etag = banksEtag(country);
+      reply.header('etag', etag).header('cache-control', 'private, no-cache');
+      const wanted = request.headers['if-none-match'];
+      if (wanted && wanted.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return reply.status(304).send();
+      return banksForCountry(country).map((b) => ({ code: b.code, name: b.name }));
+    },
   );
 
   app.get<{ Querystring: { country: string } }>(
