@@ -25,7 +25,7 @@ function assertModel(model: string, body: unknown) {
 
 const BR_PAYER = { document: '529.982.247-25', first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com' };
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
-const SDK_ACCOUNT = { beneficiary: 'Eva Gómez', bank_code: '012', account_number: '012180001234567897', account_type: 'CHECKING' };
+const SDK_ACCOUNT = { beneficiary: 'Eva Gómez', bank_code: '012', account_number: '012180001234567899', account_type: 'CHECKING' };
 
 /**
  * Requests as com.directa24.client.Directa24Client sends them: DefaultHeadersInterceptor adds
@@ -93,22 +93,26 @@ for (const backend of backends()) {
       assert.deepEqual([plain.bonus_amount, plain.bonus_relative, plain.payment_method], [0, false, null]);
     });
 
-    test('DepositStatusResponse of a card deposit carries the card it was paid with, masked', async () => {
+    test('DepositStatusResponse of a card deposit carries the card the customer paid with on the hosted checkout, masked', async () => {
       const d = await sdk.createDeposit({ country: 'BR', amount: '50.00', currency: 'BRL', payment_method: 'VI', payer: BR_PAYER });
       assert.equal(d.checkout_type, 'HOSTED', 'card numbers are only taken on our page');
       const before = await sdk.depositStatus(d.deposit_id);
       assertModel('deposit-status-response', before);
       assert.equal(before.card_detail, null, 'nothing until a card pays');
-      // What the hosted checkout stores when a staging card pays (its own tests drive the page);
-      // a key it might ever add beside the four is not shown.
-      await s.ctx.db.query(`UPDATE deposits SET card_detail = $1 WHERE id = $2`, [
-        JSON.stringify({ card_holder: 'ANA SILVA', masked_card: '411111******1111', brand: 'VISA', expiration: '12/29', bin_country: 'BR' }),
-        d.deposit_id,
-      ]);
-      await sdk.approve(d.deposit_id);
+      // The customer, in a browser: the card step of the checkout, then its form posted.
+      const page = await (await fetch(d.redirect_url)).text();
+      const csrf = /action="[^"]*\/card"[^>]*>[\s\S]*?name="csrf" value="([^"]+)"/.exec(page)?.[1];
+      assert.ok(csrf, 'the checkout shows the card form');
+      const paid = await fetch(`${d.redirect_url}/card`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf, number: '4111 1111 1111 1111', expiry: '12/29', cvc: '123', holder: 'Ana Silva' }),
+      });
+      assert.equal(paid.status, 303, await paid.text());
       const st = await sdk.depositStatus(d.deposit_id);
       assertModel('deposit-status-response', st);
-      assert.deepEqual(st.card_detail, { card_holder: 'ANA SILVA', masked_card: '411111******1111', brand: 'VISA', expiration: '12/29' });
+      assert.deepEqual(st.card_detail, { card_holder: 'Ana Silva', masked_card: '411111******1111', brand: 'VISA', expiration: '12/29' });
       assert.equal(st.status, 'COMPLETED');
     });
 
