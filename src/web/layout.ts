@@ -1,6 +1,8 @@
 // The shell every customer page shares: HTML escaping, the document frame with its stylesheet
 // and the one small script (copy and print buttons), and the security headers. The pages carry
-// a bearer token in their URL and payment details in their body, hence no caching, no Referer,
+// a bearer token in their URL and payment details in their body, hence no caching, no Referer
+// to other sites (same-origin: our own form posts keep their Origin header, which the forms'
+// forgery check reads; "no-referrer" would turn it into "null"),
 // no framing unless the method is meant to be embedded, and a CSP that allows nothing but our
 // own nonce'd style and script and images from us or inline data (the Pix QR).
 import { randomBytes } from 'node:crypto';
@@ -123,7 +125,11 @@ for (const el of document.querySelectorAll('[data-countdown]')) {
     const p = (n) => String(n).padStart(2, '0');
     el.textContent = (s >= 86400 ? Math.floor(s / 86400) + 'd ' : '') + Math.floor((s % 86400) / 3600) + ':' + p(Math.floor((s % 3600) / 60)) + ':' + p(s % 60);
   };
-  el.hidden = false; tick(); setInterval(tick, 1000);
+  // A page left open reloads just after expiry, so it stops showing the QR and codes. (Not a
+  // meta refresh: that is a timed reload no one can pause, WCAG 2.2.1.)
+  tick(); setInterval(tick, 1000);
+  const left = end - Date.now() + 1000;
+  if (left < 2 ** 31 - 1) setTimeout(() => location.reload(), Math.max(left, 1000));
 }
 for (const input of document.querySelectorAll('input[data-card-number]')) {
   const out = document.getElementById(input.dataset.cardNumber);
@@ -139,8 +145,6 @@ export interface PageParts {
   nonce: string;
   /** Only pages with copy or print buttons carry the script. */
   script?: boolean;
-  /** Reload after this many seconds (a page left open must not keep showing an expired QR). */
-  refreshSeconds?: number;
   /** Rendered inside a merchant's iframe: no page background or outer margins. */
   embedded?: boolean;
 }
@@ -151,9 +155,9 @@ export function renderPage(p: PageParts): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <meta name="robots" content="noindex, nofollow">
-<link rel="icon" href="data:,">${p.refreshSeconds !== undefined ? `\n<meta http-equiv="refresh" content="${Math.max(1, Math.ceil(p.refreshSeconds))}">` : ''}
+<link rel="icon" href="data:,">
 <title>${esc(p.title)}</title>
 <style nonce="${esc(p.nonce)}">${CSS}</style>
 </head>
@@ -195,7 +199,7 @@ export function sendHtml(reply: FastifyReply, html: string, o: SendOptions): Fas
     .status(o.status ?? 200)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
+    .header('referrer-policy', 'same-origin')
     .header('x-content-type-options', 'nosniff')
     .header('content-security-policy', csp);
   // X-Frame-Options has no "these origins" form older browsers honour, so it is sent only to deny.

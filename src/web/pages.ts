@@ -60,7 +60,6 @@ export interface Loaded {
   t: Strings;
   locale: string;
   timeZone: string;
-  refreshSeconds: number | undefined;
   staging: boolean;
   /** Opened with iframe_view=1 and allowed to be framed. */
   embedded: boolean;
@@ -114,7 +113,6 @@ export async function load(ctx: AppContext, token: string, req: PageRequest): Pr
   const lang = resolveLang(chosenLang, d.language, req.acceptLanguage, d.country);
   const phase = phaseOf(d, c.cancelCause, now);
   const method = d.payment_method ? findMethod(d.country, d.payment_method) : undefined;
-  const refresh = phase === 'payable' ? (d.expires_at.getTime() - now.getTime()) / 1000 + 1 : undefined;
   return {
     d,
     merchantName: c.merchantName,
@@ -123,9 +121,6 @@ export async function load(ctx: AppContext, token: string, req: PageRequest): Pr
     method,
     info: parseInfo(d.payment_info),
     phase,
-    // An open page reloads just after expiry so it stops showing the QR and codes. Browsers
-    // keep timers up to ~24.8 days; longer-lived deposits simply do not auto-reload.
-    refreshSeconds: refresh !== undefined && refresh < 2_000_000 ? refresh : undefined,
     lang,
     chosenLang,
     t: strings(lang),
@@ -308,7 +303,8 @@ export function summary(l: Loaded, dueLabel: string): string {
     `<dl>` +
     (d.description ? row(t.description, esc(d.description), 'description') : '') +
     row(t.reference, esc(reference), 'reference', true) +
-    row(dueLabel, timeHtml(l, d.expires_at), 'expiration_date') +
+    // A paid deposit has no deadline left to show.
+    (l.phase === 'completed' || l.phase === 'confirming' ? '' : row(dueLabel, timeHtml(l, d.expires_at), 'expiration_date')) +
     (l.phase === 'payable' ? row(t.timeLeft, countdown(l), 'time_left') : '') +
     (card ? row(t.paidWith, esc(card), 'card', true) : '') +
     row(t.status, statusBadge(l), 'status') +
@@ -432,10 +428,10 @@ export function customerRoute(
         const t = strings(l?.lang ?? fallbackLang);
         return sendHtml(reply, messagePage(l?.lang ?? fallbackLang, t.notFoundTitle, t.notFound, nonce), { status: 404, nonce });
       }
-      if ('redirect' in out) return reply.status(303).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(out.redirect, 303);
+      if ('redirect' in out) return reply.status(303).header('cache-control', 'no-store').header('referrer-policy', 'same-origin').redirect(out.redirect, 303);
       const html = renderPage({
         lang: l.lang, title: `${out.title} · ${l.merchantName}`, body: out.body, nonce, script: out.script,
-        refreshSeconds: l.refreshSeconds, embedded: l.embedded,
+        embedded: l.embedded,
       });
       const logo = safeHref(l.d.logo);
       return sendHtml(reply, html, {

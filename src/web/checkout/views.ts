@@ -32,7 +32,7 @@ function orderCard(l: Loaded, heading: string, method?: PaymentMethod): string {
     // bonus_relative: a percentage of the amount; display only, it changes no balance.
     const value = d.bonus_relative ? percentOf(fromDb(d.amount), toPlainString(fromDb(d.bonus_amount)), 2) : fromDb(d.bonus_amount);
     const total = toPlainString(add(fromDb(d.amount), value));
-    const label = `+${money(l, toPlainString(value), d.currency)}${d.bonus_relative ? ` (${formatAmount(toPlainString(fromDb(d.bonus_amount)), l.locale)}%)` : ''}`;
+    const label = `+${money(l, toPlainString(value), d.currency)}${d.bonus_relative ? ` (${formatAmount(toPlainString(fromDb(d.bonus_amount)), l.locale).replace(/[.,]00$/, '')}%)` : ''}`;
     bonus =
       `<p class="bonus"><span>${esc(t.bonus)}: </span><span data-field="bonus">${esc(label)}</span></p>` +
       `<p class="hint">${esc(fill(t.bonusHint, { amount: money(l, asked, d.currency), total: money(l, total, d.currency) }))}</p>`;
@@ -272,7 +272,7 @@ export function finalPage(l: Loaded, base: string): Rendered {
     `<section class="card">${l.method ? methodHeader(l) : ''}<h1>${esc(t.checkoutTitle)}</h1>` +
       amountBlock(amountLabel(l), amount, d.local_currency, l.locale) +
       `<dl>${d.description ? row(t.description, esc(d.description), 'description') : ''}${card}` +
-      `${row(t.expires, timeHtml(l, d.expires_at), 'expiration_date')}${row(t.status, statusBadge(l), 'status')}</dl></section>` +
+      `${l.phase === 'completed' || l.phase === 'confirming' ? '' : row(t.expires, timeHtml(l, d.expires_at), 'expiration_date')}${row(t.status, statusBadge(l), 'status')}</dl></section>` +
       phaseNotice(l) +
       returnLink(l, base),
   );

@@ -1,0 +1,195 @@
+// The hosted checkout driven in a real browser (Debian's Chromium through playwright-core), as a
+// customer meets it: deposits are created through the merchant APIs, the customer's browser
+// follows redirect_url, clicks, types and submits, and the outcome is read back through the API,
+// the merchant's notification endpoint and the merchant pages the browser lands on. Every page
+// is checked with axe-core (no serious or critical violation), for size (< 100 KB), for
+// Content-Security-Policy reports in the console, and screenshotted under test/artifacts/.
+// Without Chromium the suite is skipped, saying why.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { createMerchant, formPost, hmac, V3Client, type Credentials } from '../helpers/clients.ts';
+import { cpf } from '../helpers/documents.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+const BR_NAMES = { first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com' };
+const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
+const BR_PAYER = { ...BR_NAMES, document: cpf('529982247') };
+
+/** The merchant's own web site: where customers are sent back, and its logo and embedding page. */
+interface MerchantSite {
+  url: string;
+  hits: { method: string; path: string; body: string }[];
+  close(): Promise<void>;
+}
+
+async function startMerchantSite(): Promise<MerchantSite> {
+  const site: MerchantSite = { url: '', hits: [], close: async () => {} };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      site.hits.push({ method: req.method ?? 'GET', path, body: Buffer.concat(chunks).toString('utf8') });
+      if (path === '/logo.svg') {
+        res.writeHead(200, { 'content-type': 'image/svg+xml' });
+        return res.end('<svg xmlns="http://www.w3.org/2000/svg" width="96" height="32"><rect width="96" height="32" rx="6" fill="#6b2fb3"/><text x="48" y="22" font-size="16" font-family="sans-serif" fill="#fff" text-anchor="middle">Loja</text></svg>');
+      }
+      if (path.startsWith('/embed?')) {
+        const src = new URL(path, 'http://x').searchParams.get('src') ?? '';
+        res.writeHead(200, { 'content-type': 'text/html' });
+        return res.end(`<!doctype html><title>Shop</title><h1>Shop checkout</h1><iframe id="pay" title="Payment" src="${src.replace(/"/g, '&quot;')}" width="400" height="700"></iframe>`);
+      }
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!doctype html><title>merchant ${req.method} ${path}</title><p id="landed">${req.method} ${path}</p>`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  site.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  site.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return site;
+}
+
+let seq = 0;
+const inv = () => `web-${process.pid}-${++seq}`;
+
+describe('hosted checkout in Chromium', { skip }, () => {
+  let s: TestServer;
+  let creds: Credentials;
+  let v3: V3Client;
+  let site: MerchantSite;
+  let context: BrowserContext;
+  let profile: string;
+  const consoleErrors: string[] = [];
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    site = await startMerchantSite();
+    s = await startTestServer('pglite', { CAJA_NOTIFY_POLL_MS: '100' }, { workers: true });
+    creds = await createMerchant(s.url, 'Loja da Ana', { notification_url: `${site.url}/hook` });
+    v3 = V3Client.deposits(s.url, creds);
+    profile = mkdtempSync(join(tmpdir(), 'caja-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      locale: 'en-US',
+      viewport: { width: 1024, height: 900 },
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    context.setDefaultTimeout(10_000);
+    context.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(`${m.location().url}: ${m.text()}`);
+    });
+  });
+
+  after(async () => {
+    await context?.close();
+    await s?.close();
+    await site?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  async function create(body: Record<string, unknown>) {
+    const r = await v3.post('/v3/deposits', { invoice_id: inv(), ...body });
+    assert.equal(r.status, 200, r.text);
+    return r.body as { checkout_type: string; redirect_url: string; deposit_id: number };
+  }
+
+  const deposit = async (id: number) => (await v3.get(`/v3/deposits/${id}`)).body;
+
+  /** What every page must pass: axe, its size, no CSP report; then a screenshot. */
+  async function checkPage(page: Page, name: string) {
+    await page.waitForLoadState('load');
+    const size = await page.evaluate(() => document.documentElement.outerHTML.length);
+    assert.ok(size < 100_000, `${name}: ${size} bytes of HTML`);
+    await page.evaluate(AXE);
+    const violations = await page.evaluate(async () => {
+      const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+    });
+    assert.deepEqual(violations, [], `${name}: accessibility`);
+    assert.deepEqual(consoleErrors.filter((e) => /Content Security Policy|Refused/.test(e)), [], `${name}: CSP`);
+    await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  }
+
+  async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await probe();
+      if (v !== undefined) return v;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  test('BR: method choice, payer form with a wrong CPF first, Pix instructions, simulated payment, notification, success_url', async () => {
+    const d = await create({
+      country: 'BR', amount: '100.00', currency: 'BRL', description: 'Plano Pro (12 meses)', strikethrough_price: '120.00', bonus_amount: '10',
+      bonus_relative: true, payer: BR_NAMES, logo: `${site.url}/logo.svg`, success_url: `${site.url}/success`, back_url: `${site.url}/back`,
+      error_url: `${site.url}/error`,
+    });
+    assert.equal(d.checkout_type, 'HOSTED');
+    const page = await context.newPage();
+    await page.goto(d.redirect_url);
+    assert.equal(await page.locator('html').getAttribute('lang'), 'en', 'Accept-Language en-US');
+    assert.equal(await page.locator('[data-field=merchant]').textContent(), 'Loja da Ana');
+    assert.equal(await page.locator('header.merchant img').evaluate((img: HTMLImageElement) => img.naturalWidth), 96, 'merchant logo loaded');
+    assert.equal(await page.locator('[data-field=amount]').textContent(), 'BRL 100.00');
+    assert.equal(await page.locator('[data-field=strikethrough_price]').textContent(), 'BRL 120.00');
+    assert.equal(await page.locator('[data-field=bonus]').textContent(), '+BRL 10.00 (10%)');
+    assert.match((await page.locator('[data-countdown]').textContent())!, /^23:59:\d\d$/);
+    assert.ok(await page.locator('[data-staging]').isVisible());
+    // Grouped as the catalog groups them, each with its logo.
+    assert.deepEqual(await page.locator('.group h3').allTextContents(), ['Bank transfer', 'Cash', 'Credit card', 'Digital wallet', 'Crypto']);
+    assert.equal(await page.locator('a[data-method=IX] img').getAttribute('src'), '/logos/br/ix.svg');
+    await checkPage(page, '01-checkout-methods');
+
+    await page.click('a[data-method=IX]');
+    // Pix needs a document; the merchant sent the names and the e-mail, so only the CPF is asked.
+    assert.deepEqual(await page.locator('form input:not([type=hidden]), form select').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).name)), ['payer.document']);
+    await page.fill('input[name="payer.document"]', '123.456.789-00');
+    await page.click('button[type=submit]:has-text("Continue")');
+    assert.equal(await page.locator('#f-document-error').textContent(), 'This document number is not valid.');
+    assert.equal(await page.locator('input[name="payer.document"]').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.locator('input[name="payer.document"]').getAttribute('aria-describedby'), 'f-document-error');
+    await checkPage(page, '02-checkout-details-error');
+
+    await page.fill('input[name="payer.document"]', '529.982.247-25');
+    await page.click('button[type=submit]:has-text("Continue")');
+    await page.waitForURL(/\/pay\//);
+    assert.ok(await page.locator('img[data-field=qr_code]').isVisible());
+    assert.match((await page.locator('[data-field=digitable_line]').textContent())!, /^000201/);
+    assert.equal(await page.locator('[data-field=amount]').textContent(), 'BRL 100.00', 'the merchant bears the fee');
+    await checkPage(page, '03-pay-pix');
+    const chosen = await deposit(d.deposit_id);
+    assert.equal(chosen.payment_method, 'IX');
+    assert.equal(chosen.status, 'PENDING');
+    assert.equal(chosen.payer.document, '52998224725');
+
+    await page.click('button:has-text("Simulate payment")');
+    await page.waitForSelector('[data-phase=completed]');
+    assert.equal(await page.locator('img[data-field=qr_code]').count(), 0);
+    assert.equal(await page.getByText('Amount to pay').count(), 0);
+    assert.equal(await page.locator('.amount .label').textContent(), 'Amount paid');
+    await checkPage(page, '04-pay-completed');
+    assert.equal((await deposit(d.deposit_id)).status, 'COMPLETED');
+    const hook = await waitFor('the notification', () => site.hits.find((h) => h.path === '/hook' && JSON.parse(h.body).deposit_id === d.deposit_id));
+    assert.deepEqual(JSON.parse(hook.body), { deposit_id: d.deposit_id });
+
+    await page.click('a[data-link=return]');
+    await page.waitForURL(`${site.url}/success`);
+    assert.equal(await page.locator('#landed').textContent(), 'GET /success');
+    await page.close();
+  });
+});
