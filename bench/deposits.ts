@@ -29,18 +29,18 @@ type Autocannon = (opts: Record<string, unknown>) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
-const WARMUP = 3;
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+export const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+export const WARMUP = 3;
 /** The server's pg pool size (src/db/db.ts); the direct-SQL baseline uses the same. */
 const POOL = 20;
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
 function baseUrl(): string {
   return postgresUrl() ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 }
 
-function freshDatabase() {
+export function freshDatabase() {
   return createScratchDatabase(baseUrl(), 'caja_bench');
 }
 
@@ -55,7 +55,7 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startServer(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
+export async function startServer(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
   const child = spawn(process.execPath, [...extra, '--import', 'tsx', 'src/main.ts'], {
@@ -98,7 +98,7 @@ function rssMb(pid: number): number {
 
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
 
-function summary(r: AutocannonResult) {
+export function summary(r: AutocannonResult) {
   return {
     rps: Math.round(r.requests.average),
     p50_ms: r.latency.p50,
@@ -108,7 +108,7 @@ function summary(r: AutocannonResult) {
   };
 }
 
-async function runHttp(url: string, duration: number, requests?: Record<string, unknown>[]) {
+export async function runHttp(url: string, duration: number, requests?: Record<string, unknown>[]) {
   return autocannon({ url, connections: CONNECTIONS, duration, ...(requests ? { requests } : {}) });
 }
 

@@ -4,6 +4,7 @@
 const suites: Record<string, () => Promise<Record<string, unknown>>> = {
   deposits: async () => (await import('./deposits.ts')).benchDeposits(),
   notifications: async () => (await import('./notifications.ts')).benchNotifications(),
+  validation: async () => (await import('./validation.ts')).benchValidation(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
