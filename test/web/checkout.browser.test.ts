@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createMerchant, formPost, hmac, V3Client, type Credentials } from '../helpers/clients.ts';
+import { createMerchant, formPost, V3Client, type Credentials } from '../helpers/clients.ts';
+import { createHmac } from 'node:crypto';
 import { cpf } from '../helpers/documents.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -63,6 +64,7 @@ async function startMerchantSite(): Promise<MerchantSite> {
 
 let seq = 0;
 const inv = () => `web-${process.pid}-${++seq}`;
+const upper = (key: string, msg: string) => createHmac('sha256', key).update(msg, 'utf8').digest('hex').toUpperCase();
 
 describe('hosted checkout in Chromium', { skip }, () => {
   let s: TestServer;
@@ -190,6 +192,176 @@ describe('hosted checkout in Chromium', { skip }, () => {
     await page.click('a[data-link=return]');
     await page.waitForURL(`${site.url}/success`);
     assert.equal(await page.locator('#landed').textContent(), 'GET /success');
+    await page.close();
+  });
+  test('MX: SPEI in Spanish (the only bank transfer, so no list), CLABE shown; a customer who cancels lands on back_url', async () => {
+    const d = await create({ country: 'MX', amount: '1500.00', currency: 'MXN', payer: MX_PAYER, language: 'es', payment_types: ['BANK_TRANSFER'] });
+    const page = await context.newPage();
+    await page.goto(d.redirect_url);
+    assert.equal(await page.locator('html').getAttribute('lang'), 'es', "the request's language over the browser's");
+    assert.equal(await page.locator('[data-field=payment_method_name]').textContent(), 'SPEI');
+    assert.equal(await page.locator('form input:not([type=hidden])').count(), 0, 'the merchant sent every field SPEI needs');
+    await checkPage(page, '05-checkout-spei-confirm');
+    await page.click('button:has-text("Continuar")');
+    await page.waitForURL(/\/pay\//);
+    assert.match((await page.locator('[data-field=account]').textContent())!, /^\d{18}$/);
+    assert.match((await page.locator('#pay-how').textContent())!, /^Transfiere exactamente/);
+    assert.equal(await page.locator('[data-field=amount]').textContent(), 'MXN 1,500.00');
+    await checkPage(page, '06-pay-spei');
+    assert.equal((await deposit(d.deposit_id)).payment_method, 'SE');
+
+    const c = await create({ country: 'MX', amount: '200.00', currency: 'MXN', back_url: `${site.url}/back` });
+    await page.goto(c.redirect_url);
+    await page.click('button[data-action=cancel]');
+    await page.waitForURL(`${site.url}/back`);
+    assert.equal((await deposit(c.deposit_id)).status, 'CANCELLED');
+    await waitFor('the notification', () => site.hits.find((h) => h.path === '/hook' && JSON.parse(h.body).deposit_id === c.deposit_id));
+    await page.close();
+  });
+
+  test('cards in staging: declined, wrong brand, approved; a 3-D Secure confirmation; only the masked card is stored', async () => {
+    const d = await create({ country: 'BR', amount: '250.00', currency: 'BRL', payment_method: 'VI', payer: BR_PAYER });
+    assert.equal(d.checkout_type, 'HOSTED', 'cards always pass through our page');
+    const page = await context.newPage();
+    await page.goto(d.redirect_url);
+    const pay = async (number: string) => {
+      await page.fill('input[name=number]', number);
+      await page.fill('input[name=expiry]', '12/30');
+      await page.fill('input[name=cvc]', '123');
+      await page.fill('input[name=holder]', 'ANA SILVA');
+      await page.click('button:has-text("Pay now")');
+    };
+    await checkPage(page, '07-card-form');
+    await pay('4000 0000 0000 0002');
+    assert.equal(await page.locator('[data-alert]').textContent(), 'Your card was declined. Try another card, or choose another method.');
+    assert.equal((await deposit(d.deposit_id)).status, 'PENDING');
+    await page.fill('input[name=number]', '5555 5555 5555 4444');
+    assert.equal(await page.locator('#card-brand').textContent(), 'Mastercard', 'brand detected while typing');
+    await pay('5555 5555 5555 4444');
+    assert.equal(await page.locator('#card-number-error').textContent(), 'This card is not a Visa card. Use a Visa card or choose another method.');
+    await pay('4111 1111 1111 1112');
+    assert.equal(await page.locator('#card-number-error').textContent(), 'This card number is not valid.', 'Luhn');
+    await pay('4111 1111 1111 1111');
+    await page.waitForSelector('[data-phase=completed]');
+    assert.equal(await page.locator('[data-field=card]').textContent(), 'VISA 411111******1111');
+    await checkPage(page, '08-card-approved');
+    const paid = await deposit(d.deposit_id);
+    assert.equal(paid.status, 'COMPLETED');
+    assert.equal(paid.payment_method, 'VI');
+    const row = (await s.ctx.db.query<{ card_detail: unknown }>('SELECT card_detail FROM deposits WHERE id = $1', [d.deposit_id])).rows[0]!;
+    assert.deepEqual(row.card_detail, { card_holder: 'ANA SILVA', masked_card: '411111******1111', brand: 'VISA', expiration: '12/30' });
+
+    const m = await create({ country: 'BR', amount: '80.00', currency: 'BRL', payment_method: 'MC', payer: BR_PAYER });
+    await page.goto(m.redirect_url);
+    await pay('5200 0000 0000 1096');
+    await page.waitForSelector('#challenge');
+    await checkPage(page, '09-card-challenge');
+    await page.click('button:has-text("Confirm payment")');
+    await page.waitForSelector('[data-phase=completed]');
+    assert.equal((await deposit(m.deposit_id)).status, 'COMPLETED');
+
+    // The full numbers typed went nowhere: not the deposits, their events, nor the notifications.
+    for (const table of ['deposits', 'events', 'notifications', 'deposit_status_changes']) {
+      const { rows } = await s.ctx.db.query<{ n: number }>(
+        `SELECT count(*)::integer AS n FROM ${table} t WHERE t::text ~ '(4111111111111111|5200000000001096|4000000000000002|5555555555554444)'`,
+      );
+      assert.equal(rows[0]!.n, 0, table);
+    }
+    await page.close();
+  });
+
+  test("a 360-pixel phone in the browser's language (es), with the switcher to pt", async () => {
+    const d = await create({ country: 'BR', amount: '59.90', currency: 'BRL', payer: BR_NAMES, back_url: `${site.url}/back` });
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 360, height: 740 });
+    // The browser's own language setting (the profile says en-US), as a Mexican phone would send it.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.setUserAgentOverride', { userAgent: await page.evaluate(() => navigator.userAgent), acceptLanguage: 'es-MX,es;q=0.9,en;q=0.5' });
+    await page.goto(d.redirect_url);
+    assert.equal(await page.locator('html').getAttribute('lang'), 'es');
+    assert.equal(await page.locator('#choose').textContent(), 'Elige cómo pagar');
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), 'no sideways scrolling');
+    await checkPage(page, '10-phone-es');
+    await page.click('nav.langs a[hreflang=pt]');
+    assert.equal(await page.locator('html').getAttribute('lang'), 'pt');
+    assert.equal(await page.locator('#choose').textContent(), 'Escolha como pagar');
+    // The choice sticks through the steps.
+    await page.click('a[data-method=BL]');
+    assert.equal(await page.locator('html').getAttribute('lang'), 'pt');
+    assert.deepEqual(await page.locator('form input:not([type=hidden]), form select').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).name)), [
+      'payer.document', 'payer.address.street', 'payer.address.city', 'payer.address.state', 'payer.address.zip_code',
+    ]);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360));
+    await checkPage(page, '11-phone-boleto-fields');
+    await page.close();
+  });
+
+  test('expired: the checkout and the payment page say so and show nothing to pay', async () => {
+    const d = await create({ country: 'BR', amount: '10.00', currency: 'BRL', payer: BR_PAYER });
+    const page = await context.newPage();
+    await page.goto(d.redirect_url);
+    await page.click('a[data-method=IX]');
+    await page.click('button:has-text("Continue")');
+    await page.waitForURL(/\/pay\//);
+    await s.ctx.db.query('UPDATE deposits SET expires_at = $1 WHERE id = $2', [new Date(Date.now() - 60_000), d.deposit_id]);
+    await page.reload();
+    assert.equal(await page.locator('[data-phase]').getAttribute('data-phase'), 'expired');
+    assert.equal(await page.locator('img[data-field=qr_code]').count(), 0);
+    assert.equal(await page.locator('[data-field=digitable_line]').count(), 0);
+    assert.equal(await page.getByText('Amount to pay').count(), 0);
+    await checkPage(page, '12-pay-expired');
+    const h = await create({ country: 'BR', amount: '10.00', currency: 'BRL' });
+    await s.ctx.db.query('UPDATE deposits SET expires_at = $1 WHERE id = $2', [new Date(Date.now() - 60_000), h.deposit_id]);
+    await page.goto(h.redirect_url);
+    assert.equal(await page.locator('[data-phase]').getAttribute('data-phase'), 'expired');
+    assert.equal(await page.locator('.methods').count(), 0);
+    await checkPage(page, '13-checkout-expired');
+    await page.close();
+  });
+
+  test('error_url: no method of the requested type fits the amount', async () => {
+    const d = await create({ country: 'BR', amount: '5.00', currency: 'BRL', payment_type: 'VOUCHER', error_url: `${site.url}/error` });
+    const page = await context.newPage();
+    await page.goto(d.redirect_url);
+    assert.equal(await page.locator('[data-phase]').getAttribute('data-phase'), 'no_methods');
+    await page.click('a[data-link=error]');
+    await page.waitForURL(`${site.url}/error`);
+    await page.close();
+  });
+
+  test('iframe: a NewInvoice link with iframe_view is framed by the merchant; cancelling POSTs the signed result to x_return', async () => {
+    const f: Record<string, string> = {
+      x_login: creds.deposits.login, x_trans_key: creds.deposits.trans_key, x_invoice: inv(), x_amount: '120.00', x_currency: 'BRL',
+      x_country: 'BR', x_bank: 'VI', x_iduser: '4411', x_cpf: cpf('529982247'), x_name: 'João da Silva', x_email: 'joao@example.com',
+      x_address: 'Rua Augusta 1500', x_zip: '01304-001', x_city: 'São Paulo', x_state: 'SP', x_return: `${site.url}/return`,
+      iframe_view: '1', type: 'json',
+    };
+    const v = (k: string) => f[k] ?? '';
+    f.control = upper(creds.deposits.secret_key, `${v('x_invoice')}V${v('x_amount')}I${v('x_iduser')}2${v('x_bank')}1${v('x_cpf')}H${v('x_bdate')}G${v('x_email')}Y${v('x_zip')}A${v('x_address')}P${v('x_city')}S${v('x_state')}P`);
+    const r = await formPost(s.url, '/api_curl/streamline/NewInvoice', f);
+    assert.equal(r.body.status, '0', r.text);
+    assert.match(r.body.link, /\/checkout\/[\w-]{22}\?iframe_view=1$/);
+
+    const page = await context.newPage();
+    await page.goto(`${site.url}/embed?src=${encodeURIComponent(r.body.link)}`);
+    const frame = page.frameLocator('#pay');
+    await frame.locator('input[name=number]').waitFor();
+    assert.equal(await frame.locator('body').getAttribute('class'), 'embedded');
+    await page.screenshot({ path: join(ARTIFACTS, '14-iframe.png') });
+    await frame.locator('button[data-action=cancel]').click();
+    await page.waitForURL(`${site.url}/return`);
+    const posted = new URLSearchParams(site.hits.findLast((h) => h.method === 'POST' && h.path === '/return')!.body);
+    assert.equal(posted.get('result'), '8');
+    assert.equal(posted.get('x_invoice'), f.x_invoice);
+    assert.equal(posted.get('x_control'), upper(creds.deposits.secret_key, `${creds.deposits.login}8${posted.get('x_amount')}${f.x_invoice}`));
+
+    // Without iframe_view the same page refuses to be framed.
+    const other = await formPost(s.url, '/api_curl/streamline/NewInvoice', { ...f, x_invoice: `${f.x_invoice}b`, iframe_view: '0', control: upper(creds.deposits.secret_key, `${f.x_invoice}bV${v('x_amount')}I${v('x_iduser')}2${v('x_bank')}1${v('x_cpf')}H${v('x_bdate')}G${v('x_email')}Y${v('x_zip')}A${v('x_address')}P${v('x_city')}S${v('x_state')}P`) });
+    assert.equal(other.body.status, '0', other.text);
+    await page.goto(`${site.url}/embed?src=${encodeURIComponent(other.body.link)}`);
+    await page.waitForLoadState('load');
+    assert.equal(await frame.locator('input[name=number]').count(), 0, 'frame-ancestors refused it');
+    consoleErrors.length = 0;
     await page.close();
   });
 });
