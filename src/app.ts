@@ -22,6 +22,10 @@ import { registerLookups } from './api/v3/lookups.ts';
 import { registerV3Refunds } from './api/v3/refunds.ts';
 import { registerV5Validation } from './api/v5/validation.ts';
 import { registerAdminExchangeRates } from './api/admin/exchange-rates.ts';
+import { registerAdminBalance } from './api/admin/balance.ts';
+import { registerBalance } from './api/v3/balance.ts';
+import { registerSandboxCashouts } from './api/v3/sandbox-cashouts.ts';
+import { registerCashouts } from './api/cashouts/routes.ts';
 import { registerLogos } from './web/logos.ts';
 import { registerCustomerPages } from './web/pages.ts';
 import { registerCheckout } from './web/checkout/routes.ts';
@@ -65,6 +69,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerAdminDeposits(admin, ctx);
     registerAdminNotifications(admin, ctx);
     registerAdminExchangeRates(admin, ctx);
+    registerAdminBalance(admin, ctx);
   });
 
   await app.register(async (v3) => {
@@ -75,8 +80,13 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerV3Notifications(v3, ctx);
     registerLookups(v3, ctx);
     registerV3Refunds(v3, ctx);
+    registerBalance(v3, ctx);
+    registerSandboxCashouts(v3, ctx);
     registerV5Validation(v3, ctx);
   });
+
+  // Cashout operations render errors as {code, message}.
+  await app.register(async (cashouts) => registerCashouts(cashouts, ctx));
 
   await app.register(async (streamline) => {
     useStreamlineFace(streamline);

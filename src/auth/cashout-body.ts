@@ -18,7 +18,9 @@ export function cashoutAuth(ctx: AppContext) {
     if (!found?.secret) throw cashoutErrors.invalidCredentials();
     const signature = request.headers['payload-signature'];
     if (typeof signature !== 'string' || signature.trim() === '') throw cashoutErrors.invalidCredentials('Missing Payload-Signature header');
-    if (!verifyHmacHex(found.secret, request.rawBody ?? Buffer.alloc(0), signature.trim())) {
+    // Some client libraries put the v3 scheme word before the hash ("D24 <hex>"); it carries nothing.
+    const hash = signature.trim().replace(/^(?:D24|SVC)\s+/i, '');
+    if (!verifyHmacHex(found.secret, request.rawBody ?? Buffer.alloc(0), hash)) {
       throw cashoutErrors.invalidCredentials('Invalid Payload-Signature');
     }
     request.merchant = found.merchant;

@@ -15,6 +15,8 @@ export interface Merchant {
   return_url: string | null;
   account_validation_enabled: boolean;
   pix_key_validation_enabled: boolean;
+  /** The currency its balance is kept in (USD unless configured). */
+  settlement_currency: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -124,6 +126,7 @@ export interface MerchantPatch {
   return_url?: string | null;
   account_validation_enabled?: boolean;
   pix_key_validation_enabled?: boolean;
+  settlement_currency?: string;
 }
 
 export async function updateMerchant(db: Db, id: number, patch: MerchantPatch): Promise<Merchant | null> {
@@ -180,6 +183,15 @@ export async function depositsSignerOf(q: Queryable, box: SecretBox, merchantId:
   return rows[0]?.secret_enc ? { login: rows[0].login, secret: box.decrypt(rows[0].secret_enc) } : null;
 }
 
+/** The secret that signs a merchant's cashout notifications (control, Caja-Signature). */
+export async function cashoutsSecretOf(q: Queryable, box: SecretBox, merchantId: number): Promise<string | null> {
+  const { rows } = await q.query<{ secret_enc: string | null }>(
+    `SELECT secret_enc FROM credentials WHERE merchant_id = $1 AND set_name = 'cashouts'`,
+    [merchantId],
+  );
+  return rows[0]?.secret_enc ? box.decrypt(rows[0].secret_enc) : null;
+}
+
 export function credentialsView(merchant: Merchant, credentials: IssuedCredentials) {
   return { merchant_id: merchant.id, name: merchant.name, environment: merchant.environment, ...credentials };
 }
@@ -192,6 +204,7 @@ export function merchantView(m: Merchant) {
     notification_url: m.notification_url,
     return_url: m.return_url,
     features: { account_validation: m.account_validation_enabled, pix_key_validation: m.pix_key_validation_enabled },
+    settlement_currency: m.settlement_currency,
     created_at: m.created_at,
     updated_at: m.updated_at,
   };

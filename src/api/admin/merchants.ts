@@ -1,4 +1,5 @@
 // Operator API for merchants: create (credentials shown once), read, update, rotate.
+import { usdRate } from '../../lookups/exchange-rates.ts';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
@@ -31,6 +32,7 @@ const merchantSchema = {
     notification_url: { type: 'string', nullable: true },
     return_url: { type: 'string', nullable: true },
     features: { type: 'object', properties: { account_validation: { type: 'boolean' }, pix_key_validation: { type: 'boolean' } } },
+    settlement_currency: { type: 'string', description: 'Currency the balance is kept in (USD unless configured)' },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
@@ -103,6 +105,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
             notification_url: { type: 'string', maxLength: 2048 },
             return_url: { type: 'string', maxLength: 2048 },
             features: { type: 'object', properties: { account_validation: { type: 'boolean' }, pix_key_validation: { type: 'boolean' } }, additionalProperties: false },
+            settlement_currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Currency of the balance from now on: USD, or a currency caja has a rate for. Balances already held stay in their currency.' },
           },
           additionalProperties: false,
         },
@@ -111,14 +114,18 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
     },
     async (request) => {
       const details = checkUrls(request.body, ctx);
-      if (details.length) throw v3Errors.validation(details);
       const b = request.body;
+      if (b.settlement_currency !== undefined && !(await usdRate(ctx.db, ctx.config.env, b.settlement_currency))) {
+        details.push(`settlement_currency: no exchange rate is known for ${b.settlement_currency}`);
+      }
+      if (details.length) throw v3Errors.validation(details);
       const merchant = await updateMerchant(ctx.db, request.params.id, {
         name: b.name,
         notification_url: b.notification_url,
         return_url: b.return_url,
         account_validation_enabled: b.features?.account_validation,
         pix_key_validation_enabled: b.features?.pix_key_validation,
+        settlement_currency: b.settlement_currency,
       });
       if (!merchant) throw v3Errors.notFound('Merchant not found');
       return merchantView(merchant);

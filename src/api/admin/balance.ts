@@ -1,0 +1,85 @@
+// Operator endpoints for balances and the ledger:
+//   POST /admin/merchants/{id}/balance_adjustments   credit or debit, with reason and operator
+//   GET  /admin/merchants/{id}/balance               the merchant's balances
+//   GET  /admin/ledger/check                         the ledger's invariants (200 ok, 409 broken)
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { adjustBalance } from '../../balances/service.ts';
+import { toJson } from '../../deposits/json.ts';
+import { minorUnits } from '../../domain/currencies.ts';
+import { add, parseAmount } from '../../domain/money.ts';
+import { formatDateTime } from '../../domain/payment-info.ts';
+import { v3Errors } from '../../http/errors.ts';
+import { checkLedger } from '../../ledger/check.ts';
+import { InsufficientFunds, merchantBalances } from '../../ledger/ledger.ts';
+import { getMerchant } from '../../merchants/merchants.ts';
+import { sendJson } from '../v3/deposits.ts';
+import { v3ErrorSchema } from '../v3/face.ts';
+
+const idParams = { type: 'object', properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } }, required: ['id'] } as const;
+
+export function registerAdminBalance(app: FastifyInstance, ctx: AppContext): void {
+  app.post<{ Params: { id: number }; Body: Record<string, unknown> }>(
+    '/admin/merchants/:id/balance_adjustments',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Credit or debit a merchant balance (recorded with reason, operator and time)',
+        description: 'Header X-Operator names who made it (default "admin-api"). A debit beyond the available balance is 514.',
+        security: [{ adminToken: [] }],
+        params: idParams,
+        body: {
+          type: 'object',
+          required: ['direction', 'amount', 'currency', 'reason'],
+          properties: {
+            direction: { type: 'string', enum: ['credit', 'debit'] },
+            amount: { type: ['string', 'number'] },
+            currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+            reason: { type: 'string', minLength: 1, maxLength: 500 },
+          },
+          additionalProperties: false,
+          examples: [{ direction: 'credit', amount: '250.00', currency: 'USD', reason: 'Settlement correction, ticket 4411' }],
+        },
+        response: { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const currency = String(b.currency);
+      const amount = parseAmount(b.amount, { maxDecimals: minorUnits(currency) });
+      if (!amount.ok) throw v3Errors.validation([`amount: ${amount.reason}`]);
+      if (!(await getMerchant(ctx.db, request.params.id))) throw v3Errors.notFound('Merchant not found');
+      const operator = request.headers['x-operator'];
+      const actor = typeof operator === 'string' && /^[\w .@-]{1,100}$/.test(operator) ? operator : 'admin-api';
+      try {
+        const row = await adjustBalance(ctx, {
+          merchantId: request.params.id, direction: b.direction as 'credit' | 'debit', amount: amount.value, currency, reason: String(b.reason).trim(), actor,
+        });
+        return sendJson(reply, 201, toJson({ adjustment_id: row.id, ...row, id: undefined, created_at: formatDateTime(row.created_at) }));
+      } catch (err) {
+        if (err instanceof InsufficientFunds) throw v3Errors.insufficientFunds('The debit exceeds the available balance');
+        throw err;
+      }
+    },
+  );
+
+  app.get<{ Params: { id: number } }>(
+    '/admin/merchants/:id/balance',
+    { schema: { tags: ['admin'], summary: 'A merchant\'s balances', security: [{ adminToken: [] }], params: idParams } },
+    async (request, reply) => {
+      const m = await getMerchant(ctx.db, request.params.id);
+      if (!m) throw v3Errors.notFound('Merchant not found');
+      const balances = await merchantBalances(ctx.db, m.id);
+      return sendJson(reply, 200, toJson({
+        merchant_id: m.id,
+        settlement_currency: m.settlement_currency,
+        balances: balances.map((x) => ({ currency: x.currency, available: x.available, reserved: x.reserved, total: add(x.available, x.reserved), fees: x.fees })),
+      }));
+    },
+  );
+
+  app.get('/admin/ledger/check', { schema: { tags: ['admin'], summary: 'Check the ledger\'s invariants', security: [{ adminToken: [] }] } }, async (_request, reply) => {
+    const report = await checkLedger(ctx.db);
+    return reply.status(report.ok ? 200 : 409).send(report);
+  });
+}

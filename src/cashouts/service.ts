@@ -1,0 +1,260 @@
+// The cashout service, shared by the cashout API, the sandbox, the staging bank worker and (later)
+// the panel.
+//
+//   createCashout(ctx, merchant, req)      store a validated request as PENDING (or ON_HOLD) and
+//                                          reserve its amount from the balance, in one transaction;
+//                                          CashoutError 'external_id_used' (511) or
+//                                          'insufficient_funds' (514)
+//   findCashout(q, merchantId, ids)        a merchant's own cashout by cashout_id and/or external_id
+//   transitionCashout(ctx, id, trigger, o) one status change, checked against the state machine
+//                                          (CashoutError 'invalid_transition', 510), with its
+//                                          ledger movement, history row, event and notification in
+//                                          one transaction: cancel and a bank rejection void the
+//                                          reservation, completion posts it, a rejection after
+//                                          completion returns the money to available.
+import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/db.ts';
+import { type CashoutStatus, type CashoutTrigger, nextCashoutStatus, REJECTIONS, type RejectionCode } from '../domain/cashout-states.ts';
+import type { CashoutRequest } from '../domain/cashout-request.ts';
+import { minorUnits } from '../domain/currencies.ts';
+import { type Decimal, divideRate, multiplyRate, neg, toDb } from '../domain/money.ts';
+import { convertThroughUsd } from '../domain/settlement.ts';
+import { cajaAccount, findReservation, InsufficientFunds, merchantAccount, post, reserve, transfer, voidReservation } from '../ledger/ledger.ts';
+import { usdRate } from '../lookups/exchange-rates.ts';
+import type { Merchant } from '../merchants/merchants.ts';
+import { recordEvent } from '../notifications/outbox.ts';
+import { cashoutNotifications } from './notifications.ts';
+
+export type CashoutFailure = 'external_id_used' | 'insufficient_funds' | 'not_found' | 'invalid_transition' | 'no_rate';
+
+export class CashoutError extends Error {
+  constructor(
+    readonly kind: CashoutFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface CashoutRow {
+  id: number;
+  merchant_id: number;
+  external_id: string;
+  country: string;
+  amount: string;
+  currency: string;
+  local_amount: string;
+  local_currency: string;
+  usd_amount: string;
+  fx_rate: string;
+  settlement_amount: string;
+  settlement_currency: string;
+  status: CashoutStatus;
+  document_id: string;
+  document_type: string | null;
+  beneficiary_name: string;
+  beneficiary_lastname: string | null;
+  bank_code: string | null;
+  bank_name: string | null;
+  bank_account: string;
+  bank_branch: string | null;
+  account_type: string | null;
+  email: string | null;
+  phone: string | null;
+  address: string | null;
+  notification_url: string | null;
+  comments: string | null;
+  rejection_code: string | null;
+  rejection_reason: string | null;
+  bank_reference_id: string | null;
+  pickup_at: Date | null;
+  outcome_at: Date | null;
+  return_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  delivered_at: Date | null;
+  completed_at: Date | null;
+  rejected_at: Date | null;
+  cancelled_at: Date | null;
+}
+
+interface Amounts {
+  localAmount: Decimal;
+  usdAmount: Decimal;
+  fxRate: Decimal;
+  settlementAmount: Decimal;
+  settlementCurrency: string;
+}
+
+/**
+ * The cashout in the country's currency, in USD and in the merchant's settlement currency, at
+ * the current rate, fixed now and stored with the cashout. One rounding per figure, half-up, to
+ * the currency's minor unit.
+ */
+async function amountsOf(ctx: AppContext, merchant: Merchant, req: CashoutRequest): Promise<Amounts> {
+  const rate = await usdRate(ctx.db, ctx.config.env, req.localCurrency);
+  if (!rate) throw new CashoutError('no_rate', `No exchange rate is known for ${req.localCurrency}`);
+  const localAmount = req.currency === 'USD' ? multiplyRate(req.amount, rate, minorUnits(req.localCurrency)) : req.amount;
+  const usdAmount = req.currency === 'USD' ? req.amount : divideRate(req.amount, rate, minorUnits('USD'));
+  const settlementCurrency = merchant.settlement_currency ?? 'USD';
+  let settlementAmount: Decimal;
+  if (settlementCurrency === 'USD') settlementAmount = usdAmount;
+  else if (settlementCurrency === req.localCurrency) settlementAmount = localAmount;
+  else {
+    const toRate = await usdRate(ctx.db, ctx.config.env, settlementCurrency);
+    if (!toRate) throw new CashoutError('no_rate', `No exchange rate is known for ${settlementCurrency}`);
+    settlementAmount = convertThroughUsd(usdAmount, { units: 1n, scale: 0 }, toRate, settlementCurrency);
+  }
+  return { localAmount, usdAmount, fxRate: rate, settlementAmount, settlementCurrency };
+}
+
+const COLUMNS = [
+  'merchant_id', 'external_id', 'country', 'amount', 'currency', 'local_amount', 'local_currency', 'usd_amount', 'fx_rate',
+  'settlement_amount', 'settlement_currency', 'status', 'document_id', 'document_type', 'beneficiary_name', 'beneficiary_lastname',
+  'bank_code', 'bank_name', 'bank_account', 'bank_branch', 'account_type', 'email', 'phone', 'address', 'notification_url', 'comments',
+  'pickup_at', 'created_at', 'updated_at',
+] as const;
+
+// The cashout, its first history row and its creation event in one statement; an external_id
+// already used inserts nothing (and waits for a concurrent insert of the same one to commit).
+const INSERT_SQL = `
+WITH c AS (
+  INSERT INTO cashouts (${COLUMNS.join(', ')})
+  VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
+  ON CONFLICT (merchant_id, external_id) DO NOTHING
+  RETURNING *
+), h AS (
+  INSERT INTO cashout_status_changes (cashout_id, from_status, to_status, cause, actor, created_at)
+  SELECT id, NULL, status, 'created', 'merchant', created_at FROM c
+), e AS (
+  INSERT INTO events (merchant_id, type, subject_type, subject_id, data)
+  SELECT merchant_id, 'cashout.created', 'cashout', id, json_build_object(
+    'cashout_id', id, 'external_id', external_id, 'status', status, 'amount', amount::text, 'currency', currency, 'at', $${COLUMNS.length + 1}::text)
+  FROM c
+)
+SELECT * FROM c`;
+
+export async function createCashout(ctx: AppContext, merchant: Merchant, req: CashoutRequest): Promise<CashoutRow> {
+  const a = await amountsOf(ctx, merchant, req);
+  const now = ctx.now();
+  const status: CashoutStatus = req.onHold ? 'ON_HOLD' : 'PENDING';
+  // The staging bank waits CAJA_CASHOUT_DELAY_SECONDS so that merchants can hold or cancel first.
+  const pickupAt = status === 'PENDING' ? new Date(now.getTime() + ctx.config.cashoutDelaySeconds * 1000) : null;
+  const values = [
+    merchant.id, req.externalId, req.country, toDb(req.amount), req.currency, toDb(a.localAmount), req.localCurrency, toDb(a.usdAmount),
+    toDb(a.fxRate), toDb(a.settlementAmount), a.settlementCurrency, status, req.documentId, req.documentType, req.beneficiaryName,
+    req.beneficiaryLastname, req.bankCode, req.bankName, req.bankAccount, req.bankBranch, req.accountType, req.email, req.phone,
+    req.address, req.notificationUrl, req.comments, pickupAt, now, now, now.toISOString(),
+  ];
+  try {
+    return await ctx.db.tx(async (q) => {
+      const { rows } = await q.query<CashoutRow>(INSERT_SQL, values, { name: 'caja_cashout_insert' });
+      const c = rows[0];
+      if (!c) throw new CashoutError('external_id_used', 'external_id already used');
+      await reserve(q, {
+        merchantId: merchant.id, currency: a.settlementCurrency, amount: a.settlementAmount,
+        kind: 'cashout.reserve', subjectType: 'cashout', subjectId: c.id, at: now,
+      });
+      return c;
+    });
+  } catch (err) {
+    if (err instanceof InsufficientFunds) throw new CashoutError('insufficient_funds', 'Insufficient funds');
+    throw err;
+  }
+}
+
+export interface CashoutIds {
+  cashoutId?: number;
+  externalId?: string;
+}
+
+/** A merchant's cashout by id and/or external_id (both must name the same one), optionally locked. */
+export async function findCashout(q: Queryable, merchantId: number, ids: CashoutIds, lock = false): Promise<CashoutRow | null> {
+  if (ids.cashoutId === undefined && ids.externalId === undefined) return null;
+  const { rows } = await q.query<CashoutRow>(
+    `SELECT * FROM cashouts WHERE merchant_id = $1 AND ($2::integer IS NULL OR id = $2) AND ($3::text IS NULL OR external_id = $3)${lock ? ' FOR UPDATE' : ''}`,
+    [merchantId, ids.cashoutId ?? null, ids.externalId ?? null],
+  );
+  return rows[0] ?? null;
+}
+
+export interface TransitionOptions {
+  /** 'merchant', 'bank', 'sandbox', 'operator', 'panel'. */
+  actor: string;
+  cause: string;
+  /** When set, another merchant's cashout is not found. */
+  merchantId?: number;
+  rejection?: RejectionCode;
+  bankReference?: string;
+  /** Staging bank schedule: when the outcome of a delivery, or a return after completion, is due. */
+  outcomeAt?: Date;
+  returnAt?: Date | null;
+}
+
+/** One status change inside the caller's transaction (the worker batches them). */
+export async function transitionCashoutIn(q: Queryable, ctx: AppContext, id: number, trigger: CashoutTrigger, o: TransitionOptions): Promise<CashoutRow> {
+  const { rows: found } = await q.query<CashoutRow>(
+    `SELECT * FROM cashouts WHERE id = $1${o.merchantId === undefined ? '' : ' AND merchant_id = $2'} FOR UPDATE`,
+    o.merchantId === undefined ? [id] : [id, o.merchantId],
+  );
+  const c = found[0];
+  if (!c) throw new CashoutError('not_found', 'Cashout not found with this id');
+  const to = nextCashoutStatus(c.status, trigger);
+  if (!to) throw new CashoutError('invalid_transition', `Invalid status transition: the cashout is ${c.status}`);
+  const now = ctx.now();
+  const rejection = to === 'REJECTED' ? (o.rejection ?? (c.status === 'COMPLETED' ? '809' : '808')) : null;
+  const stamp = ({ DELIVERED: 'delivered_at', COMPLETED: 'completed_at', REJECTED: 'rejected_at', CANCELLED: 'cancelled_at' } as Record<string, string>)[to];
+  const { rows } = await q.query<CashoutRow>(
+    `UPDATE cashouts SET status = $2, updated_at = $3${stamp ? `, ${stamp} = $3` : ''},
+       rejection_code = COALESCE($4, rejection_code), rejection_reason = COALESCE($5, rejection_reason),
+       bank_reference_id = COALESCE($6, bank_reference_id),
+       -- Releasing from hold restarts the bank's wait, so a release is never picked up at once.
+       pickup_at = CASE WHEN $2 = 'PENDING' THEN $7::timestamptz ELSE pickup_at END,
+       outcome_at = COALESCE($8, outcome_at),
+       return_at = CASE WHEN $2 = 'COMPLETED' THEN $9::timestamptz ELSE NULL END
+     WHERE id = $1 RETURNING *`,
+    [
+      c.id, to, now, rejection, rejection ? REJECTIONS[rejection] : null, o.bankReference ?? null,
+      new Date(now.getTime() + ctx.config.cashoutDelaySeconds * 1000), o.outcomeAt ?? null, o.returnAt ?? null,
+    ],
+  );
+  const updated = rows[0]!;
+  await moveMoney(q, updated, c.status, to, now);
+  await q.query(
+    'INSERT INTO cashout_status_changes (cashout_id, from_status, to_status, cause, actor, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+    [c.id, c.status, to, o.cause, o.actor, now],
+  );
+  await recordEvent(q, {
+    merchantId: c.merchant_id,
+    type: 'cashout.status_changed',
+    subjectType: 'cashout',
+    subjectId: c.id,
+    data: {
+      cashout_id: c.id, external_id: c.external_id, status: to, previous_status: c.status, cause: o.cause, actor: o.actor, at: now.toISOString(),
+      ...(rejection ? { rejection_code: rejection } : {}),
+    },
+    notifications: await cashoutNotifications(q, ctx, updated),
+  });
+  return updated;
+}
+
+/** The ledger side of a transition: the reservation made at creation is voided, posted or returned. */
+async function moveMoney(q: Queryable, c: CashoutRow, from: CashoutStatus, to: CashoutStatus, at: Date): Promise<void> {
+  if (to !== 'CANCELLED' && to !== 'COMPLETED' && to !== 'REJECTED') return;
+  const reservation = await findReservation(q, 'cashout.reserve', 'cashout', c.id);
+  if (!reservation) throw new Error(`cashout ${c.id} has no reservation`);
+  if (to === 'COMPLETED') await post(q, reservation, 'cashout.post', undefined, at);
+  else if (from === 'COMPLETED') {
+    // The beneficiary bank sent the money back after it was paid: it returns to available.
+    await transfer(q, {
+      merchantId: c.merchant_id, kind: 'cashout.return', subjectType: 'cashout', subjectId: c.id, at,
+      description: c.rejection_reason ?? undefined,
+      postings: [cajaAccount(reservation.currency, 'settlement', neg(reservation.amount)),
+        merchantAccount(c.merchant_id, reservation.currency, 'available', reservation.amount)],
+    });
+  } else await voidReservation(q, reservation, 'cashout.void', at);
+}
+
+export function transitionCashout(ctx: AppContext, id: number, trigger: CashoutTrigger, o: TransitionOptions): Promise<CashoutRow> {
+  return ctx.db.tx((q) => transitionCashoutIn(q, ctx, id, trigger, o));
+}
