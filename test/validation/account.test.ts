@@ -33,6 +33,9 @@ for (const backend of backends()) {
       assert.equal(mx.status, 204, mx.text);
       const ar = await validate({ country: 'AR', document: '20-12345678-6', bank_account: { account: '2850590940090418135201' } });
       assert.equal(ar.status, 204, ar.text);
+      // SDKs send codes and agencies as JSON numbers, and the one-letter or long account type.
+      const numeric = await validate({ ...BR, bank_account: { ...ITAU, bank_code: 341, branch: 2545, account_type: 'CHECKING' } });
+      assert.equal(numeric.status, 204, numeric.text);
     });
 
     test('v5 auth: the cashouts key signs; the deposits key is not a v5 login', async () => {
