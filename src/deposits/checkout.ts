@@ -160,6 +160,8 @@ function challengeProof(ctx: AppContext, token: string, detail: CardDetail): str
 }
 
 async function cardDeposit(q: Queryable, ctx: AppContext, token: string): Promise<{ d: DepositRow; method: PaymentMethod }> {
+  // Production cards are captured by the connector's own page; this simulator is staging's.
+  if (ctx.config.env !== 'staging') throw new CheckoutError('method_unavailable');
   const d = await lockByToken(q, token);
   const method = d.payment_method ? findMethod(d.country, d.payment_method) : undefined;
   if (!isPayable(d, ctx.now())) throw new CheckoutError('not_payable');

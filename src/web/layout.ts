@@ -134,7 +134,7 @@ for (const el of document.querySelectorAll('[data-countdown]')) {
 for (const input of document.querySelectorAll('input[data-card-number]')) {
   const out = document.getElementById(input.dataset.cardNumber);
   const brand = (d) => /^4/.test(d) ? 'Visa' : /^(5[1-5]|22[2-9]|2[3-6]|27[01]|2720)/.test(d) ? 'Mastercard' : /^3[47]/.test(d) ? 'American Express' : '';
-  input.addEventListener('input', () => { if (out) out.textContent = brand(input.value.replace(/\D/g, '')); });
+  input.addEventListener('input', () => { if (out) out.textContent = brand(input.value.replace(/[^0-9]/g, '')); });
 }
 `;
 

@@ -350,7 +350,7 @@ describe('hosted checkout in Chromium', { skip }, () => {
     await page.screenshot({ path: join(ARTIFACTS, '14-iframe.png') });
     await frame.locator('button[data-action=cancel]').click();
     await page.waitForURL(`${site.url}/return`);
-    const posted = new URLSearchParams(site.hits.findLast((h) => h.method === 'POST' && h.path === '/return')!.body);
+    const posted = new URLSearchParams(site.hits.filter((h) => h.method === 'POST' && h.path === '/return').at(-1)!.body);
     assert.equal(posted.get('result'), '8');
     assert.equal(posted.get('x_invoice'), f.x_invoice);
     assert.equal(posted.get('x_control'), upper(creds.deposits.secret_key, `${creds.deposits.login}8${posted.get('x_amount')}${f.x_invoice}`));

@@ -38,7 +38,8 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
     if (l.phase !== 'payable') return finalPage(l, base());
     const csrf = csrfOf(l);
     if (methodSettled(l.d)) {
-      return l.method?.kind === 'card' ? cardPage(l, {}, csrf, base()) : { redirect: pageLink(l, `/pay/${l.d.token}`) };
+      if (l.method?.kind !== 'card') return { redirect: pageLink(l, `/pay/${l.d.token}`) };
+      return l.staging ? cardPage(l, {}, csrf, base()) : noMethodsPage(l, l.t.probMethodUnavailable);
     }
     const methods = allowedMethods(l.d);
     if (methods.length === 0) return noMethodsPage(l);

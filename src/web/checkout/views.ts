@@ -84,15 +84,18 @@ export function methodListPage(l: Loaded, methods: PaymentMethod[], csrf: Csrf, 
   );
 }
 
-/** No method of the request's types fits this deposit: the way out is the merchant's error_url. */
-export function noMethodsPage(l: Loaded): Rendered {
+/**
+ * No method of the request's types fits this deposit, or the one chosen cannot be set up here
+ * (cards in production are captured by the connector's page): the way out is the error_url.
+ */
+export function noMethodsPage(l: Loaded, title = l.t.noMethods): Rendered {
   const { t, d } = l;
   const out = d.error_url ?? d.back_url;
   return page(
     l,
-    t.noMethods,
+    title,
     orderCard(l, t.checkoutTitle) +
-      `<div class="notice unavailable" role="status" data-phase="no_methods"><h2>${esc(t.noMethods)}</h2><p>${esc(t.noMethodsHint)}</p></div>` +
+      `<div class="notice unavailable" role="status" data-phase="no_methods"><h2>${esc(title)}</h2><p>${esc(t.noMethodsHint)}</p></div>` +
       (out ? `<p><a class="button secondary" href="${esc(out)}"${topTarget(l)} data-link="error">${esc(t.returnToMerchant)}</a></p>` : ''),
   );
 }
