@@ -88,6 +88,8 @@ export function statusView(d: DepositRow): Record<string, unknown> {
     fee_amount: fromDb(d.fee_usd),
     fee_currency: 'USD',
     refunded: fromDb(d.refunded_amount).units > 0n,
+    // Completed refunds, in the deposit's currency.
+    refunded_amount: fromDb(d.refunded_amount),
     test: d.test,
     times: {
       created_at: time(d.created_at),

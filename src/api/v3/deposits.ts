@@ -160,6 +160,7 @@ export const depositStatusSchema = {
     fee_amount: { type: 'number' },
     fee_currency: { type: 'string' },
     refunded: { type: 'boolean' },
+    refunded_amount: { type: 'number', description: 'Sum of the completed refunds, in the deposit currency' },
     test: { type: 'boolean' },
     times: timesSchema,
   },
