@@ -9,6 +9,8 @@
 //                                      payment_info as a ONE_SHOT creation would have them
 //   payByCard / confirmCardChallenge   the staging card step (cards.ts decides the outcome)
 //   cancelByCustomer(ctx, token)       the customer gives up: PENDING to CANCELLED
+//   assignMethodIn(q, ctx, id, code)   staging: the merchant names the method in a sandbox
+//                                      approve of a deposit whose customer never chose one
 //
 // The payer fields go through the API's own payer rules (validatePayerInput), and the amounts
 // through the same fee, bounds and payment-info code as creation, so a deposit completed here
@@ -21,6 +23,7 @@ import { methodAmountProblem, type Payer, payerHas, validatePayerInput } from '.
 import { computeCharges } from '../domain/fees.ts';
 import { fromDb, toDb } from '../domain/money.ts';
 import { buildPaymentInfo } from '../domain/payment-info.ts';
+import { v3Errors } from '../http/errors.ts';
 import { safeEqualText } from '../merchants/secrets.ts';
 import { toJson } from './json.ts';
 import { transitionDepositIn } from './service.ts';
@@ -115,9 +118,7 @@ export async function chooseMethod(ctx: AppContext, token: string, code: string,
     if (Object.keys(errors).length > 0) return { ok: false, errors };
 
     const payer = mergePayer(d.payer, entered);
-    const opts = { feeOnPayer: d.fee_on_payer, surchargeOnPayer: d.surcharge_on_payer };
-    const local = computeCharges(fromDb(d.local_amount), method.type, opts);
-    const usd = computeCharges(fromDb(d.usd_amount), method.type, opts);
+    const { local, usd } = chargesFor(d, method);
     const expiresAt = new Date(now.getTime() + method.expiryMinutes * 60_000);
     const paymentInfo =
       method.kind === 'card'
@@ -140,6 +141,35 @@ export async function chooseMethod(ctx: AppContext, token: string, code: string,
     );
     return { ok: true, deposit: rows[0]! };
   });
+}
+
+/** Fee and surcharge of the method's type, as creation computes them for a method sent at once. */
+function chargesFor(d: DepositRow, method: PaymentMethod) {
+  const opts = { feeOnPayer: d.fee_on_payer, surchargeOnPayer: d.surcharge_on_payer };
+  return { local: computeCharges(fromDb(d.local_amount), method.type, opts), usd: computeCharges(fromDb(d.usd_amount), method.type, opts) };
+}
+
+/**
+ * Staging's sandbox approve of a HOSTED deposit whose customer never chose a method: the merchant
+ * names one (`{"payment_method": "IX"}`), which must be one the checkout would have offered. The
+ * method, its type and its fees are set as a choice on the page sets them, so the completed
+ * deposit is never without a method. Inside the approving transaction.
+ */
+export async function assignMethodIn(q: Queryable, ctx: AppContext, depositId: number, code: string): Promise<DepositRow> {
+  const d = await findDeposit(q, depositId, true);
+  if (!d) throw v3Errors.notFound('Deposit not found');
+  const allowed = allowedMethods(d);
+  const method = allowed.find((m) => m.code === code.trim().toUpperCase());
+  if (!method) {
+    throw v3Errors.validation([`payment_method: '${code}' is not offered for this deposit; offered: ${allowed.map((m) => m.code).join(', ') || 'none'}`]);
+  }
+  const { local, usd } = chargesFor(d, method);
+  const { rows } = await q.query<DepositRow>(
+    `UPDATE deposits SET payment_method = $2, payment_type = $3, fee_local = $4, surcharge_local = $5, payer_amount = $6, fee_usd = $7,
+       merchant_usd = $8, updated_at = $9 WHERE id = $1 RETURNING *`,
+    [d.id, method.code, method.type, toDb(local.fee), toDb(local.surcharge), toDb(local.payerAmount), toDb(usd.fee), toDb(usd.merchantAmount), ctx.now()],
+  );
+  return rows[0]!;
 }
 
 /** A card waiting for the customer's 3-D Secure confirmation: only what card_detail keeps. */

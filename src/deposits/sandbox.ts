@@ -3,25 +3,30 @@
 // transition a real outcome would make, with the same history, ledger and notifications.
 import type { AppContext } from '../context.ts';
 import { statusAfterPayment } from '../domain/deposit-states.ts';
-import { depositErrors, isCrypto, transitionDeposit } from './service.ts';
+import { assignMethodIn } from './checkout.ts';
+import { depositErrors, isCrypto, transitionDeposit, transitionDepositIn } from './service.ts';
 import type { DepositRow } from './store.ts';
 
 export type SandboxAction = 'approve' | 'cancel' | 'expire';
 
 /**
- * Runs one sandbox action. A HOSTED deposit whose customer has not chosen a method yet cannot be
- * paid (510): completing it would leave a paid deposit with no payment method and a fee charged
- * for none.
+ * Runs one sandbox action. A HOSTED deposit whose customer has not chosen a method yet is paid
+ * only when the merchant names the method (`paymentMethod`); otherwise 510: completing it would
+ * leave a paid deposit with no payment method and a fee charged for none.
  */
-export function runSandboxAction(ctx: AppContext, d: DepositRow, action: SandboxAction, actor: string): Promise<DepositRow> {
+export function runSandboxAction(ctx: AppContext, d: DepositRow, action: SandboxAction, actor: string, paymentMethod?: string): Promise<DepositRow> {
   const opts = { actor, merchantId: d.merchant_id };
   if (action === 'approve') {
-    if (!d.payment_method) {
+    if (!d.payment_method && !paymentMethod) {
       throw depositErrors.invalidTransition(
-        `Deposit ${d.id} has no payment method yet: the customer has not chosen one on the hosted checkout (redirect_url), so it cannot be paid`,
+        `Deposit ${d.id} has no payment method yet: the customer has not chosen one on the hosted checkout (redirect_url), so it cannot be paid; ` +
+          'or name the method the customer paid with: {"payment_method": "<code>"}',
       );
     }
-    return transitionDeposit(ctx, d.id, statusAfterPayment(d.status, isCrypto(d)), 'payment', opts);
+    return ctx.db.tx(async (q) => {
+      const current = d.payment_method ? d : await assignMethodIn(q, ctx, d.id, paymentMethod!);
+      return transitionDepositIn(q, ctx, d.id, statusAfterPayment(current.status, isCrypto(current)), 'payment', opts);
+    });
   }
   return transitionDeposit(ctx, d.id, 'CANCELLED', action === 'expire' ? 'expiry' : 'cancel', opts);
 }

@@ -70,7 +70,7 @@ for (const backend of backends()) {
     });
 
     test('sandbox approve completes, notifies the merchant URL and credits the balance once', async () => {
-      const id = await create({});
+      const id = await create({ payment_method: 'IX', payer: BR_PAYER });
       const r = await v3.post(`/v3/sandbox/deposits/${id}/approve`, '');
       assert.equal(r.status, 200, r.text);
       assert.equal(r.body.status, 'COMPLETED');
@@ -102,7 +102,7 @@ for (const backend of backends()) {
     });
 
     test('test deposits never touch the balance', async () => {
-      const id = await create({ test: true });
+      const id = await create({ test: true, payment_method: 'IX', payer: BR_PAYER });
       await v3.post(`/v3/sandbox/deposits/${id}/approve`, '');
       assert.equal(await status(id), 'COMPLETED');
       assert.equal((await credit(id)).length, 0);
@@ -147,9 +147,10 @@ for (const backend of backends()) {
     });
 
     test('magic values: the simulator completes or cancels by itself', async () => {
-      const ok = await create({ payer: { ...BR_PAYER, email: 'approve@example.com' } });
+      // (A HOSTED deposit completes only once its customer has chosen a method: see test/web/checkout.test.ts.)
+      const ok = await create({ payment_method: 'IX', payer: { ...BR_PAYER, email: 'approve@example.com' } });
       const ko = await create({ amount: '10.66' });
-      const cents = await create({ amount: '10.77' });
+      const cents = await create({ amount: '10.77', payment_method: 'IX', payer: BR_PAYER });
       const plain = await create({});
       await runLater(s.ctx.config.sandboxAutoSeconds * 1000 + 1000);
       assert.equal(await status(ok), 'COMPLETED');

@@ -173,7 +173,18 @@ for (const backend of backends()) {
       const paid = (await v3.get(`/v3/deposits/${d.id}`)).body;
       assert.equal(paid.status, 'COMPLETED');
       assert.equal(paid.payment_method, 'PP');
-      // A cancelled one can be cancelled through the sandbox without a method, as before.
+      // Or the merchant names the method the customer paid with; it must be one the page offers.
+      const n = await hosted({ payment_type: 'VOUCHER' });
+      const wrong = await v3.post(`/v3/sandbox/deposits/${n.id}/approve`, { payment_method: 'IX' });
+      assert.equal(wrong.status, 400);
+      assert.deepEqual(wrong.body.details, ["payment_method: 'IX' is not offered for this deposit; offered: BL"]);
+      const named = await v3.post(`/v3/sandbox/deposits/${n.id}/approve`, { payment_method: 'bl' });
+      assert.equal(named.status, 200, named.text);
+      assert.equal(named.body.status, 'COMPLETED');
+      assert.equal(named.body.payment_method, 'BL');
+      assert.equal(named.body.payment_type, 'VOUCHER');
+      assert.equal(named.body.fee_amount, 0.37, 'the voucher fee (2%) of 100 BRL in USD, not the bank-transfer quote');
+      // Cancelling needs no method, as before.
       const c = await hosted({});
       assert.equal((await v3.post(`/v3/sandbox/deposits/${c.id}/cancel`, '')).status, 200);
     });

@@ -12,7 +12,7 @@ import { acceptAnyBody, depositStatusSchema, parseDepositId, sendJson } from './
 import { v3ErrorSchema } from './face.ts';
 
 const ACTIONS = {
-  approve: 'The customer paid: PENDING to COMPLETED (crypto: PENDING to APPROVED, then APPROVED to COMPLETED); 409/510 for a HOSTED deposit whose customer has not chosen a method',
+  approve: 'The customer paid: PENDING to COMPLETED (crypto: PENDING to APPROVED, then APPROVED to COMPLETED); a HOSTED deposit whose customer has not chosen a method needs {"payment_method": "<code>"} (else 409/510)',
   cancel: 'The deposit is cancelled before payment: PENDING to CANCELLED',
   expire: 'The customer did not pay in time: PENDING to CANCELLED, as the expiry worker does',
 } as const;
@@ -38,7 +38,10 @@ export function registerSandboxDeposits(app: FastifyInstance, ctx: AppContext): 
         const id = parseDepositId(request.params.id);
         const d = id === null ? null : await getDeposit(ctx, merchantId, id);
         if (!d) throw depositErrors.notFound();
-        const updated = await runSandboxAction(ctx, d, action, 'sandbox');
+        // approve may name the method of a HOSTED deposit whose customer never chose one.
+        const body = request.body as { payment_method?: unknown } | undefined;
+        const named = action === 'approve' && typeof body?.payment_method === 'string' ? body.payment_method : undefined;
+        const updated = await runSandboxAction(ctx, d, action, 'sandbox', named);
         return sendJson(reply, 200, statusResponse(updated));
       },
     );
