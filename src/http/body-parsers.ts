@@ -30,6 +30,33 @@ export function parseJsonLossless(raw: Buffer): unknown {
   return dropNulls(parseLossless(raw.toString('utf8'), undefined, parseNumber));
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const unstorable = (s: string) => s.includes('\0') || LONE_SURROGATE.test(s);
+
+/**
+ * The path of the first string (key or value) that no text column can store: PostgreSQL refuses
+ * NUL in text and jsonb, and an unpaired UTF-16 surrogate has no UTF-8 form. Null when clean.
+ */
+export function unstorableText(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return unstorable(value) ? path || 'body' : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = unstorableText(value[i], `${path}[${i}]`);
+      if (bad) return bad;
+    }
+    return null;
+  }
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const key = path ? `${path}.${k}` : k;
+      if (unstorable(k)) return key;
+      const bad = unstorableText(v, key);
+      if (bad) return bad;
+    }
+  }
+  return null;
+}
+
 /** Form bodies decode as UTF-8 and tolerate raw spaces and raw UTF-8; the first value of a name wins. */
 export function parseForm(raw: Buffer): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
@@ -42,11 +69,15 @@ export function registerBodyParsers(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req: FastifyRequest, body: Buffer, done) => {
     req.rawBody = body;
     if (body.length === 0) return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, parseJsonLossless(body));
+      parsed = parseJsonLossless(body);
     } catch (err) {
-      done(new ApiError(400, 502, 'INVALID_REQUEST_BODY', `Malformed JSON body: ${(err as Error).message}`), undefined);
+      return done(new ApiError(400, 502, 'INVALID_REQUEST_BODY', `Malformed JSON body: ${(err as Error).message}`), undefined);
     }
+    const bad = unstorableText(parsed);
+    if (bad) return done(new ApiError(400, 201, 'BEAN_VALIDATION_ERROR', 'Invalid characters in the request body', [`${bad}: must not contain NUL characters or unpaired UTF-16 surrogates`]), undefined);
+    done(null, parsed);
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (req: FastifyRequest, body: Buffer, done) => {
     req.rawBody = body;

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
-import { admin, createMerchant, type Credentials, V3Client } from '../helpers/clients.ts';
+import { admin, createMerchant, V3Client } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { runDepositJobs } from '../../src/deposits/worker.ts';

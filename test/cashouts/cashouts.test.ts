@@ -234,6 +234,37 @@ for (const backend of backends()) {
       await assertLedgerOk(s.ctx.db);
     });
 
+    test('hostile values in every field of every cashout call: never a 5xx, always {code, message}, nothing reserved', async () => {
+      const who = await createMerchant(s.url, 'Hostile');
+      await fund(who, '10.00');
+      const HOSTILE: unknown[] = ['a\u0000b', '\ud800', 'x'.repeat(5000), 1e308, -1, 0, 2147483648, '1e309', 'Infinity', 'NaN', true, [], {}, { a: { b: { c: [] } } }, '', ' '];
+      const calls: [string, string, Record<string, unknown>][] = [
+        ['POST', '/v3/cashout', BR({ external_id: 'hostile-1', amount: '1.00' })],
+        ['POST', '/v3/cashout/status', { cashout_id: 1, external_id: 'hostile-1' }],
+        ['DELETE', '/v3/cashout/cancel', { cashout_id: 1, external_id: 'hostile-1' }],
+        ['PUT', '/v3/cashout/status', { cashout_id: 1, status: 'ON_HOLD' }],
+      ];
+      const failures: string[] = [];
+      for (const [method, path, body] of calls) {
+        for (const field of [...Object.keys(body), 'on_hold', 'notification_url']) {
+          for (const value of HOSTILE) {
+            const r = await cashoutRequest(s.url, who, method, path, { ...body, [field]: value });
+            if (r.status >= 500 || r.status < 400 && !(r.status === 200 && (path === '/v3/cashout' || r.body.cashout_status !== undefined))) failures.push(`${method} ${path} ${field}=${JSON.stringify(value).slice(0, 30)} → ${r.status} ${r.text.slice(0, 80)}`);
+            if (r.status >= 400 && (typeof r.body?.code !== 'number' || typeof r.body?.message !== 'string')) failures.push(`${method} ${path} ${field}: not {code, message}: ${r.text.slice(0, 80)}`);
+          }
+        }
+      }
+      // Deeply nested JSON and a body that is not an object.
+      for (const raw of ['['.repeat(5000) + ']'.repeat(5000), '"text"', '{"login":', '']) {
+        const r = await fetch(`${s.url}/v3/cashout`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Payload-Signature': hmac(who.cashouts.secret_key, raw) }, body: raw });
+        if (r.status >= 500) failures.push(`raw ${raw.slice(0, 10)} → ${r.status}`);
+      }
+      assert.deepEqual(failures, []);
+      const b = await balance(who);
+      assert.equal(Math.round((b.available + b.reserved) * 100), 1000);
+      await assertLedgerOk(s.ctx.db);
+    });
+
     test('balance transactions list every movement with its source, by cursor', async () => {
       const who = await createMerchant(s.url, 'Statement');
       await fund(who, '50.00');

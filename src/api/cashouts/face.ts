@@ -5,7 +5,10 @@ import { ApiError } from '../../http/errors.ts';
 export function useCashoutErrors(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     let e: ApiError;
-    if (err instanceof ApiError) e = err;
+    // A body the shared parser refused (malformed JSON, unstorable text) is invalid params here.
+    if (err instanceof ApiError && (err.code === 201 || err.code === 502)) {
+      e = new ApiError(400, 300, undefined, `Invalid params: ${err.details?.join('; ') ?? err.message}`);
+    } else if (err instanceof ApiError) e = err;
     else if (err.validation) {
       e = new ApiError(400, 300, undefined, `Invalid params: ${err.validation.map((v) => `${v.instancePath.replace(/^\//, '') || (v.params as any).missingProperty || 'body'} ${v.message}`).join('; ')}`);
     } else if (err.statusCode && err.statusCode < 500) e = new ApiError(err.statusCode, 300, undefined, err.message);
