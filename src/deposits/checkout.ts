@@ -253,6 +253,8 @@ export async function cancelByCustomer(ctx: AppContext, token: string): Promise<
 export interface CustomerDeposit {
   d: DepositRow;
   merchantName: string;
+  /** The deposit's `logo`, else the merchant's setting. */
+  merchantLogo: string | null;
   merchantReturnUrl: string | null;
   /** For a CANCELLED deposit: 'expiry' or 'cancel', so the page says which one it was. */
   cancelCause: string | null;
@@ -262,14 +264,14 @@ export interface CustomerDeposit {
 
 export async function customerDeposit(ctx: AppContext, token: string): Promise<CustomerDeposit | null> {
   if (!/^[A-Za-z0-9_-]{22}$/.test(token)) return null;
-  const { rows } = await ctx.db.query<DepositRow & { merchant_name: string; merchant_return_url: string | null; cancel_cause: string | null; card_detail: CardDetail | null }>(
-    `SELECT d.*, m.name AS merchant_name, m.return_url AS merchant_return_url,
+  const { rows } = await ctx.db.query<DepositRow & { merchant_name: string; merchant_logo: string | null; merchant_return_url: string | null; cancel_cause: string | null; card_detail: CardDetail | null }>(
+    `SELECT d.*, m.logo_url AS merchant_logo, m.name AS merchant_name, m.return_url AS merchant_return_url,
             (SELECT cause FROM deposit_status_changes c WHERE c.deposit_id = d.id AND c.to_status = 'CANCELLED' ORDER BY c.id DESC LIMIT 1) AS cancel_cause
      FROM deposits d JOIN merchants m ON m.id = d.merchant_id WHERE d.token = $1`,
     [token],
   );
   const row = rows[0];
   if (!row) return null;
-  const { merchant_name, merchant_return_url, cancel_cause, card_detail, ...d } = row;
-  return { d: d as DepositRow, merchantName: merchant_name, merchantReturnUrl: merchant_return_url, cancelCause: cancel_cause, cardDetail: card_detail };
+  const { merchant_name, merchant_logo, merchant_return_url, cancel_cause, card_detail, ...d } = row;
+  return { d: d as DepositRow, merchantName: merchant_name, merchantLogo: d.logo ?? merchant_logo, merchantReturnUrl: merchant_return_url, cancelCause: cancel_cause, cardDetail: card_detail };
 }

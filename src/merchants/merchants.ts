@@ -13,6 +13,8 @@ export interface Merchant {
   environment: Environment;
   notification_url: string | null;
   return_url: string | null;
+  /** Default logo of its hosted checkout pages (a deposit's `logo` wins). */
+  logo_url: string | null;
   account_validation_enabled: boolean;
   pix_key_validation_enabled: boolean;
   /** The currency its balance is kept in (USD unless configured). */
@@ -84,15 +86,16 @@ export interface NewMerchant {
   name: string;
   notification_url?: string | null;
   return_url?: string | null;
+  logo_url?: string | null;
 }
 
 export async function createMerchant(db: Db, box: SecretBox, env: Environment, input: NewMerchant) {
   return db.tx(async (q) => {
     const staging = env === 'staging';
     const { rows } = await q.query<Merchant>(
-      `INSERT INTO merchants (name, environment, notification_url, return_url, account_validation_enabled, pix_key_validation_enabled)
-       VALUES ($1, $2, $3, $4, $5, $5) RETURNING *`,
-      [input.name, env, input.notification_url ?? null, input.return_url ?? null, staging],
+      `INSERT INTO merchants (name, environment, notification_url, return_url, account_validation_enabled, pix_key_validation_enabled, logo_url)
+       VALUES ($1, $2, $3, $4, $5, $5, $6) RETURNING *`,
+      [input.name, env, input.notification_url ?? null, input.return_url ?? null, staging, input.logo_url ?? null],
     );
     const merchant = rows[0];
     let shown: IssuedCredentials = {};
@@ -124,6 +127,7 @@ export interface MerchantPatch {
   name?: string;
   notification_url?: string | null;
   return_url?: string | null;
+  logo_url?: string | null;
   account_validation_enabled?: boolean;
   pix_key_validation_enabled?: boolean;
   settlement_currency?: string;
@@ -203,6 +207,7 @@ export function merchantView(m: Merchant) {
     environment: m.environment,
     notification_url: m.notification_url,
     return_url: m.return_url,
+    logo_url: m.logo_url,
     features: { account_validation: m.account_validation_enabled, pix_key_validation: m.pix_key_validation_enabled },
     settlement_currency: m.settlement_currency,
     created_at: m.created_at,

@@ -49,6 +49,8 @@ export interface PageRequest {
 export interface Loaded {
   d: DepositRow;
   merchantName: string;
+  /** The deposit's `logo`, else the merchant's setting. */
+  merchantLogo: string | null;
   merchantReturnUrl: string | null;
   cardDetail: CardDetail | null;
   method: PaymentMethod | undefined;
@@ -116,6 +118,7 @@ export async function load(ctx: AppContext, token: string, req: PageRequest): Pr
   return {
     d,
     merchantName: c.merchantName,
+    merchantLogo: c.merchantLogo,
     merchantReturnUrl: c.merchantReturnUrl,
     cardDetail: c.cardDetail,
     method,
@@ -314,7 +317,7 @@ export function summary(l: Loaded, dueLabel: string): string {
 
 /** The staging banner, the language switcher and the merchant's name and logo. */
 export function pageTop(l: Loaded, here: string, hereQuery: Record<string, string> = {}): string {
-  const logo = safeHref(l.d.logo);
+  const logo = safeHref(l.merchantLogo);
   const langs = PAGE_LANGUAGES.map((code) => {
     const q = new URLSearchParams({ ...hereQuery, lang: code });
     if (l.embedded) q.set('iframe_view', '1');
@@ -433,7 +436,7 @@ export function customerRoute(
         lang: l.lang, title: `${out.title} · ${l.merchantName}`, body: out.body, nonce, script: out.script,
         embedded: l.embedded,
       });
-      const logo = safeHref(l.d.logo);
+      const logo = safeHref(l.merchantLogo);
       return sendHtml(reply, html, {
         status: out.status,
         nonce,

@@ -121,6 +121,19 @@ for (const backend of backends()) {
       assert.equal((await v3.get(`/v3/deposits/${d.id}`)).body.payment_method, 'BL');
     });
 
+    test("the merchant's logo: the deposit's `logo`, else the merchant setting; its origin alone joins img-src", async () => {
+      const patched = await admin(s.url, 'PATCH', `/admin/merchants/${creds.merchant_id}`, { logo_url: 'https://cdn.shop.example/logo.png' });
+      assert.equal(patched.status, 200, patched.text);
+      assert.equal(patched.body.logo_url, 'https://cdn.shop.example/logo.png');
+      assert.equal((await admin(s.url, 'PATCH', `/admin/merchants/${creds.merchant_id}`, { logo_url: 'javascript:alert(1)' })).status, 400);
+      const fromSettings = await hosted({});
+      const r1 = await fetch(fromSettings.url);
+      assert.match(await r1.text(), /<img src="https:\/\/cdn\.shop\.example\/logo\.png" alt="" data-field="logo">/);
+      assert.match(r1.headers.get('content-security-policy')!, /img-src 'self' data: https:\/\/cdn\.shop\.example;/);
+      const own = await hosted({ logo: 'https://img.example/own.svg' });
+      assert.match(await (await fetch(own.url)).text(), /<img src="https:\/\/img\.example\/own\.svg"/);
+    });
+
     test('forged and cross-site posts are refused; no form changes anything without its token', async () => {
       const d = await hosted({ payer: { ...BR_NAMES, document: cpf('529982247') }, back_url: 'https://shop.example/back' });
       const page = await get(`${d.url}?method=IX`);

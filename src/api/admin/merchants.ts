@@ -31,6 +31,7 @@ const merchantSchema = {
     environment: { type: 'string' },
     notification_url: { type: 'string', nullable: true },
     return_url: { type: 'string', nullable: true },
+    logo_url: { type: 'string', nullable: true, description: 'Logo of the hosted checkout, unless a deposit sends its own `logo`' },
     features: { type: 'object', properties: { account_validation: { type: 'boolean' }, pix_key_validation: { type: 'boolean' } } },
     settlement_currency: { type: 'string', description: 'Currency the balance is kept in (USD unless configured)' },
     created_at: { type: 'string', format: 'date-time' },
@@ -43,7 +44,7 @@ const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
 
 function checkUrls(body: Record<string, unknown>, ctx: AppContext): string[] {
   const details: string[] = [];
-  for (const field of ['notification_url', 'return_url']) {
+  for (const field of ['notification_url', 'return_url', 'logo_url']) {
     if (body[field] === undefined) continue;
     const reason = checkCallbackUrl(body[field], ctx.config.env);
     if (reason) details.push(`${field}: ${reason}`);
@@ -52,7 +53,7 @@ function checkUrls(body: Record<string, unknown>, ctx: AppContext): string[] {
 }
 
 export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): void {
-  app.post<{ Body: { name: string; notification_url?: string; return_url?: string } }>(
+  app.post<{ Body: { name: string; notification_url?: string; return_url?: string; logo_url?: string } }>(
     '/admin/merchants',
     {
       schema: {
@@ -66,6 +67,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
             name: { type: 'string', minLength: 1, maxLength: 100 },
             notification_url: { type: 'string', maxLength: 2048 },
             return_url: { type: 'string', maxLength: 2048 },
+            logo_url: { type: 'string', maxLength: 2048 },
           },
         },
         response: { 201: credentialsSchema, ...errors },
@@ -104,6 +106,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
             name: { type: 'string', minLength: 1, maxLength: 100 },
             notification_url: { type: 'string', maxLength: 2048 },
             return_url: { type: 'string', maxLength: 2048 },
+            logo_url: { type: 'string', maxLength: 2048 },
             features: { type: 'object', properties: { account_validation: { type: 'boolean' }, pix_key_validation: { type: 'boolean' } }, additionalProperties: false },
             settlement_currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Currency of the balance from now on: USD, or a currency caja has a rate for. Balances already held stay in their currency.' },
           },
@@ -123,6 +126,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         name: b.name,
         notification_url: b.notification_url,
         return_url: b.return_url,
+        logo_url: b.logo_url,
         account_validation_enabled: b.features?.account_validation,
         pix_key_validation_enabled: b.features?.pix_key_validation,
         settlement_currency: b.settlement_currency,
