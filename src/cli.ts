@@ -1,4 +1,5 @@
-// `caja` command line: migrations and merchant provisioning straight against the database.
+// `caja` command line: migrations, merchant provisioning, balance adjustments and the ledger
+// check, straight against the database.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
@@ -7,6 +8,12 @@ import { lockDataDir } from './embedded-lock.ts';
 import { secretBox } from './merchants/secrets.ts';
 import { CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, merchantView, rotateCredentials } from './merchants/merchants.ts';
 import { checkCallbackUrl } from './domain/urls.ts';
+import type { Db } from './db/db.ts';
+import { adjustBalance } from './balances/service.ts';
+import { minorUnits } from './domain/currencies.ts';
+import { parseAmount, toDb } from './domain/money.ts';
+import { checkLedger } from './ledger/check.ts';
+import { InsufficientFunds, merchantBalances } from './ledger/ledger.ts';
 
 const USAGE = `usage:
   caja start                                  start the service (same as npm start)
@@ -14,6 +21,9 @@ const USAGE = `usage:
   caja merchant create --name NAME [--notification-url URL] [--return-url URL] [--json]
   caja merchant show --id ID
   caja merchant rotate --id ID --set deposits|web_status|cashouts|read_only|panel [--json]
+  caja balance show --id MERCHANT_ID
+  caja balance adjust --id MERCHANT_ID --credit|--debit AMOUNT --currency USD --reason TEXT [--operator NAME]
+  caja ledger check                           check the ledger's invariants; exit 1 with a report when broken
 
 Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KEY, CAJA_ENV).`;
 
@@ -38,7 +48,14 @@ async function run(argv: string[]): Promise<void> {
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
       return;
     }
-    if (command !== 'merchant') throw new UsageError(`unknown command '${command}'`);
+    if (command === 'ledger') {
+      if (sub !== 'check') throw new UsageError(`unknown ledger command '${sub ?? ''}'`);
+      const report = await checkLedger(db);
+      console.log(JSON.stringify(report, null, 2));
+      if (!report.ok) process.exitCode = 1;
+      return;
+    }
+    if (command !== 'merchant' && command !== 'balance') throw new UsageError(`unknown command '${command}'`);
     const { values } = parseArgs({
       args: rest,
       options: {
@@ -48,6 +65,11 @@ async function run(argv: string[]): Promise<void> {
         'notification-url': { type: 'string' },
         'return-url': { type: 'string' },
         json: { type: 'boolean', default: false },
+        credit: { type: 'string' },
+        debit: { type: 'string' },
+        currency: { type: 'string' },
+        reason: { type: 'string' },
+        operator: { type: 'string' },
       },
     });
     const box = secretBox(config.masterKey);
@@ -68,6 +90,14 @@ async function run(argv: string[]): Promise<void> {
     }
     const id = Number(values.id);
     if (!Number.isInteger(id) || id < 1) throw new UsageError('--id must be a merchant id');
+    if (command === 'balance') {
+      if (!(await getMerchant(db, id))) throw new UsageError(`merchant ${id} not found`);
+      if (sub === 'adjust') await adjustFromCli(db, id, values);
+      else if (sub !== 'show') throw new UsageError(`unknown balance command '${sub ?? ''}'`);
+      const balances = await merchantBalances(db, id);
+      print({ merchant_id: id, balances: balances.map((b) => ({ currency: b.currency, available: toDb(b.available), reserved: toDb(b.reserved), fees: toDb(b.fees) })) }, true);
+      return;
+    }
     if (sub === 'show') {
       const m = await getMerchant(db, id);
       if (!m) throw new UsageError(`merchant ${id} not found`);
@@ -85,6 +115,25 @@ async function run(argv: string[]): Promise<void> {
   } finally {
     await db.close();
     release();
+  }
+}
+
+/** `caja balance adjust`: the same recorded adjustment as POST /admin/merchants/{id}/balance_adjustments. */
+async function adjustFromCli(db: Db, merchantId: number, v: Record<string, string | boolean | undefined>): Promise<void> {
+  if ((v.credit === undefined) === (v.debit === undefined)) throw new UsageError('give exactly one of --credit AMOUNT or --debit AMOUNT');
+  const currency = String(v.currency ?? '').toUpperCase();
+  if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError('--currency must be an ISO 4217 code');
+  const reason = String(v.reason ?? '').trim();
+  if (!reason) throw new UsageError('--reason is required');
+  const amount = parseAmount(v.credit ?? v.debit, { maxDecimals: minorUnits(currency) });
+  if (!amount.ok) throw new UsageError(`amount ${amount.reason}`);
+  const actor = `cli:${typeof v.operator === 'string' && v.operator ? v.operator : (process.env.USER ?? 'operator')}`;
+  try {
+    const row = await adjustBalance(db, { merchantId, direction: v.credit !== undefined ? 'credit' : 'debit', amount: amount.value, currency, reason, actor });
+    console.error(`adjustment ${row.id} recorded (${row.direction} ${row.amount} ${row.currency} by ${row.actor})`);
+  } catch (err) {
+    if (err instanceof InsufficientFunds) throw new UsageError('the debit exceeds the available balance');
+    throw err;
   }
 }
 

@@ -3,10 +3,10 @@
 //
 //   creditDeposit(q, ctx, d, crypto)   a COMPLETED deposit: payers' money in, fees out
 //   depositCreditOf(q, depositId)      that credit's gross and currency (refunds take from it)
-//   adjustBalance(ctx, …)              operator credit or debit, recorded with who and why
+//   adjustBalance(db, …)                operator credit or debit, recorded with who and why
 //   listTransactions(q, merchantId, …) the merchant's movements, newest first, by cursor
 import type { AppContext } from '../context.ts';
-import type { Queryable } from '../db/db.ts';
+import type { Db, Queryable } from '../db/db.ts';
 import { add, type Decimal, fromDb, neg, toDb } from '../domain/money.ts';
 import { depositCredit, type DepositFigures } from '../domain/settlement.ts';
 import { cajaAccount, merchantAccount, transfer } from '../ledger/ledger.ts';
@@ -81,8 +81,8 @@ export interface AdjustmentRow {
 }
 
 /** An operator's credit or debit: money from or to caja's settlement account. */
-export async function adjustBalance(ctx: AppContext, a: Adjustment): Promise<AdjustmentRow> {
-  return ctx.db.tx(async (q) => {
+export async function adjustBalance(db: Db, a: Adjustment): Promise<AdjustmentRow> {
+  return db.tx(async (q) => {
     const { rows } = await q.query<Omit<AdjustmentRow, 'transfer_id'>>(
       `INSERT INTO balance_adjustments (merchant_id, direction, amount, currency, reason, actor) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
       [a.merchantId, a.direction, toDb(a.amount), a.currency, a.reason, a.actor],

@@ -52,7 +52,7 @@ export function registerAdminBalance(app: FastifyInstance, ctx: AppContext): voi
       const operator = request.headers['x-operator'];
       const actor = typeof operator === 'string' && /^[\w .@-]{1,100}$/.test(operator) ? operator : 'admin-api';
       try {
-        const row = await adjustBalance(ctx, {
+        const row = await adjustBalance(ctx.db, {
           merchantId: request.params.id, direction: b.direction as 'credit' | 'debit', amount: amount.value, currency, reason: String(b.reason).trim(), actor,
         });
         return sendJson(reply, 201, toJson({ adjustment_id: row.id, ...row, id: undefined, created_at: formatDateTime(row.created_at) }));

@@ -1,0 +1,32 @@
+// `caja balance` and `caja ledger check` from the command line, on the embedded database.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+describe('CLI: balances and the ledger', () => {
+  test('adjust a balance, show it, check the ledger; bad input is a usage error', () => {
+    const env = { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-cli-')), DATABASE_URL: '', CAJA_MASTER_KEY: '' };
+    const caja = (...args: string[]) => spawnSync(process.execPath, ['bin/caja.mjs', ...args], { env, encoding: 'utf8' });
+    const created = caja('merchant', 'create', '--name', 'Ledger Shop', '--json');
+    assert.equal(created.status, 0, created.stderr);
+    const id = String(JSON.parse(created.stdout).merchant_id);
+    const credit = caja('balance', 'adjust', '--id', id, '--credit', '25.50', '--currency', 'USD', '--reason', 'opening balance', '--operator', 'ana');
+    assert.equal(credit.status, 0, credit.stderr);
+    assert.match(credit.stderr, /credit 25.50 USD by cli:ana/);
+    assert.deepEqual(JSON.parse(credit.stdout).balances, [{ currency: 'USD', available: '25.50', reserved: '0', fees: '0' }]);
+    const tooMuch = caja('balance', 'adjust', '--id', id, '--debit', '30', '--currency', 'USD', '--reason', 'x');
+    assert.equal(tooMuch.status, 64);
+    assert.match(tooMuch.stderr, /exceeds the available balance/);
+    assert.equal(caja('balance', 'adjust', '--id', id, '--credit', '1', '--debit', '1', '--currency', 'USD', '--reason', 'x').status, 64);
+    assert.equal(caja('balance', 'adjust', '--id', id, '--credit', '1.5', '--currency', 'CLP', '--reason', 'x').status, 64, 'CLP has no cents');
+    const shown = caja('balance', 'show', '--id', id);
+    assert.equal(JSON.parse(shown.stdout).balances[0].available, '25.50');
+    const check = caja('ledger', 'check');
+    assert.equal(check.status, 0, check.stdout);
+    assert.equal(JSON.parse(check.stdout).ok, true);
+    assert.equal(caja('balance', 'show', '--id', '999').status, 64);
+  });
+});
