@@ -110,8 +110,11 @@ describe('hosted checkout in Chromium', { skip }, () => {
 
   const deposit = async (id: number) => (await v3.get(`/v3/deposits/${id}`)).body;
 
-  /** What every page must pass: axe, its size, no CSP report; then a screenshot. */
-  async function checkPage(page: Page, name: string) {
+  /**
+   * What every page must pass: axe, its size, no CSP report; then a full-page screenshot (and,
+   * for the README's pictures, one of the viewport: docs/images/ holds copies of those).
+   */
+  async function checkPage(page: Page, name: string, opts: { readme?: boolean } = {}) {
     await page.waitForLoadState('load');
     const size = await page.evaluate(() => document.documentElement.outerHTML.length);
     assert.ok(size < 100_000, `${name}: ${size} bytes of HTML`);
@@ -123,6 +126,7 @@ describe('hosted checkout in Chromium', { skip }, () => {
     assert.deepEqual(violations, [], `${name}: accessibility`);
     assert.deepEqual(consoleErrors.filter((e) => /Content Security Policy|Refused/.test(e)), [], `${name}: CSP`);
     await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+    if (opts.readme) await page.screenshot({ path: join(ARTIFACTS, `readme-${name}.png`) });
   }
 
   async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
@@ -165,7 +169,7 @@ describe('hosted checkout in Chromium', { skip }, () => {
     assert.equal(await page.locator('#f-document-error').textContent(), 'This document number is not valid.');
     assert.equal(await page.locator('input[name="payer.document"]').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.locator('input[name="payer.document"]').getAttribute('aria-describedby'), 'f-document-error');
-    await checkPage(page, '02-checkout-details-error');
+    await checkPage(page, '02-checkout-details-error', { readme: true });
 
     await page.fill('input[name="payer.document"]', '529.982.247-25');
     await page.click('button[type=submit]:has-text("Continue")');
@@ -173,7 +177,7 @@ describe('hosted checkout in Chromium', { skip }, () => {
     assert.ok(await page.locator('img[data-field=qr_code]').isVisible());
     assert.match((await page.locator('[data-field=digitable_line]').textContent())!, /^000201/);
     assert.equal(await page.locator('[data-field=amount]').textContent(), 'BRL 100.00', 'the merchant bears the fee');
-    await checkPage(page, '03-pay-pix');
+    await checkPage(page, '03-pay-pix', { readme: true });
     const chosen = await deposit(d.deposit_id);
     assert.equal(chosen.payment_method, 'IX');
     assert.equal(chosen.status, 'PENDING');
@@ -281,7 +285,7 @@ describe('hosted checkout in Chromium', { skip }, () => {
     assert.equal(await page.locator('html').getAttribute('lang'), 'es');
     assert.equal(await page.locator('#choose').textContent(), 'Elige cómo pagar');
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), 'no sideways scrolling');
-    await checkPage(page, '10-phone-es');
+    await checkPage(page, '10-phone-es', { readme: true });
     await page.click('nav.langs a[hreflang=pt]');
     assert.equal(await page.locator('html').getAttribute('lang'), 'pt');
     assert.equal(await page.locator('#choose').textContent(), 'Escolha como pagar');
