@@ -161,11 +161,16 @@ describe('hosted checkout in Chromium', { skip }, () => {
     assert.equal(await page.locator('a[data-method=IX] img').getAttribute('src'), '/logos/br/ix.svg');
     await checkPage(page, '01-checkout-methods');
 
-    await page.click('a[data-method=IX]');
+    // Keyboard only: Tab to Pix, Enter; then type and submit with Enter.
+    for (let i = 0; i < 40 && !(await page.evaluate(() => document.activeElement?.getAttribute('data-method') === 'IX')); i++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/method=IX/);
     // Pix needs a document; the merchant sent the names and the e-mail, so only the CPF is asked.
     assert.deepEqual(await page.locator('form input:not([type=hidden]), form select').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).name)), ['payer.document']);
-    await page.fill('input[name="payer.document"]', '123.456.789-00');
-    await page.click('button[type=submit]:has-text("Continue")');
+    await page.focus('input[name="payer.document"]');
+    await page.keyboard.type('123.456.789-00');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#f-document-error');
     assert.equal(await page.locator('#f-document-error').textContent(), 'This document number is not valid.');
     assert.equal(await page.locator('input[name="payer.document"]').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.locator('input[name="payer.document"]').getAttribute('aria-describedby'), 'f-document-error');
