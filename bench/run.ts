@@ -3,6 +3,7 @@
 // `npm run bench -- deposits` runs one.
 const suites: Record<string, () => Promise<Record<string, unknown>>> = {
   deposits: async () => (await import('./deposits.ts')).benchDeposits(),
+  cashouts: async () => (await import('./cashouts.ts')).benchCashouts(),
   notifications: async () => (await import('./notifications.ts')).benchNotifications(),
   validation: async () => (await import('./validation.ts')).benchValidation(),
 };

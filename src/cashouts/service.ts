@@ -2,7 +2,7 @@
 // the panel.
 //
 //   createCashout(ctx, merchant, req)      store a validated request as PENDING (or ON_HOLD) and
-//                                          reserve its amount from the balance, in one transaction;
+//                                          reserve its amount from the balance, in one statement;
 //                                          CashoutError 'external_id_used' (511) or
 //                                          'insufficient_funds' (514)
 //   findCashout(q, merchantId, ids)        a merchant's own cashout by cashout_id and/or external_id
@@ -19,7 +19,7 @@ import type { CashoutRequest } from '../domain/cashout-request.ts';
 import { minorUnits } from '../domain/currencies.ts';
 import { type Decimal, divideRate, multiplyRate, neg, toDb } from '../domain/money.ts';
 import { convertThroughUsd } from '../domain/settlement.ts';
-import { cajaAccount, findReservation, InsufficientFunds, merchantAccount, post, reserve, transfer, voidReservation } from '../ledger/ledger.ts';
+import { cajaAccount, findReservation, isInsufficientFunds, merchantAccount, post, reservationPostings, transfer, transferCtes, voidReservation } from '../ledger/ledger.ts';
 import { usdRate } from '../lookups/exchange-rates.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
@@ -115,8 +115,10 @@ const COLUMNS = [
   'pickup_at', 'created_at', 'updated_at',
 ] as const;
 
-// The cashout, its first history row and its creation event in one statement; an external_id
-// already used inserts nothing (and waits for a concurrent insert of the same one to commit).
+// One statement, atomic on its own: the cashout, its first history row, its creation event and
+// the reservation of its amount on the ledger (ledger/transferCtes). An external_id already used
+// inserts nothing (and waits for a concurrent insert of the same one to commit); a reservation
+// the available balance cannot cover fails the whole statement, so no cashout exists without it.
 const INSERT_SQL = `
 WITH c AS (
   INSERT INTO cashouts (${COLUMNS.join(', ')})
@@ -131,8 +133,7 @@ WITH c AS (
   SELECT merchant_id, 'cashout.created', 'cashout', id, json_build_object(
     'cashout_id', id, 'external_id', external_id, 'status', status, 'amount', amount::text, 'currency', currency, 'at', $${COLUMNS.length + 1}::text)
   FROM c
-)
-SELECT * FROM c`;
+),`;
 
 export async function createCashout(ctx: AppContext, merchant: Merchant, req: CashoutRequest): Promise<CashoutRow> {
   const a = await amountsOf(ctx, merchant, req);
@@ -146,19 +147,17 @@ export async function createCashout(ctx: AppContext, merchant: Merchant, req: Ca
     req.beneficiaryLastname, req.bankCode, req.bankName, req.bankAccount, req.bankBranch, req.accountType, req.email, req.phone,
     req.address, req.notificationUrl, req.comments, pickupAt, now, now, now.toISOString(),
   ];
+  const reservation = transferCtes(
+    { merchantId: merchant.id, kind: 'cashout.reserve', subjectType: 'cashout', pending: true, at: now, postings: reservationPostings(merchant.id, a.settlementCurrency, a.settlementAmount) },
+    values.length + 1,
+    '(SELECT id FROM c)',
+  );
   try {
-    return await ctx.db.tx(async (q) => {
-      const { rows } = await q.query<CashoutRow>(INSERT_SQL, values, { name: 'caja_cashout_insert' });
-      const c = rows[0];
-      if (!c) throw new CashoutError('external_id_used', 'external_id already used');
-      await reserve(q, {
-        merchantId: merchant.id, currency: a.settlementCurrency, amount: a.settlementAmount,
-        kind: 'cashout.reserve', subjectType: 'cashout', subjectId: c.id, at: now,
-      });
-      return c;
-    });
+    const { rows } = await ctx.db.query<CashoutRow>(`${INSERT_SQL}${reservation.sql} SELECT * FROM c`, [...values, ...reservation.params], { name: 'caja_cashout_insert' });
+    if (!rows[0]) throw new CashoutError('external_id_used', 'external_id already used');
+    return rows[0];
   } catch (err) {
-    if (err instanceof InsufficientFunds) throw new CashoutError('insufficient_funds', 'Insufficient funds');
+    if (isInsufficientFunds(err)) throw new CashoutError('insufficient_funds', 'Insufficient funds');
     throw err;
   }
 }

@@ -3,6 +3,8 @@
 // moves the money, so a movement exists exactly when its cause committed.
 //
 //   transfer(q, t)            one balanced transfer; null when this (kind, subject) already moved
+//   transferCtes(t, …)        the same as CTEs, for a caller's statement that writes its subject
+//                             and moves its money at once (cashout creation)
 //   reserve(q, r)             two-phase, phase one: available → reserved, pending
 //   post(q, res, kind)        phase two: reserved → caja's settlement (the money left)
 //   voidReservation(q, ...)   phase two: reserved → available (the money stays)
@@ -66,31 +68,46 @@ export function checkBalanced(postings: Posting[]): Posting[] {
   return postings.filter((p) => !isZero(p.amount));
 }
 
-// One statement: the transfer row (skipped when its (kind, subject) exists), its accounts
-// (created when new, and locked in a fixed order so that concurrent transfers cannot deadlock
-// each other), and its entries, whose insert trigger moves each account's balance.
-const TRANSFER_SQL = `
-WITH t AS (
+/**
+ * The CTEs that write one transfer: the transfer row (skipped when its (kind, subject) exists),
+ * its accounts (created when new, and locked in a fixed order so that concurrent transfers cannot
+ * deadlock each other), and its entries, whose insert trigger moves each account's balance.
+ * `subjectSql` is the SQL of the subject id: a parameter, or an expression over an earlier CTE
+ * of a caller's statement (a cashout inserted and reserved in one statement). Parameters are
+ * numbered from `first`.
+ */
+export function transferCtes(t: Omit<TransferInput, 'subjectId'>, first: number, subjectSql: string): { sql: string; params: unknown[] } {
+  const postings = checkBalanced(t.postings);
+  const $ = (i: number) => `$${first + i}`;
+  const sql = `
+lt AS (
   INSERT INTO ledger_transfers (merchant_id, kind, subject_type, subject_id, pending, resolves, description, created_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+  SELECT ${$(0)}::integer, ${$(1)}::text, ${$(2)}::text, ${subjectSql}, ${$(3)}::boolean, ${$(4)}::bigint, ${$(5)}::text, ${$(6)}::timestamptz
+  WHERE ${subjectSql} IS NOT NULL
   ON CONFLICT DO NOTHING
   RETURNING id
-), p AS (
-  SELECT * FROM unnest($9::integer[], $10::text[], $11::text[], $12::numeric[]) AS p(merchant_key, currency, kind, amount)
-), a AS (
+), lp AS (
+  SELECT * FROM unnest(${$(7)}::integer[], ${$(8)}::text[], ${$(9)}::text[], ${$(10)}::numeric[]) AS p(merchant_key, currency, kind, amount)
+), la AS (
   INSERT INTO ledger_accounts AS acc (merchant_key, currency, kind)
-  SELECT DISTINCT merchant_key, currency, kind FROM p
-  WHERE EXISTS (SELECT 1 FROM t)
+  SELECT DISTINCT merchant_key, currency, kind FROM lp
+  WHERE EXISTS (SELECT 1 FROM lt)
   ORDER BY merchant_key, currency, kind
   ON CONFLICT (merchant_key, currency, kind) DO UPDATE SET kind = EXCLUDED.kind
   RETURNING id, merchant_key, currency, kind
-), e AS (
+), le AS (
   INSERT INTO ledger_entries (transfer_id, account_id, amount)
-  SELECT t.id, a.id, p.amount FROM t, p JOIN a USING (merchant_key, currency, kind)
-)
-SELECT id FROM t`;
+  SELECT lt.id, la.id, lp.amount FROM lt, lp JOIN la USING (merchant_key, currency, kind)
+)`;
+  const params = [
+    t.merchantId, t.kind, t.subjectType, t.pending ?? false, t.resolves ?? null, t.description ?? null, t.at ?? new Date(),
+    postings.map((p) => p.merchantId ?? 0), postings.map((p) => p.currency), postings.map((p) => p.kind), postings.map((p) => toDb(p.amount)),
+  ];
+  return { sql, params };
+}
 
-function isAvailableCheck(err: unknown): boolean {
+/** True when a statement failed because an available balance would have gone below zero. */
+export function isInsufficientFunds(err: unknown): boolean {
   const e = err as { code?: string; constraint?: string; message?: string };
   return e?.code === '23514' && (e.constraint === 'ledger_available_not_negative' || /ledger_available_not_negative/.test(e.message ?? ''));
 }
@@ -102,22 +119,20 @@ function isAvailableCheck(err: unknown): boolean {
  * transaction is then aborted and must roll back.
  */
 export async function transfer(q: Queryable, t: TransferInput): Promise<number | null> {
-  const postings = checkBalanced(t.postings);
-  if (postings.length === 0) return null;
+  if (checkBalanced(t.postings).length === 0) return null;
+  const { sql, params } = transferCtes(t, 2, '$1::integer');
   try {
-    const { rows } = await q.query<{ id: number }>(
-      TRANSFER_SQL,
-      [
-        t.merchantId, t.kind, t.subjectType, t.subjectId, t.pending ?? false, t.resolves ?? null, t.description ?? null, t.at ?? new Date(),
-        postings.map((p) => p.merchantId ?? 0), postings.map((p) => p.currency), postings.map((p) => p.kind), postings.map((p) => toDb(p.amount)),
-      ],
-      { name: 'caja_ledger_transfer' },
-    );
+    const { rows } = await q.query<{ id: number }>(`WITH ${sql} SELECT id FROM lt`, [t.subjectId, ...params], { name: 'caja_ledger_transfer' });
     return rows[0]?.id ?? null;
   } catch (err) {
-    if (isAvailableCheck(err)) throw new InsufficientFunds();
+    if (isInsufficientFunds(err)) throw new InsufficientFunds();
     throw err;
   }
+}
+
+/** The postings of a reservation: the amount leaves available for reserved. */
+export function reservationPostings(merchantId: number, currency: string, amount: Decimal): Posting[] {
+  return [merchantAccount(merchantId, currency, 'available', neg(amount)), merchantAccount(merchantId, currency, 'reserved', amount)];
 }
 
 export interface ReserveInput {
@@ -136,7 +151,7 @@ export function reserve(q: Queryable, r: ReserveInput): Promise<number | null> {
   return transfer(q, {
     merchantId: r.merchantId, kind: r.kind, subjectType: r.subjectType, subjectId: r.subjectId, pending: true,
     description: r.description, at: r.at,
-    postings: [merchantAccount(r.merchantId, r.currency, 'available', neg(r.amount)), merchantAccount(r.merchantId, r.currency, 'reserved', r.amount)],
+    postings: reservationPostings(r.merchantId, r.currency, r.amount),
   });
 }
 
