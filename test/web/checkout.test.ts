@@ -134,6 +134,25 @@ for (const backend of backends()) {
       assert.match(await (await fetch(own.url)).text(), /<img src="https:\/\/img\.example\/own\.svg"/);
     });
 
+    test('rule 3: an invalid phone the method needs is asked for on the checkout, and only it', async () => {
+      const r = await v3.post('/v3/deposits', {
+        invoice_id: inv(), country: 'CO', currency: 'COP', amount: '50000', payment_method: 'PC', request_payer_data_on_validation_failure: true,
+        payer: { document: '1020304050', first_name: 'Luis', last_name: 'Pérez', email: 'luis@example.com', phone: '123' },
+      });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.checkout_type, 'HOSTED');
+      const form = await get(r.body.redirect_url);
+      assert.deepEqual([...form.html.matchAll(/name="(payer\.[\w.]+)"/g)].map((m) => m[1]), ['payer.phone']);
+      const bad = await post(r.body.redirect_url, { csrf: csrfOf(form.html), method: 'PC', 'payer.phone': '12' });
+      assert.equal(bad.status, 422);
+      assert.match(bad.html, /Enter a valid mobile number, with its area code\./);
+      const ok = await post(r.body.redirect_url, { csrf: csrfOf(form.html), method: 'PC', 'payer.phone': '+57 300 123 4567' });
+      assert.equal(ok.status, 303, ok.html.slice(0, 400));
+      const d = (await v3.get(`/v3/deposits/${r.body.deposit_id}`)).body;
+      assert.equal(d.payer.phone, '+573001234567');
+      assert.equal(d.payment_method, 'PC');
+    });
+
     test('forged and cross-site posts are refused; no form changes anything without its token', async () => {
       const d = await hosted({ payer: { ...BR_NAMES, document: cpf('529982247') }, back_url: 'https://shop.example/back' });
       const page = await get(`${d.url}?method=IX`);
