@@ -25,6 +25,7 @@ import { fromDb, toDb } from '../domain/money.ts';
 import { buildPaymentInfo } from '../domain/payment-info.ts';
 import { v3Errors } from '../http/errors.ts';
 import { safeEqualText } from '../merchants/secrets.ts';
+import { recordEvent } from '../notifications/outbox.ts';
 import { toJson } from './json.ts';
 import { transitionDepositIn } from './service.ts';
 import { type DepositRow, findDeposit, findDepositByToken } from './store.ts';
@@ -139,7 +140,16 @@ export async function chooseMethod(ctx: AppContext, token: string, code: string,
         payer.email ?? null, paymentInfo, expiresAt, now,
       ],
     );
+    await methodChosenEvent(q, rows[0]!, 'customer', now);
     return { ok: true, deposit: rows[0]! };
+  });
+}
+
+/** In the merchant's event feed (not a notification: the status did not change). */
+function methodChosenEvent(q: Queryable, d: DepositRow, actor: 'customer' | 'sandbox', at: Date) {
+  return recordEvent(q, {
+    merchantId: d.merchant_id, type: 'deposit.method_chosen', subjectType: 'deposit', subjectId: d.id,
+    data: { deposit_id: d.id, invoice_id: d.invoice_id, payment_method: d.payment_method, payment_type: d.payment_type, actor, at: at.toISOString() },
   });
 }
 
@@ -169,6 +179,7 @@ export async function assignMethodIn(q: Queryable, ctx: AppContext, depositId: n
        merchant_usd = $8, updated_at = $9 WHERE id = $1 RETURNING *`,
     [d.id, method.code, method.type, toDb(local.fee), toDb(local.surcharge), toDb(local.payerAmount), toDb(usd.fee), toDb(usd.merchantAmount), ctx.now()],
   );
+  await methodChosenEvent(q, rows[0]!, 'sandbox', ctx.now());
   return rows[0]!;
 }
 

@@ -105,6 +105,10 @@ for (const backend of backends()) {
       assert.equal(ok.location, `/pay/${d.token}`);
       const after = (await v3.get(`/v3/deposits/${d.id}`)).body;
       assert.equal(after.payment_method, 'BL');
+      const events = (await v3.get('/v3/events?limit=500')).body.events as { type: string; subject_id: number; data: Record<string, unknown> }[];
+      const chosen = events.filter((e) => e.type === 'deposit.method_chosen' && e.subject_id === d.id);
+      assert.equal(chosen.length, 1);
+      assert.deepEqual({ ...chosen[0]!.data, at: undefined }, { deposit_id: d.id, invoice_id: after.invoice_id, payment_method: 'BL', payment_type: 'VOUCHER', actor: 'customer', at: undefined });
       assert.equal(after.payment_type, 'VOUCHER');
       assert.equal(after.amount, 100);
       assert.deepEqual(after.payer, {
