@@ -10,7 +10,7 @@ import { add, fromDb, percentOf, toPlainString } from '../../domain/money.ts';
 import type { PendingChallenge } from '../../deposits/checkout.ts';
 import type { FormName } from '../csrf.ts';
 import { fill, formatAmount, type Strings } from '../i18n.ts';
-import { esc } from '../layout.ts';
+import { esc, safeHref } from '../layout.ts';
 import {
   amountBlock, amountLabel, type Loaded, methodHeader, pageEnd, pageLink, pageTop, phaseNotice, type Rendered, returnLink, row,
   stateInputs, statusBadge, summary, timeHtml, topTarget,
@@ -90,7 +90,7 @@ export function methodListPage(l: Loaded, methods: PaymentMethod[], csrf: Csrf, 
  */
 export function noMethodsPage(l: Loaded, title = l.t.noMethods): Rendered {
   const { t, d } = l;
-  const out = d.error_url ?? d.back_url;
+  const out = safeHref(d.error_url) ?? safeHref(d.back_url);
   return page(
     l,
     title,
