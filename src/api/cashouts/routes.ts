@@ -32,10 +32,10 @@ export function cashoutFailure(err: unknown): never {
 /** The status answer: what the client libraries read, plus the ids. */
 export function cashoutStatusView(c: CashoutRow) {
   return {
-    cashout_id: c.id,
-    external_id: c.external_id,
     cashout_status: CASHOUT_STATUS_CODE[c.status],
     cashout_status_description: CASHOUT_STATUS_DESCRIPTION[c.status],
+    cashout_id: c.id,
+    external_id: c.external_id,
     ...(c.status === 'REJECTED' ? { rejection_code: c.rejection_code ?? undefined, rejection_reason: c.rejection_reason ?? undefined } : {}),
   };
 }
@@ -65,10 +65,10 @@ function readIds(body: Record<string, unknown>, need: 'either' | 'both'): Cashou
 const statusSchema = {
   type: 'object',
   properties: {
-    cashout_id: { type: 'integer' },
-    external_id: { type: 'string' },
     cashout_status: { type: 'integer', description: '0 Pending, 1 Completed, 2 Canceled, 3 Rejected, 4 Delivered, 5 On hold' },
     cashout_status_description: { type: 'string' },
+    cashout_id: { type: 'integer' },
+    external_id: { type: 'string' },
     rejection_code: { type: 'string', description: 'REJECTED only: 800–809, see docs/cashouts.md' },
     rejection_reason: { type: 'string' },
   },

@@ -22,9 +22,10 @@ const ACTIONS = {
 const viewSchema = {
   type: 'object',
   properties: {
-    cashout_id: { type: 'integer' }, external_id: { type: 'string' }, status: { type: 'string' },
     cashout_status: { type: 'integer' }, cashout_status_description: { type: 'string' },
-    rejection_code: { type: 'string' }, rejection_reason: { type: 'string' }, bank_reference_id: { type: 'string' },
+    cashout_id: { type: 'integer' }, external_id: { type: 'string' },
+    rejection_code: { type: 'string' }, rejection_reason: { type: 'string' },
+    status: { type: 'string' }, bank_reference_id: { type: 'string' },
   },
 } as const;
 
