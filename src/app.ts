@@ -29,6 +29,7 @@ import { registerCashouts } from './api/cashouts/routes.ts';
 import { registerLogos } from './web/logos.ts';
 import { registerCustomerPages } from './web/pages.ts';
 import { registerCheckout } from './web/checkout/routes.ts';
+import { registerPanel } from './web/panel/routes.ts';
 import { useStreamlineFace } from './api/streamline/face.ts';
 import { registerStreamlineLookups } from './api/streamline/lookups.ts';
 import { registerStreamlineRefunds } from './api/streamline/refunds.ts';
@@ -84,6 +85,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerSandboxCashouts(v3, ctx);
     registerV5Validation(v3, ctx);
   });
+
+  // The merchant panel: HTML pages with their own error pages and upload parser.
+  await app.register(async (panel) => registerPanel(panel, ctx));
 
   // Cashout operations render errors as {code, message}.
   await app.register(async (cashouts) => registerCashouts(cashouts, ctx));

@@ -147,6 +147,11 @@ export interface PageParts {
   script?: boolean;
   /** Rendered inside a merchant's iframe: no page background or outer margins. */
   embedded?: boolean;
+  /** The panel's extra rules and wide frame (web/panel/): same stylesheet element, same nonce. */
+  css?: string;
+  bodyClass?: string;
+  /** Inner HTML of a header above main (the panel's navigation). */
+  header?: string;
 }
 
 export function renderPage(p: PageParts): string {
@@ -159,10 +164,10 @@ export function renderPage(p: PageParts): string {
 <meta name="robots" content="noindex, nofollow">
 <link rel="icon" href="data:,">
 <title>${esc(p.title)}</title>
-<style nonce="${esc(p.nonce)}">${CSS}</style>
+<style nonce="${esc(p.nonce)}">${CSS}${p.css ?? ''}</style>
 </head>
-<body${p.embedded ? ' class="embedded"' : ''}>
-<main>
+<body${p.embedded ? ' class="embedded"' : p.bodyClass ? ` class="${esc(p.bodyClass)}"` : ''}>
+${p.header ?? ''}<main${p.header ? ' id="main"' : ''}>
 ${p.body}
 </main>
 ${p.script ? `<script nonce="${esc(p.nonce)}">${SCRIPT}</script>` : ''}

@@ -1,0 +1,51 @@
+// A refund made from a deposit's page: the form's fields checked with the same domain rules the
+// v3 refund endpoint applies (amount, bank account for the deposit's country, account type),
+// then the refunds service itself, which holds every other rule (completed only, what remains,
+// balance). The panel's words for the service's refusals are the API's descriptions.
+import type { AppContext } from '../context.ts';
+import { normalizeAccountType, validateBankAccount } from '../domain/bank-accounts.ts';
+import { type Decimal, parseAmount } from '../domain/money.ts';
+import type { DepositRow } from '../deposits/store.ts';
+import { createRefund, isCardPaymentType, RefundError, type RefundBankAccount, type RefundRow } from '../refunds/service.ts';
+import { type Actor, audit } from './audit.ts';
+
+export type PanelRefund = { ok: true; refund: RefundRow } | { ok: false; errors: string[] };
+
+export async function refundFromPanel(ctx: AppContext, a: Actor, d: DepositRow, form: Record<string, string | undefined>): Promise<PanelRefund> {
+  const errors: string[] = [];
+  const v = (k: string) => form[k]?.trim() || undefined;
+  let amount: Decimal | undefined;
+  if (v('amount')) {
+    const parsed = parseAmount(v('amount'));
+    if (!parsed.ok) errors.push(`amount: ${parsed.reason}`);
+    else amount = parsed.value;
+  }
+  let bankAccount: RefundBankAccount | undefined;
+  if (!isCardPaymentType(d.payment_type)) {
+    const accountType = v('account_type') ? normalizeAccountType(v('account_type')!) : null;
+    if (v('account_type') && !accountType) errors.push('bank_account.account_type: must be one of SAVING, CHECKING, VISTA, MASTER');
+    bankAccount = {
+      beneficiary: v('beneficiary'), bank_code: v('bank_code'), branch: v('branch'), account_number: v('account_number'), account_type: accountType ?? undefined,
+    };
+    if (!bankAccount.beneficiary) errors.push('bank_account.beneficiary: is required');
+    if (!bankAccount.bank_code) errors.push('bank_account.bank_code: is required');
+    if (!bankAccount.account_number) errors.push('bank_account.account_number: is required');
+    else {
+      const account = validateBankAccount(d.country, {
+        account: bankAccount.account_number, branch: bankAccount.branch, accountType: bankAccount.account_type, bankCode: bankAccount.bank_code,
+      });
+      if (!account.ok) errors.push(`bank_account.${account.field === 'account' ? 'account_number' : account.field}: ${account.reason}`);
+    }
+  }
+  const comments = v('comments');
+  if (comments && comments.length > 200) errors.push('comments: must be at most 200 characters');
+  if (errors.length) return { ok: false, errors };
+  try {
+    const { refund } = await createRefund(ctx, a.merchantId, { source: 'v3', depositId: d.id, amount, amountInLocal: false, bankAccount, comments });
+    await audit(ctx.db, a, 'refund.created', `deposit:${d.id}`, { refund_id: refund.id, amount: refund.amount, currency: refund.currency }, ctx.now());
+    return { ok: true, refund };
+  } catch (err) {
+    if (err instanceof RefundError) return { ok: false, errors: [err.message] };
+    throw err;
+  }
+}
