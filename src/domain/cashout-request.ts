@@ -109,10 +109,14 @@ export function validateCashoutRequest(body: Record<string, unknown>, env: Envir
 
   const bankCode = optional('bank_code', 10);
   let bankName: string | null = null;
+  let bankKnown = false;
   if (country && bankCode !== null) {
     const bank = findBank(country.code, bankCode);
     if (!bank) details.push(`bank_code: '${bankCode}' is not a bank of ${country.code} (see GET /v3/banks?country=${country.code})`);
-    else bankName = bank.name;
+    else {
+      bankName = bank.name;
+      bankKnown = true;
+    }
   } else if (country && bankCode === null && body.bank_code === undefined) {
     details.push('bank_code: is required');
   }
@@ -125,7 +129,8 @@ export function validateCashoutRequest(body: Record<string, unknown>, env: Envir
       account: bankAccount,
       branch: bankBranch ?? undefined,
       accountType: rawType ?? undefined,
-      bankCode: bankCode ?? undefined,
+      // An unknown bank is reported once, above; a known one is checked against the account.
+      bankCode: bankKnown ? bankCode! : undefined,
     });
     if (!check.ok) details.push(`${check.field === 'account' ? 'bank_account' : check.field === 'branch' ? 'bank_branch' : check.field}: ${check.reason}`);
   }
