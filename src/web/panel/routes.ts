@@ -90,12 +90,17 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: 5 * 1024 * 1024 }, (_request, body, done) => done(null, body));
 
   // Bad input (an unparsable or oversized body, say) is a 4xx page in the person's language, never a 500.
-  app.setErrorHandler((err: { statusCode?: number; message: string }, request, reply) => {
+  app.setErrorHandler((err: { statusCode?: number; httpStatus?: number; message: string; details?: string[] }, request, reply) => {
     const b = bareOf(request, reply);
-    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    // Fastify's own refusals carry statusCode; the shared checks of ids and paging throw ApiError (httpStatus).
+    const given = err.statusCode ?? err.httpStatus;
+    const status = given && given >= 400 && given < 500 ? given : 500;
     if (status === 500) request.log.error({ err }, 'panel page failed');
-    return render(reply, b.lang, V.messagePage(b, status === 500 ? b.t.errorTitle : b.t.errorTitle,
-      status === 500 ? b.t.error : b.t.badRequest.replace('{reason}', err.message), status));
+    const page =
+      status === 404 ? V.messagePage(b, b.t.notFoundTitle, b.t.notFound, 404)
+      : status === 500 ? V.messagePage(b, b.t.errorTitle, b.t.error, 500)
+      : V.messagePage(b, b.t.errorTitle, b.t.badRequest.replace('{reason}', err.details?.join('; ') ?? err.message), status);
+    return render(reply, b.lang, page);
   });
 
   const langOf = (request: FastifyRequest, reply: FastifyReply): Lang => {

@@ -1,0 +1,360 @@
+// The panel over HTTP, as a person's browser speaks to it (cookies, forms with their CSRF token,
+// 303 redirects): sign-in, lock-out, sessions and their expiry, TOTP, roles, CSRF, merchants kept
+// apart, escaping of merchant- and payer-supplied text, framing, exports, the audit log and the
+// cashout CSV batch. The browser tests (panel.browser.test.ts) drive the same pages in Chromium.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { admin, cashoutRequest, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
+import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
+import { cpf } from '../helpers/documents.ts';
+import { totpCode } from '../../src/panel/totp.ts';
+import { PanelClient, sessionCookie } from './helpers.ts';
+
+const XSS = '<script>alert(1)</script><img src=x onerror=alert(2)>';
+const BR_CASHOUT = (over: Record<string, unknown> = {}) => ({
+  country: 'BR', currency: 'USD', amount: '10.00', document_id: cpf('529982247'), beneficiary_name: 'Maria', beneficiary_lastname: 'Souza',
+  bank_code: '260', bank_account: '12345-6', bank_branch: '0001', account_type: 'C', ...over,
+});
+
+for (const backend of backends()) {
+  describe(`merchant panel over HTTP (${backend})`, () => {
+    let s: TestServer;
+    let a: Credentials;
+    let b: Credentials;
+    let n = 0;
+    const ext = () => `p-${backend}-${++n}-${Date.now()}`;
+
+    before(async () => {
+      s = await startTestServer(backend, { CAJA_CASHOUT_DELAY_SECONDS: '600' });
+      a = await createMerchant(s.url, `Tienda ${XSS}`);
+      b = await createMerchant(s.url, 'Other shop');
+      for (const m of [a, b]) {
+        const r = await admin(s.url, 'POST', `/admin/merchants/${m.merchant_id}/balance_adjustments`, { direction: 'credit', amount: '1000.00', currency: 'USD', reason: 'test funding' });
+        assert.equal(r.status, 201, r.text);
+      }
+    });
+    after(() => s.close());
+
+    const owner = async (m: Credentials = a) => {
+      const c = new PanelClient(s.url);
+      const p = await c.signIn(m.panel.email, m.panel.password);
+      assert.equal(p.status, 200, p.html.slice(0, 500));
+      assert.equal(p.url, '/panel');
+      return c;
+    };
+    const cashout = async (m: Credentials, over: Record<string, unknown> = {}) => {
+      const r = await cashoutRequest(s.url, m, 'POST', '/v3/cashout', BR_CASHOUT({ external_id: ext(), ...over }));
+      assert.equal(r.status, 200, r.text);
+      return r.body.cashout_id as number;
+    };
+    const cashoutStatus = async (m: Credentials, id: number) => (await cashoutRequest(s.url, m, 'POST', '/v3/cashout/status', { cashout_id: id })).body.cashout_status_description;
+
+    test('brute force: five wrong passwords lock the e-mail, even against the right one, known e-mail or not', async () => {
+      const m = await createMerchant(s.url, 'Locked');
+      const c = new PanelClient(s.url);
+      for (let i = 0; i < 4; i++) {
+        const p = await c.signIn(m.panel.email, 'wrong-password');
+        assert.equal(p.status, 401);
+        assert.match(p.html, /The e-mail or password is not right/);
+      }
+      const fifth = await c.signIn(m.panel.email, 'wrong-password');
+      assert.equal(fifth.status, 429);
+      assert.match(fifth.html, /locked until/);
+      const right = await c.signIn(m.panel.email, m.panel.password);
+      assert.equal(right.status, 429, 'locked even with the right password');
+      assert.equal(sessionCookie(c), undefined);
+      const ghost = new PanelClient(s.url);
+      for (let i = 0; i < 4; i++) assert.equal((await ghost.signIn('nobody@example.com', 'x')).status, 401);
+      assert.equal((await ghost.signIn('nobody@example.com', 'x')).status, 429, 'unknown e-mails lock the same way');
+      // The lock lasts LOCK_MINUTES.
+      const real = s.ctx.now;
+      s.ctx.now = () => new Date(Date.now() + 16 * 60_000);
+      try {
+        assert.equal((await c.signIn(m.panel.email, m.panel.password)).url, '/panel');
+      } finally {
+        s.ctx.now = real;
+      }
+    });
+
+    test('session fixation: a cookie set before sign-in is never adopted; sign-in issues a fresh one; cookie flags', async () => {
+      const c = new PanelClient(s.url);
+      c.cookies.set('caja_panel', 'A'.repeat(43));
+      const r = await fetch(`${s.url}/panel/login`, {
+        method: 'POST', redirect: 'manual', headers: { cookie: c.cookieHeader, origin: s.url, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email: a.panel.email, password: a.panel.password }),
+      });
+      assert.equal(r.status, 303);
+      const set = r.headers.getSetCookie().find((x) => x.startsWith('caja_panel='))!;
+      assert.match(set, /HttpOnly/);
+      assert.match(set, /SameSite=Strict/);
+      assert.match(set, /Path=\/panel/);
+      const token = set.split(';')[0]!.split('=')[1]!;
+      assert.notEqual(token, 'A'.repeat(43));
+      assert.match(token, /^[\w-]{43}$/);
+      // The planted value opens nothing.
+      const planted = new PanelClient(s.url);
+      planted.cookies.set('caja_panel', 'A'.repeat(43));
+      assert.equal((await planted.get('/panel')).url, '/panel/login?next=%2Fpanel');
+    });
+
+    test('sessions end: sign-out, idle and absolute expiry, sign out everywhere, an operator password reset', async () => {
+      const c1 = await owner();
+      const c2 = await owner();
+      const out = await c1.submit('/panel', '/panel/logout');
+      assert.equal(out.url, '/panel/login?out=1');
+      assert.match(out.html, /You are signed out/);
+      assert.equal((await c1.get('/panel')).url, '/panel/login?next=%2Fpanel');
+      assert.equal((await c2.get('/panel')).url, '/panel', 'other sessions live on');
+
+      const real = s.ctx.now;
+      try {
+        s.ctx.now = () => new Date(Date.now() + 31 * 60_000);
+        assert.equal((await c2.get('/panel/balance')).url, '/panel/login?next=%2Fpanel%2Fbalance', 'idle 31 minutes');
+        s.ctx.now = real;
+        const c3 = await owner();
+        // In use every 25 minutes, so never idle: it still ends 12 hours after sign-in.
+        for (let m = 25; m <= 12 * 60 + 25; m += 25) {
+          s.ctx.now = () => new Date(Date.now() + m * 60_000);
+          const p = await c3.get('/panel/account');
+          if (m < 12 * 60) assert.equal(p.url, '/panel/account', `minute ${m}`);
+          else assert.equal(p.url, '/panel/login?next=%2Fpanel%2Faccount', `absolute expiry at minute ${m}`);
+        }
+      } finally {
+        s.ctx.now = real;
+      }
+
+      const d1 = await owner();
+      const d2 = await owner();
+      await d1.submit('/panel', '/panel/logout-everywhere');
+      assert.equal((await d2.get('/panel')).url, '/panel/login?next=%2Fpanel', 'sign out everywhere');
+
+      const m = await createMerchant(s.url, 'Reset');
+      const e = await owner(m);
+      const rotated = await admin(s.url, 'POST', `/admin/merchants/${m.merchant_id}/rotate`, { set: 'panel' });
+      assert.equal(rotated.status, 200, rotated.text);
+      assert.equal((await e.get('/panel')).url, '/panel/login?next=%2Fpanel', 'the operator reset ends the owner session');
+      assert.equal((await new PanelClient(s.url).signIn(m.panel.email, m.panel.password)).status, 401, 'old password refused');
+      assert.equal((await new PanelClient(s.url).signIn(rotated.body.panel.email, rotated.body.panel.password)).url, '/panel');
+    });
+
+    test('password change: the old one stops, other sessions end, this one continues', async () => {
+      const m = await createMerchant(s.url, 'Pw');
+      const c = await owner(m);
+      const other = await owner(m);
+      const short = await c.submit('/panel/account', '/panel/account/password', { current: m.panel.password, next: 'short', confirm: 'short' });
+      assert.equal(short.status, 422);
+      assert.match(short.html, /at least 12/);
+      const p = await c.submit('/panel/account', '/panel/account/password', { current: m.panel.password, next: 'a new long passphrase', confirm: 'a new long passphrase' });
+      assert.equal(p.url, '/panel/account?done=password');
+      assert.match(p.html, /Password changed/);
+      assert.equal((await other.get('/panel')).url, '/panel/login?next=%2Fpanel');
+      assert.equal((await new PanelClient(s.url).signIn(m.panel.email, m.panel.password)).status, 401);
+      assert.equal((await new PanelClient(s.url).signIn(m.panel.email, 'a new long passphrase')).url, '/panel');
+    });
+
+    test('TOTP: enrolment needs a right code; sign-in then asks for it, a wrong one is refused, the session is renewed', async () => {
+      const m = await createMerchant(s.url, 'Totp');
+      const c = await owner(m);
+      const started = await c.submit('/panel/account', '/panel/account/totp/start');
+      const secret = /id="totp-secret">([A-Z2-7]+)</.exec(started.html)?.[1];
+      assert.ok(secret, 'the key is shown');
+      const wrong = await c.submit('/panel/account', '/panel/account/totp/confirm', { code: '000000' === totpCode(secret!, new Date()) ? '111111' : '000000' });
+      assert.equal(wrong.status, 422);
+      const on = await c.submit('/panel/account', '/panel/account/totp/confirm', { code: totpCode(secret!, new Date()) });
+      assert.match(on.html, /Two-factor sign-in is on/);
+
+      const d = new PanelClient(s.url);
+      const step = await d.signIn(m.panel.email, m.panel.password);
+      assert.equal(step.url, '/panel/login/code');
+      const pending = sessionCookie(d);
+      assert.equal((await d.get('/panel/deposits')).url, '/panel/login/code', 'nothing but the code until it is given');
+      const bad = await d.submit('/panel/login/code', '/panel/login/code', { code: String((Number(totpCode(secret!, new Date())) + 500000) % 1000000).padStart(6, '0') });
+      assert.equal(bad.status, 401);
+      const ok = await d.submit('/panel/login/code', '/panel/login/code', { code: totpCode(secret!, new Date()) });
+      assert.equal(ok.url, '/panel');
+      assert.notEqual(sessionCookie(d), pending, 'a new session value after the second factor');
+    });
+
+    test('CSRF: a post without the token, with another session\'s token or from another origin changes nothing', async () => {
+      const c = await owner();
+      const id = await cashout(a);
+      const page = await c.get(`/panel/cashouts/${id}`);
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
+      const noToken = await c.request('POST', `/panel/cashouts/${id}/hold`, new URLSearchParams({}));
+      assert.equal(noToken.status, 403);
+      assert.match(noToken.html, /The form expired/);
+      const other = await owner();
+      const otherCsrf = /name="csrf" value="([^"]+)"/.exec((await other.get('/panel')).html)![1]!;
+      assert.equal((await c.request('POST', `/panel/cashouts/${id}/hold`, new URLSearchParams({ csrf: otherCsrf }))).status, 403);
+      const crossSite = await c.request('POST', `/panel/cashouts/${id}/hold`, new URLSearchParams({ csrf }), { origin: 'https://evil.example' });
+      assert.equal(crossSite.status, 403);
+      assert.equal((await c.request('POST', '/panel/login', new URLSearchParams({ email: a.panel.email, password: a.panel.password }), { origin: 'https://evil.example' })).status, 403, 'login CSRF');
+      assert.equal(await cashoutStatus(a, id), 'Pending');
+      const held = await c.request('POST', `/panel/cashouts/${id}/hold`, new URLSearchParams({ csrf }));
+      assert.equal(held.url, `/panel/cashouts/${id}?done=hold`);
+      assert.equal(await cashoutStatus(a, id), 'On hold');
+    });
+
+    test('IDOR: another merchant\'s deposit, cashout and notification are "not found" by URL and by action', async () => {
+      const c = await owner(a);
+      const theirs = await cashout(b);
+      const dep = await V3Client.deposits(s.url, b).post('/v3/deposits', { country: 'BR', amount: '10.00', payment_method: 'IX', payer: { document: '529.982.247-25', first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com' } });
+      assert.equal(dep.status, 200, dep.text);
+      const depositId = dep.body.deposit_id;
+      assert.equal((await c.get(`/panel/deposits/${depositId}`)).status, 404);
+      assert.equal((await c.get(`/panel/cashouts/${theirs}`)).status, 404);
+      assert.equal((await c.submit('/panel', `/panel/cashouts/${theirs}/cancel`)).status, 404);
+      assert.equal((await c.submit('/panel', `/panel/deposits/${depositId}/sandbox/approve`, { payment_method: 'IX' })).status, 404);
+      assert.equal((await c.submit('/panel', `/panel/deposits/${depositId}/refund`)).status, 404);
+      assert.equal(await cashoutStatus(b, theirs), 'Pending');
+      const search = await c.get(`/panel/deposits?q=${depositId}`);
+      assert.doesNotMatch(search.html, new RegExp(`/panel/deposits/${depositId}"`));
+      assert.equal((await c.get('/panel/deposits/abc')).status, 404);
+      assert.equal((await c.get('/panel/cashouts/99999999999')).status, 404);
+    });
+
+    test('roles: support reads lists but is refused every change; finance moves money but not API keys; developer the reverse', async () => {
+      const c = await owner();
+      const invite = async (role: string) => {
+        const email = `${role}-${backend}-${Date.now()}@example.com`;
+        const p = await c.submit('/panel/team', '/panel/team/invite', { email, role });
+        const password = /class="secret">([^<]+)</.exec(p.html)?.[1];
+        assert.ok(password, p.html.slice(0, 300));
+        const u = new PanelClient(s.url);
+        assert.equal((await u.signIn(email, password!)).url, '/panel');
+        return u;
+      };
+      const support = await invite('support');
+      const finance = await invite('finance');
+      const developer = await invite('developer');
+      const id = await cashout(a);
+      for (const path of ['/panel/deposits', '/panel/cashouts', `/panel/cashouts/${id}`, '/panel/balance']) assert.equal((await support.get(path)).status, 200, path);
+      const denied = await support.submit(`/panel/cashouts/${id}`, `/panel/cashouts/${id}/cancel`);
+      assert.equal(denied.status, 403);
+      assert.match(denied.html, /Your role \(Support\) cannot do this/);
+      assert.doesNotMatch((await support.get(`/panel/cashouts/${id}`)).html, /\/cancel"/, 'no button it may not press');
+      for (const path of ['/panel/settings/api', '/panel/team', '/panel/audit', '/panel/cashouts/new']) assert.equal((await support.get(path)).status, 403, path);
+      assert.equal(await cashoutStatus(a, id), 'Pending');
+      assert.equal((await finance.get('/panel/settings/api')).status, 403);
+      assert.equal((await finance.submit(`/panel/cashouts/${id}`, `/panel/cashouts/${id}/hold`)).url, `/panel/cashouts/${id}?done=hold`);
+      assert.equal((await developer.submit(`/panel/cashouts/${id}`, `/panel/cashouts/${id}/release`)).status, 403);
+      assert.equal((await developer.get('/panel/settings/api')).status, 200);
+      assert.equal((await developer.submit('/panel/settings/api', '/panel/settings/api/rotate', { set: 'panel' })).status, 403, 'only the owner replaces the owner password');
+      // Removing a member ends their sessions at once.
+      const team = await c.get('/panel/team');
+      const removeAction = [...team.html.matchAll(/action="(\/panel\/team\/\d+\/remove)"/g)].map((x) => x[1]!);
+      for (const action of removeAction) await c.submit('/panel/team', action);
+      assert.equal((await support.get('/panel')).url, '/panel/login?next=%2Fpanel');
+    });
+
+    test('stored XSS: merchant, payer and beneficiary text is escaped on every page it appears', async () => {
+      const c = await owner();
+      const dep = await V3Client.deposits(s.url, a).post('/v3/deposits', {
+        country: 'BR', amount: '10.00', payment_method: 'IX', description: XSS,
+        payer: { document: '529.982.247-25', first_name: '<script>x()</script>', last_name: '"><img src=x onerror=y()>', email: 'xss@example.com' },
+      });
+      assert.equal(dep.status, 200, dep.text);
+      const id = await cashout(a, { beneficiary_name: '<b onmouseover=z()>Bob</b>', comments: XSS });
+      for (const path of ['/panel', `/panel/deposits/${dep.body.deposit_id}`, '/panel/deposits?q=xss@example.com', '/panel/cashouts', `/panel/cashouts/${id}`, '/panel/audit']) {
+        const p = await c.get(path);
+        assert.equal(p.status, 200, path);
+        assert.doesNotMatch(p.html, /<script>(?!\s*$)|<img src=x|<b onmouseover/i, path);
+      }
+      const detail = await c.get(`/panel/cashouts/${id}`);
+      assert.match(detail.html, /&lt;b onmouseover=z\(\)&gt;Bob&lt;\/b&gt;/);
+      const head = await c.get('/panel');
+      assert.match(head.html, /Tienda &lt;script&gt;/);
+      assert.doesNotMatch(head.html, /<script[\s>]/i, 'the panel ships no script at all');
+    });
+
+    test('clickjacking and caching: every panel page refuses framing and is not stored', async () => {
+      const c = await owner();
+      for (const path of ['/panel/login', '/panel', '/panel/settings/api']) {
+        const p = path === '/panel/login' ? await new PanelClient(s.url).get(path) : await c.get(path);
+        assert.equal(p.headers.get('x-frame-options'), 'DENY', path);
+        assert.match(p.headers.get('content-security-policy')!, /frame-ancestors 'none'/, path);
+        assert.match(p.headers.get('content-security-policy')!, /default-src 'none'/, path);
+        assert.equal(p.headers.get('cache-control'), 'no-store', path);
+      }
+    });
+
+    test('bad input gets a clear 4xx page, never a 500', async () => {
+      const c = await owner();
+      assert.equal((await c.get('/panel/deposits?from=yesterday')).status, 400);
+      assert.equal((await c.get('/panel/deposits?status=NOPE')).status, 400);
+      assert.equal((await c.get('/panel/cashouts?before=-1')).status, 400);
+      assert.equal((await c.get('/panel/balance.csv')).status, 400);
+      const big = await c.request('POST', '/panel/cashouts/import', new FormData());
+      assert.equal(big.status, 403, 'an upload without the CSRF token');
+      const form = await c.submit('/panel/cashouts/new', '/panel/cashouts', { external_id: 'x', country: 'BR', amount: '-1' });
+      assert.equal(form.status, 422);
+      assert.match(form.html, /amount: /);
+      const badUrl = await c.submit('/panel/settings/api', '/panel/settings/urls', { notification_url: 'javascript:alert(1)', return_url: '' });
+      assert.equal(badUrl.status, 422);
+      assert.match(badUrl.html, /must be a valid URL|must be an HTTPS URL/);
+    });
+
+    test('cashout CSV batch: one bad row creates nothing and is reported; the fixed file creates all and reserves; the same file again creates nothing', async () => {
+      const c = await owner();
+      const balance = async () => (await V3Client.deposits(s.url, a).get('/v3/balance')).body.balances.find((x: any) => x.currency === 'USD');
+      const rows = [ext(), ext(), ext()];
+      const header = 'external_id,country,currency,amount,document_id,beneficiary_name,beneficiary_lastname,bank_code,bank_branch,bank_account,account_type';
+      const line = (e: string, amount = '5.00') => `${e},BR,USD,${amount},${cpf('529982247')},"Souza, Maria",Souza,260,0001,12345-6,C`;
+      const upload = async (text: string) => {
+        const page = await c.get('/panel/cashouts/import');
+        const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
+        const fd = new FormData();
+        fd.set('csrf', csrf);
+        fd.set('file', new Blob([text], { type: 'text/csv' }), 'batch.csv');
+        return c.request('POST', '/panel/cashouts/import', fd);
+      };
+      const before = await balance();
+      const bad = await upload([header, line(rows[0]!), line(rows[1]!, '-3'), line(rows[2]!)].join('\r\n'));
+      assert.equal(bad.status, 422);
+      assert.match(bad.html, /1 of 3 rows are rejected; nothing was created/);
+      assert.match(bad.html, /<td>3<\/td><td>[^<]+<\/td><td>amount: /, 'line 3, its external_id and the reason');
+      assert.match(bad.html, /download="rejected-rows.csv"/);
+      assert.deepEqual(await balance(), before, 'nothing reserved');
+      const good = [header, ...rows.map((e) => line(e))].join('\n');
+      const created = await upload(good);
+      assert.equal(created.status, 200, created.html.slice(0, 500));
+      assert.match(created.html, /3 cashouts created/);
+      const after = await balance();
+      assert.equal(Math.round((before.available - after.available) * 100), 1500);
+      assert.equal(Math.round((after.reserved - before.reserved) * 100), 1500);
+      const again = await upload(good);
+      assert.match(again.html, /already imported/);
+      assert.deepEqual(await balance(), after, 'nothing created twice');
+      const list = await c.get(`/panel/cashouts?q=${rows[1]}`);
+      assert.match(list.html, new RegExp(rows[1]!));
+    });
+
+    test('exports: filtered deposits, cashouts and balance movements as CSV, formulas neutralised', async () => {
+      const c = await owner();
+      const v3 = V3Client.deposits(s.url, a);
+      const dep = await v3.post('/v3/deposits', { country: 'BR', amount: '12.34', payment_method: 'IX', payer: { document: '529.982.247-25', first_name: '=HYPERLINK("x")', last_name: 'S', email: 'csv@example.com' } });
+      assert.equal(dep.status, 200, dep.text);
+      const r = await fetch(`${s.url}/panel/deposits.csv?q=csv@example.com`, { headers: { cookie: c.cookieHeader } });
+      assert.equal(r.status, 200);
+      assert.match(r.headers.get('content-type')!, /text\/csv/);
+      assert.match(r.headers.get('content-disposition')!, /attachment/);
+      const text = await r.text();
+      const lines = text.trim().split('\r\n');
+      assert.equal(lines.length, 2, text);
+      assert.match(lines[1]!, new RegExp(`^${dep.body.deposit_id},`));
+      const bal = await (await fetch(`${s.url}/panel/balance.csv?currency=USD`, { headers: { cookie: c.cookieHeader } })).text();
+      assert.match(bal, /adjustment\.credit/);
+      assert.match(bal, /cashout\.reserve/);
+    });
+
+    test('audit log: who, what, when and from where, visible to admins', async () => {
+      const c = await owner();
+      const id = await cashout(a);
+      await c.submit(`/panel/cashouts/${id}`, `/panel/cashouts/${id}/cancel`);
+      const p = await c.get('/panel/audit');
+      assert.match(p.html, new RegExp(`${a.panel.email}</td><td>cashout.cancel</td><td>cashout:${id}</td>`));
+      assert.match(p.html, /127\.0\.0\.1/);
+      assert.match(p.html, /sign_in/);
+    });
+  });
+}
