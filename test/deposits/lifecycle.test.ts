@@ -8,6 +8,7 @@ import { runDepositJobs } from '../../src/deposits/worker.ts';
 import { createDeposit, prepareDepositRequest } from '../../src/deposits/service.ts';
 import { getMerchant } from '../../src/merchants/merchants.ts';
 import { hmacHexUpper } from '../../src/domain/signatures.ts';
+import { assertLedgerOk } from '../helpers/ledger.ts';
 
 const BR_PAYER = { document: '529.982.247-25', first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com' };
 
@@ -22,7 +23,11 @@ for (const backend of backends()) {
       creds = await createMerchant(s.url, 'Acme', { notification_url: 'https://merchant.example/hooks' });
       v3 = V3Client.deposits(s.url, creds);
     });
-    after(() => s.close());
+    after(async () => {
+      // Every scenario above moved money: the ledger's invariants hold after all of them.
+      await assertLedgerOk(s.ctx.db);
+      await s.close();
+    });
 
     const create = async (body: Record<string, unknown>) => {
       const r = await v3.post('/v3/deposits', { country: 'BR', amount: '10.00', ...body });

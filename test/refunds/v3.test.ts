@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
+import { assertLedgerOk } from '../helpers/ledger.ts';
 
 const account = { beneficiary: 'Maria Souza', bank_code: '341', branch: '0001', account_number: '12345-4', account_type: 'CHECKING' };
 
@@ -19,7 +20,11 @@ for (const backend of backends()) {
       m = await createMerchant(s.url, 'Refunds');
       v3 = V3Client.deposits(s.url, m);
     });
-    after(() => s.close());
+    after(async () => {
+      // Every scenario above moved money: the ledger's invariants hold after all of them.
+      await assertLedgerOk(s.ctx.db);
+      await s.close();
+    });
 
     async function completed(method = 'IX', amount = '100.00') {
       const r = await v3.post('/v3/deposits', {

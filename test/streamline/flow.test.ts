@@ -8,6 +8,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { createMerchant, formPost, V3Client, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
+import { assertLedgerOk } from '../helpers/ledger.ts';
 
 const xml = new XMLParser({ parseTagValue: false });
 const upper = (key: string, msg: string) => createHmac('sha256', key).update(msg, 'utf8').digest('hex').toUpperCase();
@@ -28,7 +29,11 @@ for (const backend of backends()) {
       m = await createMerchant(s.url, 'Streamline Shop', { notification_url: 'https://shop.example/confirm', return_url: 'https://shop.example/back' });
       v3 = V3Client.deposits(s.url, m);
     });
-    after(() => s.close());
+    after(async () => {
+      // Every scenario above moved money: the ledger's invariants hold after all of them.
+      await assertLedgerOk(s.ctx.db);
+      await s.close();
+    });
 
     const invoiceFields = (extra: Record<string, string> = {}) => {
       const f: Record<string, string> = {
