@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.ts';
 import { registerBodyParsers } from './http/body-parsers.ts';
+import { registerIdAndPagingCheck } from './http/params.ts';
 import { registerMetrics } from './ops/metrics.ts';
 import { registerHealth } from './ops/health.ts';
 import { registerDocs } from './ops/docs.ts';
@@ -51,6 +52,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   registerBodyParsers(app);
+  registerIdAndPagingCheck(app);
   registerMetrics(app, ctx.metrics, ctx.db);
   await registerDocs(app, ctx.config.publicBaseUrl);
   registerHealth(app, ctx);

@@ -26,8 +26,30 @@ export function dropNulls(value: unknown): unknown {
   return value;
 }
 
+/** No request of ours nests deeper; beyond it a body is refused before any recursive walk. */
+export const MAX_JSON_DEPTH = 64;
+
+/** The deepest nesting of arrays and objects in JSON text, counted outside strings. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) max = Math.max(max, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return max;
+}
+
 export function parseJsonLossless(raw: Buffer): unknown {
-  return dropNulls(parseLossless(raw.toString('utf8'), undefined, parseNumber));
+  const text = raw.toString('utf8');
+  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new Error(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+  return dropNulls(parseLossless(text, undefined, parseNumber));
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -64,6 +86,10 @@ export function parseForm(raw: Buffer): Record<string, string> {
   return out;
 }
 
+function unstorableError(field: string): ApiError {
+  return new ApiError(400, 201, 'BEAN_VALIDATION_ERROR', 'Invalid characters in the request body', [`${field}: must not contain NUL characters or unpaired UTF-16 surrogates`]);
+}
+
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req: FastifyRequest, body: Buffer, done) => {
@@ -76,11 +102,16 @@ export function registerBodyParsers(app: FastifyInstance): void {
       return done(new ApiError(400, 502, 'INVALID_REQUEST_BODY', `Malformed JSON body: ${(err as Error).message}`), undefined);
     }
     const bad = unstorableText(parsed);
-    if (bad) return done(new ApiError(400, 201, 'BEAN_VALIDATION_ERROR', 'Invalid characters in the request body', [`${bad}: must not contain NUL characters or unpaired UTF-16 surrogates`]), undefined);
+    if (bad) return done(unstorableError(bad), undefined);
     done(null, parsed);
   });
+  // The same rule for forms: a percent-encoded %00 decodes to NUL (malformed UTF-8 decodes to
+  // U+FFFD, so no lone surrogate gets through a form).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (req: FastifyRequest, body: Buffer, done) => {
     req.rawBody = body;
-    done(null, parseForm(body));
+    const form = parseForm(body);
+    const bad = unstorableText(form);
+    if (bad) return done(unstorableError(bad), undefined);
+    done(null, form);
   });
 }

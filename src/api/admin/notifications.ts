@@ -35,6 +35,8 @@ export function registerAdminNotifications(app: FastifyInstance, ctx: AppContext
   app.get<{ Params: { id: string } }>(
     '/admin/notifications/:id',
     {
+      // notifications.id is a bigserial.
+      config: { pathId: 'bigint' },
       schema: {
         tags: ['notifications', 'admin'],
         summary: 'One notification with its delivery attempts',
@@ -53,6 +55,8 @@ export function registerAdminNotifications(app: FastifyInstance, ctx: AppContext
   app.post<{ Params: { id: string } }>(
     '/admin/notifications/:id/resend',
     {
+      // notifications.id is a bigserial.
+      config: { pathId: 'bigint' },
       schema: {
         tags: ['notifications', 'admin'],
         summary: 'Send a notification again now (also a delivered or failed one)',

@@ -1,5 +1,6 @@
 // Streamline refunds: POST /api_curl/apd/refund (signed x_control, signed control in the
 // answer) and POST /api_curl/query/refundstatus. Same refund service as v3.
+import { parseId } from '../../http/params.ts';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { streamlineAuth } from '../../auth/streamline.ts';
@@ -62,7 +63,8 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
       const control = required(form, 'x_control');
       if (!verifyHmacHex(caller.secret, refundRequestMessage(f), control.trim())) throw new StreamlineError(302, 'Invalid control string');
       if (!f.x_invoice && !f.x_document) throw new StreamlineError(301, 'Empty parameter: x_invoice or x_document');
-      if (f.x_document && !/^\d{1,10}$/.test(f.x_document)) throw new StreamlineError(300, 'Invalid parameter: x_document must be the caja transaction id');
+      const documentId = f.x_document ? parseId(f.x_document) : null;
+      if (f.x_document && documentId === null) throw new StreamlineError(300, 'Invalid parameter: x_document must be the caja transaction id');
       if (f.x_account_type && !ACCOUNT_TYPES.has(f.x_account_type.toUpperCase())) throw new StreamlineError(300, 'Invalid parameter: x_account_type must be C, S, V, O or P');
       let amount: Decimal | undefined;
       if (f.x_amount) {
@@ -74,7 +76,7 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
       const deposit = (
         await ctx.db.query<{ id: number; currency: string; local_currency: string; invoice_id: string; country: string; payment_type: string | null }>(
           `SELECT id, currency, local_currency, invoice_id, country, payment_type FROM deposits WHERE merchant_id = $1 AND ${f.x_document ? 'id = $2' : 'invoice_id = $2'}`,
-          [caller.merchant.id, f.x_document ? Number(f.x_document) : f.x_invoice],
+          [caller.merchant.id, documentId ?? f.x_invoice],
         )
       ).rows[0];
       if (!deposit || (f.x_invoice && deposit.invoice_id !== f.x_invoice)) throw new StreamlineError(REFUND_ERROR_CODES.notFound, 'Transaction not found');
@@ -144,8 +146,9 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
       const form = request.body;
       const caller = await streamlineAuth(ctx, form.x_login, form.x_trans_key, ['web_status']);
       const id = required(form, 'x_refund').trim();
-      if (!/^\d{1,10}$/.test(id)) throw new StreamlineError(300, 'Invalid parameter: x_refund');
-      const refund = await getRefund(ctx.db, caller.merchant.id, Number(id));
+      const refundId = parseId(id);
+      if (refundId === null) throw new StreamlineError(300, 'Invalid parameter: x_refund');
+      const refund = await getRefund(ctx.db, caller.merchant.id, refundId);
       if (!refund) throw new StreamlineError(REFUND_ERROR_CODES.refundNotFound, 'Refund not found');
       return sendRecord(request, reply, [
         ['result', streamlineRefundResult(refund.status)],

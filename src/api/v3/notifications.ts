@@ -36,6 +36,8 @@ export function registerV3Notifications(app: FastifyInstance, ctx: AppContext): 
   app.get<{ Params: { id: string } }>(
     '/v3/notifications/:id',
     {
+      // notifications.id is a bigserial.
+      config: { pathId: 'bigint' },
       preValidation: auth,
       schema: {
         tags: ['notifications'],
@@ -55,6 +57,8 @@ export function registerV3Notifications(app: FastifyInstance, ctx: AppContext): 
   app.post<{ Params: { id: string } }>(
     '/v3/notifications/:id/resend',
     {
+      // notifications.id is a bigserial.
+      config: { pathId: 'bigint' },
       preValidation: auth,
       schema: {
         tags: ['notifications'],

@@ -1,0 +1,54 @@
+// The one parser of path ids and paging values, for every route. PostgreSQL refuses what does
+// not fit its column (`2147483648` in an integer, `Infinity` in a bigint) with an error, and
+// Ajv's coercion turns "Infinity" and "1e309" into the number Infinity, which passes an
+// `integer` schema; so these values are checked here, on the text received, before any schema
+// or query sees them.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { v3Errors } from './errors.ts';
+
+/** serial columns (deposits, refunds, merchants, cashouts): the ids handed out stay below 2^31. */
+export const INT_ID_MAX = 2147483647;
+/** bigserial columns (notifications, events, ledger rows), as far as a JS number stays exact. */
+export const BIGINT_ID_MAX = Number.MAX_SAFE_INTEGER;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The column kind behind the route's `:id`; `int` unless said otherwise. */
+    pathId?: 'int' | 'bigint';
+  }
+}
+
+/** A positive integer written in plain digits, at most `max`; null otherwise. */
+export function parseId(raw: unknown, max = INT_ID_MAX): number | null {
+  if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw)) return null;
+  const n = Number(raw);
+  return n >= 1 && n <= max ? n : null;
+}
+
+/** The query parameters that page through lists: limits and cursors. */
+const PAGING = ['limit', 'before', 'after', 'starting_after'] as const;
+
+/**
+ * Checked for every route before its schema: a path id that is not one of ours is not found
+ * (208); a paging value that is not a non-negative integer in range is a validation error (201)
+ * naming it. Each route's own schema still sets its range (limit 1..100, say).
+ */
+export function checkIdsAndPaging(request: FastifyRequest): void {
+  const params = request.params as Record<string, unknown> | undefined;
+  if (params && 'id' in params) {
+    const max = request.routeOptions.config.pathId === 'bigint' ? BIGINT_ID_MAX : INT_ID_MAX;
+    if (parseId(params.id, max) === null) throw v3Errors.notFound();
+  }
+  const query = request.query as Record<string, unknown> | undefined;
+  if (!query) return;
+  const bad = PAGING.filter((name) => {
+    const v = query[name];
+    if (v === undefined) return false;
+    return !(typeof v === 'string' && /^\d{1,16}$/.test(v) && Number(v) <= BIGINT_ID_MAX);
+  });
+  if (bad.length) throw v3Errors.validation(bad.map((name) => `${name}: must be a non-negative integer of at most 16 digits`));
+}
+
+export function registerIdAndPagingCheck(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => checkIdsAndPaging(request));
+}
