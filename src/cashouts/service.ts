@@ -17,8 +17,8 @@ import type { Queryable } from '../db/db.ts';
 import { type CashoutStatus, type CashoutTrigger, nextCashoutStatus, REJECTIONS, type RejectionCode } from '../domain/cashout-states.ts';
 import type { CashoutRequest } from '../domain/cashout-request.ts';
 import { minorUnits } from '../domain/currencies.ts';
-import { type Decimal, divideRate, multiplyRate, neg, toDb } from '../domain/money.ts';
-import { convertThroughUsd } from '../domain/settlement.ts';
+import { type Decimal, divideRate, neg, toDb } from '../domain/money.ts';
+import { fromUsd } from '../domain/settlement.ts';
 import { cajaAccount, findReservation, isInsufficientFunds, merchantAccount, post, reservationPostings, transfer, transferCtes, voidReservation } from '../ledger/ledger.ts';
 import { usdRate } from '../lookups/exchange-rates.ts';
 import type { Merchant } from '../merchants/merchants.ts';
@@ -94,16 +94,16 @@ interface Amounts {
 async function amountsOf(ctx: AppContext, merchant: Merchant, req: CashoutRequest): Promise<Amounts> {
   const rate = await usdRate(ctx.db, ctx.config.env, req.localCurrency);
   if (!rate) throw new CashoutError('no_rate', `No exchange rate is known for ${req.localCurrency}`);
-  const localAmount = req.currency === 'USD' ? multiplyRate(req.amount, rate, minorUnits(req.localCurrency)) : req.amount;
+  const localAmount = req.currency === 'USD' ? fromUsd(req.amount, rate, req.localCurrency) : req.amount;
   const usdAmount = req.currency === 'USD' ? req.amount : divideRate(req.amount, rate, minorUnits('USD'));
-  const settlementCurrency = merchant.settlement_currency ?? 'USD';
+  const settlementCurrency = merchant.settlement_currency;
   let settlementAmount: Decimal;
   if (settlementCurrency === 'USD') settlementAmount = usdAmount;
   else if (settlementCurrency === req.localCurrency) settlementAmount = localAmount;
   else {
     const toRate = await usdRate(ctx.db, ctx.config.env, settlementCurrency);
     if (!toRate) throw new CashoutError('no_rate', `No exchange rate is known for ${settlementCurrency}`);
-    settlementAmount = convertThroughUsd(usdAmount, { units: 1n, scale: 0 }, toRate, settlementCurrency);
+    settlementAmount = fromUsd(usdAmount, toRate, settlementCurrency);
   }
   return { localAmount, usdAmount, fxRate: rate, settlementAmount, settlementCurrency };
 }

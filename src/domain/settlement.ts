@@ -55,7 +55,7 @@ export function depositCredit(d: DepositFigures, currency: string, usdRate?: Dec
     payerFee = d.fee_on_payer ? fee : zero(currency);
   } else {
     if (!usdRate) throw new RangeError(`a USD rate for ${currency} is needed`);
-    const at = (usd: Decimal) => multiplyRate(usd, usdRate, minorUnits(currency));
+    const at = (usd: Decimal) => fromUsd(usd, usdRate, currency);
     gross = at(fromDb(d.usd_amount));
     merchantFees = at(sub(fromDb(d.usd_amount), fromDb(d.merchant_usd)));
     payerFee = d.fee_on_payer ? at(fromDb(d.fee_usd)) : zero(currency);
@@ -87,11 +87,9 @@ export function refundDebit(
   return isZero(share) ? { units: 0n, scale } : share;
 }
 
-/** `amount` in `currency` to the settlement currency through USD rates (units per USD). */
-export function convertThroughUsd(amount: Decimal, fromRate: Decimal, toRate: Decimal, toCurrency: string): Decimal {
-  if (eq(fromRate, toRate)) return roundToMinor(amount, toCurrency);
-  const product = multiplyRate(amount, toRate, amount.scale + toRate.scale);
-  return divideRate(product, fromRate, minorUnits(toCurrency));
+/** A USD amount in `currency` at `usdRate` (units per USD), rounded half-up to its minor unit. */
+export function fromUsd(usd: Decimal, usdRate: Decimal, currency: string): Decimal {
+  return multiplyRate(usd, usdRate, minorUnits(currency));
 }
 
 function zero(currency: string): Decimal {

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { minorUnits, roundToMinor } from '../../src/domain/currencies.ts';
 import { dec, toDb } from '../../src/domain/money.ts';
-import { convertThroughUsd, depositCredit, type DepositFigures, refundDebit } from '../../src/domain/settlement.ts';
+import { depositCredit, type DepositFigures, fromUsd, refundDebit } from '../../src/domain/settlement.ts';
 import { checkBalanced, UnbalancedTransfer } from '../../src/ledger/ledger.ts';
 
 const deposit = (over: Partial<DepositFigures> = {}): DepositFigures => ({
@@ -58,9 +58,9 @@ describe('refund debit', () => {
 });
 
 describe('conversion and transfers', () => {
-  test('through USD, rounded once to the target currency', () => {
-    assert.equal(toDb(convertThroughUsd(dec('100.00'), dec('5.4321'), dec('18.25'), 'MXN')), '335.97');
-    assert.equal(toDb(convertThroughUsd(dec('13.37'), dec('1'), dec('940.25'), 'CLP')), '12571');
+  test('from USD, rounded once to the target currency\'s minor unit', () => {
+    assert.equal(toDb(fromUsd(dec('18.41'), dec('18.25'), 'MXN')), '335.98');
+    assert.equal(toDb(fromUsd(dec('13.37'), dec('940.25'), 'CLP')), '12571');
   });
   test('a transfer must balance in each currency; zero postings are dropped', () => {
     const p = (currency: string, amount: string) => ({ merchantId: 1, currency, kind: 'available' as const, amount: dec(amount) });
