@@ -9,9 +9,9 @@ export interface Bar {
 }
 
 export function barChart(id: string, title: string, bars: Bar[], opts: { width?: number; height?: number } = {}): string {
-  const width = opts.width ?? 720;
-  const height = opts.height ?? 180;
-  const pad = { top: 10, right: 8, bottom: 24, left: 48 };
+  const width = opts.width ?? 400;
+  const height = opts.height ?? 170;
+  const pad = { top: 10, right: 8, bottom: 22, left: 40 };
   const max = Math.max(1, ...bars.map((b) => b.value));
   const plotW = width - pad.left - pad.right;
   const plotH = height - pad.top - pad.bottom;
@@ -23,7 +23,7 @@ export function barChart(id: string, title: string, bars: Bar[], opts: { width?:
   for (const tk of ticks) {
     const y = pad.top + plotH - (tk / max) * plotH;
     parts.push(`<line x1="${pad.left}" x2="${width - pad.right}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}" stroke="#d0d7de"/>`);
-    parts.push(`<text x="${pad.left - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end" font-size="11" fill="#57606a">${esc(fmt(tk))}</text>`);
+    parts.push(`<text x="${pad.left - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end" font-size="12" fill="#57606a">${esc(fmt(tk))}</text>`);
   }
   bars.forEach((b, i) => {
     const h = (b.value / max) * plotH;
@@ -31,9 +31,9 @@ export function barChart(id: string, title: string, bars: Bar[], opts: { width?:
     parts.push(
       `<rect x="${x.toFixed(1)}" y="${(pad.top + plotH - h).toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" fill="#0f4c81"><title>${esc(`${b.label}: ${b.value}`)}</title></rect>`,
     );
-    // Every fifth label (and the last) keeps 30 daily labels readable.
-    if (i % 5 === 0 || i === bars.length - 1) {
-      parts.push(`<text x="${(x + barW / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle" font-size="11" fill="#57606a">${esc(b.label)}</text>`);
+    // Every seventh label keeps 30 daily labels readable.
+    if (i % 7 === 0) {
+      parts.push(`<text x="${(x + barW / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle" font-size="12" fill="#57606a">${esc(b.label)}</text>`);
     }
   });
   return (

@@ -34,7 +34,7 @@ const en = {
   // home
   homeTitle: 'Last 30 days', balances: 'Balances', available: 'Available', reserved: 'Reserved',
   chartVolume: 'Completed deposit volume per day (USD)', chartCount: 'Deposits created per day',
-  byCountry: 'By country', byMethod: 'By method', conversion: 'Conversion (completed ÷ created)',
+  byCountry: 'By country', byMethod: 'By method', conversion: 'Conversion (completed ÷ created)', convShort: 'Conversion',
   createdCount: 'Created', completedCount: 'Completed', volumeUsd: 'Volume (USD)', refundsCount: 'Refunds', cashoutsCount: 'Cashouts',
   tableOfNumbers: 'The numbers', day: 'Day',
   // deposits
@@ -114,7 +114,7 @@ const es: PanelStrings = {
   timeline: 'Historial', actor: 'Por', cause: 'Causa', done: 'Hecho.',
   homeTitle: 'Últimos 30 días', balances: 'Saldos', available: 'Disponible', reserved: 'Reservado',
   chartVolume: 'Volumen de depósitos completados por día (USD)', chartCount: 'Depósitos creados por día', byCountry: 'Por país', byMethod: 'Por medio',
-  conversion: 'Conversión (completados ÷ creados)', createdCount: 'Creados', completedCount: 'Completados', volumeUsd: 'Volumen (USD)',
+  conversion: 'Conversión (completados ÷ creados)', convShort: 'Conversión', createdCount: 'Creados', completedCount: 'Completados', volumeUsd: 'Volumen (USD)',
   refundsCount: 'Reembolsos', cashoutsCount: 'Pagos', tableOfNumbers: 'Las cifras', day: 'Día',
   depositsTitle: 'Depósitos', depositSearchHint: 'Factura, id de depósito, correo o documento del pagador', invoice: 'Factura', payer: 'Pagador',
   document: 'Documento', depositTitle: 'Depósito {id}', localAmount: 'Monto local', usdAmount: 'Monto en USD', payerAmount: 'Pagado por el pagador',
@@ -176,7 +176,7 @@ const pt: PanelStrings = {
   timeline: 'Histórico', actor: 'Por', cause: 'Causa', done: 'Feito.',
   homeTitle: 'Últimos 30 dias', balances: 'Saldos', available: 'Disponível', reserved: 'Reservado',
   chartVolume: 'Volume de depósitos concluídos por dia (USD)', chartCount: 'Depósitos criados por dia', byCountry: 'Por país', byMethod: 'Por meio',
-  conversion: 'Conversão (concluídos ÷ criados)', createdCount: 'Criados', completedCount: 'Concluídos', volumeUsd: 'Volume (USD)',
+  conversion: 'Conversão (concluídos ÷ criados)', convShort: 'Conversão', createdCount: 'Criados', completedCount: 'Concluídos', volumeUsd: 'Volume (USD)',
   refundsCount: 'Reembolsos', cashoutsCount: 'Saques', tableOfNumbers: 'Os números', day: 'Dia',
   depositsTitle: 'Depósitos', depositSearchHint: 'Fatura, id do depósito, e-mail ou documento do pagador', invoice: 'Fatura', payer: 'Pagador',
   document: 'Documento', depositTitle: 'Depósito {id}', localAmount: 'Valor local', usdAmount: 'Valor em USD', payerAmount: 'Pago pelo pagador',

@@ -36,12 +36,14 @@ nav.pnav a[aria-current=page]{background:var(--brand);color:#fff}
 table{border-collapse:collapse;width:100%;background:#fff;font-size:.92rem}
 th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{color:var(--muted);font-weight:600;white-space:nowrap}
+td time{white-space:nowrap}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .scroll{overflow-x:auto;border:1px solid var(--line);border-radius:10px;margin-bottom:1rem}
 form.filters{display:flex;flex-wrap:wrap;gap:.5rem .75rem;align-items:flex-end;margin-bottom:1rem}
 form.filters .field{margin:0;min-width:9rem;flex:1 1 9rem}
 form.filters .field.wide{flex:3 1 16rem}
 .grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:1rem}
+.grid2.charts{grid-template-columns:repeat(auto-fit,minmax(min(100%,26rem),1fr))}
 .kpis{display:flex;flex-wrap:wrap;gap:1rem;margin-bottom:1rem}
 .kpi{background:#fff;border:1px solid var(--line);border-radius:10px;padding:.75rem 1rem;min-width:12rem}
 .kpi b{display:block;font-size:1.4rem}
@@ -137,7 +139,8 @@ export function field(name: string, label: string, value: string | undefined, o:
   return `<div class="field${o.cls ? ` ${o.cls}` : ''}"><label for="${id}">${esc(label)}</label>${control}${o.hint ? `<p class="hint" id="${id}-hint">${esc(o.hint)}</p>` : ''}${o.error ? `<p class="error" id="${id}-err">${esc(o.error)}</p>` : ''}</div>`;
 }
 
-function table(label: string, head: string[], rows: string[][], numCols: number[] = []): string {
+function table(label: string, head: string[], rows: string[][], numCols: number[] = [], empty?: string): string {
+  if (rows.length === 0 && empty) return `<p>${esc(empty)}</p>`;
   const th = head.map((h, i) => `<th scope="col"${numCols.includes(i) ? ' class="num"' : ''}>${esc(h)}</th>`).join('');
   const body = rows.map((r) => `<tr>${r.map((c, i) => `<td${numCols.includes(i) ? ' class="num"' : ''}>${c}</td>`).join('')}</tr>`).join('');
   return `<div class="scroll" role="region" aria-label="${esc(label)}" tabindex="0"><table><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table></div>`;
@@ -211,14 +214,14 @@ export function homePage(f: Frame, v: { stats: HomeStats; balances: MerchantBala
 ${v.balances.map((b) => `<div class="kpi">${esc(t.available)} ${esc(b.currency)}<b>${money(b.available, b.currency)}</b>${esc(t.reserved)}: ${money(b.reserved, b.currency)}</div>`).join('')}
 <div class="kpi">${esc(t.conversion)}<b>${esc(conversion)}</b>${completed} / ${created}</div></div>`;
   const short = (d: string) => d.slice(5);
-  const charts = `<div class="grid2"><section class="card"><h2>${esc(t.chartVolume)}</h2>${barChart('c-vol', t.chartVolume, s.days.map((d) => ({ label: short(d.day), value: Number(d.volumeUsd) })))}</section>
+  const charts = `<div class="grid2 charts"><section class="card"><h2>${esc(t.chartVolume)}</h2>${barChart('c-vol', t.chartVolume, s.days.map((d) => ({ label: short(d.day), value: Number(d.volumeUsd) })))}</section>
 <section class="card"><h2>${esc(t.chartCount)}</h2>${barChart('c-count', t.chartCount, s.days.map((d) => ({ label: short(d.day), value: d.created })))}</section>
 <section class="card"><h2>${esc(t.refundsCount)}</h2>${barChart('c-ref', t.refundsCount, s.days.map((d) => ({ label: short(d.day), value: d.refunds })))}</section>
 <section class="card"><h2>${esc(t.cashoutsCount)}</h2>${barChart('c-co', t.cashoutsCount, s.days.map((d) => ({ label: short(d.day), value: d.cashouts })))}</section></div>`;
   const groupTable = (label: string, rows: HomeStats['byCountry']) =>
-    table(label, [label, t.createdCount, t.completedCount, t.conversion, t.volumeUsd], rows.map((g) => [esc(g.key), String(g.created), String(g.completed), g.created ? `${((g.completed / g.created) * 100).toFixed(1)}%` : '—', esc(g.volumeUsd)]), [1, 2, 3, 4]);
+    table(label, [label, t.createdCount, t.completedCount, t.convShort, t.volumeUsd], rows.map((g) => [esc(g.key), String(g.created), String(g.completed), g.created ? `${((g.completed / g.created) * 100).toFixed(1)}%` : '—', esc(g.volumeUsd)]), [1, 2, 3, 4], t.none);
   const dayTable = table(t.tableOfNumbers, [t.day, t.createdCount, t.completedCount, t.volumeUsd, t.refundsCount, t.cashoutsCount],
-    s.days.filter((d) => d.created || d.refunds || d.cashouts).map((d) => [esc(d.day), String(d.created), String(d.completed), esc(d.volumeUsd), String(d.refunds), String(d.cashouts)]), [1, 2, 3, 4, 5]);
+    s.days.filter((d) => d.created || d.refunds || d.cashouts).map((d) => [esc(d.day), String(d.created), String(d.completed), esc(d.volumeUsd), String(d.refunds), String(d.cashouts)]), [1, 2, 3, 4, 5], t.none);
   return frame(f, '/panel', t.homeTitle, `${kpis}${charts}
 <div class="grid2"><section><h2>${esc(t.byCountry)}</h2>${groupTable(t.country, s.byCountry)}</section><section><h2>${esc(t.byMethod)}</h2>${groupTable(t.method, s.byMethod)}</section></div>
 <h2>${esc(t.tableOfNumbers)}</h2>${dayTable}`);
