@@ -113,7 +113,10 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     env: envName,
     port,
-    host: env.HOST || '0.0.0.0',
+    // Staging holds test credentials and an admin API with a generated token: it stays on this
+    // machine unless HOST opens it. Production listens where HOST says (all interfaces by default,
+    // as a container or a host behind a load balancer needs).
+    host: env.HOST || (production ? '0.0.0.0' : '127.0.0.1'),
     dataDir,
     databaseUrl,
     publicBaseUrl,

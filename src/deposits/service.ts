@@ -102,27 +102,13 @@ export async function prepareDepositRequest(
 }
 
 /**
- * Deposit ids for ONE_SHOT payment info, taken from the sequence in blocks so that most
- * creations need no extra round trip. Ids stay unique; a process that stops leaves a gap.
+ * The id of a ONE_SHOT deposit, needed before its transaction (its payment info names it). One
+ * nextval per deposit, not a block per process: ids then follow creation order across every
+ * process sharing the database, which merchants sort and reconcile by (issue 14).
  */
-const ID_BLOCK = 32;
-const idBlocks = new WeakMap<object, { ids: number[]; refill: Promise<void> | null }>();
-
 async function nextDepositId(ctx: AppContext): Promise<number> {
-  let state = idBlocks.get(ctx.db);
-  if (!state) idBlocks.set(ctx.db, (state = { ids: [], refill: null }));
-  while (state.ids.length === 0) {
-    state.refill ??= ctx.db
-      .query<{ id: number }>(`SELECT nextval(pg_get_serial_sequence('deposits', 'id'))::integer AS id FROM generate_series(1, ${ID_BLOCK})`)
-      .then(({ rows }) => {
-        state!.ids.push(...rows.map((r) => r.id));
-      })
-      .finally(() => {
-        state!.refill = null;
-      });
-    await state.refill;
-  }
-  return state.ids.shift()!;
+  const { rows } = await ctx.db.query<{ id: number }>(`SELECT nextval(pg_get_serial_sequence('deposits', 'id'))::integer AS id`);
+  return rows[0].id;
 }
 
 export interface CreateOptions {
