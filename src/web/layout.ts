@@ -74,8 +74,6 @@ header.merchant img{max-height:40px;max-width:120px;width:auto}
 header.merchant span{font-weight:700;font-size:1.1rem}
 .was{color:var(--muted);margin:-.75rem 0 .5rem}.was del{font-weight:600}
 .bonus{color:var(--ok);font-weight:600;margin:-.5rem 0 1rem}
-fieldset{border:0;margin:0 0 1rem;padding:0}
-legend{font-weight:700;font-size:1.05rem;margin-bottom:.5rem;padding:0}
 .methods{list-style:none;margin:0;padding:0;display:grid;gap:.5rem}
 .methods a{display:flex;align-items:center;gap:.75rem;border:1px solid var(--line);border-radius:10px;padding:.6rem .75rem;text-decoration:none;color:var(--ink);font-weight:600;min-height:3rem}
 .methods a:hover{border-color:var(--brand)}
