@@ -8,6 +8,8 @@ import { admin, cashoutRequest, createMerchant, V3Client, type Credentials } fro
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { cpf } from '../helpers/documents.ts';
 import { totpCode } from '../../src/panel/totp.ts';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PanelClient, sessionCookie } from './helpers.ts';
 
 const XSS = '<script>alert(1)</script><img src=x onerror=alert(2)>';
@@ -356,5 +358,70 @@ for (const backend of backends()) {
       assert.match(p.html, /127\.0\.0\.1/);
       assert.match(p.html, /sign_in/);
     });
+
+    test('API access: a test notification shows the request, the response code and body; a resend is the merchant\'s own only', async () => {
+      const hits: string[] = [];
+      const hook = http.createServer((req, res) => {
+        let body = '';
+        req.on('data', (c) => (body += c));
+        req.on('end', () => {
+          hits.push(`${req.headers['caja-signature']} ${body}`);
+          res.writeHead(202, { 'content-type': 'text/plain' }).end('thanks <b>shop</b>');
+        });
+      });
+      await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+      try {
+        const m = await createMerchant(s.url, 'Hooked');
+        const c = await owner(m);
+        const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+        const saved = await c.submit('/panel/settings/api', '/panel/settings/urls', { notification_url: url, return_url: '' });
+        assert.match(saved.html, /URLs saved/);
+        const p = await c.submit('/panel/settings/api', '/panel/settings/test-notification');
+        assert.equal(p.status, 200);
+        assert.match(p.html, new RegExp(`POST ${url}`));
+        assert.match(p.html, /Caja-Signature: t=\d+,v1=[0-9a-f]{64}/);
+        assert.match(p.html, /202\n\nthanks &lt;b&gt;shop&lt;\/b&gt;/);
+        assert.equal(hits.length, 1);
+        assert.match(hits[0]!, /"test":true/);
+
+        const v3 = V3Client.deposits(s.url, m);
+        const dep = await v3.post('/v3/deposits', { country: 'BR', amount: '10.00', payment_method: 'IX', payer: { document: '529.982.247-25', first_name: 'A', last_name: 'B', email: 'n@example.com' } });
+        assert.equal((await v3.post(`/v3/sandbox/deposits/${dep.body.deposit_id}/approve`, {})).status, 200);
+        const page = await c.get(`/panel/deposits/${dep.body.deposit_id}`);
+        const resend = /action="(\/panel\/notifications\/\d+\/resend\?deposit=\d+)"/.exec(page.html)?.[1];
+        assert.ok(resend, 'a resend button per notification');
+        const done = await c.submit(`/panel/deposits/${dep.body.deposit_id}`, resend!.replace(/&amp;/g, '&'));
+        assert.equal(done.url, `/panel/deposits/${dep.body.deposit_id}?done=resend`);
+        assert.equal((await (await owner(a)).submit('/panel', resend!)).status, 404, 'another merchant cannot resend it');
+        assert.match((await c.get('/panel/audit')).html, /notification\.resent/);
+      } finally {
+        await new Promise<void>((r) => hook.close(() => r()));
+      }
+    });
   });
 }
+
+describe('merchant panel in production', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer('pglite', { CAJA_ENV: 'production', PUBLIC_BASE_URL: 'https://caja.example' });
+  });
+  after(() => s.close());
+
+  test('Secure cookie, Production badge, no staging buttons, staging actions absent', async () => {
+    const m = await createMerchant(s.url, 'Live shop');
+    const r = await fetch(`${s.url}/panel/login`, {
+      method: 'POST', redirect: 'manual', headers: { origin: s.url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: m.panel.email, password: m.panel.password }),
+    });
+    assert.equal(r.status, 303);
+    const set = r.headers.getSetCookie().find((x) => x.startsWith('caja_panel='))!;
+    assert.match(set, /; Secure/);
+    const c = new PanelClient(s.url);
+    c.cookies.set('caja_panel', set.split(';')[0]!.split('=')[1]!);
+    const home = await c.get('/panel');
+    assert.match(home.html, /class="env production">Production</);
+    assert.equal((await c.submit('/panel', '/panel/cashouts/1/deliver')).status, 404);
+    assert.equal((await c.submit('/panel', '/panel/cashouts/1/cancel')).status, 404, 'no such cashout');
+  });
+});

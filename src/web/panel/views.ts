@@ -497,9 +497,11 @@ ${field('confirm', t.confirmPassword, '', { type: 'password', autocomplete: 'new
 export function methodsPage(f: Frame, v: { country: string; countries: [string, string][]; methods: PaymentMethod[]; rates: Record<string, string> }): Page {
   const t = f.t;
   const form = `<form class="filters" method="get" action="/panel/methods">${field('country', t.country, v.country, { options: v.countries })}<button class="button">${esc(t.filter)}</button></form>`;
-  const rows = v.methods.map((m) => [`<span class="mono">${esc(m.code)}</span>`, esc(m.name), esc(m.type)]);
+  const rows = v.methods.map((m) => [
+    `<img src="${esc(m.logo)}" alt="" width="60" height="24">`, `<span class="mono">${esc(m.code)}</span>`, esc(m.name), esc(m.type), `${esc(m.minAmount)} – ${esc(m.maxAmount)} ${esc(m.currency)}`,
+  ]);
   const rates = Object.entries(v.rates).map(([c, r]) => [esc(c), esc(r)]);
   return frame(f, '/panel/methods', t.methodsTitle, `${form}<p class="hint">${fill(t.methodsHint, { country: v.country })}</p>
-${table(t.methodsTitle, [t.code, t.name, t.paymentType], rows)}<h2>${esc(t.rates)}</h2>${table(t.rates, [t.currency, t.ratePerUsd], rates, [1])}
+${table(t.methodsTitle, ['', t.code, t.name, t.paymentType, t.amount], rows)}<h2>${esc(t.rates)}</h2>${table(t.rates, [t.currency, t.ratePerUsd], rates, [1])}
 <p><a href="/docs">${esc(t.docs)}</a> · <a href="/openapi.json">${esc(t.openapi)}</a></p>`);
 }
