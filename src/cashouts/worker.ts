@@ -6,6 +6,7 @@
 // connector must accept a repeated submit of one cashout as the same payout (the staging bank
 // does), because a process that dies after submitting and before committing submits it again.
 import type { AppContext } from '../context.ts';
+import { periodicWorker } from '../periodic-worker.ts';
 import type { Worker } from '../workers.ts';
 import { type PayoutConnector, type PayoutOrder, payoutConnector } from './connector.ts';
 import { type CashoutRow, transitionCashoutIn } from './service.ts';
@@ -85,25 +86,5 @@ export async function runCashoutJobs(ctx: AppContext): Promise<void> {
 }
 
 export function cashoutWorker(ctx: AppContext): Worker | null {
-  if (!payoutConnector(ctx.config)) return null;
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  const tick = () => {
-    if (stopped || running) return;
-    running = runCashoutJobs(ctx)
-      .catch((err) => ctx.log.error({ err }, 'cashout worker pass failed'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const timer = setInterval(tick, ctx.config.expiryIntervalMs);
-  timer.unref();
-  return {
-    name: 'cashouts',
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return payoutConnector(ctx.config) ? periodicWorker(ctx, 'cashouts', ctx.config.expiryIntervalMs, () => runCashoutJobs(ctx)) : null;
 }

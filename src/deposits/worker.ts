@@ -4,6 +4,7 @@
 // LOCKED in batches, so any number of processes can run it side by side.
 import type { AppContext } from '../context.ts';
 import { statusAfterPayment, type DepositStatus } from '../domain/deposit-states.ts';
+import { periodicWorker } from '../periodic-worker.ts';
 import type { Worker } from '../workers.ts';
 import { isCrypto, transitionDepositIn } from './service.ts';
 
@@ -64,24 +65,5 @@ export async function runDepositJobs(ctx: AppContext): Promise<void> {
 }
 
 export function depositWorker(ctx: AppContext): Worker {
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  const tick = () => {
-    if (stopped || running) return;
-    running = runDepositJobs(ctx)
-      .catch((err) => ctx.log.error({ err }, 'deposit worker pass failed'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const timer = setInterval(tick, ctx.config.expiryIntervalMs);
-  timer.unref();
-  return {
-    name: 'deposits',
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return periodicWorker(ctx, 'deposits', ctx.config.expiryIntervalMs, () => runDepositJobs(ctx));
 }
