@@ -78,7 +78,8 @@ describe('merchant panel in Chromium', { skip }, () => {
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
-  async function checkPage(p: Page, name: string) {
+  /** `docs`: also a viewport-only picture, the size docs/images/ keeps copies of. */
+  async function checkPage(p: Page, name: string, opts: { docs?: boolean } = {}) {
     await p.waitForLoadState('load');
     const size = await p.evaluate(() => document.documentElement.outerHTML.length);
     assert.ok(size < 300_000, `${name}: ${size} bytes of HTML`);
@@ -90,6 +91,7 @@ describe('merchant panel in Chromium', { skip }, () => {
     assert.deepEqual(violations, [], `${name}: accessibility`);
     assert.deepEqual(consoleErrors.filter((e) => /Content Security Policy|Refused/.test(e)), [], `${name}: CSP`);
     await p.screenshot({ path: join(ARTIFACTS, `panel-${name}.png`), fullPage: true });
+    if (opts.docs) await p.screenshot({ path: join(ARTIFACTS, `docs-panel-${name}.png`) });
   }
 
   async function signIn(p: Page, email: string, password: string) {
@@ -182,7 +184,7 @@ describe('merchant panel in Chromium', { skip }, () => {
     });
     assert.ok(await attempt.first().isVisible());
     assert.ok(await page.locator('td', { hasText: /^200$/ }).first().isVisible());
-    await checkPage(page, '08-deposit-approved');
+    await checkPage(page, '08-deposit-approved', { docs: true });
 
     await page.fill('#f-amount', '15.00');
     await page.fill('#f-bank_code', '341');
@@ -227,7 +229,7 @@ describe('merchant panel in Chromium', { skip }, () => {
     await page.waitForURL(/done=cancel/);
     assert.equal(await statusOf(), 'Canceled');
     assert.equal(await page.locator('h2:has-text("Timeline") + div tbody tr').count(), 4);
-    await checkPage(page, '11-cashout-cancelled');
+    await checkPage(page, '11-cashout-cancelled', { docs: true });
 
     await page.goto(`${s.url}/panel/cashouts/new`);
     const external = ext();
@@ -261,7 +263,7 @@ describe('merchant panel in Chromium', { skip }, () => {
     await page.click('a:has-text("Download the report of rejected rows")');
     const report = readFileSync((await (await download).path())!, 'utf8');
     assert.match(report, /^line,external_id,reasons\r\n3,pb-\d+-\d+,amount: /);
-    await checkPage(page, '13-import-rejected');
+    await checkPage(page, '13-import-rejected', { docs: true });
     await page.setInputFiles('#f-file', { name: 'payouts.csv', mimeType: 'text/csv', buffer: csv(['5.00', '5.50', '6.00']) });
     await page.click('button:has-text("Check and create")');
     await page.waitForSelector('text=3 cashouts created.');
@@ -281,7 +283,7 @@ describe('merchant panel in Chromium', { skip }, () => {
     await checkPage(page, '16-balance');
     await page.goto(`${s.url}/panel`);
     assert.ok(await page.locator('svg.chart title', { hasText: 'Deposits created per day' }).count());
-    await checkPage(page, '21-home-with-data');
+    await checkPage(page, '21-home-with-data', { docs: true });
   });
 
   test('a support user is refused a finance action; another merchant\'s deposit is not reachable by URL', async () => {
@@ -327,7 +329,7 @@ describe('merchant panel in Chromium', { skip }, () => {
     assert.equal(await phone.locator('h1').textContent(), 'Pagos');
     const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
-    await checkPage(phone, '20-phone-es');
+    await checkPage(phone, '20-phone-es', { docs: true });
     await phone.goto(`${s.url}/panel?lang=en`);
     await phone.close();
   });

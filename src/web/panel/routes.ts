@@ -44,7 +44,7 @@ import { sendTestNotification } from '../../panel/test-notification.ts';
 import { otpauthUri } from '../../panel/totp.ts';
 import { acceptedLang, type Lang } from '../i18n.ts';
 import { newNonce, renderPage, sendHtml } from '../layout.ts';
-import { panelStrings } from './i18n.ts';
+import { panelStrings, statusText } from './i18n.ts';
 import * as V from './views.ts';
 
 const COOKIE = 'caja_panel';
@@ -309,7 +309,10 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     const [history, refunds, ids] = await Promise.all([statusHistory(ctx.db, d.id), refundsOfDeposit(ctx.db, d.id), notificationIdsOf(ctx.db, d.merchant_id, d.id)]);
     const notifications = (await Promise.all(ids.map((id) => getNotification(ctx.db, id, d.merchant_id)))).filter((n) => n !== null);
     const methods = methodsForCountry(d.country).filter((m) => !d.payment_types?.length || d.payment_types.includes(m.type));
-    const done = c.query.done === 'refund' ? c.f.t.refundCreated.replace('{id}', c.query.refund ?? '').replace('{status}', '') : c.query.done ? c.f.t.done : undefined;
+    const done =
+      c.query.done === 'refund' ? c.f.t.refundCreated.replace('{id}', String(idParam(c.query.refund) ?? ''))
+      : c.query.done === 'resend' ? c.f.t.done
+      : c.query.done ? c.f.t.depositNow.replace('{status}', statusText(c.f.t, d.status)) : undefined;
     return V.depositPage(c.f, { d, history, refunds, notifications, methods, staging, done, ...extra });
   }
 
@@ -454,7 +457,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   app.get('/panel/cashouts/:id', panelRoute('view', async (c) => {
     const x = await ownCashout(c);
     if (!x) return notFound(c);
-    return V.cashoutPage(c.f, { c: x, history: await cashoutHistory(ctx.db, x.id), staging, done: c.query.done ? c.f.t.done : undefined });
+    return V.cashoutPage(c.f, { c: x, history: await cashoutHistory(ctx.db, x.id), staging, done: c.query.done ? c.f.t.cashoutNow.replace('{status}', statusText(c.f.t, x.status)) : undefined });
   }));
 
   const CASHOUT_TRIGGERS: Record<string, { perm: Permission; staging: boolean }> = {

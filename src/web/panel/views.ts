@@ -37,6 +37,7 @@ table{border-collapse:collapse;width:100%;background:#fff;font-size:.92rem}
 th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{color:var(--muted);font-weight:600;white-space:nowrap}
 td time{white-space:nowrap}
+.wrap{overflow-wrap:anywhere;word-break:break-word}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .scroll{overflow-x:auto;border:1px solid var(--line);border-radius:10px;margin-bottom:1rem}
 form.filters{display:flex;flex-wrap:wrap;gap:.5rem .75rem;align-items:flex-end;margin-bottom:1rem}
@@ -473,8 +474,8 @@ export function teamPage(f: Frame, v: { members: TeamMember[]; invited?: { email
 
 export function auditPage(f: Frame, v: { rows: AuditRow[]; next: number | null; before?: string }): Page {
   const t = f.t;
-  const rows = v.rows.map((r) => [when(r.created_at), esc(r.email), esc(r.action), esc(r.subject ?? ''), `<span class="mono">${esc(JSON.stringify(r.detail))}</span>`, esc(r.ip ?? '')]);
-  return frame(f, '/panel/audit', t.auditTitle, `${rows.length ? table(t.auditTitle, [t.when, t.who, t.what, t.id, t.details, t.where], rows) : `<p>${esc(t.none)}</p>`}
+  const rows = v.rows.map((r) => [when(r.created_at), esc(r.email), esc(r.ip ?? ''), esc(r.action), esc(r.subject ?? ''), `<span class="mono wrap">${esc(JSON.stringify(r.detail))}</span>`]);
+  return frame(f, '/panel/audit', t.auditTitle, `${rows.length ? table(t.auditTitle, [t.when, t.who, t.where, t.what, t.id, t.details], rows) : `<p>${esc(t.none)}</p>`}
 ${pager(t, '/panel/audit', { before: v.before }, v.next, !v.before)}`);
 }
 
