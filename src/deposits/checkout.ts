@@ -21,6 +21,7 @@ import { cardDetail, checkCard, type CardDetail, type CardField, type CardInput,
 import { findMethod, methodsForCountry, type PayerField, type PaymentMethod } from '../domain/catalog.ts';
 import { methodAmountProblem, type Payer, payerHas, validatePayerInput } from '../domain/deposit-request.ts';
 import { computeCharges } from '../domain/fees.ts';
+import { minorUnits } from '../domain/currencies.ts';
 import { fromDb, toDb } from '../domain/money.ts';
 import { buildPaymentInfo } from '../domain/payment-info.ts';
 import { v3Errors } from '../http/errors.ts';
@@ -156,7 +157,10 @@ function methodChosenEvent(q: Queryable, d: DepositRow, actor: 'customer' | 'san
 /** Fee and surcharge of the method's type, as creation computes them for a method sent at once. */
 function chargesFor(d: DepositRow, method: PaymentMethod) {
   const opts = { feeOnPayer: d.fee_on_payer, surchargeOnPayer: d.surcharge_on_payer };
-  return { local: computeCharges(fromDb(d.local_amount), method.type, opts), usd: computeCharges(fromDb(d.usd_amount), method.type, opts) };
+  return {
+    local: computeCharges(fromDb(d.local_amount), method.type, opts, minorUnits(d.local_currency)),
+    usd: computeCharges(fromDb(d.usd_amount), method.type, opts, minorUnits('USD')),
+  };
 }
 
 /**

@@ -32,6 +32,7 @@ import { sandboxOutcome } from '../domain/deposit-sandbox.ts';
 import { checkTransition, type DepositStatus, type TransitionCause } from '../domain/deposit-states.ts';
 import { cryptoColumn } from '../domain/crypto.ts';
 import { computeCharges } from '../domain/fees.ts';
+import { minorUnits } from '../domain/currencies.ts';
 import { toDb } from '../domain/money.ts';
 import { buildPaymentInfo } from '../domain/payment-info.ts';
 import { ApiError, v3Errors } from '../http/errors.ts';
@@ -178,8 +179,9 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   const method = input.paymentMethod;
   const type = (method?.type ?? (input.paymentType && input.paymentType !== 'ALL' ? input.paymentType : null)) as PaymentType | null;
   const chargeOpts = { feeOnPayer: input.feeOnPayer, surchargeOnPayer: input.surchargeOnPayer };
-  const local = computeCharges(input.localAmount, type, chargeOpts);
-  const usd = computeCharges(input.usdAmount, type, chargeOpts);
+  // Fees in each currency's minor unit: whole pesos on a CLP deposit.
+  const local = computeCharges(input.localAmount, type, chargeOpts, minorUnits(input.localCurrency));
+  const usd = computeCharges(input.usdAmount, type, chargeOpts, minorUnits('USD'));
   const token = randomBytes(16).toString('base64url');
   const expiresAt = new Date(now.getTime() + (method?.expiryMinutes ?? HOSTED_EXPIRY_MINUTES) * 60_000);
   const userId = input.payer.id ?? randomUUID();

@@ -5,7 +5,7 @@
 // end, to the currency's minor unit, half away from zero ("half-up"). Amounts a client sends are
 // never rounded: they are refused when they carry more decimals than the currency has.
 import currencyCodes from 'currency-codes';
-import { type Decimal, rescale } from './money.ts';
+import { type Decimal, rescale, toFixed } from './money.ts';
 
 const cache = new Map<string, number>();
 
@@ -17,6 +17,11 @@ export function minorUnits(currency: string): number {
     cache.set(currency, digits);
   }
   return digits;
+}
+
+/** `amount` written with exactly the currency's minor-unit digits ("12571" CLP, "10.50" BRL). */
+export function formatMinor(amount: Decimal, currency: string): string {
+  return toFixed(amount, minorUnits(currency));
 }
 
 /** `amount` at the currency's minor unit, rounded half-up when digits are dropped. */

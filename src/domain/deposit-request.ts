@@ -10,7 +10,8 @@ import { validateDocument } from './documents.ts';
 import { validatePhone } from './phones.ts';
 import { validateState, validateZip } from './addresses.ts';
 import { checkCallbackUrl } from './urls.ts';
-import { cmp, dec, type Decimal, divideRate, multiplyRate, parseAmount, toFixed } from './money.ts';
+import { cmp, dec, type Decimal, divideRate, multiplyRate, parseAmount, rescale, toFixed } from './money.ts';
+import { minorUnits } from './currencies.ts';
 import type { Environment } from '../config.ts';
 
 export type CheckoutType = 'HOSTED' | 'ONE_SHOT';
@@ -153,7 +154,14 @@ class Reader {
   }
 }
 
-/** amount (units of `from`) in `to`, through USD; rounds once, at `scale`. */
+/** Why `amount` does not fit `currency`'s minor unit (cents of a peso), or null when it does. */
+export function minorUnitProblem(amount: Decimal, currency: string): string | null {
+  const digits = minorUnits(currency);
+  if (cmp(rescale(amount, digits, 'down'), amount) === 0) return null;
+  return digits === 0 ? `must be a whole number of ${currency} (${currency} has no minor unit)` : `must have at most ${digits} decimals in ${currency}`;
+}
+
+/** amount (units of `from`) in `to`, through USD; rounds once, half-up, at `scale`. */
 export function convertWithRates(amount: Decimal, fromRate: Decimal, toRate: Decimal, scale = 2): Decimal {
   const product = multiplyRate(amount, toRate, amount.scale + toRate.scale);
   return divideRate(product, fromRate, scale);
@@ -268,8 +276,8 @@ export function methodAmountProblem(method: PaymentMethod, localAmount: Decimal)
   const lo = dec(method.minAmount);
   const hi = dec(method.maxAmount);
   const name = `${method.code} (${method.name})`;
-  if (cmp(localAmount, lo) < 0) return `amount: ${toFixed(localAmount, 2)} ${method.currency} is below the minimum of ${method.minAmount} ${method.currency} for ${name}`;
-  if (cmp(localAmount, hi) > 0) return `amount: ${toFixed(localAmount, 2)} ${method.currency} is above the maximum of ${method.maxAmount} ${method.currency} for ${name}`;
+  if (cmp(localAmount, lo) < 0) return `amount: ${toFixed(localAmount, minorUnits(method.currency))} ${method.currency} is below the minimum of ${method.minAmount} ${method.currency} for ${name}`;
+  if (cmp(localAmount, hi) > 0) return `amount: ${toFixed(localAmount, minorUnits(method.currency))} ${method.currency} is above the maximum of ${method.maxAmount} ${method.currency} for ${name}`;
   return null;
 }
 
@@ -325,6 +333,12 @@ export function validateDepositRequest(body: unknown, opts: ValidateOptions): Va
     else if (c.length !== 3) currency = r.fail('currency', 'must be 3 letters (ISO 4217)');
     else if (!ISO_CURRENCIES.has(c.toUpperCase())) currency = r.fail('currency', `'${c}' is not an ISO 4217 currency code`);
     else currency = c.toUpperCase();
+  }
+
+  // An amount is never rounded: cents in a currency without them (CLP, PYG…) are refused.
+  if (amount && currency) {
+    const problem = minorUnitProblem(amount, currency);
+    if (problem) r.fail('amount', problem);
   }
 
   // invoice_id
@@ -401,8 +415,9 @@ export function validateDepositRequest(body: unknown, opts: ValidateOptions): Va
     if (!fromRate) r.fail('currency', `no exchange rate is available for ${currency}`);
     else if (!localRate) r.fail('country', `no exchange rate is available for ${localCurrency}`);
     else {
-      localAmount = convertWithRates(amount, fromRate, localRate);
-      usdAmount = convertWithRates(amount, fromRate, dec('1'));
+      // Each converted amount is rounded once, half-up, to its currency's minor unit.
+      localAmount = convertWithRates(amount, fromRate, localRate, minorUnits(localCurrency));
+      usdAmount = convertWithRates(amount, fromRate, dec('1'), minorUnits('USD'));
       if (method) {
         const problem = methodAmountProblem(method, localAmount);
         if (problem) r.details.push(problem);

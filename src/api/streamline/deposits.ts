@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.ts';
 import { streamlineAuth } from '../../auth/streamline.ts';
 import { findMethod } from '../../domain/catalog.ts';
 import { isCountryAccepted } from '../../domain/countries.ts';
+import { formatMinor } from '../../domain/currencies.ts';
 import { fromDb, toFixed } from '../../domain/money.ts';
 import { toInternational } from '../../domain/phones.ts';
 import { depositResultMessage, hmacHexUpper, newInvoiceControlMessage, verifyHmacHex } from '../../domain/signatures.ts';
@@ -174,11 +175,11 @@ export function registerStreamlineDeposits(app: FastifyInstance, ctx: AppContext
       const fields: [string, string][] = [['status', '0'], ['link', link]];
       if (form.x_version !== undefined && Number(form.x_version) >= 1.1) {
         fields.push(
-          ['local_amount', toFixed(fromDb(deposit.local_amount), 2)],
+          ['local_amount', formatMinor(fromDb(deposit.local_amount), deposit.local_currency)],
           ['usd_amount', toFixed(fromDb(deposit.usd_amount), 2)],
           ['local_currency', deposit.local_currency],
           ['x_document', String(deposit.id)],
-          ['amount_to_deposit', toFixed(fromDb(deposit.payer_amount), 2)],
+          ['amount_to_deposit', formatMinor(fromDb(deposit.payer_amount), deposit.local_currency)],
         );
       }
       return sendRecord(request, reply, fields);

@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { streamlineAuth } from '../../auth/streamline.ts';
 import { methodsForCountry } from '../../domain/catalog.ts';
 import { getCountry, isCountryAccepted } from '../../domain/countries.ts';
+import { formatMinor, minorUnits } from '../../domain/currencies.ts';
 import { parseAmount, toFixed, toPlainString } from '../../domain/money.ts';
 import { convert, usdRate } from '../../lookups/exchange-rates.ts';
 import { publicLogoUrl } from '../v3/lookups.ts';
@@ -47,14 +48,14 @@ export function registerStreamlineLookups(app: FastifyInstance, ctx: AppContext)
       if (!amount.ok) throw new StreamlineError(300, `Invalid parameter: x_amount ${amount.reason}`);
       const currency = getCountry(code)!.currency;
       const rate = await usdRate(ctx.db, ctx.config.env, currency);
-      const local = await convert(ctx.db, ctx.config.env, amount.value, 'USD', currency, 2);
+      const local = await convert(ctx.db, ctx.config.env, amount.value, 'USD', currency, minorUnits(currency));
       if (!rate || !local) throw new StreamlineError(506, `No exchange rate for ${currency}`);
       return sendRecord(request, reply, [
         ['x_country', code],
         ['x_amount', toFixed(amount.value, 2)],
         ['currency', currency],
         ['rate', toPlainString(rate)],
-        ['local_amount', toFixed(local, 2)],
+        ['local_amount', formatMinor(local, currency)],
       ]);
     },
   );

@@ -1,13 +1,14 @@
 // Streamline refunds: POST /api_curl/apd/refund (signed x_control, signed control in the
 // answer) and POST /api_curl/query/refundstatus. Same refund service as v3.
-import { parseId } from '../../http/params.ts';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { streamlineAuth } from '../../auth/streamline.ts';
 import { type BankAccountField, normalizeAccountType, validateBankAccount } from '../../domain/bank-accounts.ts';
-import { type Decimal, fromDb, parseAmount, toFixed } from '../../domain/money.ts';
+import { formatMinor } from '../../domain/currencies.ts';
+import { type Decimal, fromDb, parseAmount } from '../../domain/money.ts';
 import { streamlineRefundDesc, streamlineRefundResult } from '../../domain/refund-rules.ts';
 import { hmacHexUpper, refundRequestMessage, refundResponseMessage, verifyHmacHex } from '../../domain/signatures.ts';
+import { parseId } from '../../http/params.ts';
 import { createRefund, getRefund, isCardPaymentType, RefundError, type RefundRow } from '../../refunds/service.ts';
 import { type Form, optional, required, sendRecord } from './face.ts';
 import { StreamlineError } from './format.ts';
@@ -120,7 +121,7 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
         streamlineRefundError(err);
       }
       const result = streamlineRefundResult(refund.status);
-      const xAmount = f.x_amount || toFixed(fromDb(refund.local_amount), 2);
+      const xAmount = f.x_amount || formatMinor(fromDb(refund.local_amount), refund.local_currency);
       const xCurrency = f.x_currency || refund.local_currency;
       const xDocument = String(refund.deposit_id);
       const xRefund = String(refund.id);
@@ -133,7 +134,7 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
         ['x_document', xDocument],
         ['x_amount', xAmount],
         ['x_currency', xCurrency],
-        ['x_amount_refunded', toFixed(fromDb(refund.local_amount), 2)],
+        ['x_amount_refunded', formatMinor(fromDb(refund.local_amount), refund.local_currency)],
         ['x_refund', xRefund],
       ]);
     },
@@ -156,7 +157,7 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
         ['x_document', String(refund.deposit_id)],
         ['x_refund', String(refund.id)],
         ['desc', streamlineRefundDesc(refund.status)],
-        ['x_amount_refunded', toFixed(fromDb(refund.local_amount), 2)],
+        ['x_amount_refunded', formatMinor(fromDb(refund.local_amount), refund.local_currency)],
         ['x_currency', refund.local_currency],
       ]);
     },

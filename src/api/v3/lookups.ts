@@ -7,7 +7,8 @@ import { banksEtag, banksForCountry } from '../../domain/banks.ts';
 import { findMethod, methodsForCountry } from '../../domain/catalog.ts';
 import { ACCEPTED_COUNTRY_CODES, getCountry, isCountryAccepted } from '../../domain/countries.ts';
 import { computeCharges } from '../../domain/fees.ts';
-import { parseAmount, toFixed } from '../../domain/money.ts';
+import { formatMinor, minorUnits } from '../../domain/currencies.ts';
+import { parseAmount } from '../../domain/money.ts';
 import { toJson } from '../../deposits/json.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { convert, usdRate } from '../../lookups/exchange-rates.ts';
@@ -191,12 +192,12 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
       if (details.length || !parsed.ok) throw v3Errors.validation(details);
       const currency = getCountry(country)!.currency;
       const rate = await usdRate(ctx.db, ctx.config.env, currency);
-      const converted = await convert(ctx.db, ctx.config.env, parsed.value, 'USD', currency, 2);
+      const converted = await convert(ctx.db, ctx.config.env, parsed.value, 'USD', currency, minorUnits(currency));
       if (!rate || !converted) throw v3Errors.notFound(`No exchange rate for ${currency}`);
       // Decimals written with their exact digits: an 18-digit amount is not rounded as a double.
       // The merchant bears the fee (fee_on_payer false), as on a deposit created with defaults.
       const fee = computeCharges(parsed.value, method?.type ?? null, { feeOnPayer: false, surchargeOnPayer: true }).fee;
-      const body = { country, currency, fx_rate: rate, amount: parsed.value, converted_amount: converted, converted_amount_text: toFixed(converted, 2), fee };
+      const body = { country, currency, fx_rate: rate, amount: parsed.value, converted_amount: converted, converted_amount_text: formatMinor(converted, currency), fee };
       return reply.type('application/json; charset=utf-8').send(toJson(body));
     },
   );
