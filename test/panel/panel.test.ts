@@ -8,6 +8,7 @@ import { admin, cashoutRequest, createMerchant, V3Client, type Credentials } fro
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { cpf } from '../helpers/documents.ts';
 import { totpCode } from '../../src/panel/totp.ts';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PanelClient, sessionCookie } from './helpers.ts';
@@ -329,6 +330,19 @@ for (const backend of backends()) {
       assert.deepEqual(await balance(), after, 'nothing created twice');
       const list = await c.get(`/panel/cashouts?q=${rows[1]}`);
       assert.match(list.html, new RegExp(rows[1]!));
+    });
+
+    test('the CSV example in docs/panel.md imports as written', async () => {
+      const m = await createMerchant(s.url, 'Docs shop');
+      assert.equal((await admin(s.url, 'POST', `/admin/merchants/${m.merchant_id}/balance_adjustments`, { direction: 'credit', amount: '100.00', currency: 'USD', reason: 'docs' })).status, 201);
+      const example = /```csv\n([\s\S]*?)```/.exec(readFileSync('docs/panel.md', 'utf8'))![1]!;
+      const c = await owner(m);
+      const csrf = /name="csrf" value="([^"]+)"/.exec((await c.get('/panel/cashouts/import')).html)![1]!;
+      const fd = new FormData();
+      fd.set('csrf', csrf);
+      fd.set('file', new Blob([example.replace(/^ {2}/gm, '')], { type: 'text/csv' }), 'example.csv');
+      const p = await c.request('POST', '/panel/cashouts/import', fd);
+      assert.match(p.html, /2 cashouts created/, p.html.slice(0, 2000));
     });
 
     test('exports: filtered deposits, cashouts and balance movements as CSV, formulas neutralised', async () => {
