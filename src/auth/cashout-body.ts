@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts';
 import { verifyHmacHex } from '../domain/signatures.ts';
 import { cashoutErrors } from '../http/errors.ts';
 import { checkLoginAndKey } from '../merchants/merchants.ts';
+import { payloadSignatureHint } from './signature-debug.ts';
 
 export function cashoutAuth(ctx: AppContext) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
@@ -20,8 +21,10 @@ export function cashoutAuth(ctx: AppContext) {
     if (typeof signature !== 'string' || signature.trim() === '') throw cashoutErrors.invalidCredentials('Missing Payload-Signature header');
     // Some client libraries put the v3 scheme word before the hash ("D24 <hex>"); it carries nothing.
     const hash = signature.trim().replace(/^(?:D24|SVC)\s+/i, '');
-    if (!verifyHmacHex(found.secret, request.rawBody ?? Buffer.alloc(0), hash)) {
-      throw cashoutErrors.invalidCredentials('Invalid Payload-Signature');
+    const rawBody = request.rawBody ?? Buffer.alloc(0);
+    if (!verifyHmacHex(found.secret, rawBody, hash)) {
+      // The body holds the pass, so staging describes it (length, hash) rather than echoing it.
+      throw cashoutErrors.invalidCredentials(`Invalid Payload-Signature${ctx.config.env === 'staging' ? payloadSignatureHint(rawBody) : ''}`);
     }
     request.merchant = found.merchant;
   };

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts';
 import { v3AuthMessage, verifyHmacHex } from '../domain/signatures.ts';
 import { v3Errors } from '../http/errors.ts';
 import { findSigningSecret, type Merchant } from '../merchants/merchants.ts';
+import { v3LoginDetails, v3SignatureDetails } from './signature-debug.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,9 +55,14 @@ export function v3HeaderAuth(ctx: AppContext, set: 'deposits' | 'cashouts') {
       throw v3Errors.invalidDateRange(`X-Date is more than ${ctx.config.xDateToleranceSeconds} seconds away from server time`);
     }
     const found = await findSigningSecret(ctx.db, ctx.box, set, xLogin);
-    if (!found) throw v3Errors.invalidCredentials();
-    const message = v3AuthMessage(xDate, xLogin, request.rawBody ?? Buffer.alloc(0));
-    if (!verifyHmacHex(found.secret, message, auth[2])) throw v3Errors.invalidSignature();
+    // Staging explains a refusal (the signature debugger); production says no more than the code.
+    const debug = ctx.config.env === 'staging';
+    if (!found) throw v3Errors.invalidCredentials(undefined, debug ? await v3LoginDetails(ctx, set, xLogin) : undefined);
+    const rawBody = request.rawBody ?? Buffer.alloc(0);
+    const message = v3AuthMessage(xDate, xLogin, rawBody);
+    if (!verifyHmacHex(found.secret, message, auth[2])) {
+      throw v3Errors.invalidSignature(undefined, debug ? v3SignatureDetails(set, message, rawBody, date, ctx.now()) : undefined);
+    }
     request.merchant = found.merchant;
   };
 }

@@ -14,9 +14,9 @@ export class ApiError extends Error {
 }
 
 export const v3Errors = {
-  invalidCredentials: (d = 'Invalid credentials') => new ApiError(401, 100, 'INVALID_CREDENTIALS', d),
+  invalidCredentials: (d = 'Invalid credentials', details?: string[]) => new ApiError(401, 100, 'INVALID_CREDENTIALS', d, details),
   missingHeader: (name: string) => new ApiError(400, 101, 'MISSING_REQUIRED_HEADER', `Missing required header: ${name}`),
-  invalidSignature: (d = 'Invalid signature') => new ApiError(400, 102, 'INVALID_SIGNATURE', d),
+  invalidSignature: (d = 'Invalid signature', details?: string[]) => new ApiError(400, 102, 'INVALID_SIGNATURE', d, details),
   invalidDateRange: (d: string) => new ApiError(400, 103, 'INVALID_DATE_RANGE', d),
   idempotencyKeyUsed: () => new ApiError(400, 104, 'IDEMPOTENCY_KEY_ALREADY_USED', 'The idempotency key was already used with a different request'),
   emptyHeader: (name: string) => new ApiError(400, 105, 'EMPTY_HEADER_VALUE', `Empty value in header: ${name}`),
