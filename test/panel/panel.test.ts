@@ -192,6 +192,12 @@ for (const backend of backends()) {
       const crossSite = await c.request('POST', `/panel/cashouts/${id}/hold`, new URLSearchParams({ csrf }), { origin: 'https://evil.example' });
       assert.equal(crossSite.status, 403);
       assert.equal((await c.request('POST', '/panel/login', new URLSearchParams({ email: a.panel.email, password: a.panel.password }), { origin: 'https://evil.example' })).status, 403, 'login CSRF');
+      const multipart = new FormData();
+      multipart.set('anything', 'x');
+      assert.equal((await c.request('POST', `/panel/cashouts/${id}/hold`, multipart)).status, 403, 'a multipart post carries no token either');
+      const upload = new FormData();
+      upload.set('file', new Blob(['external_id\nx'], { type: 'text/csv' }), 'x.csv');
+      assert.equal((await c.request('POST', '/panel/cashouts/import', upload)).status, 403, 'an upload without the token');
       assert.equal(await cashoutStatus(a, id), 'Pending');
       const held = await c.request('POST', `/panel/cashouts/${id}/hold`, new URLSearchParams({ csrf }));
       assert.equal(held.url, `/panel/cashouts/${id}?done=hold`);

@@ -150,7 +150,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   type Result = V.Page | { redirect: string } | { csv: Readable; filename: string };
 
   /** The gate every signed-in page and action passes. */
-  function panelRoute(perm: Permission, handler: (c: Ctx) => Promise<Result>) {
+  function panelRoute(perm: Permission, handler: (c: Ctx) => Promise<Result>, o: { upload?: boolean } = {}) {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const bare = bareOf(request, reply);
       const s = await loadSession(ctx, cookies(request)[COOKIE], request.ip);
@@ -164,7 +164,9 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
         return render(reply, bare.lang, V.messagePage(bare, bare.t.forbiddenTitle, bare.t.forbidden.replace('{role}', bare.t[`role${s.actor.role}`]), 403, f));
       }
       const body = (request.body && typeof request.body === 'object' && !Buffer.isBuffer(request.body) ? request.body : {}) as Body;
-      if (request.method === 'POST' && !(request.headers['content-type'] ?? '').startsWith('multipart/')) {
+      // The upload route reads its token from the multipart body itself; everywhere else a
+      // multipart post has no readable token and is refused like any other.
+      if (request.method === 'POST' && !o.upload) {
         if (!sameOrigin(request) || !csrfMatches(s, body.csrf)) return render(reply, bare.lang, V.messagePage(bare, bare.t.csrfTitle, bare.t.csrf, 403, f));
       }
       const result = await handler({ s, f, lang: bare.lang, request, reply, query: (request.query ?? {}) as Query, body });
@@ -447,7 +449,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
           rejected: r.rejected, reportHref: r.rejected.length ? reportHref(r.rejected) : undefined,
         });
     }
-  }));
+  }, { upload: true }));
 
   async function ownCashout(c: Ctx) {
     const id = idParam((c.request.params as Query).id);
