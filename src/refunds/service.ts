@@ -18,10 +18,11 @@ import { refundDebit } from '../domain/settlement.ts';
 import { depositCreditOf } from '../balances/service.ts';
 import { cajaAccount, findReservation, InsufficientFunds, merchantAccount, post, reserve, transfer, voidReservation } from '../ledger/ledger.ts';
 import { recordEvent } from '../notifications/outbox.ts';
+import { cardRefundConnector } from './card-connector.ts';
 
 const HOLDING_STATUSES = REFUND_STATUSES.filter(holdsAmount);
 
-export type RefundFailure = 'not_found' | 'not_completed' | 'amount' | 'missing_bank_account' | 'insufficient_funds' | 'idempotency_key_used';
+export type RefundFailure = 'not_found' | 'not_completed' | 'amount' | 'missing_bank_account' | 'insufficient_funds' | 'idempotency_key_used' | 'no_card_connector';
 
 export class RefundError extends Error {
   constructor(
@@ -128,14 +129,6 @@ export function isCardPaymentType(paymentType: string | null): boolean {
   return paymentType === 'CREDIT_CARD' || paymentType === 'DEBIT_CARD';
 }
 
-/** Staging magic value: a card refund whose amount ends in .03 is rejected (insufficient funds). */
-function simulatedCardOutcome(ctx: AppContext, amount: Decimal): { status: RefundStatus; reason?: string; reasonCode?: string } {
-  if (ctx.config.env === 'staging' && toFixed(amount, 2).endsWith('.03')) {
-    return { status: 'REJECTED', reason: 'The card issuer refused the refund: insufficient funds', reasonCode: 'INSUFFICIENT_FUNDS' };
-  }
-  return { status: 'COMPLETED' };
-}
-
 class Replay {
   constructor(readonly refundId: number) {}
 }
@@ -192,6 +185,8 @@ async function insertRefund(ctx: AppContext, q: Queryable, merchantId: number, i
   if (deposit.status !== 'COMPLETED') throw new RefundError('not_completed', `Only completed deposits can be refunded; this one is ${deposit.status}`);
   const card = isCardPaymentType(deposit.payment_type);
   if (!card && !input.bankAccount) throw new RefundError('missing_bank_account', 'bank_account is required to refund this deposit');
+  const cardNetwork = card ? cardRefundConnector(ctx.config) : null;
+  if (card && !cardNetwork) throw new RefundError('no_card_connector', 'Card refunds are not available: no card connector is configured for this environment');
   const held = (
     await q.query<{ amount: string; local_amount: string; settlement_amount: string; settlement_fee: string }>(
       `SELECT coalesce(sum(amount), 0) AS amount, coalesce(sum(local_amount), 0) AS local_amount,
@@ -235,10 +230,11 @@ async function insertRefund(ctx: AppContext, q: Queryable, merchantId: number, i
     subjectId: refundId,
     data: { refund_id: refundId, deposit_id: deposit.id, status: 'PENDING', amount: toFixed(amounts.amount, 2), currency: deposit.currency },
   });
-  if (card) {
-    const outcome = simulatedCardOutcome(ctx, amounts.amount);
-    // Settled in the same transaction: a card refund answers SUCCESS or REJECTED directly.
-    await applyTransition(q, refundId, outcome.status, 'card network answer', outcome.reason, outcome.reasonCode, false);
+  if (cardNetwork) {
+    const outcome = await cardNetwork.refund({ refundId, depositId: deposit.id, amount: amounts.amount, currency: deposit.currency });
+    // Settled in the same transaction: a card refund answers SUCCESS or REJECTED directly
+    // (IN_PROGRESS when the network answers later).
+    if (outcome.status !== 'PENDING') await applyTransition(q, refundId, outcome.status, 'card network answer', outcome.reason, outcome.reasonCode, false);
   }
   return refundId;
 }

@@ -14,7 +14,7 @@ import { type Form, optional, required, sendRecord } from './face.ts';
 import { StreamlineError } from './format.ts';
 
 /** Streamline refund error codes beyond the shared ones (300, 301, 302, 401). */
-export const REFUND_ERROR_CODES = { notFound: 600, notCompleted: 601, invalidAmount: 602, missingBankAccount: 603, refundNotFound: 604, insufficientFunds: 605, idempotencyKeyUsed: 606 } as const;
+export const REFUND_ERROR_CODES = { notFound: 600, notCompleted: 601, invalidAmount: 602, missingBankAccount: 603, refundNotFound: 604, insufficientFunds: 605, idempotencyKeyUsed: 606, noCardConnector: 607 } as const;
 
 const ACCOUNT_TYPES = new Set(['C', 'S', 'V', 'O', 'P']);
 
@@ -35,6 +35,7 @@ function streamlineRefundError(err: unknown): never {
       missing_bank_account: REFUND_ERROR_CODES.missingBankAccount,
       insufficient_funds: REFUND_ERROR_CODES.insufficientFunds,
       idempotency_key_used: REFUND_ERROR_CODES.idempotencyKeyUsed,
+      no_card_connector: REFUND_ERROR_CODES.noCardConnector,
     }[err.kind];
     throw new StreamlineError(code, err.kind === 'not_found' ? 'Transaction not found' : err.message);
   }
