@@ -393,8 +393,14 @@ for (const backend of backends()) {
         const m = await createMerchant(s.url, 'Hooked');
         const c = await owner(m);
         const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
-        const saved = await c.submit('/panel/settings/api', '/panel/settings/urls', { notification_url: url, return_url: '' });
+        const refused = await c.submit('/panel/settings/api', '/panel/settings/urls', { notification_url: url, return_url: '', logo_url: 'javascript:alert(1)' });
+        assert.equal(refused.status, 422);
+        const saved = await c.submit('/panel/settings/api', '/panel/settings/urls', { notification_url: url, return_url: '', logo_url: 'https://shop.example/logo.svg' });
         assert.match(saved.html, /URLs saved/);
+        // The hosted checkout shows the logo set here.
+        const hosted = await V3Client.deposits(s.url, m).post('/v3/deposits', { country: 'BR', amount: '10.00', payer: { first_name: 'A', last_name: 'B', email: 'h@example.com' } });
+        assert.equal(hosted.status, 200, hosted.text);
+        assert.match(await (await fetch(hosted.body.redirect_url)).text(), /<img src="https:\/\/shop\.example\/logo\.svg"/);
         const p = await c.submit('/panel/settings/api', '/panel/settings/test-notification');
         assert.equal(p.status, 200);
         assert.match(p.html, new RegExp(`POST ${url}`));

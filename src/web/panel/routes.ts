@@ -516,7 +516,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     const merchant = (await getMerchant(ctx.db, c.s.actor.merchantId))!;
     const logins = await credentialLogins(ctx.db, c.s.actor.merchantId);
     return V.apiPage(c.f, {
-      logins, urls: { notification_url: merchant.notification_url ?? '', return_url: merchant.return_url ?? '' }, urlErrors: {},
+      logins, urls: { notification_url: merchant.notification_url ?? '', return_url: merchant.return_url ?? '', logo_url: merchant.logo_url ?? '' }, urlErrors: {},
       baseUrl: ctx.config.publicBaseUrl, done: c.query.done ? c.f.t.urlsSaved : undefined, ...extra,
     });
   }
@@ -543,8 +543,8 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
 
   app.post('/panel/settings/urls', panelRoute('api', async (c) => {
     const errors: Record<string, string> = {};
-    const patch: { notification_url?: string | null; return_url?: string | null } = {};
-    for (const k of ['notification_url', 'return_url'] as const) {
+    const patch: { notification_url?: string | null; return_url?: string | null; logo_url?: string | null } = {};
+    for (const k of ['notification_url', 'return_url', 'logo_url'] as const) {
       const v = c.body[k]?.trim() ?? '';
       if (v === '') patch[k] = null;
       else {
@@ -554,7 +554,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
       }
     }
     if (Object.keys(errors).length) {
-      return apiView(c, { urlErrors: errors, urls: { notification_url: c.body.notification_url ?? '', return_url: c.body.return_url ?? '' } });
+      return apiView(c, { urlErrors: errors, urls: { notification_url: c.body.notification_url ?? '', return_url: c.body.return_url ?? '', logo_url: c.body.logo_url ?? '' } });
     }
     await updateMerchant(ctx.db, c.s.actor.merchantId, patch);
     await audit(ctx.db, c.s.actor, 'settings.urls_changed', null, patch, ctx.now());

@@ -422,7 +422,7 @@ export const SET_LABEL: Record<string, keyof PanelStrings> = {
 };
 
 export function apiPage(f: Frame, v: {
-  logins: { set: string; login: string | null }[]; urls: { notification_url: string; return_url: string }; urlErrors: Record<string, string>;
+  logins: { set: string; login: string | null }[]; urls: { notification_url: string; return_url: string; logo_url: string }; urlErrors: Record<string, string>;
   done?: string; test?: { request: string; status?: number; body?: string; error?: string }; baseUrl: string;
 }): Page {
   const t = f.t;
@@ -436,8 +436,9 @@ ${v.test.error ? alert(fill(t.testFailed, { reason: v.test.error })) : `<pre>${e
     : '';
   return frame(f, '/panel/settings/api', t.apiTitle, `${notice(v.done)}${creds}
 <section class="card"><h2>${esc(t.urlsTitle)}</h2><form method="post" action="/panel/settings/urls">${csrfField(f)}
-${field('notification_url', t.notificationUrl, v.urls.notification_url, { type: 'url', error: v.urlErrors.notification_url })}
+${field('notification_url', t.notificationUrl, v.urls.notification_url, { type: 'url', error: v.urlErrors.notification_url, hint: t.notificationUrlHint })}
 ${field('return_url', t.returnUrl, v.urls.return_url, { type: 'url', error: v.urlErrors.return_url })}
+${field('logo_url', t.logoUrl, v.urls.logo_url, { type: 'url', error: v.urlErrors.logo_url, hint: t.logoUrlHint })}
 <button class="button">${esc(t.save)}</button></form>
 <form method="post" action="/panel/settings/test-notification" class="actions">${csrfField(f)}<button class="button secondary">${esc(t.testNotification)}</button></form></section>${test}
 <p><a href="/docs">${esc(t.docs)}</a> · <a href="/openapi.json">${esc(t.openapi)}</a></p>`, Object.keys(v.urlErrors).length ? 422 : undefined);
