@@ -200,6 +200,11 @@ describe('merchant panel in Chromium', { skip }, () => {
     const refundId = Number(/Refund (\d+) created/.exec(await page.locator('[role=status]').textContent() ?? '')![1]);
     assert.equal((await v3.get(`/v3/refunds/${refundId}`)).body.amount, 15);
     await checkPage(page, '09-deposit-refunded');
+    // Staging: the bank completes the refund from the same table.
+    await page.click(`form[action="/panel/refunds/${refundId}/complete"] button`);
+    await page.waitForURL(/done=refund_complete/);
+    assert.equal((await v3.get(`/v3/refunds/${refundId}`)).body.status, 'COMPLETED');
+    assert.match(await refundRows.textContent() ?? '', /Completed/);
     // More than what remains: the service's rule, shown on the page.
     await page.fill('#f-amount', '100.00');
     await page.fill('#f-bank_code', '341');

@@ -216,6 +216,12 @@ for (const backend of backends()) {
       assert.equal((await c.submit('/panel', `/panel/deposits/${depositId}/sandbox/approve`, { payment_method: 'IX' })).status, 404);
       assert.equal((await c.submit('/panel', `/panel/deposits/${depositId}/refund`)).status, 404);
       assert.equal(await cashoutStatus(b, theirs), 'Pending');
+      const v3b = V3Client.deposits(s.url, b);
+      assert.equal((await v3b.post(`/v3/sandbox/deposits/${depositId}/approve`, {})).status, 200);
+      const refund = await v3b.post('/v3/refunds', { deposit_id: depositId, amount: '1.00', bank_account: { beneficiary: 'Maria Souza', bank_code: '341', branch: '0001', account_number: '12345-4', account_type: 'CHECKING' } });
+      assert.equal(refund.status, 200, refund.text);
+      assert.equal((await c.submit('/panel', `/panel/refunds/${refund.body.refund_id}/complete`)).status, 404);
+      assert.equal((await v3b.get(`/v3/refunds/${refund.body.refund_id}`)).body.status, 'PENDING');
       const search = await c.get(`/panel/deposits?q=${depositId}`);
       assert.doesNotMatch(search.html, new RegExp(`/panel/deposits/${depositId}"`));
       assert.equal((await c.get('/panel/deposits/abc')).status, 404);

@@ -22,6 +22,7 @@ import { checkCallbackUrl } from '../../domain/urls.ts';
 import { listDeposits, notificationIdsOf, refundsOfDeposit, type DepositFilter } from '../../deposits/list.ts';
 import { runSandboxAction } from '../../deposits/sandbox.ts';
 import { findDeposit, statusHistory } from '../../deposits/store.ts';
+import { getRefund, RefundTransitionError, transitionRefund } from '../../refunds/service.ts';
 import { ApiError } from '../../http/errors.ts';
 import { merchantBalances } from '../../ledger/ledger.ts';
 import { allUsdRates } from '../../lookups/exchange-rates.ts';
@@ -313,7 +314,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     const methods = methodsForCountry(d.country).filter((m) => !d.payment_types?.length || d.payment_types.includes(m.type));
     const done =
       c.query.done === 'refund' ? c.f.t.refundCreated.replace('{id}', String(idParam(c.query.refund) ?? ''))
-      : c.query.done === 'resend' ? c.f.t.done
+      : c.query.done === 'resend' || c.query.done?.startsWith('refund_') ? c.f.t.done
       : c.query.done ? c.f.t.depositNow.replace('{status}', statusText(c.f.t, d.status)) : undefined;
     return V.depositPage(c.f, { d, history, refunds, notifications, methods, staging, done, ...extra });
   }
@@ -345,6 +346,28 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     if (!r.ok) return depositView(c, d, { refundForm: c.body as Record<string, string>, refundError: r.errors.join('; ') });
     return { redirect: `/panel/deposits/${d.id}?done=refund&refund=${r.refund.id}` };
   }));
+
+  // Staging: the bank's answer to a pending refund, as POST /v3/sandbox/refunds/{id}/complete|reject.
+  for (const action of ['complete', 'reject'] as const) {
+    if (!staging) break;
+    app.post(`/panel/refunds/:id/${action}`, panelRoute('sandbox', async (c) => {
+      const id = idParam((c.request.params as Query).id);
+      const refund = id === null ? null : await getRefund(ctx.db, c.s.actor.merchantId, id);
+      if (!refund) return notFound(c);
+      try {
+        await transitionRefund(
+          ctx, c.s.actor.merchantId, refund.id, action === 'complete' ? 'COMPLETED' : 'REJECTED', `sandbox ${action} (panel)`,
+          action === 'reject' ? 'The beneficiary bank rejected the refund (sandbox)' : undefined, action === 'reject' ? 'SANDBOX_REJECTED' : undefined,
+        );
+      } catch (err) {
+        if (!(err instanceof RefundTransitionError)) throw err;
+        const d = await findDeposit(ctx.db, refund.deposit_id);
+        return depositView(c, d!, { refundError: err.message });
+      }
+      await audit(ctx.db, c.s.actor, `refund.sandbox_${action}`, `refund:${refund.id}`, { deposit_id: refund.deposit_id }, ctx.now());
+      return { redirect: `/panel/deposits/${refund.deposit_id}?done=refund_${action}` };
+    }));
+  }
 
   app.post('/panel/notifications/:id/resend', panelRoute('api', async (c) => {
     const id = idParam((c.request.params as Query).id);

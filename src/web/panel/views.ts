@@ -290,8 +290,12 @@ export function depositPage(f: Frame, v: DepositView): Page {
 ${d.status === 'PENDING' ? actionButton(f, `/panel/deposits/${d.id}/sandbox/cancel`, t.cancelDeposit, 'danger') + actionButton(f, `/panel/deposits/${d.id}/sandbox/expire`, t.expire, 'secondary') : ''}
 </div></section>`;
   }
+  const refundButtons = (r: DepositRefund) =>
+    v.staging && r.status === 'PENDING' && can(f.role, 'sandbox')
+      ? `<div class="stack">${actionButton(f, `/panel/refunds/${r.id}/complete`, t.complete)}${actionButton(f, `/panel/refunds/${r.id}/reject`, t.reject, 'danger')}</div>`
+      : '';
   const refunds = v.refunds.length
-    ? table(t.refunds, [t.id, t.status, t.amount, t.created], v.refunds.map((r) => [String(r.id), badge(t, r.status), money(r.amount, r.currency), when(r.created_at)]), [2])
+    ? table(t.refunds, [t.id, t.status, t.amount, t.created, t.actions], v.refunds.map((r) => [String(r.id), badge(t, r.status), money(r.amount, r.currency), when(r.created_at), refundButtons(r)]), [2])
     : `<p>${esc(t.none)}</p>`;
   let refundForm = '';
   if (d.status === 'COMPLETED' && can(f.role, 'money')) {
