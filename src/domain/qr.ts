@@ -1,10 +1,57 @@
 // QR images for payment_info.secondary_metadata.qr_code, which carries bare base64
 // PNG data (clients add their own data: prefix when displaying it).
+//
+// The qrcode package computes the symbol (version, mask, modules); the PNG is written here. Its
+// own PNG renderer drew an RGBA image through pngjs, trying five row filters per row: ≈3 ms of
+// CPU per Pix deposit, most of the cost of creating one. A QR symbol is black and white, so a
+// 1-bit greyscale PNG with no row filter holds the same picture (same size: 4 pixels per module
+// and a 2-module quiet zone, as before) in a thirty-second of the raw bytes.
 
+import { crc32, deflateSync } from 'node:zlib';
 import QRCode from 'qrcode';
 
+/** Pixels per module and quiet-zone width in modules: the rendering every client has seen so far. */
+const SCALE = 4;
+const MARGIN = 2;
+
+const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function chunk(type: string, data: Buffer): Buffer {
+  const out = Buffer.alloc(12 + data.length);
+  out.writeUInt32BE(data.length, 0);
+  out.write(type, 4, 'ascii');
+  data.copy(out, 8);
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
+  return out;
+}
+
+/** A 1-bit greyscale PNG of a square module matrix (true = dark), SCALE pixels per module. */
+export function qrMatrixToPng(size: number, dark: (row: number, col: number) => boolean): Buffer {
+  const width = (size + 2 * MARGIN) * SCALE;
+  const stride = 1 + Math.ceil(width / 8); // filter byte, then 8 pixels a byte, 1 = white
+  const raw = Buffer.alloc(stride * width, 0xff);
+  for (let y = 0; y < width; y++) {
+    const row = y * stride;
+    raw[row] = 0; // filter: none
+    const my = Math.floor(y / SCALE) - MARGIN;
+    if (my < 0 || my >= size) continue;
+    for (let mx = 0; mx < size; mx++) {
+      if (!dark(my, mx)) continue;
+      const x0 = (mx + MARGIN) * SCALE;
+      for (let x = x0; x < x0 + SCALE; x++) raw[row + 1 + (x >> 3)]! &= ~(0x80 >> (x & 7));
+    }
+  }
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(width, 4);
+  ihdr[8] = 1; // bit depth
+  ihdr[9] = 0; // greyscale
+  // compression, filter method and interlace stay 0
+  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
 /** Error correction M: BR Codes stay scannable from phone screens with a small logo or glare. */
-export async function qrPngBase64(text: string): Promise<string> {
-  const png = await QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 2 });
-  return png.toString('base64');
+export function qrPngBase64(text: string): string {
+  const { modules } = QRCode.create(text, { errorCorrectionLevel: 'M' });
+  return qrMatrixToPng(modules.size, (r, c) => !!modules.get(r, c)).toString('base64');
 }
