@@ -185,6 +185,10 @@ describe('merchant panel in Chromium', { skip }, () => {
     assert.ok(await attempt.first().isVisible());
     assert.ok(await page.locator('td', { hasText: /^200$/ }).first().isVisible());
     await checkPage(page, '08-deposit-approved', { docs: true });
+    await page.goto(`${s.url}/panel/notifications`);
+    assert.ok(await page.locator(`a[href="/panel/deposits/${made.body.deposit_id}"]`).first().isVisible());
+    await checkPage(page, '08b-notifications');
+    await page.goto(`${s.url}/panel/deposits/${made.body.deposit_id}`);
 
     await page.fill('#f-amount', '15.00');
     await page.fill('#f-bank_code', '341');

@@ -248,7 +248,7 @@ for (const backend of backends()) {
       assert.equal(denied.status, 403);
       assert.match(denied.html, /Your role \(Support\) cannot do this/);
       assert.doesNotMatch((await support.get(`/panel/cashouts/${id}`)).html, /\/cancel"/, 'no button it may not press');
-      for (const path of ['/panel/settings/api', '/panel/team', '/panel/audit', '/panel/cashouts/new']) assert.equal((await support.get(path)).status, 403, path);
+      for (const path of ['/panel/settings/api', '/panel/notifications', '/panel/team', '/panel/audit', '/panel/cashouts/new']) assert.equal((await support.get(path)).status, 403, path);
       assert.equal(await cashoutStatus(a, id), 'Pending');
       assert.equal((await finance.get('/panel/settings/api')).status, 403);
       assert.equal((await finance.submit(`/panel/cashouts/${id}`, `/panel/cashouts/${id}/hold`)).url, `/panel/cashouts/${id}?done=hold`);
@@ -425,6 +425,9 @@ for (const backend of backends()) {
         assert.equal(done.url, `/panel/deposits/${dep.body.deposit_id}?done=resend`);
         assert.equal((await (await owner(a)).submit('/panel', resend!)).status, 404, 'another merchant cannot resend it');
         assert.match((await c.get('/panel/audit')).html, /notification\.resent/);
+        const list = await c.get('/panel/notifications?status=pending');
+        assert.match(list.html, new RegExp(`<a href="/panel/deposits/${dep.body.deposit_id}">deposit:${dep.body.deposit_id}</a>`));
+        assert.equal((await c.get('/panel/notifications?status=bogus')).status, 400);
       } finally {
         await new Promise<void>((r) => hook.close(() => r()));
       }

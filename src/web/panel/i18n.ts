@@ -91,7 +91,7 @@ const en = {
   methodsTitle: 'Payment methods', methodsHint: 'As the hosted checkout shows them to customers of {country}.', code: 'Code', name: 'Name',
   paymentType: 'Payment type', rates: 'Exchange rates', ratePerUsd: 'Units per USD',
   stPENDING: 'Pending', stAPPROVED: 'Approved', stCOMPLETED: 'Completed', stCANCELLED: 'Cancelled', stON_HOLD: 'On hold', stDELIVERED: 'Delivered',
-  stREJECTED: 'Rejected', stSUCCESS: 'Success', stPROCESSING: 'Processing',
+  stREJECTED: 'Rejected', stSUCCESS: 'Success', stPROCESSING: 'Processing', stFAILED: 'Failed',
 };
 
 export type PanelStrings = typeof en;
@@ -157,7 +157,7 @@ const es: PanelStrings = {
   methodsTitle: 'Medios de pago', methodsHint: 'Como el checkout los muestra a clientes de {country}.', code: 'Código', name: 'Nombre',
   paymentType: 'Tipo de pago', rates: 'Tipos de cambio', ratePerUsd: 'Unidades por USD',
   stPENDING: 'Pendiente', stAPPROVED: 'Aprobado', stCOMPLETED: 'Completado', stCANCELLED: 'Cancelado', stON_HOLD: 'Retenido', stDELIVERED: 'Entregado',
-  stREJECTED: 'Rechazado', stSUCCESS: 'Exitoso', stPROCESSING: 'En proceso',
+  stREJECTED: 'Rechazado', stSUCCESS: 'Exitoso', stPROCESSING: 'En proceso', stFAILED: 'Fallida',
 };
 
 const pt: PanelStrings = {
@@ -221,7 +221,7 @@ const pt: PanelStrings = {
   methodsTitle: 'Meios de pagamento', methodsHint: 'Como o checkout os mostra a clientes de {country}.', code: 'Código', name: 'Nome',
   paymentType: 'Tipo de pagamento', rates: 'Taxas de câmbio', ratePerUsd: 'Unidades por USD',
   stPENDING: 'Pendente', stAPPROVED: 'Aprovado', stCOMPLETED: 'Concluído', stCANCELLED: 'Cancelado', stON_HOLD: 'Retido', stDELIVERED: 'Entregue',
-  stREJECTED: 'Rejeitado', stSUCCESS: 'Sucesso', stPROCESSING: 'Em processamento',
+  stREJECTED: 'Rejeitado', stSUCCESS: 'Sucesso', stPROCESSING: 'Em processamento', stFAILED: 'Falhou',
 };
 
 const DICTS: Record<Lang, PanelStrings> = { en, es, pt };

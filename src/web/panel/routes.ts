@@ -27,7 +27,7 @@ import { ApiError } from '../../http/errors.ts';
 import { merchantBalances } from '../../ledger/ledger.ts';
 import { allUsdRates } from '../../lookups/exchange-rates.ts';
 import { type CredentialSet, CREDENTIAL_SETS, getMerchant, rotateCredentials, updateMerchant } from '../../merchants/merchants.ts';
-import { getNotification, resendNotification } from '../../notifications/store.ts';
+import { getNotification, listNotifications, resendNotification } from '../../notifications/store.ts';
 import { audit, listAudit } from '../../panel/audit.ts';
 import {
   ABSOLUTE_HOURS, changePassword, completeMfa, confirmTotp, csrfMatches, disableTotp, loadSession, pendingTotpSecret, type Session, signIn, signOut,
@@ -369,13 +369,23 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     }));
   }
 
+  app.get('/panel/notifications', panelRoute('api', async (c) => {
+    const status = c.query.status;
+    if (status && status !== 'pending' && status !== 'delivered' && status !== 'failed') {
+      return V.messagePage(c.f, c.f.t.errorTitle, c.f.t.badRequest.replace('{reason}', 'unknown status'), 400, c.f);
+    }
+    const rows = await listNotifications(ctx.db, { merchantId: c.s.actor.merchantId, status: status || undefined, before: idParam(c.query.before) ?? undefined, limit: PAGE_SIZE + 1 });
+    const next = rows.length > PAGE_SIZE ? Number(rows[PAGE_SIZE - 1]!.id) : null;
+    return V.notificationsPage(c.f, { rows: rows.slice(0, PAGE_SIZE), next, q: c.query });
+  }));
+
   app.post('/panel/notifications/:id/resend', panelRoute('api', async (c) => {
     const id = idParam((c.request.params as Query).id);
     const ok = id !== null && (await resendNotification(ctx.db, id, c.s.actor.merchantId));
     if (!ok) return notFound(c);
     await audit(ctx.db, c.s.actor, 'notification.resent', `notification:${id}`, {}, ctx.now());
     const deposit = idParam(c.query.deposit);
-    return { redirect: deposit ? `/panel/deposits/${deposit}?done=resend` : '/panel/deposits' };
+    return { redirect: deposit ? `/panel/deposits/${deposit}?done=resend` : '/panel/notifications?done=resend' };
   }));
 
   // ------------------------------------------------------------------ cashouts

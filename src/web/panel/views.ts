@@ -38,11 +38,12 @@ th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--line);v
 th{color:var(--muted);font-weight:600;white-space:nowrap}
 td time{white-space:nowrap}
 .wrap{overflow-wrap:anywhere;word-break:break-word}
+.url{display:inline-block;min-width:14rem;overflow-wrap:anywhere}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .scroll{overflow-x:auto;border:1px solid var(--line);border-radius:10px;margin-bottom:1rem}
 form.filters{display:flex;flex-wrap:wrap;gap:.5rem .75rem;align-items:flex-end;margin-bottom:1rem}
-form.filters .field{margin:0;min-width:9rem;flex:1 1 9rem}
-form.filters .field.wide{flex:3 1 16rem}
+form.filters .field{margin:0;min-width:9rem;flex:0 1 14rem}
+form.filters .field.wide{flex:1 1 20rem}
 .grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:1rem}
 .grid2.charts{grid-template-columns:repeat(auto-fit,minmax(min(100%,26rem),1fr))}
 .kpis{display:flex;flex-wrap:wrap;gap:1rem;margin-bottom:1rem}
@@ -100,7 +101,8 @@ const envBadge = (t: PanelStrings, env: string) => `<span class="env ${esc(env)}
 
 const NAV: [string, keyof PanelStrings, Permission][] = [
   ['/panel', 'navHome', 'view'], ['/panel/deposits', 'navDeposits', 'view'], ['/panel/cashouts', 'navCashouts', 'view'],
-  ['/panel/balance', 'navBalance', 'view'], ['/panel/methods', 'navMethods', 'view'], ['/panel/settings/api', 'navApi', 'api'],
+  ['/panel/balance', 'navBalance', 'view'], ['/panel/methods', 'navMethods', 'view'], ['/panel/notifications', 'notifications', 'api'],
+  ['/panel/settings/api', 'navApi', 'api'],
   ['/panel/team', 'navTeam', 'team'], ['/panel/audit', 'navAudit', 'audit'], ['/panel/account', 'navAccount', 'view'],
 ];
 
@@ -510,4 +512,24 @@ export function methodsPage(f: Frame, v: { country: string; countries: [string, 
   return frame(f, '/panel/methods', t.methodsTitle, `${form}<p class="hint">${fill(t.methodsHint, { country: v.country })}</p>
 ${table(t.methodsTitle, ['', t.code, t.name, t.paymentType, t.amount], rows)}<h2>${esc(t.rates)}</h2>${table(t.rates, [t.currency, t.ratePerUsd], rates, [1])}
 <p><a href="/docs">${esc(t.docs)}</a> · <a href="/openapi.json">${esc(t.openapi)}</a></p>`);
+}
+
+export function notificationsPage(f: Frame, v: { rows: (NotificationRow & { attempts: AttemptRow[] })[]; next: number | null; q: ListQuery }): Page {
+  const t = f.t;
+  const statuses: [string, string][] = [['', t.any], ['pending', t.stPENDING], ['delivered', t.stDELIVERED], ['failed', t.stFAILED]];
+  const subject = (key: string) => {
+    const [type, id] = key.split(':');
+    return type === 'deposit' || type === 'cashout' ? `<a href="/panel/${type}s/${esc(id)}">${esc(key)}</a>` : esc(key);
+  };
+  const rows = v.rows.map((n) => {
+    const last = n.attempts[n.attempts.length - 1];
+    return [
+      String(n.id), when(n.created_at), esc(n.event_type), subject(n.subject_key), `<span class="mono url">${esc(n.url)}</span>`, badge(t, n.status.toUpperCase()),
+      String(n.attempts.length), esc(last ? last.status_code ?? last.error ?? '' : ''), last?.response_excerpt ? `<span class="mono wrap">${esc(last.response_excerpt.slice(0, 120))}</span>` : '',
+      actionButton(f, `/panel/notifications/${n.id}/resend`, t.resend),
+    ];
+  });
+  return frame(f, '/panel/notifications', t.notifications, `<form class="filters" method="get" action="/panel/notifications">${field('status', t.status, v.q.status, { options: statuses })}<button class="button">${esc(t.filter)}</button></form>
+${table(t.notifications, [t.id, t.created, t.type, t.source, t.url, t.status, t.attempts, t.responseCode, t.excerpt, t.actions], rows, [6], t.none)}
+${pager(t, '/panel/notifications', v.q, v.next, !v.q.before)}`);
 }
