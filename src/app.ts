@@ -14,6 +14,7 @@ import { adminAuth } from './api/admin/auth.ts';
 import { registerAdminMerchants } from './api/admin/merchants.ts';
 import { registerMe } from './api/v3/me.ts';
 import { registerV3Deposits } from './api/v3/deposits.ts';
+import { registerV3DepositList } from './api/v3/deposit-list.ts';
 import { registerSandboxDeposits } from './api/v3/sandbox-deposits.ts';
 import { registerAdminDeposits } from './api/admin/deposits.ts';
 import { registerEvents } from './api/v3/events.ts';
@@ -78,6 +79,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(async (v3) => {
     registerMe(v3, ctx);
     registerV3Deposits(v3, ctx);
+    registerV3DepositList(v3, ctx);
     registerSandboxDeposits(v3, ctx);
     registerEvents(v3, ctx);
     registerV3Notifications(v3, ctx);

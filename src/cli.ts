@@ -14,6 +14,8 @@ import { minorUnits } from './domain/currencies.ts';
 import { parseAmount, toDb } from './domain/money.ts';
 import { checkLedger } from './ledger/check.ts';
 import { InsufficientFunds, merchantBalances } from './ledger/ledger.ts';
+import { HTTP_COMMANDS, HTTP_USAGE, HttpUsageError, runHttpCommand } from './cli/http.ts';
+import { CajaApiError } from '../sdk/src/index.ts';
 
 const USAGE = `usage:
   caja start                                  start the service (same as npm start)
@@ -25,7 +27,8 @@ const USAGE = `usage:
   caja balance adjust --id MERCHANT_ID --credit|--debit AMOUNT --currency USD --reason TEXT [--operator NAME]
   caja ledger check                           check the ledger's invariants; exit 1 with a report when broken
 
-Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KEY, CAJA_ENV).`;
+Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KEY, CAJA_ENV). On the embedded
+database these need the service stopped; on PostgreSQL they run beside it.`;
 
 class UsageError extends Error {}
 
@@ -36,7 +39,12 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   if (!command || command === 'help' || command === '--help') {
-    console.log(USAGE);
+    console.log(`${USAGE}\n\n${HTTP_USAGE}`);
+    return;
+  }
+  // HTTP commands talk to a running caja: no database, no lock, run beside the server.
+  if (HTTP_COMMANDS.includes(command)) {
+    await runHttpCommand(argv);
     return;
   }
   const config = loadConfig();
@@ -147,6 +155,14 @@ run(process.argv.slice(2)).catch((err) => {
   if (err instanceof UsageError) {
     console.error(`caja: ${err.message}\n\n${USAGE}`);
     process.exit(64);
+  }
+  if (err instanceof HttpUsageError) {
+    console.error(`caja: ${err.message}\n\n${HTTP_USAGE}`);
+    process.exit(64);
+  }
+  if (err instanceof CajaApiError) {
+    console.error(`caja: caja answered ${err.httpStatus}: ${err.message}${err.details.map((d) => `\n  ${d}`).join('')}`);
+    process.exit(1);
   }
   if (err instanceof ConfigError) {
     console.error(`caja: configuration error: ${err.message}`);

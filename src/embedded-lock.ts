@@ -19,7 +19,13 @@ export function lockDataDir(dataDir: string): () => void {
   if (existsSync(path)) {
     const pid = Number(readFileSync(path, 'utf8').trim());
     if (pid && pid !== process.pid && alive(pid)) {
-      throw new Error(`the embedded database in ${dataDir} is in use by process ${pid}; stop it first, or use the admin API of the running service`);
+      throw new Error(
+        `the embedded database in ${dataDir} is in use by process ${pid} (a running caja); one process at a time can open it.\n` +
+          `  - stop that process (Ctrl-C where it runs, or kill ${pid}) and run this command again; or\n` +
+          `  - leave it running and use its HTTP API: the admin API for operators (Authorization: Bearer $(cat ${dataDir}/admin.token),\n` +
+          `    e.g. POST /admin/merchants), or the HTTP commands of this CLI (caja listen, trigger, deposits, sign: see caja help); or\n` +
+          `  - run caja on PostgreSQL (DATABASE_URL), where the server and the CLI share the database.`,
+      );
     }
   }
   writeFileSync(path, String(process.pid));

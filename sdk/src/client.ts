@@ -95,6 +95,9 @@ export class Caja {
       create: (body: DepositRequest, o: CallOptions = {}) =>
         this.send<Deposit>({ method: 'POST', path: '/v3/deposits', body, auth: 'deposits', retry: true, idempotencyKey: o.idempotencyKey ?? randomUUID() }),
       get: (depositId: number | string) => this.send<DepositStatus>({ method: 'GET', path: `/v3/deposits/${id(depositId)}`, auth: 'deposits', retry: true }),
+      /** Newest first; pass next_before as `before` for the next page. */
+      list: (q: Query<'/v3/deposits', 'get'> = {}) =>
+        this.send<ResponseBody<'/v3/deposits', 'get'>>({ method: 'GET', path: '/v3/deposits', query: q as Send['query'], auth: 'deposits', retry: true }),
     };
     this.refunds = {
       create: (body: RefundRequest, o: CallOptions = {}) =>
