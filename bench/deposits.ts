@@ -7,7 +7,9 @@
 //   GET /v3/deposits/{id}, signed        vs  GET /health on the same server
 //   p50/p99 of HOSTED creation at 70 % of the peak rate measured just before, RSS per process
 //   after the run; all of it with 1 process and with CAJA_PROCESSES=N (BENCH_PROCESSES, default
-//   the number of cores).
+//   the number of cores)
+//   the same HTTP figures on the embedded default (PGlite), against its own GET /health
+//   (BENCH_EMBEDDED=0 leaves it out).
 // The database sits on the same 2-core machine as the server and the load generator, so pgbench
 // has the cores to itself while the service shares them with autocannon: a ratio of 1 is out of
 // reach by construction; the issue's targets are set with that in mind.
@@ -292,6 +294,38 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
   }
 }
 
+/**
+ * The embedded default (PGlite, one process, no DATABASE_URL): what `npm start` gives on a laptop.
+ * There is no pgbench for it; GET /health on the same server is the baseline.
+ */
+async function measureEmbedded() {
+  const { url, child } = await startServer('', { DATABASE_URL: '' });
+  try {
+    const res = await fetch(`${url}/admin/merchants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Bench' }),
+    });
+    const { login, secret_key: secret } = ((await res.json()) as Creds).deposits;
+    await runHttp(url, WARMUP, depositRequests(login, secret, 'hosted', 'lite-warm'));
+    const health = summary(await runHttp(`${url}/health`, DURATION));
+    const hosted = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'hosted', 'lite')));
+    const pix = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'pix', 'lite')));
+    // A fresh embedded database numbers this merchant's deposits from 1.
+    const ids = Array.from({ length: Math.min(5000, hosted.requests) }, (_, i) => i + 1);
+    const status = summary(await runHttp(url, DURATION, statusRequests(login, secret, ids)));
+    const result = {
+      health, deposit_hosted: hosted, deposit_pix_one_shot: pix, get_deposit: status, rss_mb_after: rssMb(child.pid!),
+      ratios: { pix_vs_hosted: ratio(pix.rps, hosted.rps), get_deposit_vs_health: ratio(status.rps, health.rps) },
+    };
+    console.log(`embedded PGlite: HOSTED ${hosted.rps}/s (p50 ${hosted.p50_ms} ms, p99 ${hosted.p99_ms} ms, ${hosted.errors} errors), Pix ONE_SHOT ${pix.rps}/s (${pix.errors} errors), `
+      + `GET /v3/deposits/{id} ${status.rps}/s (${status.errors} errors), GET /health ${health.rps}/s; RSS ${result.rss_mb_after} MB`);
+    return result;
+  } finally {
+    await stopServer(child);
+  }
+}
+
 export async function benchDeposits(): Promise<Record<string, unknown>> {
   const db = await freshDatabase();
   const masterKey = randomBytes(32).toString('base64');
@@ -329,7 +363,8 @@ export async function benchDeposits(): Promise<Record<string, unknown>> {
       console.log(`${r.processes} process(es) vs pgbench with ${conns} connections (HOSTED writes ${bh.tps} tx/s, Pix writes ${bp.tps} tx/s): `
         + `HOSTED ${r.ratios.hosted_vs_pgbench}, Pix ${r.ratios.pix_vs_pgbench}, Pix/HOSTED ${r.ratios.pix_vs_hosted}, GET deposit/health ${r.ratios.get_deposit_vs_health}`);
     }
-    return { http_connections: CONNECTIONS, seconds: DURATION, pool_per_process: POOL, runs, pgbench: baselines };
+    const embedded = process.env.BENCH_EMBEDDED === '0' ? undefined : await measureEmbedded();
+    return { http_connections: CONNECTIONS, seconds: DURATION, pool_per_process: POOL, runs, pgbench: baselines, embedded_pglite: embedded };
   } finally {
     await db.drop();
   }
