@@ -1,0 +1,113 @@
+// Issue 14's house rules, the ones a newcomer trips on: where staging listens, documents that
+// stay inside the repository, no EBADENGINE on this Node, and ids that follow creation order
+// across processes sharing one database.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Caja } from '../../sdk/src/index.ts';
+import { loadConfig } from '../../src/config.ts';
+import { postgresUrl, startTestServer, type TestServer } from '../helpers/server.ts';
+import { admin, createMerchant } from '../helpers/clients.ts';
+import { cpf } from '../helpers/documents.ts';
+
+test('staging listens on 127.0.0.1 unless HOST says otherwise; production where HOST says', () => {
+  const secrets = { CAJA_MASTER_KEY: randomBytes(32).toString('base64'), CAJA_ADMIN_TOKEN: 'a'.repeat(20), DATA_DIR: '/nonexistent-caja' };
+  assert.equal(loadConfig({ ...secrets }).host, '127.0.0.1');
+  assert.equal(loadConfig({ ...secrets, HOST: '0.0.0.0' }).host, '0.0.0.0');
+  assert.equal(loadConfig({ ...secrets, CAJA_ENV: 'production' }).host, '0.0.0.0');
+  assert.equal(loadConfig({ ...secrets, CAJA_ENV: 'production', HOST: '10.0.0.5' }).host, '10.0.0.5');
+});
+
+test('the README and docs point at nothing outside the repository', () => {
+  const files = ['README.md', 'sdk/README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    assert.doesNotMatch(text, /\.\.\/shared|\/work\//, `${file} points outside the repository`);
+    // Relative links resolve to files of the repository.
+    for (const [, target] of text.matchAll(/\]\((?!https?:|#|mailto:)([^)#\s]+)/g)) {
+      const path = join(file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '.', target);
+      assert.ok(existsSync(path), `${file} links to ${target}, which does not exist`);
+    }
+  }
+});
+
+/** True when `version` satisfies an npm engines range of the forms packages use (>=, ^, ~, ||, x). */
+function satisfies(version: string, range: string): boolean {
+  const v = version.replace(/^v/, '').split('.').map(Number);
+  const cmp = (a: number[], b: number[]) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+  const parse = (s: string) => s.replace(/^v/, '').split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : 0)).concat([0, 0, 0]).slice(0, 3);
+  return range.split('||').some((alt) =>
+    alt.trim().replace(/([<>=^~]+)\s+/g, '$1').split(/\s+/).filter(Boolean).every((c) => {
+      const m = /^(>=|<=|>|<|\^|~|=)?(.+)$/.exec(c)!;
+      if (m[2] === '*' || m[2] === 'x') return true;
+      const t = parse(m[2]);
+      const d = cmp(v, t);
+      switch (m[1]) {
+        case '>=': return d >= 0;
+        case '>': return d > 0;
+        case '<=': return d <= 0;
+        case '<': return d < 0;
+        case '^': return d >= 0 && v[0] === t[0];
+        case '~': return d >= 0 && v[0] === t[0] && v[1] === t[1];
+        default: return m[2].split('.').length < 3 ? v[0] === t[0] : d === 0;
+      }
+    }),
+  );
+}
+
+test('every installed package accepts this Node (npm install warns EBADENGINE otherwise)', () => {
+  const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { engines?: { node?: string } | string[]; optional?: boolean }> };
+  const refused = Object.entries(lock.packages)
+    .filter(([path, p]) => path && !p.optional && p.engines && !Array.isArray(p.engines) && p.engines.node && !satisfies(process.version, p.engines.node))
+    .map(([path, p]) => `${path} wants node ${(p.engines as { node: string }).node}`);
+  assert.deepEqual(refused, []);
+});
+
+describe('ids follow creation order across two processes on one PostgreSQL', { skip: postgresUrl() ? false : 'needs PostgreSQL (DATABASE_URL): an embedded database is one process' }, () => {
+  let a: TestServer;
+  let b: TestServer;
+  before(async () => {
+    a = await startTestServer('pg');
+    // A second process on the same database and master key, as a second instance behind a load balancer.
+    b = await startTestServer('pglite', { DATABASE_URL: a.ctx.config.databaseUrl!, CAJA_MASTER_KEY: a.ctx.config.masterKey.toString('base64') });
+  });
+  after(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  test('deposits (ONE_SHOT and HOSTED), refunds and cashouts created alternately on each', async () => {
+    const m = await createMerchant(a.url, 'Two Instances');
+    assert.equal((await admin(a.url, 'POST', `/admin/merchants/${m.merchant_id}/balance_adjustments`, { direction: 'credit', amount: '1000.00', currency: 'USD', reason: 'ids test' })).status, 201);
+    const clients = [a, b].map((s) => new Caja({
+      baseUrl: s.url,
+      deposits: { login: m.deposits.login, secretKey: m.deposits.secret_key },
+      cashouts: { login: m.cashouts.login, pass: m.cashouts.pass, secretKey: m.cashouts.secret_key },
+    }));
+    const payer = { document: cpf('529982247'), first_name: 'Ana', last_name: 'Lima', email: 'ana@example.com' };
+    const deposits: number[] = [];
+    const refunds: number[] = [];
+    const cashouts: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const c = clients[i % 2];
+      const oneShot = i % 3 !== 0;
+      const d = await c.deposits.create({ country: 'BR', amount: '30.00', currency: 'BRL', ...(oneShot ? { payment_method: 'IX', payer } : {}) });
+      deposits.push(d.deposit_id!);
+      if (oneShot) {
+        await c.sandbox.deposits.approve(d.deposit_id!);
+        const r = await c.refunds.create({ deposit_id: d.deposit_id!, amount: '1.00', bank_account: { beneficiary: 'Ana Lima', bank_code: '260', branch: '0001', account_number: '12345-6', account_type: 'CHECKING' } });
+        refunds.push(Number(r.refund_id));
+      }
+      const co = await c.cashouts.create({
+        external_id: `ids-${i}-${Date.now()}`, country: 'BR', currency: 'USD', amount: '1.00', document_id: cpf('529982247'),
+        beneficiary_name: 'Ana', beneficiary_lastname: 'Lima', bank_code: '260', bank_account: '12345-6', bank_branch: '0001', account_type: 'C',
+      });
+      cashouts.push(co.cashout_id);
+    }
+    for (const [name, ids] of Object.entries({ deposits, refunds, cashouts })) {
+      assert.deepEqual(ids, [...ids].sort((x, y) => x - y), `${name} ids in creation order: ${ids.join(', ')}`);
+    }
+  });
+});
