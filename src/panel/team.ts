@@ -57,3 +57,22 @@ export async function removeUser(ctx: AppContext, a: Actor, userId: number): Pro
     return true;
   });
 }
+
+/**
+ * A member who forgot their password or lost their authenticator: a new one-time password
+ * (shown once to the owner or admin), two-factor turned off, every session of theirs ended.
+ */
+export async function resetUser(ctx: AppContext, a: Actor, userId: number): Promise<{ email: string; password: string } | null> {
+  const password = randomToken(20);
+  return ctx.db.tx(async (q) => {
+    const { rows } = await q.query<{ email: string }>(
+      `UPDATE panel_users SET password_hash = $3, totp_enabled = false, totp_secret_enc = NULL
+       WHERE id = $1 AND merchant_id = $2 AND role <> 'owner' AND disabled_at IS NULL RETURNING email`,
+      [userId, a.merchantId, hashPassword(password)],
+    );
+    if (!rows[0]) return null;
+    await q.query('DELETE FROM panel_sessions WHERE user_id = $1', [userId]);
+    await audit(q, a, 'team.reset', `user:${userId}`, { email: rows[0].email }, ctx.now());
+    return { email: rows[0].email, password };
+  });
+}

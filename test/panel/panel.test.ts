@@ -255,6 +255,13 @@ for (const backend of backends()) {
       assert.equal((await developer.submit(`/panel/cashouts/${id}`, `/panel/cashouts/${id}/release`)).status, 403);
       assert.equal((await developer.get('/panel/settings/api')).status, 200);
       assert.equal((await developer.submit('/panel/settings/api', '/panel/settings/api/rotate', { set: 'panel' })).status, 403, 'only the owner replaces the owner password');
+      // A reset gives a new one-time password and ends the member's sessions.
+      const financeEmail = /Signed in as ([^ ]+) \(Finance\)/.exec((await finance.get('/panel')).html)![1]!;
+      const resetAction = new RegExp(`${financeEmail.replace(/[.]/g, '\\.')}</td>[\\s\\S]*?action="(/panel/team/\\d+/reset)"`).exec((await c.get('/panel/team')).html)![1]!;
+      const reset = await c.submit('/panel/team', resetAction);
+      const fresh = /class="secret">([^<]+)</.exec(reset.html)![1]!;
+      assert.equal((await finance.get('/panel')).url, '/panel/login?next=%2Fpanel');
+      assert.equal((await new PanelClient(s.url).signIn(financeEmail, fresh)).url, '/panel');
       // Removing a member ends their sessions at once.
       const team = await c.get('/panel/team');
       const removeAction = [...team.html.matchAll(/action="(\/panel\/team\/\d+\/remove)"/g)].map((x) => x[1]!);

@@ -40,7 +40,7 @@ import { csvLine } from '../../panel/csv.ts';
 import { refundFromPanel } from '../../panel/refund.ts';
 import { can, type Permission } from '../../panel/roles.ts';
 import { homeStats } from '../../panel/stats.ts';
-import { inviteUser, listTeam, removeUser } from '../../panel/team.ts';
+import { inviteUser, listTeam, removeUser, resetUser } from '../../panel/team.ts';
 import { sendTestNotification } from '../../panel/test-notification.ts';
 import { otpauthUri } from '../../panel/totp.ts';
 import { acceptedLang, type Lang } from '../i18n.ts';
@@ -608,6 +608,13 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
       return V.teamPage(c.f, { members, error, email: c.body.email, role: c.body.role });
     }
     return V.teamPage(c.f, { members, invited: { email: r.email, password: r.password } });
+  }));
+
+  app.post('/panel/team/:id/reset', panelRoute('team', async (c) => {
+    const id = idParam((c.request.params as Query).id);
+    const r = id === null ? null : await resetUser(ctx, c.s.actor, id);
+    if (!r) return notFound(c);
+    return V.teamPage(c.f, { members: await listTeam(ctx, c.s.actor.merchantId), invited: r, reset: true });
   }));
 
   app.post('/panel/team/:id/remove', panelRoute('team', async (c) => {

@@ -467,12 +467,14 @@ export function rotatedPage(f: Frame, set: string, shown: Record<string, string>
 
 // ---------------------------------------------------------------- team, audit, account, methods
 
-export function teamPage(f: Frame, v: { members: TeamMember[]; invited?: { email: string; password: string }; error?: string; email?: string; role?: string; done?: string }): Page {
+export function teamPage(f: Frame, v: { members: TeamMember[]; invited?: { email: string; password: string }; reset?: boolean; error?: string; email?: string; role?: string; done?: string }): Page {
   const t = f.t;
   const roleName = (r: string) => t[`role${r}` as keyof PanelStrings];
   const rows = v.members.map((m) => [esc(m.email), esc(roleName(m.role)), m.totp_enabled ? esc(t.yes) : esc(t.no), when(m.created_at),
-    m.role === 'owner' ? '' : actionButton(f, `/panel/team/${m.id}/remove`, t.remove, 'danger')]);
-  const invited = v.invited ? `<p class="ok" role="status">${fill(t.invited, { email: v.invited.email })}<span class="secret">${esc(v.invited.password)}</span></p>` : '';
+    m.role === 'owner' ? '' : `<div class="stack">${actionButton(f, `/panel/team/${m.id}/reset`, t.resetMember)}${actionButton(f, `/panel/team/${m.id}/remove`, t.remove, 'danger')}</div>`]);
+  const invited = v.invited
+    ? `<p class="ok" role="status">${fill(v.reset ? t.resetDone : t.invited, { email: v.invited.email })}<span class="secret">${esc(v.invited.password)}</span></p>`
+    : '';
   return frame(f, '/panel/team', t.teamTitle, `${invited}${notice(v.done)}${table(t.teamTitle, [t.email, t.role, t.twoFactor, t.created, t.actions], rows)}
 <section class="card"><h2>${esc(t.inviteTitle)}</h2>${alert(v.error)}<form method="post" action="/panel/team/invite">${csrfField(f)}
 <div class="row2">${field('email', t.email, v.email, { type: 'email', required: true })}${field('role', t.role, v.role, { options: INVITABLE_ROLES.map((r): [string, string] => [r, roleName(r)]) })}</div>
