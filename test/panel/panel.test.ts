@@ -377,6 +377,18 @@ for (const backend of backends()) {
       const lines = text.trim().split('\r\n');
       assert.equal(lines.length, 2, text);
       assert.match(lines[1]!, new RegExp(`^${dep.body.deposit_id},`));
+      // More rows than one read of the stream (500): every one arrives, once, newest first.
+      const m = await createMerchant(s.url, 'Busy shop');
+      const busy = V3Client.deposits(s.url, m);
+      for (let i = 0; i < 520; i += 40) {
+        await Promise.all(Array.from({ length: 40 }, (_, j) => busy.post('/v3/deposits', { country: 'BR', amount: '10.00', payment_method: 'IX', invoice_id: `bulk-${i + j}`, payer: { document: '529.982.247-25', first_name: 'A', last_name: 'B', email: 'bulk@example.com' } })));
+      }
+      const owner2 = await owner(m);
+      const all = (await (await fetch(`${s.url}/panel/deposits.csv?country=BR`, { headers: { cookie: owner2.cookieHeader } })).text()).trim().split('\r\n').slice(1);
+      assert.equal(all.length, 520);
+      assert.equal(new Set(all.map((l) => l.split(',')[0])).size, 520);
+      const ids = all.map((l) => Number(l.split(',')[0]));
+      assert.deepEqual(ids, [...ids].sort((x, y) => y - x));
       const bal = await (await fetch(`${s.url}/panel/balance.csv?currency=USD`, { headers: { cookie: c.cookieHeader } })).text();
       assert.match(bal, /adjustment\.credit/);
       assert.match(bal, /cashout\.reserve/);
