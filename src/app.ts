@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.ts';
 import { registerBodyParsers } from './http/body-parsers.ts';
 import { registerIdAndPagingCheck } from './http/params.ts';
+import { registerReplayStore } from './auth/replay.ts';
 import { registerMetrics } from './ops/metrics.ts';
 import { registerHealth } from './ops/health.ts';
 import { registerDocs } from './ops/docs.ts';
@@ -77,6 +78,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   await app.register(async (v3) => {
+    registerReplayStore(v3, ctx);
     registerMe(v3, ctx);
     registerV3Deposits(v3, ctx);
     registerV3DepositList(v3, ctx);

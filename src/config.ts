@@ -17,6 +17,8 @@ export interface Config {
   masterKey: Buffer;
   logLevel: string;
   xDateToleranceSeconds: number;
+  /** How far ahead of server time an X-Date may be (clock skew), much less than the past window. */
+  xDateFutureSeconds: number;
   cashoutDelaySeconds: number;
   /** How often the deposit worker cancels expired deposits (and runs sandbox outcomes). */
   expiryIntervalMs: number;
@@ -124,6 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
     masterKey,
     logLevel,
     xDateToleranceSeconds: int(env, 'CAJA_X_DATE_TOLERANCE_SECONDS', 300, 1, 86400),
+    xDateFutureSeconds: int(env, 'CAJA_X_DATE_FUTURE_SECONDS', 60, 0, 86400),
     cashoutDelaySeconds: int(env, 'CAJA_CASHOUT_DELAY_SECONDS', 60, 0, 86400 * 30),
     expiryIntervalMs: int(env, 'CAJA_EXPIRY_INTERVAL_MS', 5000, 10, 3600000),
     sandboxAutoSeconds: int(env, 'CAJA_SANDBOX_AUTO_SECONDS', 5, 0, 86400),

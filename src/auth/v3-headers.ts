@@ -1,8 +1,11 @@
 // v3/v5 header authentication: X-Date, X-Login and `Authorization: SVC <hex>` (alias D24), an
-// HMAC-SHA256 of X-Date + X-Login + the raw body, keyed with the set's signature secret.
-import type { FastifyRequest } from 'fastify';
+// HMAC-SHA256 of X-Date + X-Login + the raw body, keyed with the set's signature secret; or
+// `SVC2 <hex>`, which also covers the method and the path with its query (docs/security.md).
+// A v3 call that changes state is also claimed against replays (./replay.ts).
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { v3AuthMessage, verifyHmacHex } from '../domain/signatures.ts';
+import { svc2AuthMessage, v3AuthMessage, verifyHmacHex } from '../domain/signatures.ts';
+import { claimRequest, requestHash, sendStored, WRITE_METHODS } from './replay.ts';
 import { v3Errors } from '../http/errors.ts';
 import { findSigningSecret, type Merchant } from '../merchants/merchants.ts';
 import { v3LoginDetails, v3SignatureDetails } from './signature-debug.ts';
@@ -30,7 +33,11 @@ export function parseXDate(value: string): Date | null {
   return new Date(t);
 }
 
-const AUTHORIZATION = /^(SVC|D24)\s+(\S+)$/i;
+const AUTHORIZATION = /^(SVC2|SVC|D24)\s+(\S+)$/i;
+
+/** How long a copy waits for the first request's answer before it is told to retry (409). */
+const IN_FLIGHT_WAIT_MS = 10_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function header(request: FastifyRequest, name: 'X-Date' | 'X-Login' | 'Authorization'): string {
   const v = request.headers[name.toLowerCase()];
@@ -40,29 +47,58 @@ function header(request: FastifyRequest, name: 'X-Date' | 'X-Login' | 'Authoriza
   return text;
 }
 
-/** Checks headers, date, login and signature, in that order; sets request.merchant. */
+/**
+ * Checks headers, date, login and signature, in that order; sets request.merchant. A v3 write
+ * seen before is answered here from the first copy's stored response.
+ */
 export function v3HeaderAuth(ctx: AppContext, set: 'deposits' | 'cashouts') {
-  return async function authenticate(request: FastifyRequest): Promise<void> {
+  return async function authenticate(request: FastifyRequest, reply?: FastifyReply): Promise<FastifyReply | void> {
     const xDate = header(request, 'X-Date');
     const xLogin = header(request, 'X-Login');
     const authorization = header(request, 'Authorization');
     const auth = AUTHORIZATION.exec(authorization);
-    if (!auth) throw v3Errors.invalidSignature("Authorization must be 'SVC <64 hex characters>'");
+    if (!auth) throw v3Errors.invalidSignature("Authorization must be 'SVC <64 hex characters>' or 'SVC2 <64 hex characters>'");
     const date = parseXDate(xDate);
     if (!date) throw v3Errors.invalidDateRange("X-Date must be an ISO 8601 date-time with timezone, like 2026-01-31T12:00:00Z");
-    const skew = Math.abs(ctx.now().getTime() - date.getTime()) / 1000;
-    if (skew > ctx.config.xDateToleranceSeconds) {
+    const now = ctx.now();
+    const age = (now.getTime() - date.getTime()) / 1000;
+    if (age > ctx.config.xDateToleranceSeconds) {
       throw v3Errors.invalidDateRange(`X-Date is more than ${ctx.config.xDateToleranceSeconds} seconds away from server time`);
+    }
+    // A date far ahead would keep a captured request valid for longer than the window.
+    if (-age > ctx.config.xDateFutureSeconds) {
+      throw v3Errors.invalidDateRange(`X-Date is more than ${ctx.config.xDateFutureSeconds} seconds ahead of server time`);
     }
     const found = await findSigningSecret(ctx.db, ctx.box, set, xLogin);
     // Staging explains a refusal (the signature debugger); production says no more than the code.
     const debug = ctx.config.env === 'staging';
     if (!found) throw v3Errors.invalidCredentials(undefined, debug ? await v3LoginDetails(ctx, set, xLogin) : undefined);
     const rawBody = request.rawBody ?? Buffer.alloc(0);
-    const message = v3AuthMessage(xDate, xLogin, rawBody);
+    const svc2 = auth[1]!.toUpperCase() === 'SVC2';
+    const message = svc2 ? svc2AuthMessage(request.method, request.url, xDate, xLogin, rawBody) : v3AuthMessage(xDate, xLogin, rawBody);
     if (!verifyHmacHex(found.secret, message, auth[2])) {
       throw v3Errors.invalidSignature(undefined, debug ? v3SignatureDetails(set, message, rawBody, date, ctx.now()) : undefined);
     }
+    if (!svc2 && found.merchant.require_svc2) throw v3Errors.invalidSignature('This merchant requires SVC2 signatures (method and path covered)');
     request.merchant = found.merchant;
+    // v5 calls only read (account and key validation), so only v3 writes are claimed.
+    if (set !== 'deposits' || !reply || !WRITE_METHODS.has(request.method)) return;
+    // An explicit idempotency key keeps its meaning: two keys are two requests.
+    const key = request.headers['x-idempotency-key'] ?? request.headers['x-idempontency-key'] ?? '';
+    const hash = requestHash([request.method, request.url, xDate, xLogin, rawBody, String(key)]);
+    const expiresAt = new Date(date.getTime() + ctx.config.xDateToleranceSeconds * 1000);
+    // A copy that arrives while the first runs waits for its answer (or takes over its claim
+    // if the first failed and released it), as a request with an idempotency key does.
+    const giveUp = Date.now() + IN_FLIGHT_WAIT_MS;
+    for (;;) {
+      const claim = await claimRequest(ctx.db, found.merchant.id, hash, now, expiresAt);
+      if (claim.claimed) {
+        request.replayClaim = { merchantId: found.merchant.id, hash };
+        return;
+      }
+      if (claim.stored) return sendStored(reply, claim.stored);
+      if (Date.now() > giveUp) throw v3Errors.requestInFlight();
+      await sleep(25);
+    }
   };
 }

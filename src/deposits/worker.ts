@@ -1,12 +1,13 @@
 // The deposit worker: every CAJA_EXPIRY_INTERVAL_MS it cancels PENDING deposits whose
 // expiration_date has passed, runs due staging magic-value outcomes, and forgets idempotency keys
-// older than 48 hours (they are promised for at least 24). Rows are claimed with FOR UPDATE SKIP
+// older than 48 hours (they are promised for at least 24) and expired signed-request claims. Rows are claimed with FOR UPDATE SKIP
 // LOCKED in batches, so any number of processes can run it side by side.
 import type { AppContext } from '../context.ts';
 import { statusAfterPayment, type DepositStatus } from '../domain/deposit-states.ts';
 import { periodicWorker } from '../periodic-worker.ts';
 import type { Worker } from '../workers.ts';
 import { isCrypto, transitionDepositIn } from './service.ts';
+import { purgeExpiredRequests } from '../auth/replay.ts';
 
 const BATCH = 100;
 const KEY_RETENTION_HOURS = 48;
@@ -55,6 +56,8 @@ export async function runSandboxOutcomes(ctx: AppContext): Promise<number> {
 
 export async function purgeIdempotencyKeys(ctx: AppContext): Promise<void> {
   await ctx.db.query('DELETE FROM idempotency_keys WHERE created_at < $1', [new Date(ctx.now().getTime() - KEY_RETENTION_HOURS * 3600_000)]);
+  // Signed-request claims past their window: those requests are refused by their date now.
+  await purgeExpiredRequests(ctx.db, ctx.now());
 }
 
 /** One pass of everything the worker does; tests call it directly. */

@@ -23,6 +23,18 @@ export function v3AuthMessage(xDate: string, xLogin: string, rawBody: Buffer | s
   return Buffer.concat([Buffer.from(xDate + xLogin, 'utf8'), Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody, 'utf8')]);
 }
 
+/**
+ * SVC2, caja's opt-in v3/v5 signature: also covers the method and the path with its query, so a
+ * captured signature cannot be replayed against another endpoint or another id. Message:
+ * METHOD "\n" path?query "\n" X-Date "\n" X-Login "\n" raw body.
+ */
+export function svc2AuthMessage(method: string, pathWithQuery: string, xDate: string, xLogin: string, rawBody: Buffer | string): Buffer {
+  return Buffer.concat([
+    Buffer.from(`${method.toUpperCase()}\n${pathWithQuery}\n${xDate}\n${xLogin}\n`, 'utf8'),
+    Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody, 'utf8'),
+  ]);
+}
+
 const s = (v: string | undefined | null) => v ?? '';
 
 export interface NewInvoiceSigned {

@@ -19,6 +19,7 @@ export const v3Errors = {
   invalidSignature: (d = 'Invalid signature', details?: string[]) => new ApiError(400, 102, 'INVALID_SIGNATURE', d, details),
   invalidDateRange: (d: string) => new ApiError(400, 103, 'INVALID_DATE_RANGE', d),
   idempotencyKeyUsed: () => new ApiError(400, 104, 'IDEMPOTENCY_KEY_ALREADY_USED', 'The idempotency key was already used with a different request'),
+  requestInFlight: () => new ApiError(409, 104, 'IDEMPOTENCY_KEY_ALREADY_USED', 'An identical signed request is being processed; it runs once'),
   emptyHeader: (name: string) => new ApiError(400, 105, 'EMPTY_HEADER_VALUE', `Empty value in header: ${name}`),
   validation: (details: string[], d = 'Invalid request fields') => new ApiError(400, 201, 'BEAN_VALIDATION_ERROR', d, details),
   notFound: (d = 'Resource not found') => new ApiError(404, 208, 'RESOURCE_NOT_FOUND', d),

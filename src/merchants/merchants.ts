@@ -19,6 +19,8 @@ export interface Merchant {
   pix_key_validation_enabled: boolean;
   /** The currency its balance is kept in (USD unless configured). */
   settlement_currency: string;
+  /** v3/v5 calls must be signed with SVC2 (method, path and query covered). */
+  require_svc2: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -131,6 +133,7 @@ export interface MerchantPatch {
   account_validation_enabled?: boolean;
   pix_key_validation_enabled?: boolean;
   settlement_currency?: string;
+  require_svc2?: boolean;
 }
 
 export async function updateMerchant(db: Db, id: number, patch: MerchantPatch): Promise<Merchant | null> {
@@ -210,6 +213,7 @@ export function merchantView(m: Merchant) {
     logo_url: m.logo_url,
     features: { account_validation: m.account_validation_enabled, pix_key_validation: m.pix_key_validation_enabled },
     settlement_currency: m.settlement_currency,
+    require_svc2: m.require_svc2,
     created_at: m.created_at,
     updated_at: m.updated_at,
   };

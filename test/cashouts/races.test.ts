@@ -105,7 +105,8 @@ describe('cashout and refund races (pg)', { skip: postgresUrl() ? false : 'needs
     assert.equal((await v3.post(`/v3/sandbox/deposits/${dep.body.deposit_id}/approve`, '')).status, 200);
     const credited = await available(m);
     const account = { beneficiary: 'Maria Souza', bank_code: '260', branch: '0001', account_number: '12345-6', account_type: 'CHECKING' };
-    const results = await Promise.all(Array.from({ length: 500 }, () => v3.post('/v3/refunds', { deposit_id: dep.body.deposit_id, amount: '1.50', bank_account: account })));
+    // 500 different requests: identical signed copies would be one request replayed.
+    const results = await Promise.all(Array.from({ length: 500 }, (_, i) => v3.post('/v3/refunds', { deposit_id: dep.body.deposit_id, amount: '1.50', bank_account: account, comments: `race ${i}` })));
     const ok = results.filter((r) => r.status === 200).length;
     assert.equal(ok, 333, 'floor(500 / 1.50) refunds fit');
     assert.ok(results.every((r) => r.status === 200 || r.body.code === 802), [...new Set(results.map((r) => r.text))].slice(0, 3).join(' | '));

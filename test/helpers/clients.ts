@@ -38,6 +38,14 @@ export function xDateNow(offsetSeconds = 0): string {
   return new Date(Date.now() + offsetSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/**
+ * X-Date with milliseconds (accepted by caja): two identical writes sent in the same second are
+ * then two requests, not one signed request replayed (docs/security.md).
+ */
+export function xDateNowMs(): string {
+  return new Date().toISOString();
+}
+
 export async function admin(base: string, method: string, path: string, body?: unknown, token = ADMIN_TOKEN): Promise<Res> {
   return toRes(
     await fetch(base + path, {
@@ -72,7 +80,7 @@ export class V3Client {
 
   async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res> {
     const raw = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
-    const xDate = headers['X-Date'] ?? xDateNow();
+    const xDate = headers['X-Date'] ?? xDateNowMs();
     const signature = hmac(this.secret, xDate + this.login + raw);
     return toRes(
       await fetch(this.base + path, {

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
-import { createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
+import { createMerchant, V3Client, type Credentials, xDateNow } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 
@@ -89,7 +89,8 @@ for (const backend of backends()) {
       // No amount: what remains (30.00), then nothing is left.
       const rest = await v3.post('/v3/refunds', { deposit_id: d.deposit_id });
       assert.deepEqual([rest.body.refund_info.result, rest.body.refund_info.amount], ['SUCCESS', 30]);
-      assert.equal((await v3.post('/v3/refunds', { deposit_id: d.deposit_id })).body.code, 802, 'nothing left to refund');
+      // Another request (its own X-Date): the same signed bytes again would be a replay of `rest`.
+      assert.equal((await v3.post('/v3/refunds', { deposit_id: d.deposit_id }, { 'X-Date': xDateNow(-30) })).body.code, 802, 'nothing left to refund');
     });
 
     test('validation: every failing field at once; pending deposits cannot be refunded', async () => {
@@ -119,7 +120,8 @@ for (const backend of backends()) {
     if (backend === 'pg') {
       test('racing refunds of both faces never exceed the deposit', async () => {
         const d = await completed('IX', '90.00');
-        const results = await Promise.all(Array.from({ length: 15 }, () => v3.post('/v3/refunds', { deposit_id: d.deposit_id, amount: '20.00', bank_account: account })));
+        // Fifteen different requests: identical signed copies would be one request replayed.
+        const results = await Promise.all(Array.from({ length: 15 }, (_, i) => v3.post('/v3/refunds', { deposit_id: d.deposit_id, amount: '20.00', bank_account: account, comments: `race ${i}` })));
         const ok = results.filter((r) => r.status === 200);
         assert.equal(ok.length, 4);
         assert.ok(results.filter((r) => r.status !== 200).every((r) => r.body.code === 802));

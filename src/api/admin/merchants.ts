@@ -34,6 +34,7 @@ const merchantSchema = {
     logo_url: { type: 'string', nullable: true, description: 'Logo of the hosted checkout, unless a deposit sends its own `logo`' },
     features: { type: 'object', properties: { account_validation: { type: 'boolean' }, pix_key_validation: { type: 'boolean' } } },
     settlement_currency: { type: 'string', description: 'Currency the balance is kept in (USD unless configured)' },
+    require_svc2: { type: 'boolean', description: 'v3/v5 calls must be signed with SVC2 (method and path covered); see docs/security.md' },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
@@ -109,6 +110,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
             logo_url: { type: 'string', maxLength: 2048 },
             features: { type: 'object', properties: { account_validation: { type: 'boolean' }, pix_key_validation: { type: 'boolean' } }, additionalProperties: false },
             settlement_currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Currency of the balance from now on: USD, or a currency caja has a rate for. Balances already held stay in their currency.' },
+            require_svc2: { type: 'boolean', description: 'Refuse v3/v5 calls not signed with SVC2' },
           },
           additionalProperties: false,
         },
@@ -130,6 +132,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         account_validation_enabled: b.features?.account_validation,
         pix_key_validation_enabled: b.features?.pix_key_validation,
         settlement_currency: b.settlement_currency,
+        require_svc2: b.require_svc2,
       });
       if (!merchant) throw v3Errors.notFound('Merchant not found');
       return merchantView(merchant);

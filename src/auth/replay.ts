@@ -1,0 +1,87 @@
+// Replay protection for signed requests that change state. The v3 signature covers X-Date,
+// X-Login and the body but nothing says a request is used once: a captured request could be
+// sent again while its date is valid. Each such request is claimed by inserting its hash
+// (method, path with query, X-Date, X-Login, body) under the merchant's primary key: one index
+// insert, atomic across processes. The copy that wins runs; its response is stored when sent;
+// any later copy is answered with that response and `Idempotent-Replayed: true`, changing
+// nothing. A copy arriving while the first still runs gets 409 and changes nothing either.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/db.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when this request claimed its hash: its response is stored for the copies. */
+    replayClaim?: { merchantId: number; hash: string };
+  }
+}
+
+export const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function requestHash(parts: (string | Buffer)[]): string {
+  const h = createHash('sha256');
+  for (const p of parts) {
+    // Length-prefixed, so that no two different part lists hash alike.
+    const b = Buffer.isBuffer(p) ? p : Buffer.from(p, 'utf8');
+    h.update(`${b.length}:`).update(b);
+  }
+  return h.digest('hex');
+}
+
+export type Claim = { claimed: true } | { claimed: false; stored: { status: number; content_type: string | null; body: string } | null };
+
+/** Claims `hash` for the merchant until `expiresAt`, or reports the first copy's response. */
+export async function claimRequest(q: Queryable, merchantId: number, hash: string, now: Date, expiresAt: Date): Promise<Claim> {
+  // A claim past its expiry is taken over as if it were new (its request is refused by date now).
+  const { rows } = await q.query(
+    `INSERT INTO signed_requests (merchant_id, request_hash, expires_at) VALUES ($1, $2, $3)
+     ON CONFLICT (merchant_id, request_hash) DO UPDATE SET expires_at = EXCLUDED.expires_at, status = NULL, content_type = NULL, body = NULL
+       WHERE signed_requests.expires_at < $4
+     RETURNING 1`,
+    [merchantId, hash, expiresAt, now],
+  );
+  if (rows.length) return { claimed: true };
+  const prior = await q.query<{ status: number | null; content_type: string | null; body: string | null }>(
+    `SELECT status, content_type, body FROM signed_requests WHERE merchant_id = $1 AND request_hash = $2`,
+    [merchantId, hash],
+  );
+  const p = prior.rows[0];
+  return { claimed: false, stored: p && p.status !== null ? { status: p.status, content_type: p.content_type, body: p.body ?? '' } : null };
+}
+
+/** Answers a copy with the first response. */
+export function sendStored(reply: FastifyReply, stored: { status: number; content_type: string | null; body: string }): FastifyReply {
+  reply.header('Idempotent-Replayed', 'true').status(stored.status);
+  if (stored.content_type) reply.type(stored.content_type);
+  return reply.send(stored.body);
+}
+
+/**
+ * Stores the response of a claimed request. A failed request (4xx, 5xx) changed nothing, so its
+ * claim is released instead: the same request may run again.
+ */
+export function registerReplayStore(app: FastifyInstance, ctx: AppContext): void {
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const claim = request.replayClaim;
+    if (!claim) return payload;
+    request.replayClaim = undefined;
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : payload === null || payload === undefined ? '' : null;
+    if (reply.statusCode >= 400 || body === null) {
+      await ctx.db.query(`DELETE FROM signed_requests WHERE merchant_id = $1 AND request_hash = $2`, [claim.merchantId, claim.hash]);
+      return payload;
+    }
+    const contentType = reply.getHeader('content-type');
+    await ctx.db.query(
+      `UPDATE signed_requests SET status = $3, content_type = $4, body = $5 WHERE merchant_id = $1 AND request_hash = $2`,
+      [claim.merchantId, claim.hash, reply.statusCode, typeof contentType === 'string' ? contentType : null, body],
+    );
+    return payload;
+  });
+}
+
+/** Expired claims are of no use: the requests they protect are refused by their date by now. */
+export async function purgeExpiredRequests(q: Queryable, now: Date): Promise<number> {
+  const r = await q.query(`DELETE FROM signed_requests WHERE expires_at < $1`, [now]);
+  return r.rowCount;
+}
