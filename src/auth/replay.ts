@@ -50,6 +50,30 @@ export async function claimRequest(q: Queryable, merchantId: number, hash: strin
   return { claimed: false, stored: p && p.status !== null ? { status: p.status, content_type: p.content_type, body: p.body ?? '' } : null };
 }
 
+/** How long a copy waits for the first request's answer before it is told to retry. */
+const IN_FLIGHT_WAIT_MS = 10_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export type Outcome = { claimed: true } | { claimed: false; stored: { status: number; content_type: string | null; body: string } } | { claimed: false; stored: null };
+
+/**
+ * Claims, or waits while the first copy runs (taking over its claim if it failed and released
+ * it), as a request with an idempotency key does. `stored: null` after the wait: still running.
+ */
+export async function claimOrWait(q: Queryable, merchantId: number, hash: string, now: Date, expiresAt: Date): Promise<Outcome> {
+  const giveUp = Date.now() + IN_FLIGHT_WAIT_MS;
+  for (;;) {
+    const claim = await claimRequest(q, merchantId, hash, now, expiresAt);
+    if (claim.claimed || claim.stored || Date.now() > giveUp) return claim;
+    await sleep(25);
+  }
+}
+
+/** Gives a claim up: the request failed and changed nothing, so the same request may run again. */
+export async function releaseClaim(q: Queryable, claim: { merchantId: number; hash: string }): Promise<void> {
+  await q.query(`DELETE FROM signed_requests WHERE merchant_id = $1 AND request_hash = $2`, [claim.merchantId, claim.hash]);
+}
+
 /** Answers a copy with the first response. */
 export function sendStored(reply: FastifyReply, stored: { status: number; content_type: string | null; body: string }): FastifyReply {
   reply.header('Idempotent-Replayed', 'true').status(stored.status);
@@ -68,7 +92,7 @@ export function registerReplayStore(app: FastifyInstance, ctx: AppContext): void
     request.replayClaim = undefined;
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : payload === null || payload === undefined ? '' : null;
     if (reply.statusCode >= 400 || body === null) {
-      await ctx.db.query(`DELETE FROM signed_requests WHERE merchant_id = $1 AND request_hash = $2`, [claim.merchantId, claim.hash]);
+      await releaseClaim(ctx.db, claim);
       return payload;
     }
     const contentType = reply.getHeader('content-type');

@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { svc2AuthMessage, v3AuthMessage, verifyHmacHex } from '../domain/signatures.ts';
-import { claimRequest, requestHash, sendStored, WRITE_METHODS } from './replay.ts';
+import { claimOrWait, requestHash, sendStored, WRITE_METHODS } from './replay.ts';
 import { v3Errors } from '../http/errors.ts';
 import { findSigningSecret, type Merchant } from '../merchants/merchants.ts';
 import { v3LoginDetails, v3SignatureDetails } from './signature-debug.ts';
@@ -34,10 +34,6 @@ export function parseXDate(value: string): Date | null {
 }
 
 const AUTHORIZATION = /^(SVC2|SVC|D24)\s+(\S+)$/i;
-
-/** How long a copy waits for the first request's answer before it is told to retry (409). */
-const IN_FLIGHT_WAIT_MS = 10_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function header(request: FastifyRequest, name: 'X-Date' | 'X-Login' | 'Authorization'): string {
   const v = request.headers[name.toLowerCase()];
@@ -87,18 +83,12 @@ export function v3HeaderAuth(ctx: AppContext, set: 'deposits' | 'cashouts') {
     const key = request.headers['x-idempotency-key'] ?? request.headers['x-idempontency-key'] ?? '';
     const hash = requestHash([request.method, request.url, xDate, xLogin, rawBody, String(key)]);
     const expiresAt = new Date(date.getTime() + ctx.config.xDateToleranceSeconds * 1000);
-    // A copy that arrives while the first runs waits for its answer (or takes over its claim
-    // if the first failed and released it), as a request with an idempotency key does.
-    const giveUp = Date.now() + IN_FLIGHT_WAIT_MS;
-    for (;;) {
-      const claim = await claimRequest(ctx.db, found.merchant.id, hash, now, expiresAt);
-      if (claim.claimed) {
-        request.replayClaim = { merchantId: found.merchant.id, hash };
-        return;
-      }
-      if (claim.stored) return sendStored(reply, claim.stored);
-      if (Date.now() > giveUp) throw v3Errors.requestInFlight();
-      await sleep(25);
+    const claim = await claimOrWait(ctx.db, found.merchant.id, hash, now, expiresAt);
+    if (claim.claimed) {
+      request.replayClaim = { merchantId: found.merchant.id, hash };
+      return;
     }
+    if (claim.stored) return sendStored(reply, claim.stored);
+    throw v3Errors.requestInFlight();
   };
 }

@@ -114,6 +114,29 @@ for (const backend of backends()) {
       assert.equal(await refundsOf(depositId), 2);
     });
 
+    test('an identical streamline refund form posted three times makes one refund; its own key makes another', async () => {
+      const depositId = await completedDeposit();
+      const { rows } = await s.ctx.db.query<{ invoice_id: string }>(`SELECT invoice_id FROM deposits WHERE id = $1`, [depositId]);
+      const f: Record<string, string> = {
+        x_login: m.deposits.login, x_trans_key: m.deposits.trans_key, x_invoice: rows[0]!.invoice_id, x_document: String(depositId), x_amount: '3.00',
+        x_bank_beneficiary: 'Maria Souza', x_bank: 'Itaú', x_bank_code: '341', x_bank_account: '12345-4', x_account_type: 'C', x_bank_branch: '0001',
+      };
+      const v = (k: string) => f[k] ?? '';
+      f.x_control = createHmac('sha256', m.deposits.secret_key).update(`A${v('x_invoice')}${v('x_document')}${v('x_amount')}${v('x_bank_beneficiary')}${v('x_bank')}${v('x_bank_account')}${v('x_account_type')}${v('x_bank_branch')}`).digest('hex').toUpperCase();
+      const post = async (fields: Record<string, string>) => {
+        const r = await fetch(`${s.url}/api_curl/apd/refund`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+        return { replayed: r.headers.get('idempotent-replayed'), text: await r.text() };
+      };
+      const first = await post(f);
+      assert.equal(JSON.parse(first.text).status, 'OK', first.text);
+      for (let i = 0; i < 2; i++) assert.deepEqual(await post(f), { replayed: 'true', text: first.text });
+      assert.equal(await refundsOf(depositId), 1);
+      const second = await post({ ...f, x_idempotency_key: 'second-partial' });
+      assert.equal(second.replayed, null);
+      assert.notEqual(JSON.parse(second.text).x_refund, JSON.parse(first.text).x_refund);
+      assert.equal(await refundsOf(depositId), 2);
+    });
+
     test('X-Date more than 60 s ahead is 103; the past window stays 5 minutes', async () => {
       assert.equal((await v3.get('/v3/me', { 'X-Date': xDateNow(61 + 5) })).body.code, 103);
       assert.equal((await v3.get('/v3/me', { 'X-Date': xDateNow(30) })).status, 200);

@@ -9,12 +9,16 @@ import { type Decimal, fromDb, parseAmount } from '../../domain/money.ts';
 import { streamlineRefundDesc, streamlineRefundResult } from '../../domain/refund-rules.ts';
 import { hmacHexUpper, refundRequestMessage, refundResponseMessage, verifyHmacHex } from '../../domain/signatures.ts';
 import { parseId } from '../../http/params.ts';
+import { claimOrWait, releaseClaim, requestHash, sendStored } from '../../auth/replay.ts';
 import { createRefund, getRefund, isCardPaymentType, RefundError, type RefundRow } from '../../refunds/service.ts';
 import { type Form, optional, required, sendRecord } from './face.ts';
 import { StreamlineError } from './format.ts';
 
 /** Streamline refund error codes beyond the shared ones (300, 301, 302, 401). */
-export const REFUND_ERROR_CODES = { notFound: 600, notCompleted: 601, invalidAmount: 602, missingBankAccount: 603, refundNotFound: 604, insufficientFunds: 605, idempotencyKeyUsed: 606, noCardConnector: 607 } as const;
+export const REFUND_ERROR_CODES = { notFound: 600, notCompleted: 601, invalidAmount: 602, missingBankAccount: 603, refundNotFound: 604, insufficientFunds: 605, idempotencyKeyUsed: 606, noCardConnector: 607, inFlight: 608 } as const;
+
+/** How long an identical refund form is answered with the first refund. */
+const FORM_REPLAY_WINDOW_MS = 24 * 3600_000;
 
 const ACCOUNT_TYPES = new Set(['C', 'S', 'V', 'O', 'P']);
 
@@ -97,8 +101,20 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
       if (currency !== deposit.local_currency && currency !== deposit.currency) {
         throw new StreamlineError(300, `Invalid parameter: x_currency must be ${[...new Set([deposit.local_currency, deposit.currency])].join(' or ')}`);
       }
+      // The refund control carries no date, so a captured form could be replayed for ever: an
+      // identical form (same fields, same control) within 24 h answers the first refund. A
+      // merchant meaning a second identical refund sends its own x_idempotency_key (or header).
+      const formKey = form.x_idempotency_key ?? request.headers['x-idempotency-key'] ?? '';
+      const hash = requestHash(['streamline-refund', ...Object.keys(form).sort().flatMap((k) => [k, form[k]!]), String(formKey)]);
+      const now = ctx.now();
+      const claim = await claimOrWait(ctx.db, caller.merchant.id, hash, now, new Date(now.getTime() + FORM_REPLAY_WINDOW_MS));
+      if (!claim.claimed) {
+        if (claim.stored) return sendStored(reply, claim.stored);
+        throw new StreamlineError(REFUND_ERROR_CODES.inFlight, 'An identical refund request is being processed; it runs once');
+      }
       let refund: RefundRow;
       try {
+        request.replayClaim = { merchantId: caller.merchant.id, hash };
         ({ refund } = await createRefund(ctx, caller.merchant.id, {
           source: 'streamline',
           depositId: deposit.id,
@@ -119,6 +135,10 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
           comments: f.x_comments || undefined,
         }));
       } catch (err) {
+        // A refused refund changed nothing: the same form may run again (errors answer HTTP 200
+        // here, so the store after sending cannot tell them apart).
+        request.replayClaim = undefined;
+        await releaseClaim(ctx.db, { merchantId: caller.merchant.id, hash });
         streamlineRefundError(err);
       }
       const result = streamlineRefundResult(refund.status);
