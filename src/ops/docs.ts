@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { completeDocument } from './openapi-extras.ts';
 
 export async function registerDocs(app: FastifyInstance, publicBaseUrl: string): Promise<void> {
   await app.register(swagger, {
@@ -22,6 +23,7 @@ export async function registerDocs(app: FastifyInstance, publicBaseUrl: string):
         },
       },
     },
+    transformObject: (d) => ('openapiObject' in d ? completeDocument(d.openapiObject) : d.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -40,7 +40,18 @@ export function registerAdminBalance(app: FastifyInstance, ctx: AppContext): voi
           additionalProperties: false,
           examples: [{ direction: 'credit', amount: '250.00', currency: 'USD', reason: 'Settlement correction, ticket 4411' }],
         },
-        response: { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema },
+        response: {
+          201: {
+            type: 'object',
+            description: 'The adjustment as recorded',
+            properties: {
+              adjustment_id: { type: 'integer' }, merchant_id: { type: 'integer' }, direction: { type: 'string', enum: ['credit', 'debit'] },
+              amount: { type: 'string' }, currency: { type: 'string' }, reason: { type: 'string' }, actor: { type: 'string' },
+              created_at: { type: 'string', description: 'YYYY-MM-DD HH:mm:ss (UTC)' }, transfer_id: { type: 'integer', description: 'The ledger transfer' },
+            },
+          },
+          400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema,
+        },
       },
     },
     async (request, reply) => {

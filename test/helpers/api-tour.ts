@@ -1,0 +1,103 @@
+// A walk through every JSON operation of caja as a client calls them, recording each request and
+// answer. The OpenAPI test checks every answer against /openapi.json; the examples script
+// (scripts/openapi-examples.ts) keeps the first answer per operation and status as the examples.
+import { admin, bearer, cashoutRequest, createMerchant, type Res, V3Client } from './clients.ts';
+import { cpf } from './documents.ts';
+
+export interface Recorded {
+  /** `<method> <path template>`, as in the OpenAPI document. */
+  key: string;
+  status: number;
+  request?: unknown;
+  response: unknown;
+}
+
+export async function apiTour(base: string): Promise<Recorded[]> {
+  const out: Recorded[] = [];
+  const rec = async (method: string, template: string, request: unknown, call: Promise<Res>) => {
+    const r = await call;
+    out.push({ key: `${method} ${template}`, status: r.status, request, response: r.body });
+    return r;
+  };
+  const merchantBody = { name: 'Acme', notification_url: 'https://shop.example/caja' };
+  const created = await createMerchant(base, 'Acme', { notification_url: 'https://shop.example/caja' });
+  out.push({ key: 'post /admin/merchants', status: 201, request: merchantBody, response: created });
+  const id = created.merchant_id;
+  await rec('get', '/admin/merchants/{id}', undefined, admin(base, 'GET', `/admin/merchants/${id}`));
+  const patch = { return_url: 'https://shop.example/back' };
+  await rec('patch', '/admin/merchants/{id}', patch, admin(base, 'PATCH', `/admin/merchants/${id}`, patch));
+  const v3 = V3Client.deposits(base, created);
+  const v5 = V3Client.cashouts(base, created);
+  await rec('get', '/health', undefined, fetch(`${base}/health`).then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json(), text: '' })));
+  await rec('get', '/v3/me', undefined, v3.get('/v3/me'));
+  await rec('get', '/v3/me', undefined, new V3Client(base, created.deposits.login, 'wrong-secret').get('/v3/me'));
+  await rec('get', '/v5/me', undefined, v5.get('/v5/me'));
+  const payer = { document: cpf('529982247'), first_name: 'Maria', last_name: 'Souza', email: 'maria@example.com' };
+  const depositBody = { country: 'BR', amount: '100.00', currency: 'BRL', payment_method: 'IX', payer, notification_url: 'https://shop.example/caja' };
+  const d = (await rec('post', '/v3/deposits', depositBody, v3.post('/v3/deposits', depositBody))).body.deposit_id;
+  await rec('post', '/v3/deposits', { country: 'BR', amount: '100.001' }, v3.post('/v3/deposits', { country: 'BR', amount: '100.001' }));
+  const hosted = { country: 'MX', amount: '250.00', currency: 'MXN' };
+  const h = (await rec('post', '/v3/deposits', hosted, v3.post('/v3/deposits', hosted))).body.deposit_id;
+  await rec('get', '/v3/deposits/{id}', undefined, v3.get(`/v3/deposits/${d}`));
+  await rec('get', '/v3/deposits/{id}', undefined, v3.get('/v3/deposits/2000000000'));
+  await rec('post', '/v3/sandbox/deposits/{id}/approve', undefined, v3.post(`/v3/sandbox/deposits/${d}/approve`, ''));
+  await rec('post', '/v3/sandbox/deposits/{id}/cancel', undefined, v3.post(`/v3/sandbox/deposits/${h}/cancel`, ''));
+  const e = (await v3.post('/v3/deposits', depositBody)).body.deposit_id;
+  await rec('post', '/v3/sandbox/deposits/{id}/expire', undefined, v3.post(`/v3/sandbox/deposits/${e}/expire`, ''));
+  await rec('get', '/v3/deposits', undefined, v3.get('/v3/deposits?limit=2'));
+  const late = { note: 'Paid after expiry, bank statement 2026-11-23' };
+  await rec('post', '/admin/deposits/{id}/complete', late, admin(base, 'POST', `/admin/deposits/${e}/complete`, late));
+  await rec('get', '/admin/deposits/{id}', undefined, admin(base, 'GET', `/admin/deposits/${d}`));
+  const refundBody = { deposit_id: d, amount: '10.00', bank_account: { beneficiary: 'Maria Souza', bank_code: '260', branch: '0001', account_number: '12345-6', account_type: 'CHECKING' } };
+  const r1 = (await rec('post', '/v3/refunds', refundBody, v3.post('/v3/refunds', refundBody))).body.refund_id;
+  await rec('post', '/v3/refunds', { deposit_id: d, amount: '1000.00' }, v3.post('/v3/refunds', { ...refundBody, amount: '1000.00' }));
+  await rec('get', '/v3/refunds/{id}', undefined, v3.get(`/v3/refunds/${r1}`));
+  await rec('post', '/v3/sandbox/refunds/{id}/complete', undefined, v3.post(`/v3/sandbox/refunds/${r1}/complete`, ''));
+  const r2 = (await v3.post('/v3/refunds', refundBody)).body.refund_id;
+  await rec('post', '/v3/sandbox/refunds/{id}/reject', undefined, v3.post(`/v3/sandbox/refunds/${r2}/reject`, ''));
+  await rec('get', '/v3/events', undefined, v3.get('/v3/events?limit=3'));
+  const list = await rec('get', '/v3/notifications', undefined, v3.get('/v3/notifications?limit=2'));
+  const n = list.body.notifications[0].id;
+  await rec('get', '/v3/notifications/{id}', undefined, v3.get(`/v3/notifications/${n}`));
+  await rec('post', '/v3/notifications/{id}/resend', undefined, v3.post(`/v3/notifications/${n}/resend`, ''));
+  await rec('get', '/admin/merchants/{id}/notifications', undefined, admin(base, 'GET', `/admin/merchants/${id}/notifications?limit=1`));
+  await rec('get', '/admin/notifications/{id}', undefined, admin(base, 'GET', `/admin/notifications/${n}`));
+  await rec('post', '/admin/notifications/{id}/resend', undefined, admin(base, 'POST', `/admin/notifications/${n}/resend`));
+  for (const path of ['/v3/banks', '/v3/payment_methods', '/v3/states']) await rec('get', path, undefined, bearer(base, created.read_only_key, `${path}?country=BR`));
+  await rec('get', '/v3/exchange_rates', undefined, bearer(base, created.read_only_key, '/v3/exchange_rates?country=BR&amount=10'));
+  await rec('get', '/admin/exchange_rates', undefined, admin(base, 'GET', '/admin/exchange_rates'));
+  const rates = { rates: { BRL: '5.4321' } };
+  await rec('put', '/admin/exchange_rates', rates, admin(base, 'PUT', '/admin/exchange_rates', rates));
+  const limit = { merchant_id: id, country: 'BR', payment_method: '*', per_transaction: '5000.00', daily: '20000.00' };
+  await rec('put', '/admin/limits', limit, admin(base, 'PUT', '/admin/limits', limit));
+  await rec('get', '/admin/limits', undefined, admin(base, 'GET', '/admin/limits'));
+  const adjustment = { direction: 'credit', amount: '500.00', currency: 'USD', reason: 'opening balance' };
+  await rec('post', '/admin/merchants/{id}/balance_adjustments', adjustment, admin(base, 'POST', `/admin/merchants/${id}/balance_adjustments`, adjustment));
+  await rec('get', '/admin/merchants/{id}/balance', undefined, admin(base, 'GET', `/admin/merchants/${id}/balance`));
+  await rec('get', '/admin/ledger/check', undefined, admin(base, 'GET', '/admin/ledger/check'));
+  await rec('get', '/v3/balance', undefined, v3.get('/v3/balance'));
+  await rec('get', '/v3/balance/transactions', undefined, v3.get('/v3/balance/transactions?limit=2'));
+  const cashoutBody = {
+    external_id: 'payout-2026-0001', country: 'BR', currency: 'USD', amount: '20.00', document_id: cpf('529982247'), beneficiary_name: 'Maria', beneficiary_lastname: 'Souza',
+    bank_code: '260', bank_account: '12345-6', bank_branch: '0001', account_type: 'C', notification_url: 'https://shop.example/payouts',
+  };
+  const cashout = (body: Record<string, unknown>, method: string, path: string) =>
+    rec(method.toLowerCase(), path, { login: created.cashouts.login, pass: created.cashouts.pass, ...body }, cashoutRequest(base, created, method, path, body));
+  const c = (await cashout(cashoutBody, 'POST', '/v3/cashout')).body.cashout_id;
+  await cashout(cashoutBody, 'POST', '/v3/cashout');
+  await cashout({ cashout_id: c }, 'POST', '/v3/cashout/status');
+  await cashout({ cashout_id: 2000000000 }, 'POST', '/v3/cashout/status');
+  await cashout({ cashout_id: c, status: 'ON_HOLD' }, 'PUT', '/v3/cashout/status');
+  await cashout({ cashout_id: c, external_id: cashoutBody.external_id }, 'DELETE', '/v3/cashout/cancel');
+  const c2 = (await cashoutRequest(base, created, 'POST', '/v3/cashout', { ...cashoutBody, external_id: 'payout-2026-0002' })).body.cashout_id;
+  await rec('post', '/v3/sandbox/cashouts/{id}/deliver', undefined, v3.post(`/v3/sandbox/cashouts/${c2}/deliver`, ''));
+  await rec('post', '/v3/sandbox/cashouts/{id}/complete', undefined, v3.post(`/v3/sandbox/cashouts/${c2}/complete`, ''));
+  await rec('post', '/v3/sandbox/cashouts/{id}/reject', undefined, v3.post(`/v3/sandbox/cashouts/${c2}/reject`, { rejection_code: '801' }));
+  const validate = { country: 'BR', document: cpf('529982247'), first_name: 'Maria', last_name: 'Souza', bank_account: { bank_code: '260', account: '12345-6', branch: '0001', account_type: 'C' } };
+  await rec('post', '/v5/account/validate', validate, v5.post('/v5/account/validate', validate));
+  const pix = [{ pix: 'maria@example.com' }, { pix: '+5511987654321' }];
+  await rec('post', '/v5/account/pix_key/validate', pix, v5.post('/v5/account/pix_key/validate', pix));
+  const rotate = { set: 'read_only' };
+  await rec('post', '/admin/merchants/{id}/rotate', rotate, admin(base, 'POST', `/admin/merchants/${id}/rotate`, rotate));
+  return out;
+}
