@@ -50,8 +50,13 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
   });
+  // Responses carry credentials and payment data: no cache keeps them unless a route says so
+  // (logos do). Production behind TLS (an https PUBLIC_BASE_URL) also pins browsers to HTTPS.
+  const hsts = ctx.config.env === 'production' && ctx.config.publicBaseUrl.startsWith('https:');
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    reply.header('cache-control', 'no-store');
+    if (hsts) reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
   });
   registerBodyParsers(app);
   registerIdAndPagingCheck(app);

@@ -22,7 +22,21 @@ export function policyFor(env: Environment): Policy {
  */
 export function addressRange(address: string): string | null {
   if (!ipaddr.isValid(address)) return null;
-  return ipaddr.process(address).range();
+  const parsed = ipaddr.process(address);
+  // IPv4-compatible IPv6 (::/96, deprecated: `[::127.0.0.1]`) reaches the IPv4 it carries on
+  // some stacks, yet ipaddr.js calls it unicast: judge the IPv4.
+  if (parsed.kind() === 'ipv6') {
+    const parts = (parsed as ipaddr.IPv6).parts;
+    if (parts.slice(0, 6).every((p) => p === 0) && (parts[6] !== 0 || parts[7]! > 1)) {
+      return ipaddr.IPv4.parse(`${parts[6]! >> 8}.${parts[6]! & 255}.${parts[7]! >> 8}.${parts[7]! & 255}`).range();
+    }
+  }
+  return parsed.range();
+}
+
+/** A public unicast address: what production calls, and whose answers caja may record. */
+export function isPublicAddress(address: string): boolean {
+  return addressRange(address) === 'unicast';
 }
 
 /** Null when the policy allows connecting to this address, else why not. */

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { cajaSignatureHeader } from '../domain/signatures.ts';
 import type { Worker } from '../workers.ts';
-import { policyFor, RefusedTarget, resolveTarget, type Resolver } from './address-guard.ts';
+import { isPublicAddress, policyFor, RefusedTarget, resolveTarget, type Resolver } from './address-guard.ts';
 import { OriginGate, retryDelaySeconds } from './backoff.ts';
 import { postNotification, type PostResult } from './http-post.ts';
 import { type AttemptOutcome, claimDue, type ClaimedRow, finishAttempts, recordLostAttempt } from './store.ts';
@@ -155,6 +155,9 @@ export class NotificationWorker implements Worker {
       const remaining = Math.max(1, n.timeoutMs - Math.round(performance.now() - t0));
       result = await postNotification(target, headers, row.body, remaining);
       result.latencyMs = Math.round(performance.now() - t0);
+      // A loopback or private destination (staging, for local development) may be an internal
+      // service: its answer is never recorded, so GET /v3/notifications cannot echo it.
+      if (!isPublicAddress(target.address)) result.excerpt = null;
     } catch (err) {
       permanent = err instanceof RefusedTarget && err.permanent;
       result = { statusCode: null, latencyMs: Math.round(performance.now() - t0), error: (err as Error).message, excerpt: null };

@@ -17,7 +17,7 @@ import { streamlineFields } from '../../deposits/notifications.ts';
 import { createDeposit, prepareDepositRequest } from '../../deposits/service.ts';
 import { type DepositRow, findDepositByInvoice, findDepositByToken } from '../../deposits/store.ts';
 import { redirectUrl } from '../../deposits/views.ts';
-import { esc } from '../../web/layout.ts';
+import { esc, newNonce, sendHtml } from '../../web/layout.ts';
 import { type Form, optional, required, sendRecord } from './face.ts';
 import { StreamlineError } from './format.ts';
 
@@ -82,19 +82,21 @@ async function signedFields(ctx: AppContext, d: DepositRow): Promise<Record<stri
 }
 
 /** An auto-submitting form: the spec's return redirect is a browser POST. */
-export function autoPostPage(url: string, fields: Record<string, string>): string {
+/** Submits itself with a nonce'd script: the page's CSP allows no inline handler. */
+export function autoPostPage(url: string, fields: Record<string, string>, nonce: string): string {
   const inputs = Object.entries(fields)
     .map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`)
     .join('\n    ');
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Returning to the merchant…</title></head>
-<body onload="document.forms[0].submit()">
+<body>
   <form method="post" action="${esc(url)}">
     ${inputs}
     <noscript><p>Your payment details are ready.</p></noscript>
     <button type="submit">Return to the merchant</button>
   </form>
+  <script nonce="${esc(nonce)}">document.forms[0].submit()</script>
 </body>
 </html>`;
 }
@@ -237,10 +239,9 @@ export function registerReturnRedirect(app: FastifyInstance, ctx: AppContext): v
       result: f.result, x_invoice: f.x_invoice, x_iduser: f.x_iduser, x_description: f.x_description,
       x_document: f.x_document, x_bank: f.x_bank, x_amount: f.x_amount, x_control: f.x_control,
     };
-    return reply
-      .header('cache-control', 'no-store')
-      .header('referrer-policy', 'no-referrer')
-      .type('text/html; charset=utf-8')
-      .send(autoPostPage(url, fields));
+    // The same headers as every other page: a nonce CSP that lets the form post only to the
+    // merchant's return address, never framed, not cached.
+    const nonce = newNonce();
+    return sendHtml(reply, autoPostPage(url, fields, nonce), { nonce, formAction: [new URL(url).origin] });
   });
 }
