@@ -101,13 +101,14 @@ describe('merchant panel in Chromium', { skip }, () => {
     await p.click('button:has-text("Sign in")');
   }
 
-  async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  // Generous: the whole suite shares two cores, and the notification worker polls.
+  async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000, every = 300): Promise<T> {
     const end = Date.now() + ms;
     for (;;) {
       const v = await probe();
       if (v !== undefined) return v;
       if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 150));
+      await new Promise((r) => setTimeout(r, every));
     }
   }
 
@@ -181,7 +182,7 @@ describe('merchant panel in Chromium', { skip }, () => {
       await page.reload();
       const cell = page.locator('td:has-text("received by the shop")');
       return (await cell.count()) ? cell : undefined;
-    });
+    }, 30_000, 1000);
     assert.ok(await attempt.first().isVisible());
     assert.ok(await page.locator('td', { hasText: /^200$/ }).first().isVisible());
     await checkPage(page, '08-deposit-approved', { docs: true });
