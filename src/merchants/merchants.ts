@@ -21,6 +21,8 @@ export interface Merchant {
   settlement_currency: string;
   /** v3/v5 calls must be signed with SVC2 (method, path and query covered). */
   require_svc2: boolean;
+  /** Staging: its notifications are duplicated, delayed and reordered (docs/notifications.md). */
+  sandbox_chaos: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -134,6 +136,7 @@ export interface MerchantPatch {
   pix_key_validation_enabled?: boolean;
   settlement_currency?: string;
   require_svc2?: boolean;
+  sandbox_chaos?: boolean;
 }
 
 export async function updateMerchant(db: Db, id: number, patch: MerchantPatch): Promise<Merchant | null> {
@@ -214,6 +217,7 @@ export function merchantView(m: Merchant) {
     features: { account_validation: m.account_validation_enabled, pix_key_validation: m.pix_key_validation_enabled },
     settlement_currency: m.settlement_currency,
     require_svc2: m.require_svc2,
+    sandbox_chaos: m.sandbox_chaos,
     created_at: m.created_at,
     updated_at: m.updated_at,
   };

@@ -35,6 +35,7 @@ const merchantSchema = {
     features: { type: 'object', properties: { account_validation: { type: 'boolean' }, pix_key_validation: { type: 'boolean' } } },
     settlement_currency: { type: 'string', description: 'Currency the balance is kept in (USD unless configured)' },
     require_svc2: { type: 'boolean', description: 'v3/v5 calls must be signed with SVC2 (method and path covered); see docs/security.md' },
+    sandbox_chaos: { type: 'boolean', description: 'Staging: notifications duplicated, delayed and reordered (docs/notifications.md)' },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
@@ -111,6 +112,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
             features: { type: 'object', properties: { account_validation: { type: 'boolean' }, pix_key_validation: { type: 'boolean' } }, additionalProperties: false },
             settlement_currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Currency of the balance from now on: USD, or a currency caja has a rate for. Balances already held stay in their currency.' },
             require_svc2: { type: 'boolean', description: 'Refuse v3/v5 calls not signed with SVC2' },
+            sandbox_chaos: { type: 'boolean', description: 'Staging only: duplicate, delay and reorder this merchant\'s notifications (docs/notifications.md)' },
           },
           additionalProperties: false,
         },
@@ -123,6 +125,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
       if (b.settlement_currency !== undefined && !(await usdRate(ctx.db, ctx.config.env, b.settlement_currency))) {
         details.push(`settlement_currency: no exchange rate is known for ${b.settlement_currency}`);
       }
+      if (b.sandbox_chaos !== undefined && ctx.config.env !== 'staging') details.push('sandbox_chaos: staging only');
       if (details.length) throw v3Errors.validation(details);
       const merchant = await updateMerchant(ctx.db, request.params.id, {
         name: b.name,
@@ -133,6 +136,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         pix_key_validation_enabled: b.features?.pix_key_validation,
         settlement_currency: b.settlement_currency,
         require_svc2: b.require_svc2,
+        sandbox_chaos: b.sandbox_chaos,
       });
       if (!merchant) throw v3Errors.notFound('Merchant not found');
       return merchantView(merchant);
