@@ -71,13 +71,17 @@ function secondsList(env: Env, name: string, def: number[]): number[] {
   return parts.map(Number);
 }
 
-/** Reads a secret from the environment, or (embedded default) from a file kept in DATA_DIR. */
+/**
+ * Reads a secret from the environment, or (staging's embedded default) from a file kept in
+ * DATA_DIR. Production takes it from the environment only: a file silently picked up from a
+ * data directory (copied, restored, shared) is no way to hold the master key.
+ */
 function persistentSecret(env: Env, name: string, dataDir: string, file: string, make: () => string, allowGenerate: boolean): string {
   const raw = env[name];
   if (raw !== undefined && raw !== '') return raw;
+  if (!allowGenerate) throw new ConfigError(`${name} is required in production (from the environment; DATA_DIR files are a staging convenience)`);
   const path = join(dataDir, file);
   if (existsSync(path)) return readFileSync(path, 'utf8').trim();
-  if (!allowGenerate) throw new ConfigError(`${name} is required in production`);
   mkdirSync(dataDir, { recursive: true });
   const value = make();
   writeFileSync(path, `${value}\n`, { mode: 0o600 });
