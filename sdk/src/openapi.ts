@@ -27,6 +27,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "status": "ok",
+                         *       "database": "pglite",
+                         *       "environment": "staging"
+                         *     }
+                         */
                         "application/json": {
                             status?: string;
                             database?: string;
@@ -76,6 +83,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Acme",
+                     *       "notification_url": "https://shop.example/caja"
+                     *     }
+                     */
                     "application/json": {
                         name: string;
                         notification_url?: string;
@@ -91,6 +104,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "merchant_id": 1,
+                         *       "name": "Acme",
+                         *       "environment": "staging",
+                         *       "deposits": {
+                         *         "login": "R6jdZffWPEgGpMda",
+                         *         "trans_key": "ExbEWo3Kiy4iqg7iCnaq8T2x",
+                         *         "secret_key": "i4vXHAvsCSj9dhtGyATjaB97Cv9344xcYmetiavC"
+                         *       },
+                         *       "web_status": {
+                         *         "login": "H6G9VB2oJjDfa7Th",
+                         *         "trans_key": "vVeTULnjXgjKrh8iHPNSdFbX"
+                         *       },
+                         *       "cashouts": {
+                         *         "login": "eQwYcjn4LBmssWcc",
+                         *         "pass": "pxfwhjKoP2XmQq6dRNUmy5hc",
+                         *         "secret_key": "befeYs8mJL5Uv3XHTsVryNYiz6woWLZnX7ykkWgC"
+                         *       },
+                         *       "read_only_key": "ro_iYabvwfdU6BrH4w6BpjmNovZZXEptfTA",
+                         *       "panel": {
+                         *         "email": "acme-1-j8sa@panel.caja.local",
+                         *         "password": "RZcSsRE8waoCfCoAcT5E"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             merchant_id?: number;
                             name?: string;
@@ -192,6 +231,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "merchant_id": 1,
+                         *       "name": "Acme",
+                         *       "environment": "staging",
+                         *       "notification_url": "https://shop.example/caja",
+                         *       "return_url": null,
+                         *       "logo_url": null,
+                         *       "features": {
+                         *         "account_validation": true,
+                         *         "pix_key_validation": true
+                         *       },
+                         *       "settlement_currency": "USD",
+                         *       "require_svc2": false,
+                         *       "sandbox_chaos": false,
+                         *       "created_at": "2026-11-23T13:50:04.503Z",
+                         *       "updated_at": "2026-11-23T13:50:04.503Z"
+                         *     }
+                         */
                         "application/json": {
                             merchant_id?: number;
                             name?: string;
@@ -208,6 +266,8 @@ export interface paths {
                             settlement_currency?: string;
                             /** @description v3/v5 calls must be signed with SVC2 (method and path covered); see docs/security.md */
                             require_svc2?: boolean;
+                            /** @description Staging: notifications duplicated, delayed and reordered (docs/notifications.md) */
+                            sandbox_chaos?: boolean;
                             /** Format: date-time */
                             created_at?: string;
                             /** Format: date-time */
@@ -276,6 +336,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "return_url": "https://shop.example/back"
+                     *     }
+                     */
                     "application/json": {
                         name?: string;
                         notification_url?: string;
@@ -289,6 +354,8 @@ export interface paths {
                         settlement_currency?: string;
                         /** @description Refuse v3/v5 calls not signed with SVC2 */
                         require_svc2?: boolean;
+                        /** @description Staging only: duplicate, delay and reorder this merchant's notifications (docs/notifications.md) */
+                        sandbox_chaos?: boolean;
                     };
                 };
             };
@@ -299,6 +366,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "merchant_id": 1,
+                         *       "name": "Acme",
+                         *       "environment": "staging",
+                         *       "notification_url": "https://shop.example/caja",
+                         *       "return_url": "https://shop.example/back",
+                         *       "logo_url": null,
+                         *       "features": {
+                         *         "account_validation": true,
+                         *         "pix_key_validation": true
+                         *       },
+                         *       "settlement_currency": "USD",
+                         *       "require_svc2": false,
+                         *       "sandbox_chaos": false,
+                         *       "created_at": "2026-11-23T13:50:04.503Z",
+                         *       "updated_at": "2026-11-23T13:50:04.884Z"
+                         *     }
+                         */
                         "application/json": {
                             merchant_id?: number;
                             name?: string;
@@ -315,6 +401,8 @@ export interface paths {
                             settlement_currency?: string;
                             /** @description v3/v5 calls must be signed with SVC2 (method and path covered); see docs/security.md */
                             require_svc2?: boolean;
+                            /** @description Staging: notifications duplicated, delayed and reordered (docs/notifications.md) */
+                            sandbox_chaos?: boolean;
                             /** Format: date-time */
                             created_at?: string;
                             /** Format: date-time */
@@ -389,6 +477,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "set": "read_only"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         set: "deposits" | "web_status" | "cashouts" | "read_only" | "panel";
@@ -402,6 +495,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "merchant_id": 1,
+                         *       "name": "Acme",
+                         *       "environment": "staging",
+                         *       "read_only_key": "ro_8XpMHRZ3bMZFo65jRigfRGd2HRV7QfdR"
+                         *     }
+                         */
                         "application/json": {
                             merchant_id?: number;
                             name?: string;
@@ -503,6 +604,66 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "deposit_id": 1,
+                         *       "invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *       "user_id": "54f125e6-97cc-4e7e-82a1-2c3099835fde",
+                         *       "country": "BR",
+                         *       "currency": "BRL",
+                         *       "usd_amount": 18.41,
+                         *       "local_amount": 100,
+                         *       "amount": 100,
+                         *       "amount_currency": "BRL",
+                         *       "bonus_amount": 0,
+                         *       "bonus_relative": false,
+                         *       "payment_method": "IX",
+                         *       "payment_type": "BANK_TRANSFER",
+                         *       "status": "COMPLETED",
+                         *       "checkout_type": "ONE_SHOT",
+                         *       "payer": {
+                         *         "id": "54f125e6-97cc-4e7e-82a1-2c3099835fde",
+                         *         "document": "52998224725",
+                         *         "document_type": "CPF",
+                         *         "first_name": "Maria",
+                         *         "last_name": "Souza",
+                         *         "email": "maria@example.com"
+                         *       },
+                         *       "card_detail": null,
+                         *       "crypto": null,
+                         *       "fee_amount": 0.28,
+                         *       "fee_currency": "USD",
+                         *       "refunded": false,
+                         *       "refunded_amount": 0,
+                         *       "test": false,
+                         *       "times": {
+                         *         "created_at": "2026-11-23 13:50:05",
+                         *         "updated_at": "2026-11-23 13:50:05",
+                         *         "expiration_date": "2026-11-23 14:50:05",
+                         *         "completed_at": "2026-11-23 13:50:05"
+                         *       },
+                         *       "merchant_id": 1,
+                         *       "source": "v3",
+                         *       "history": [
+                         *         {
+                         *           "from_status": null,
+                         *           "to_status": "PENDING",
+                         *           "cause": "created",
+                         *           "actor": "merchant",
+                         *           "note": null,
+                         *           "at": "2026-11-23 13:50:05"
+                         *         },
+                         *         {
+                         *           "from_status": "PENDING",
+                         *           "to_status": "COMPLETED",
+                         *           "cause": "payment",
+                         *           "actor": "sandbox",
+                         *           "note": null,
+                         *           "at": "2026-11-23 13:50:05"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             deposit_id?: number;
                             invoice_id?: string;
@@ -680,6 +841,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "note": "Paid after expiry, bank statement 2026-11-23"
+                     *     }
+                     */
                     "application/json": {
                         note?: string;
                     };
@@ -692,6 +858,47 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "deposit_id": 3,
+                         *       "invoice_id": "ac5c7624-c477-4a56-94b9-e69c402510b1",
+                         *       "user_id": "b1a00322-eccc-4b96-9c9b-67d51b60d7e8",
+                         *       "country": "BR",
+                         *       "currency": "BRL",
+                         *       "usd_amount": 18.41,
+                         *       "local_amount": 100,
+                         *       "amount": 100,
+                         *       "amount_currency": "BRL",
+                         *       "bonus_amount": 0,
+                         *       "bonus_relative": false,
+                         *       "payment_method": "IX",
+                         *       "payment_type": "BANK_TRANSFER",
+                         *       "status": "COMPLETED",
+                         *       "checkout_type": "ONE_SHOT",
+                         *       "payer": {
+                         *         "id": "b1a00322-eccc-4b96-9c9b-67d51b60d7e8",
+                         *         "document": "52998224725",
+                         *         "document_type": "CPF",
+                         *         "first_name": "Maria",
+                         *         "last_name": "Souza",
+                         *         "email": "maria@example.com"
+                         *       },
+                         *       "card_detail": null,
+                         *       "crypto": null,
+                         *       "fee_amount": 0.28,
+                         *       "fee_currency": "USD",
+                         *       "refunded": false,
+                         *       "refunded_amount": 0,
+                         *       "test": false,
+                         *       "times": {
+                         *         "created_at": "2026-11-23 13:50:05",
+                         *         "updated_at": "2026-11-23 13:50:05",
+                         *         "expiration_date": "2026-11-23 14:50:05",
+                         *         "completed_at": "2026-11-23 13:50:05",
+                         *         "cancelled_at": "2026-11-23 13:50:05"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             deposit_id?: number;
                             invoice_id?: string;
@@ -859,6 +1066,19 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "merchant_id": 1,
+                         *         "country": "BR",
+                         *         "payment_method": "*",
+                         *         "currency": "USD",
+                         *         "per_transaction": "5000",
+                         *         "daily": "20000",
+                         *         "monthly": null
+                         *       }
+                         *     ]
+                         */
                         "application/json": {
                             /** @description null: every merchant */
                             merchant_id?: number | null;
@@ -900,6 +1120,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "merchant_id": 1,
+                     *       "country": "BR",
+                     *       "payment_method": "*",
+                     *       "per_transaction": "5000.00",
+                     *       "daily": "20000.00"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Absent: every merchant */
                         merchant_id?: number;
@@ -920,6 +1149,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "merchant_id": 1,
+                         *       "country": "BR",
+                         *       "payment_method": "*",
+                         *       "currency": "USD",
+                         *       "per_transaction": "5000",
+                         *       "daily": "20000",
+                         *       "monthly": null
+                         *     }
+                         */
                         "application/json": {
                             /** @description null: every merchant */
                             merchant_id?: number | null;
@@ -1029,6 +1269,34 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notifications": [
+                         *         {
+                         *           "id": 4,
+                         *           "event_id": 7,
+                         *           "event_type": "deposit.status_changed",
+                         *           "merchant_id": 1,
+                         *           "kind": "v3.deposit",
+                         *           "subject_type": "deposit",
+                         *           "subject_id": 3,
+                         *           "url": "https://shop.example/caja",
+                         *           "content_type": "application/json",
+                         *           "body": "{\"deposit_id\":3}",
+                         *           "status": "pending",
+                         *           "attempt_count": 0,
+                         *           "next_attempt_at": "2026-11-23T13:50:06.075Z",
+                         *           "last_status_code": null,
+                         *           "last_error": null,
+                         *           "created_at": "2026-11-23T13:50:05.554Z",
+                         *           "resent_at": "2026-11-23T13:50:06.075Z",
+                         *           "finished_at": null,
+                         *           "attempts": []
+                         *         }
+                         *       ],
+                         *       "next_before": "4"
+                         *     }
+                         */
                         "application/json": {
                             notifications?: {
                                 id?: number;
@@ -1146,6 +1414,29 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 4,
+                         *       "event_id": 7,
+                         *       "event_type": "deposit.status_changed",
+                         *       "merchant_id": 1,
+                         *       "kind": "v3.deposit",
+                         *       "subject_type": "deposit",
+                         *       "subject_id": 3,
+                         *       "url": "https://shop.example/caja",
+                         *       "content_type": "application/json",
+                         *       "body": "{\"deposit_id\":3}",
+                         *       "status": "pending",
+                         *       "attempt_count": 0,
+                         *       "next_attempt_at": "2026-11-23T13:50:06.075Z",
+                         *       "last_status_code": null,
+                         *       "last_error": null,
+                         *       "created_at": "2026-11-23T13:50:05.554Z",
+                         *       "resent_at": "2026-11-23T13:50:06.075Z",
+                         *       "finished_at": null,
+                         *       "attempts": []
+                         *     }
+                         */
                         "application/json": {
                             id?: number;
                             event_id?: number;
@@ -1262,6 +1553,29 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 4,
+                         *       "event_id": 7,
+                         *       "event_type": "deposit.status_changed",
+                         *       "merchant_id": 1,
+                         *       "kind": "v3.deposit",
+                         *       "subject_type": "deposit",
+                         *       "subject_id": 3,
+                         *       "url": "https://shop.example/caja",
+                         *       "content_type": "application/json",
+                         *       "body": "{\"deposit_id\":3}",
+                         *       "status": "pending",
+                         *       "attempt_count": 0,
+                         *       "next_attempt_at": "2026-11-23T13:50:06.127Z",
+                         *       "last_status_code": null,
+                         *       "last_error": null,
+                         *       "created_at": "2026-11-23T13:50:05.554Z",
+                         *       "resent_at": "2026-11-23T13:50:06.127Z",
+                         *       "finished_at": null,
+                         *       "attempts": []
+                         *     }
+                         */
                         "application/json": {
                             id?: number;
                             event_id?: number;
@@ -1372,6 +1686,35 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "rates": {
+                         *         "USD": "1",
+                         *         "ARS": "1050.5",
+                         *         "BRL": "5.4321",
+                         *         "CLP": "940.25",
+                         *         "CNY": "7.1850",
+                         *         "COP": "4100.5",
+                         *         "GHS": "10.45",
+                         *         "IDR": "16250",
+                         *         "INR": "85.65",
+                         *         "KES": "129.25",
+                         *         "MXN": "18.25",
+                         *         "MYR": "4.2350",
+                         *         "NGN": "1530.75",
+                         *         "PEN": "3.5780",
+                         *         "PHP": "56.85",
+                         *         "PYG": "7850",
+                         *         "THB": "32.45",
+                         *         "TZS": "2650",
+                         *         "UGX": "3620",
+                         *         "UYU": "40.15",
+                         *         "VND": "25950",
+                         *         "XAF": "575.45",
+                         *         "ZAR": "17.8525"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             rates?: {
                                 [key: string]: string;
@@ -1391,6 +1734,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "rates": {
+                     *         "BRL": "5.4321"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         rates: {
                             [key: string]: string | number;
@@ -1405,6 +1755,35 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "rates": {
+                         *         "USD": "1",
+                         *         "ARS": "1050.5",
+                         *         "BRL": "5.4321",
+                         *         "CLP": "940.25",
+                         *         "CNY": "7.1850",
+                         *         "COP": "4100.5",
+                         *         "GHS": "10.45",
+                         *         "IDR": "16250",
+                         *         "INR": "85.65",
+                         *         "KES": "129.25",
+                         *         "MXN": "18.25",
+                         *         "MYR": "4.2350",
+                         *         "NGN": "1530.75",
+                         *         "PEN": "3.5780",
+                         *         "PHP": "56.85",
+                         *         "PYG": "7850",
+                         *         "THB": "32.45",
+                         *         "TZS": "2650",
+                         *         "UGX": "3620",
+                         *         "UYU": "40.15",
+                         *         "VND": "25950",
+                         *         "XAF": "575.45",
+                         *         "ZAR": "17.8525"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             rates?: {
                                 [key: string]: string;
@@ -1476,9 +1855,9 @@ export interface paths {
                     /**
                      * @example {
                      *       "direction": "credit",
-                     *       "amount": "250.00",
+                     *       "amount": "500.00",
                      *       "currency": "USD",
-                     *       "reason": "Settlement correction, ticket 4411"
+                     *       "reason": "opening balance"
                      *     }
                      */
                     "application/json": {
@@ -1491,6 +1870,41 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description The adjustment as recorded */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "adjustment_id": 1,
+                         *       "merchant_id": 1,
+                         *       "direction": "credit",
+                         *       "amount": "500.00",
+                         *       "currency": "USD",
+                         *       "reason": "opening balance",
+                         *       "actor": "admin-api",
+                         *       "created_at": "2026-11-23 13:50:06",
+                         *       "transfer_id": 7
+                         *     }
+                         */
+                        "application/json": {
+                            adjustment_id?: number;
+                            merchant_id?: number;
+                            /** @enum {string} */
+                            direction?: "credit" | "debit";
+                            amount?: string;
+                            currency?: string;
+                            reason?: string;
+                            actor?: string;
+                            /** @description YYYY-MM-DD HH:mm:ss (UTC) */
+                            created_at?: string;
+                            /** @description The ledger transfer */
+                            transfer_id?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 400: {
                     headers: {
@@ -1622,7 +2036,12 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1634,6 +2053,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "merchant_id": 1,
+                         *       "name": "Acme",
+                         *       "environment": "staging"
+                         *     }
+                         */
                         "application/json": {
                             merchant_id?: number;
                             name?: string;
@@ -1641,12 +2067,24 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "code": 102,
+                         *       "description": "Invalid signature",
+                         *       "details": [
+                         *         "string_to_sign: \"2026-11-23T13:50:04.948ZR6jdZffWPEgGpMda\"",
+                         *         "string_to_sign is X-Date + X-Login + raw body; body: 0 bytes, sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                         *         "x_date_skew_seconds: 0 (server time minus X-Date)"
+                         *       ],
+                         *       "type": "INVALID_SIGNATURE"
+                         *     }
+                         */
                         "application/json": {
                             code: number;
                             description: string;
@@ -1655,7 +2093,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1690,7 +2128,12 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1702,6 +2145,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "merchant_id": 1,
+                         *       "name": "Acme",
+                         *       "environment": "staging"
+                         *     }
+                         */
                         "application/json": {
                             merchant_id?: number;
                             name?: string;
@@ -1709,7 +2159,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1723,7 +2173,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1764,7 +2214,12 @@ export interface paths {
                     /** @description next_before of the previous page */
                     before?: string;
                 };
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1776,6 +2231,84 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "deposit_id": 3,
+                         *           "invoice_id": "ac5c7624-c477-4a56-94b9-e69c402510b1",
+                         *           "user_id": "b1a00322-eccc-4b96-9c9b-67d51b60d7e8",
+                         *           "country": "BR",
+                         *           "currency": "BRL",
+                         *           "usd_amount": 18.41,
+                         *           "local_amount": 100,
+                         *           "amount": 100,
+                         *           "amount_currency": "BRL",
+                         *           "bonus_amount": 0,
+                         *           "bonus_relative": false,
+                         *           "payment_method": "IX",
+                         *           "payment_type": "BANK_TRANSFER",
+                         *           "status": "CANCELLED",
+                         *           "checkout_type": "ONE_SHOT",
+                         *           "payer": {
+                         *             "id": "b1a00322-eccc-4b96-9c9b-67d51b60d7e8",
+                         *             "document": "52998224725",
+                         *             "document_type": "CPF",
+                         *             "first_name": "Maria",
+                         *             "last_name": "Souza",
+                         *             "email": "maria@example.com"
+                         *           },
+                         *           "card_detail": null,
+                         *           "crypto": null,
+                         *           "fee_amount": 0.28,
+                         *           "fee_currency": "USD",
+                         *           "refunded": false,
+                         *           "refunded_amount": 0,
+                         *           "test": false,
+                         *           "times": {
+                         *             "created_at": "2026-11-23 13:50:05",
+                         *             "updated_at": "2026-11-23 13:50:05",
+                         *             "expiration_date": "2026-11-23 14:50:05",
+                         *             "cancelled_at": "2026-11-23 13:50:05"
+                         *           }
+                         *         },
+                         *         {
+                         *           "deposit_id": 2,
+                         *           "invoice_id": "6a760992-7858-4849-900a-f512a212d614",
+                         *           "user_id": "a20f1e40-1591-4d36-8127-7a67c99855a9",
+                         *           "country": "MX",
+                         *           "currency": "MXN",
+                         *           "usd_amount": 13.7,
+                         *           "local_amount": 250,
+                         *           "amount": 250,
+                         *           "amount_currency": "MXN",
+                         *           "bonus_amount": 0,
+                         *           "bonus_relative": false,
+                         *           "payment_method": null,
+                         *           "payment_type": null,
+                         *           "status": "CANCELLED",
+                         *           "checkout_type": "HOSTED",
+                         *           "payer": {
+                         *             "id": "a20f1e40-1591-4d36-8127-7a67c99855a9"
+                         *           },
+                         *           "card_detail": null,
+                         *           "crypto": null,
+                         *           "fee_amount": 0.21,
+                         *           "fee_currency": "USD",
+                         *           "refunded": false,
+                         *           "refunded_amount": 0,
+                         *           "test": false,
+                         *           "times": {
+                         *             "created_at": "2026-11-23 13:50:05",
+                         *             "updated_at": "2026-11-23 13:50:05",
+                         *             "expiration_date": "2026-11-24 13:50:05",
+                         *             "cancelled_at": "2026-11-23 13:50:05"
+                         *           }
+                         *         }
+                         *       ],
+                         *       "next_before": 2
+                         *     }
+                         */
                         "application/json": {
                             data?: {
                                 deposit_id?: number;
@@ -1860,7 +2393,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE; 201 BEAN_VALIDATION_ERROR (query) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1874,7 +2407,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1898,12 +2431,34 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                    /** @description Optional, at most 255 characters (also read as X-Idempontency-Key): the same key and body replay the first answer with `Idempotent-Replayed: true`; another body is 104 */
+                    "X-Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "country": "BR",
+                     *       "amount": "100.00",
+                     *       "currency": "BRL",
+                     *       "payment_method": "IX",
+                     *       "payer": {
+                     *         "document": "52998224725",
+                     *         "first_name": "Maria",
+                     *         "last_name": "Souza",
+                     *         "email": "maria@example.com"
+                     *       },
+                     *       "notification_url": "https://shop.example/caja"
+                     *     }
+                     */
                     "application/json": {
                         /** @description AR, BR, CL, CM, CN, CO, EC, GH, IN, ID, KE, MY, MX, NG, PA, PE, PH, PY, TH, TZ, UG, UY, VN, ZA */
                         country: string;
@@ -2003,6 +2558,35 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "checkout_type": "ONE_SHOT",
+                         *       "redirect_url": "https://caja.example/pay/TCGKnE5-FqZnHkG2qL2fpQ",
+                         *       "iframe": false,
+                         *       "deposit_id": 1,
+                         *       "user_id": "54f125e6-97cc-4e7e-82a1-2c3099835fde",
+                         *       "merchant_invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *       "payment_info": {
+                         *         "type": "BANK_TRANSFER",
+                         *         "payment_method": "IX",
+                         *         "payment_method_name": "Pix",
+                         *         "amount": 100,
+                         *         "currency": "BRL",
+                         *         "expiration_date": "2026-11-23 14:50:05",
+                         *         "created_at": "2026-11-23 13:50:05",
+                         *         "metadata": {
+                         *           "beneficiary_name": "Caja Pagamentos Ltda",
+                         *           "CNPJ": "11222333000181",
+                         *           "reference": "700000000013"
+                         *         },
+                         *         "secondary_metadata": {
+                         *           "reference": "700000000013",
+                         *           "qr_code": "iVBORw0KGgoAAAANSUhEUgAAANQAAADUAQAAAADMpTC1AAACVElEQVR4nN2YUW7DMAxDeQPd/5a8AQeSbtph6J/1swDLEr8AlWWJkg19v/AvGICRqBn62SOaDO6wkYaDUW6DGf9JawwzyD/bY4vE4j3mYYqUb/lomQEDAgCHhFaZn0RQWU4/jT7W4TZz2Py5PuLsNmtWjOTpztioX3l0m01yBWyGKAurjq0wDhK0Hj8v/pRbrNZ4TI4kOU9IJpY2mI4CCKh/nTFTWzaYhScxS5raGX5oriww576z0b9vZ4814diywRQtiO44bwhnqh5fX2eZ9tga/77jKQmrLcaXvp3pN5pevr7PHDvV1ogASH7E0n2mRE7CltVVT5+aLTbVVxuhVEd/17zZYJMBHEGgY/lk7A6DX+NoJiuHWWFusby7EvsTd1W1C1ssq2g5GK+rbWkd1hKLFDhjYpLDd5h6vMVii9/r+mPUq1bdZ6gRTC32xDPy6m2us3bAqU9eYU+a0fMlZkssrrnb0UgrXl8vsDTdSRdEW6s5j53XmQedmmjc5iEd1RKroy2s7qeeBoBaYral9ao7JiptOGaJJfedKUxXkzIiPXXsOsuypgynxXFdjjrMEkO3Z44na4LlNVs2LbEkf9S1i6pUj8EWc0G0r9P1uya2Fz7ac5+lL0xDo1MnjzpsMRsx3V9Habvlbh1bYOkLkexAo6rVeZZYqmGu016kVgFaYj0LsgJNT0oi5E8du85ylhDyt9dYYUnISYpa4Kx1eNeqHaaKjQM3pwnALkO383Y2usrvud9mlvL4lmm7e7iG9znfZZbUV0/vuldLPGOLfb/+A/sBJBIXKdAApg0AAAAASUVORK5CYII=",
+                         *           "digitable_line": "00020126360014br.gov.bcb.pix0114112223330001815204000053039865406100.005802BR5920Caja Pagamentos Ltda6009Sao Paulo62090505CAJA163048D21"
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             /** @enum {string} */
                             checkout_type?: "HOSTED" | "ONE_SHOT";
@@ -2031,12 +2615,22 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE; 104 IDEMPOTENCY_KEY_ALREADY_USED, 201 BEAN_VALIDATION_ERROR, 300 INVALID_DOCUMENT, 304 USER_LIMIT_EXCEEDED, 502 INVALID_REQUEST_BODY */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "code": 201,
+                         *       "description": "Invalid request fields",
+                         *       "details": [
+                         *         "amount: must be a decimal number with up to 18 integer digits and 2 decimals"
+                         *       ],
+                         *       "type": "BEAN_VALIDATION_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             code: number;
                             description: string;
@@ -2045,7 +2639,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2092,7 +2686,12 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path: {
                     id: string;
                 };
@@ -2106,6 +2705,45 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "deposit_id": 1,
+                         *       "invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *       "user_id": "54f125e6-97cc-4e7e-82a1-2c3099835fde",
+                         *       "country": "BR",
+                         *       "currency": "BRL",
+                         *       "usd_amount": 18.41,
+                         *       "local_amount": 100,
+                         *       "amount": 100,
+                         *       "amount_currency": "BRL",
+                         *       "bonus_amount": 0,
+                         *       "bonus_relative": false,
+                         *       "payment_method": "IX",
+                         *       "payment_type": "BANK_TRANSFER",
+                         *       "status": "PENDING",
+                         *       "checkout_type": "ONE_SHOT",
+                         *       "payer": {
+                         *         "id": "54f125e6-97cc-4e7e-82a1-2c3099835fde",
+                         *         "document": "52998224725",
+                         *         "document_type": "CPF",
+                         *         "first_name": "Maria",
+                         *         "last_name": "Souza",
+                         *         "email": "maria@example.com"
+                         *       },
+                         *       "card_detail": null,
+                         *       "crypto": null,
+                         *       "fee_amount": 0.28,
+                         *       "fee_currency": "USD",
+                         *       "refunded": false,
+                         *       "refunded_amount": 0,
+                         *       "test": false,
+                         *       "times": {
+                         *         "created_at": "2026-11-23 13:50:05",
+                         *         "updated_at": "2026-11-23 13:50:05",
+                         *         "expiration_date": "2026-11-23 14:50:05"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             deposit_id?: number;
                             invoice_id?: string;
@@ -2186,7 +2824,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2200,7 +2838,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2214,12 +2852,19 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 208 RESOURCE_NOT_FOUND */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "code": 208,
+                         *       "description": "Deposit not found",
+                         *       "type": "RESOURCE_NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             code: number;
                             description: string;
@@ -2251,7 +2896,12 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path: {
                     id: string;
                 };
@@ -2265,6 +2915,46 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "deposit_id": 1,
+                         *       "invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *       "user_id": "54f125e6-97cc-4e7e-82a1-2c3099835fde",
+                         *       "country": "BR",
+                         *       "currency": "BRL",
+                         *       "usd_amount": 18.41,
+                         *       "local_amount": 100,
+                         *       "amount": 100,
+                         *       "amount_currency": "BRL",
+                         *       "bonus_amount": 0,
+                         *       "bonus_relative": false,
+                         *       "payment_method": "IX",
+                         *       "payment_type": "BANK_TRANSFER",
+                         *       "status": "COMPLETED",
+                         *       "checkout_type": "ONE_SHOT",
+                         *       "payer": {
+                         *         "id": "54f125e6-97cc-4e7e-82a1-2c3099835fde",
+                         *         "document": "52998224725",
+                         *         "document_type": "CPF",
+                         *         "first_name": "Maria",
+                         *         "last_name": "Souza",
+                         *         "email": "maria@example.com"
+                         *       },
+                         *       "card_detail": null,
+                         *       "crypto": null,
+                         *       "fee_amount": 0.28,
+                         *       "fee_currency": "USD",
+                         *       "refunded": false,
+                         *       "refunded_amount": 0,
+                         *       "test": false,
+                         *       "times": {
+                         *         "created_at": "2026-11-23 13:50:05",
+                         *         "updated_at": "2026-11-23 13:50:05",
+                         *         "expiration_date": "2026-11-23 14:50:05",
+                         *         "completed_at": "2026-11-23 13:50:05"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             deposit_id?: number;
                             invoice_id?: string;
@@ -2345,7 +3035,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2359,7 +3049,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2422,7 +3112,12 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path: {
                     id: string;
                 };
@@ -2436,6 +3131,41 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "deposit_id": 2,
+                         *       "invoice_id": "6a760992-7858-4849-900a-f512a212d614",
+                         *       "user_id": "a20f1e40-1591-4d36-8127-7a67c99855a9",
+                         *       "country": "MX",
+                         *       "currency": "MXN",
+                         *       "usd_amount": 13.7,
+                         *       "local_amount": 250,
+                         *       "amount": 250,
+                         *       "amount_currency": "MXN",
+                         *       "bonus_amount": 0,
+                         *       "bonus_relative": false,
+                         *       "payment_method": null,
+                         *       "payment_type": null,
+                         *       "status": "CANCELLED",
+                         *       "checkout_type": "HOSTED",
+                         *       "payer": {
+                         *         "id": "a20f1e40-1591-4d36-8127-7a67c99855a9"
+                         *       },
+                         *       "card_detail": null,
+                         *       "crypto": null,
+                         *       "fee_amount": 0.21,
+                         *       "fee_currency": "USD",
+                         *       "refunded": false,
+                         *       "refunded_amount": 0,
+                         *       "test": false,
+                         *       "times": {
+                         *         "created_at": "2026-11-23 13:50:05",
+                         *         "updated_at": "2026-11-23 13:50:05",
+                         *         "expiration_date": "2026-11-24 13:50:05",
+                         *         "cancelled_at": "2026-11-23 13:50:05"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             deposit_id?: number;
                             invoice_id?: string;
@@ -2516,7 +3246,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2530,7 +3260,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2593,7 +3323,12 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path: {
                     id: string;
                 };
@@ -2607,6 +3342,46 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "deposit_id": 3,
+                         *       "invoice_id": "ac5c7624-c477-4a56-94b9-e69c402510b1",
+                         *       "user_id": "b1a00322-eccc-4b96-9c9b-67d51b60d7e8",
+                         *       "country": "BR",
+                         *       "currency": "BRL",
+                         *       "usd_amount": 18.41,
+                         *       "local_amount": 100,
+                         *       "amount": 100,
+                         *       "amount_currency": "BRL",
+                         *       "bonus_amount": 0,
+                         *       "bonus_relative": false,
+                         *       "payment_method": "IX",
+                         *       "payment_type": "BANK_TRANSFER",
+                         *       "status": "CANCELLED",
+                         *       "checkout_type": "ONE_SHOT",
+                         *       "payer": {
+                         *         "id": "b1a00322-eccc-4b96-9c9b-67d51b60d7e8",
+                         *         "document": "52998224725",
+                         *         "document_type": "CPF",
+                         *         "first_name": "Maria",
+                         *         "last_name": "Souza",
+                         *         "email": "maria@example.com"
+                         *       },
+                         *       "card_detail": null,
+                         *       "crypto": null,
+                         *       "fee_amount": 0.28,
+                         *       "fee_currency": "USD",
+                         *       "refunded": false,
+                         *       "refunded_amount": 0,
+                         *       "test": false,
+                         *       "times": {
+                         *         "created_at": "2026-11-23 13:50:05",
+                         *         "updated_at": "2026-11-23 13:50:05",
+                         *         "expiration_date": "2026-11-23 14:50:05",
+                         *         "cancelled_at": "2026-11-23 13:50:05"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             deposit_id?: number;
                             invoice_id?: string;
@@ -2687,7 +3462,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2701,7 +3476,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2766,7 +3541,12 @@ export interface paths {
                     after?: string;
                     limit?: number;
                 };
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2778,6 +3558,59 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "events": [
+                         *         {
+                         *           "id": 1,
+                         *           "type": "deposit.created",
+                         *           "subject_type": "deposit",
+                         *           "subject_id": 1,
+                         *           "data": {
+                         *             "at": "2026-11-23T13:50:05.118Z",
+                         *             "source": "v3",
+                         *             "status": "PENDING",
+                         *             "deposit_id": 1,
+                         *             "invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *             "checkout_type": "ONE_SHOT"
+                         *           },
+                         *           "created_at": "2026-11-23T13:50:05.174Z"
+                         *         },
+                         *         {
+                         *           "id": 2,
+                         *           "type": "deposit.created",
+                         *           "subject_type": "deposit",
+                         *           "subject_id": 2,
+                         *           "data": {
+                         *             "at": "2026-11-23T13:50:05.278Z",
+                         *             "source": "v3",
+                         *             "status": "PENDING",
+                         *             "deposit_id": 2,
+                         *             "invoice_id": "6a760992-7858-4849-900a-f512a212d614",
+                         *             "checkout_type": "HOSTED"
+                         *           },
+                         *           "created_at": "2026-11-23T13:50:05.278Z"
+                         *         },
+                         *         {
+                         *           "id": 3,
+                         *           "type": "deposit.status_changed",
+                         *           "subject_type": "deposit",
+                         *           "subject_id": 1,
+                         *           "data": {
+                         *             "at": "2026-11-23T13:50:05.324Z",
+                         *             "actor": "sandbox",
+                         *             "cause": "payment",
+                         *             "status": "COMPLETED",
+                         *             "deposit_id": 1,
+                         *             "invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *             "previous_status": "PENDING"
+                         *           },
+                         *           "created_at": "2026-11-23T13:50:05.322Z"
+                         *         }
+                         *       ],
+                         *       "next_cursor": "3"
+                         *     }
+                         */
                         "application/json": {
                             events?: {
                                 id?: number;
@@ -2795,7 +3628,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2809,7 +3642,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2848,7 +3681,12 @@ export interface paths {
                     limit?: number;
                     before?: string;
                 };
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2860,6 +3698,55 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notifications": [
+                         *         {
+                         *           "id": 4,
+                         *           "event_id": 7,
+                         *           "event_type": "deposit.status_changed",
+                         *           "merchant_id": 1,
+                         *           "kind": "v3.deposit",
+                         *           "subject_type": "deposit",
+                         *           "subject_id": 3,
+                         *           "url": "https://shop.example/caja",
+                         *           "content_type": "application/json",
+                         *           "body": "{\"deposit_id\":3}",
+                         *           "status": "pending",
+                         *           "attempt_count": 0,
+                         *           "next_attempt_at": "2026-11-23T13:50:05.554Z",
+                         *           "last_status_code": null,
+                         *           "last_error": null,
+                         *           "created_at": "2026-11-23T13:50:05.554Z",
+                         *           "resent_at": null,
+                         *           "finished_at": null,
+                         *           "attempts": []
+                         *         },
+                         *         {
+                         *           "id": 3,
+                         *           "event_id": 6,
+                         *           "event_type": "deposit.status_changed",
+                         *           "merchant_id": 1,
+                         *           "kind": "v3.deposit",
+                         *           "subject_type": "deposit",
+                         *           "subject_id": 3,
+                         *           "url": "https://shop.example/caja",
+                         *           "content_type": "application/json",
+                         *           "body": "{\"deposit_id\":3}",
+                         *           "status": "pending",
+                         *           "attempt_count": 0,
+                         *           "next_attempt_at": "2026-11-23T13:50:05.506Z",
+                         *           "last_status_code": null,
+                         *           "last_error": null,
+                         *           "created_at": "2026-11-23T13:50:05.506Z",
+                         *           "resent_at": null,
+                         *           "finished_at": null,
+                         *           "attempts": []
+                         *         }
+                         *       ],
+                         *       "next_before": "3"
+                         *     }
+                         */
                         "application/json": {
                             notifications?: {
                                 id?: number;
@@ -2900,7 +3787,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2914,7 +3801,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2963,7 +3850,12 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path: {
                     id: string;
                 };
@@ -2977,6 +3869,29 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 4,
+                         *       "event_id": 7,
+                         *       "event_type": "deposit.status_changed",
+                         *       "merchant_id": 1,
+                         *       "kind": "v3.deposit",
+                         *       "subject_type": "deposit",
+                         *       "subject_id": 3,
+                         *       "url": "https://shop.example/caja",
+                         *       "content_type": "application/json",
+                         *       "body": "{\"deposit_id\":3}",
+                         *       "status": "pending",
+                         *       "attempt_count": 0,
+                         *       "next_attempt_at": "2026-11-23T13:50:05.554Z",
+                         *       "last_status_code": null,
+                         *       "last_error": null,
+                         *       "created_at": "2026-11-23T13:50:05.554Z",
+                         *       "resent_at": null,
+                         *       "finished_at": null,
+                         *       "attempts": []
+                         *     }
+                         */
                         "application/json": {
                             id?: number;
                             event_id?: number;
@@ -3014,7 +3929,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3028,7 +3943,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3079,7 +3994,12 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path: {
                     id: string;
                 };
@@ -3093,6 +4013,29 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 4,
+                         *       "event_id": 7,
+                         *       "event_type": "deposit.status_changed",
+                         *       "merchant_id": 1,
+                         *       "kind": "v3.deposit",
+                         *       "subject_type": "deposit",
+                         *       "subject_id": 3,
+                         *       "url": "https://shop.example/caja",
+                         *       "content_type": "application/json",
+                         *       "body": "{\"deposit_id\":3}",
+                         *       "status": "pending",
+                         *       "attempt_count": 0,
+                         *       "next_attempt_at": "2026-11-23T13:50:06.075Z",
+                         *       "last_status_code": null,
+                         *       "last_error": null,
+                         *       "created_at": "2026-11-23T13:50:05.554Z",
+                         *       "resent_at": "2026-11-23T13:50:06.075Z",
+                         *       "finished_at": null,
+                         *       "attempts": []
+                         *     }
+                         */
                         "application/json": {
                             id?: number;
                             event_id?: number;
@@ -3130,7 +4073,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3144,7 +4087,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3206,6 +4149,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "code": 1,
+                         *         "name": "Banco do Brasil S.A."
+                         *       },
+                         *       {
+                         *         "code": 3,
+                         *         "name": "Banco da Amazônia S.A."
+                         *       },
+                         *       {
+                         *         "code": 4,
+                         *         "name": "Banco do Nordeste do Brasil S.A."
+                         *       }
+                         *     ]
+                         */
                         "application/json": {
                             code?: number;
                             name?: string;
@@ -3283,6 +4242,64 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "country": "BR",
+                         *         "code": "IX",
+                         *         "name": "Pix",
+                         *         "type": "BANK_TRANSFER",
+                         *         "status": "OK",
+                         *         "logo": "https://caja.example/logos/br/ix.svg",
+                         *         "currency": "BRL",
+                         *         "min_amount": "1.00",
+                         *         "max_amount": "100000.00",
+                         *         "required_fields": [
+                         *           "payer.document",
+                         *           "payer.first_name",
+                         *           "payer.last_name"
+                         *         ],
+                         *         "daily_average": 5,
+                         *         "monthly_average": 5
+                         *       },
+                         *       {
+                         *         "country": "BR",
+                         *         "code": "BB",
+                         *         "name": "Banco do Brasil",
+                         *         "type": "BANK_TRANSFER",
+                         *         "status": "OK",
+                         *         "logo": "https://caja.example/logos/br/bb.svg",
+                         *         "currency": "BRL",
+                         *         "min_amount": "5.00",
+                         *         "max_amount": "50000.00",
+                         *         "required_fields": [
+                         *           "payer.document",
+                         *           "payer.first_name",
+                         *           "payer.last_name"
+                         *         ],
+                         *         "daily_average": 5,
+                         *         "monthly_average": 5
+                         *       },
+                         *       {
+                         *         "country": "BR",
+                         *         "code": "I",
+                         *         "name": "Itaú",
+                         *         "type": "BANK_TRANSFER",
+                         *         "status": "OK",
+                         *         "logo": "https://caja.example/logos/br/i.svg",
+                         *         "currency": "BRL",
+                         *         "min_amount": "5.00",
+                         *         "max_amount": "50000.00",
+                         *         "required_fields": [
+                         *           "payer.document",
+                         *           "payer.first_name",
+                         *           "payer.last_name"
+                         *         ],
+                         *         "daily_average": 5,
+                         *         "monthly_average": 5
+                         *       }
+                         *     ]
+                         */
                         "application/json": {
                             country?: string;
                             code?: string;
@@ -3365,6 +4382,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "code": "AC",
+                         *         "iso": "AC",
+                         *         "name": "Acre"
+                         *       },
+                         *       {
+                         *         "code": "AL",
+                         *         "iso": "AL",
+                         *         "name": "Alagoas"
+                         *       },
+                         *       {
+                         *         "code": "AP",
+                         *         "iso": "AP",
+                         *         "name": "Amapá"
+                         *       }
+                         *     ]
+                         */
                         "application/json": {
                             code?: string;
                             /** @description The same code, under the name the client libraries read */
@@ -3440,6 +4476,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "country": "BR",
+                         *       "currency": "BRL",
+                         *       "fx_rate": 5.4321,
+                         *       "amount": 10,
+                         *       "converted_amount": 54.32,
+                         *       "converted_amount_text": "54.32",
+                         *       "fee": 0.15
+                         *     }
+                         */
                         "application/json": {
                             country?: string;
                             currency?: string;
@@ -3506,12 +4553,32 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                    /** @description Optional, at most 255 characters (also read as X-Idempontency-Key): the same key and body replay the first answer with `Idempotent-Replayed: true`; another body is 104 */
+                    "X-Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "deposit_id": 1,
+                     *       "amount": "10.00",
+                     *       "bank_account": {
+                     *         "beneficiary": "Maria Souza",
+                     *         "bank_code": "260",
+                     *         "branch": "0001",
+                     *         "account_number": "12345-6",
+                     *         "account_type": "CHECKING"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Id of a completed deposit */
                         deposit_id?: number | string;
@@ -3540,6 +4607,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "refund_id": 1
+                         *     }
+                         */
                         "application/json": {
                             refund_id?: number | string;
                             deposit_id?: number;
@@ -3558,12 +4630,19 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE; 104, 201, 502, 514 INSUFFICIENT_FUNDS, 802 INVALID_AMOUNT_TO_REFUND, 804 MISSING_BANK_ACCOUNT */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "code": 802,
+                         *       "description": "The amount exceeds what can still be refunded (90.00)",
+                         *       "type": "INVALID_AMOUNT_TO_REFUND"
+                         *     }
+                         */
                         "application/json": {
                             code: number;
                             description: string;
@@ -3572,7 +4651,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3586,7 +4665,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 208 RESOURCE_NOT_FOUND */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3619,7 +4698,12 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path: {
                     id: number;
                 };
@@ -3633,6 +4717,20 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "refund_id": 1,
+                         *       "deposit_id": 1,
+                         *       "merchant_invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *       "status": "PENDING",
+                         *       "amount": 10,
+                         *       "currency": "BRL",
+                         *       "local_amount": 10,
+                         *       "local_currency": "BRL",
+                         *       "created_at": "2026-11-23 13:50:05",
+                         *       "updated_at": "2026-11-23 13:50:05"
+                         *     }
+                         */
                         "application/json": {
                             refund_id?: number;
                             deposit_id?: number;
@@ -3651,7 +4749,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3665,7 +4763,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3679,7 +4777,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 208 RESOURCE_NOT_FOUND */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3716,7 +4814,12 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path: {
                     id: number;
                 };
@@ -3730,6 +4833,20 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "refund_id": 1,
+                         *       "deposit_id": 1,
+                         *       "merchant_invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *       "status": "COMPLETED",
+                         *       "amount": 10,
+                         *       "currency": "BRL",
+                         *       "local_amount": 10,
+                         *       "local_currency": "BRL",
+                         *       "created_at": "2026-11-23 13:50:05",
+                         *       "updated_at": "2026-11-23 13:50:05"
+                         *     }
+                         */
                         "application/json": {
                             refund_id?: number;
                             deposit_id?: number;
@@ -3748,7 +4865,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3762,7 +4879,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3811,7 +4928,12 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path: {
                     id: number;
                 };
@@ -3825,6 +4947,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "refund_id": 2,
+                         *       "deposit_id": 1,
+                         *       "merchant_invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *       "status": "REJECTED",
+                         *       "amount": 10,
+                         *       "currency": "BRL",
+                         *       "local_amount": 10,
+                         *       "local_currency": "BRL",
+                         *       "reason": "The beneficiary bank rejected the refund (sandbox)",
+                         *       "reason_code": "SANDBOX_REJECTED",
+                         *       "created_at": "2026-11-23 13:50:05",
+                         *       "updated_at": "2026-11-23 13:50:05"
+                         *     }
+                         */
                         "application/json": {
                             refund_id?: number;
                             deposit_id?: number;
@@ -3843,7 +4981,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3857,7 +4995,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3904,7 +5042,12 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3916,6 +5059,19 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "balances": [
+                         *         {
+                         *           "currency": "USD",
+                         *           "available": 534.45,
+                         *           "reserved": 0,
+                         *           "total": 534.45,
+                         *           "fees": 0.54
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             balances?: {
                                 currency?: string;
@@ -3931,7 +5087,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3945,7 +5101,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3990,7 +5146,12 @@ export interface paths {
                     /** @description Only movements in this currency */
                     currency?: string;
                 };
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4002,6 +5163,43 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 7,
+                         *           "type": "adjustment.credit",
+                         *           "currency": "USD",
+                         *           "amount": 500,
+                         *           "reserved": 0,
+                         *           "fee": 0,
+                         *           "source": {
+                         *             "type": "adjustment",
+                         *             "id": 1
+                         *           },
+                         *           "pending": false,
+                         *           "description": "opening balance",
+                         *           "created_at": "2026-11-23 13:50:06"
+                         *         },
+                         *         {
+                         *           "id": 6,
+                         *           "type": "refund.void",
+                         *           "currency": "USD",
+                         *           "amount": 1.81,
+                         *           "reserved": -1.81,
+                         *           "fee": 0,
+                         *           "source": {
+                         *             "type": "refund",
+                         *             "id": 2
+                         *           },
+                         *           "pending": false,
+                         *           "created_at": "2026-11-23 13:50:05"
+                         *         }
+                         *       ],
+                         *       "has_more": true,
+                         *       "next_cursor": 6
+                         *     }
+                         */
                         "application/json": {
                             data?: {
                                 /** @description Also the cursor: pass it as starting_after for the next page */
@@ -4029,7 +5227,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4043,7 +5241,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4080,7 +5278,12 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path: {
                     id: string;
                 };
@@ -4094,6 +5297,16 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "cashout_status": 4,
+                         *       "cashout_status_description": "Delivered",
+                         *       "cashout_id": 3,
+                         *       "external_id": "payout-2026-0002",
+                         *       "status": "DELIVERED",
+                         *       "bank_reference_id": "SB3D50F39B3B46"
+                         *     }
+                         */
                         "application/json": {
                             cashout_status?: number;
                             cashout_status_description?: string;
@@ -4106,7 +5319,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4120,7 +5333,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4183,7 +5396,12 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path: {
                     id: string;
                 };
@@ -4197,6 +5415,16 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "cashout_status": 1,
+                         *       "cashout_status_description": "Completed",
+                         *       "cashout_id": 3,
+                         *       "external_id": "payout-2026-0002",
+                         *       "status": "COMPLETED",
+                         *       "bank_reference_id": "SB3D50F39B3B46"
+                         *     }
+                         */
                         "application/json": {
                             cashout_status?: number;
                             cashout_status_description?: string;
@@ -4209,7 +5437,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4223,7 +5451,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4286,7 +5514,12 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path: {
                     id: string;
                 };
@@ -4300,6 +5533,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "cashout_status": 3,
+                         *       "cashout_status_description": "Rejected",
+                         *       "cashout_id": 3,
+                         *       "external_id": "payout-2026-0002",
+                         *       "rejection_code": "801",
+                         *       "rejection_reason": "The beneficiary account is closed",
+                         *       "status": "REJECTED",
+                         *       "bank_reference_id": "SB3D50F39B3B46"
+                         *     }
+                         */
                         "application/json": {
                             cashout_status?: number;
                             cashout_status_description?: string;
@@ -4312,7 +5557,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4326,7 +5571,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4392,12 +5637,31 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "country": "BR",
+                     *       "document": "52998224725",
+                     *       "first_name": "Maria",
+                     *       "last_name": "Souza",
+                     *       "bank_account": {
+                     *         "bank_code": "260",
+                     *         "account": "12345-6",
+                     *         "branch": "0001",
+                     *         "account_type": "C"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description ISO 3166-1 alpha-2 */
                         country: string;
@@ -4431,7 +5695,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE; 201, 300 INVALID_DOCUMENT, 302 INVALID_BANK_ACCOUNT (the failing check named), 502 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4445,7 +5709,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4459,7 +5723,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 106 FEATURE_NOT_ENABLED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4511,7 +5775,12 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Request time, `yyyy-MM-dd'T'HH:mm:ssZ` (offsets and milliseconds also read); within CAJA_X_DATE_TOLERANCE_SECONDS (300) of server time, else 103 */
+                    "X-Date": string;
+                    /** @description deposits.login (v5: cashouts.login) */
+                    "X-Login": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4521,16 +5790,10 @@ export interface paths {
                     /**
                      * @example [
                      *       {
-                     *         "pix": "529.982.247-25"
-                     *       },
-                     *       {
                      *         "pix": "maria@example.com"
                      *       },
                      *       {
                      *         "pix": "+5511987654321"
-                     *       },
-                     *       {
-                     *         "pix": "unknown@example.com"
                      *       }
                      *     ]
                      */
@@ -4547,20 +5810,12 @@ export interface paths {
                         /**
                          * @example [
                          *       {
-                         *         "pix": "529.982.247-25",
-                         *         "valid": true
-                         *       },
-                         *       {
                          *         "pix": "maria@example.com",
                          *         "valid": true
                          *       },
                          *       {
                          *         "pix": "+5511987654321",
                          *         "valid": true
-                         *       },
-                         *       {
-                         *         "pix": "unknown@example.com",
-                         *         "valid": false
                          *       }
                          *     ]
                          */
@@ -4570,7 +5825,7 @@ export interface paths {
                         }[];
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 101 MISSING_REQUIRED_HEADER, 102 INVALID_SIGNATURE, 103 INVALID_DATE_RANGE, 105 EMPTY_HEADER_VALUE; 201, 502 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4584,7 +5839,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 100 INVALID_CREDENTIALS */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4598,7 +5853,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 106 FEATURE_NOT_ENABLED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4634,1473 +5889,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/panel/login": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/login/code": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/logout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/logout-everywhere": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/deposits": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/deposits.csv": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/deposits/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/deposits/{id}/sandbox/{action}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    action: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/deposits/{id}/refund": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/refunds/{id}/complete": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/refunds/{id}/reject": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/notifications": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/notifications/{id}/resend": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/cashouts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/cashouts.csv": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/cashouts/new": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/cashouts/import": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/cashouts/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/cashouts/{id}/hold": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/cashouts/{id}/release": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/cashouts/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/cashouts/{id}/deliver": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/cashouts/{id}/complete": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/cashouts/{id}/reject": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/balance": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/balance.csv": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/settings/api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/settings/api/rotate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/settings/urls": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/settings/test-notification": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/team": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/team/invite": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/team/{id}/remove": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/audit": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/account": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/account/password": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/account/totp/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/account/totp/confirm": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/account/totp/disable": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/panel/methods": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v3/cashout": {
         parameters: {
             query?: never;
@@ -6117,7 +5905,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with cashouts.secret_key; login and pass (cashouts set) travel in the body. */
+                    "Payload-Signature": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -6125,19 +5916,20 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "login": "cashouts-login",
-                     *       "pass": "cashouts-pass",
-                     *       "external_id": "payout-1001",
-                     *       "country": "MX",
-                     *       "currency": "MXN",
-                     *       "amount": "1500.00",
-                     *       "document_id": "GODE561231GR8",
-                     *       "beneficiary_name": "Elena",
-                     *       "beneficiary_lastname": "Gómez",
-                     *       "bank_code": "12",
-                     *       "bank_account": "012180001234567899",
+                     *       "login": "eQwYcjn4LBmssWcc",
+                     *       "pass": "pxfwhjKoP2XmQq6dRNUmy5hc",
+                     *       "external_id": "payout-2026-0001",
+                     *       "country": "BR",
+                     *       "currency": "USD",
+                     *       "amount": "20.00",
+                     *       "document_id": "52998224725",
+                     *       "beneficiary_name": "Maria",
+                     *       "beneficiary_lastname": "Souza",
+                     *       "bank_code": "260",
+                     *       "bank_account": "12345-6",
+                     *       "bank_branch": "0001",
                      *       "account_type": "C",
-                     *       "notification_url": "https://shop.example/cashouts"
+                     *       "notification_url": "https://shop.example/payouts"
                      *     }
                      */
                     "application/json": {
@@ -6182,24 +5974,35 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "cashout_id": 1
+                         *     }
+                         */
                         "application/json": {
                             cashout_id: number;
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 300 invalid params (every failing field), 511 external_id already used, 514 insufficient funds */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "code": 511,
+                         *       "message": "external_id already used"
+                         *     }
+                         */
                         "application/json": {
                             code: number;
                             message: string;
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 401 invalid login, pass or Payload-Signature */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6246,12 +6049,23 @@ export interface paths {
         put: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with cashouts.secret_key; login and pass (cashouts set) travel in the body. */
+                    "Payload-Signature": string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "login": "eQwYcjn4LBmssWcc",
+                     *       "pass": "pxfwhjKoP2XmQq6dRNUmy5hc",
+                     *       "cashout_id": 1,
+                     *       "status": "ON_HOLD"
+                     *     }
+                     */
                     "application/json": {
                         /** @description cashouts.login */
                         login: string;
@@ -6270,6 +6084,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "cashout_status": 5,
+                         *       "cashout_status_description": "On hold",
+                         *       "cashout_id": 1,
+                         *       "external_id": "payout-2026-0001"
+                         *     }
+                         */
                         "application/json": {
                             /** @description 0 Pending, 1 Completed, 2 Canceled, 3 Rejected, 4 Delivered, 5 On hold */
                             cashout_status: number;
@@ -6282,7 +6104,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 300, 510 invalid status transition */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6294,7 +6116,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 401 */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6306,7 +6128,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 509 */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6327,12 +6149,22 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with cashouts.secret_key; login and pass (cashouts set) travel in the body. */
+                    "Payload-Signature": string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "login": "eQwYcjn4LBmssWcc",
+                     *       "pass": "pxfwhjKoP2XmQq6dRNUmy5hc",
+                     *       "cashout_id": 1
+                     *     }
+                     */
                     "application/json": {
                         /** @description cashouts.login */
                         login?: string;
@@ -6350,6 +6182,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "cashout_status": 0,
+                         *       "cashout_status_description": "Pending",
+                         *       "cashout_id": 1,
+                         *       "external_id": "payout-2026-0001"
+                         *     }
+                         */
                         "application/json": {
                             /** @description 0 Pending, 1 Completed, 2 Canceled, 3 Rejected, 4 Delivered, 5 On hold */
                             cashout_status: number;
@@ -6362,7 +6202,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 300 invalid params */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6374,7 +6214,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 401 invalid login, pass or Payload-Signature */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6386,12 +6226,18 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 509 cashout not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "code": 509,
+                         *       "message": "Cashout not found with this id"
+                         *     }
+                         */
                         "application/json": {
                             code: number;
                             message: string;
@@ -6423,12 +6269,23 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description Hex HMAC-SHA256 of the raw body, keyed with cashouts.secret_key; login and pass (cashouts set) travel in the body. */
+                    "Payload-Signature": string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "login": "eQwYcjn4LBmssWcc",
+                     *       "pass": "pxfwhjKoP2XmQq6dRNUmy5hc",
+                     *       "cashout_id": 1,
+                     *       "external_id": "payout-2026-0001"
+                     *     }
+                     */
                     "application/json": {
                         /** @description cashouts.login */
                         login: string;
@@ -6446,6 +6303,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "cashout_status": 2,
+                         *       "cashout_status_description": "Canceled",
+                         *       "cashout_id": 1,
+                         *       "external_id": "payout-2026-0001"
+                         *     }
+                         */
                         "application/json": {
                             /** @description 0 Pending, 1 Completed, 2 Canceled, 3 Rejected, 4 Delivered, 5 On hold */
                             cashout_status: number;
@@ -6458,7 +6323,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 300, 510 invalid status transition */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6470,7 +6335,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 401 */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6482,7 +6347,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error codes: 509 */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6496,6 +6361,403 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api_curl/streamline/NewInvoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a deposit (form-encoded)
+         * @description `control` = upper-case hex HMAC-SHA256 (deposits.secret_key) of x_invoice `V` x_amount `I` x_iduser `2` x_bank `1` x_cpf `H` x_bdate `G` x_email `Y` x_zip `A` x_address `P` x_city `S` x_state `P`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        /** @description deposits.login (status queries: web_status.login) */
+                        x_login: string;
+                        /** @description deposits.trans_key (status queries: web_status.trans_key) */
+                        x_trans_key: string;
+                        /** @description Your id, unique */
+                        x_invoice: string;
+                        /** @description Decimal, 2 decimals */
+                        x_amount: string;
+                        /** @description ISO 4217, default USD */
+                        x_currency?: string;
+                        /** @description ISO 3166 alpha-2 */
+                        x_country: string;
+                        /** @description Payment method code */
+                        x_bank: string;
+                        /** @description Customer id, up to 11 digits */
+                        x_iduser: string;
+                        /** @description Customer document */
+                        x_cpf: string;
+                        /** @description Full name */
+                        x_name: string;
+                        /** @description E-mail */
+                        x_email: string;
+                        /** @description Phone; mandatory for CO and African countries */
+                        x_mobile?: string;
+                        /** @description YYYYMMDD */
+                        x_bdate?: string;
+                        /** @description Mandatory for BR and CO */
+                        x_address?: string;
+                        /** @description Mandatory for BR */
+                        x_zip?: string;
+                        /** @description City */
+                        x_city?: string;
+                        /** @description Mandatory for BR */
+                        x_state?: string;
+                        /** @description Return URL */
+                        x_return: string;
+                        /** @description Confirmation (notification) URL */
+                        x_confirmation?: string;
+                        /** @description Description */
+                        x_description?: string;
+                        /** @description 1.0 (default) or 1.1 (adds local_amount, usd_amount, local_currency, x_document, amount_to_deposit) */
+                        x_version?: string;
+                        /** @description Return an iframe view */
+                        iframe_view?: string;
+                        /** @description Signature, see above */
+                        control: string;
+                        /** @description Answer format: JSON, XML or STRING */
+                        type?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Success: status 0 and link; failure: status 1, desc (and error_code with x_version 1.1). XML unless type says otherwise. Errors are answered with HTTP 200 in this API's own format (status/desc/error_code: 301 empty credentials, 401 invalid credentials, 302 invalid control). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                        "text/xml": string;
+                        "text/plain": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apd/webpaystatus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deposit status (form-encoded)
+         * @description Also reads x_login_webpaystatus / x_trans_key_webpaystatus. `Sign` = upper-case hex HMAC-SHA256 (deposits.secret_key) of deposits.login + result + x_amount + x_invoice. result 6 not found, 7 pending, 8 cancelled, 9 completed.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        /** @description deposits.login (status queries: web_status.login) */
+                        x_login: string;
+                        /** @description deposits.trans_key (status queries: web_status.trans_key) */
+                        x_trans_key: string;
+                        /** @description Your id of the deposit */
+                        x_invoice: string;
+                        /** @description Answer format: JSON, XML or STRING */
+                        type?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description result, x_iduser, x_invoice, x_amount, PT, Sign, x_document, x_bank, x_payment_type, x_bank_name, x_currency; a pipe-separated string unless type says otherwise. Errors are answered with HTTP 200 in this API's own format (status/desc/error_code: 301 empty credentials, 401 invalid credentials, 302 invalid control). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                        "text/xml": string;
+                        "text/plain": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api_curl/apd/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a completed deposit (form-encoded)
+         * @description `x_control` = upper-case hex HMAC-SHA256 (deposits.secret_key) of `A` + x_invoice + x_document + x_amount + x_bank_beneficiary + x_bank + x_bank_account + x_account_type + x_bank_branch. The answer's `control` signs result + x_amount + x_currency + x_invoice + x_document + x_refund.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        /** @description deposits.login (status queries: web_status.login) */
+                        x_login: string;
+                        /** @description deposits.trans_key (status queries: web_status.trans_key) */
+                        x_trans_key: string;
+                        /** @description Your id of the deposit */
+                        x_invoice?: string;
+                        /** @description caja's deposit id */
+                        x_document?: string;
+                        /** @description Default: the whole deposit */
+                        x_amount?: string;
+                        /** @description Default: local currency */
+                        x_currency?: string;
+                        /** @description Beneficiary */
+                        x_bank_beneficiary?: string;
+                        /** @description Bank name */
+                        x_bank?: string;
+                        /** @description Bank code */
+                        x_bank_code?: string;
+                        /** @description Account */
+                        x_bank_account?: string;
+                        /** @description C, S, V, O or P */
+                        x_account_type?: string;
+                        /** @description Branch */
+                        x_bank_branch?: string;
+                        /** @description Comments */
+                        x_comments?: string;
+                        /** @description Signature, see above */
+                        x_control: string;
+                        /** @description Answer format: JSON, XML or STRING */
+                        type?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description status OK or ERROR, desc, control, result (0 processing, 1 completed, 2 cancelled, 3 rejected), x_invoice, x_document, x_amount, x_currency, x_amount_refunded, x_refund. JSON unless type says otherwise. Errors are answered with HTTP 200 in this API's own format (status/desc/error_code: 301 empty credentials, 401 invalid credentials, 302 invalid control). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                        "text/xml": string;
+                        "text/plain": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api_curl/query/refundstatus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund status (form-encoded)
+         * @description web_status credentials.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        /** @description deposits.login (status queries: web_status.login) */
+                        x_login: string;
+                        /** @description deposits.trans_key (status queries: web_status.trans_key) */
+                        x_trans_key: string;
+                        /** @description caja's refund id */
+                        x_refund: string;
+                        /** @description Answer format: JSON, XML or STRING */
+                        type?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description result, x_invoice, x_document. Errors are answered with HTTP 200 in this API's own format (status/desc/error_code: 301 empty credentials, 401 invalid credentials, 302 invalid control). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                        "text/xml": string;
+                        "text/plain": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api_curl/apd/get_banks_by_country": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Payment methods of a country (form-encoded) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        /** @description deposits.login (status queries: web_status.login) */
+                        x_login: string;
+                        /** @description deposits.trans_key (status queries: web_status.trans_key) */
+                        x_trans_key: string;
+                        /** @description ISO 3166 alpha-2 */
+                        country_code: string;
+                        /** @description json, xml or pipe; default XML */
+                        type?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description An array of {code, name, logo, payment_type}. Errors are answered with HTTP 200 in this API's own format (status/desc/error_code: 301 empty credentials, 401 invalid credentials, 302 invalid control). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                        "text/xml": string;
+                        "text/plain": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apd/webcurrencyexchange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert USD to a country's currency (form-encoded)
+         * @description web_status or deposits credentials.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        /** @description deposits.login (status queries: web_status.login) */
+                        x_login: string;
+                        /** @description deposits.trans_key (status queries: web_status.trans_key) */
+                        x_trans_key: string;
+                        /** @description ISO 3166 alpha-2 */
+                        country_code?: string;
+                        /** @description USD amount, default 1 */
+                        amount?: string;
+                        /** @description Answer format: JSON, XML or STRING */
+                        type?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The converted amount. Errors are answered with HTTP 200 in this API's own format (status/desc/error_code: 301 empty credentials, 401 invalid credentials, 302 invalid control). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                        "text/xml": string;
+                        "text/plain": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
