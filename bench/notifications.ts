@@ -5,6 +5,8 @@
 // The receiver runs in a child process so that it does not share the worker's event loop.
 // Alone: `node --import tsx bench/notifications.ts` (DATABASE_URL or postgres://postgres@127.0.0.1:5432/postgres).
 // BENCH_NOTIFICATIONS (default 2000) and BENCH_NOTIFY_CONCURRENCY (default 32) adjust it.
+// Then the one-endpoint drain: BENCH_DRAIN_NOTIFICATIONS (default 10000) rows to one endpoint,
+// delivered with the default settings (per-endpoint concurrency 4, poll 500 ms), in seconds.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -22,6 +24,7 @@ import { createScratchDatabase, postgresUrl } from '../test/helpers/databases.ts
 
 const N = Number(process.env.BENCH_NOTIFICATIONS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_NOTIFY_CONCURRENCY ?? 32);
+const DRAIN_N = Number(process.env.BENCH_DRAIN_NOTIFICATIONS ?? 10000);
 
 function baseUrl(): string {
   return postgresUrl() ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -43,12 +46,12 @@ async function startReceiver(): Promise<{ url: string; stop: () => void }> {
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
 }
 
-async function seed(ctx: AppContext, merchantId: number, url: string, prefix: number): Promise<string[]> {
+async function seed(ctx: AppContext, merchantId: number, url: string, prefix: number, count = N): Promise<string[]> {
   const bodies: string[] = [];
   const batch = 100;
-  for (let start = 0; start < N; start += batch) {
+  for (let start = 0; start < count; start += batch) {
     await ctx.db.tx(async (q) => {
-      for (let i = start; i < Math.min(N, start + batch); i++) {
+      for (let i = start; i < Math.min(count, start + batch); i++) {
         const body = JSON.stringify({ deposit_id: prefix + i });
         bodies.push(body);
         await recordEvent(q, {
@@ -140,6 +143,14 @@ export async function benchNotifications(): Promise<Record<string, unknown>> {
     await seed(ctx, merchant.id, `${receiver.url}/notify`, 2_000_000);
     const twoWorkers = await deliverAll(contexts);
 
+    // One merchant's backlog to one endpoint, with the default per-endpoint limits.
+    const drainEnv = { ...env, CAJA_NOTIFY_CONCURRENCY: '', CAJA_NOTIFY_PER_ORIGIN_CONCURRENCY: '', CAJA_NOTIFY_POLL_MS: '' };
+    const drainCtx = await openContext(loadConfig(drainEnv));
+    contexts.push(drainCtx);
+    await seed(ctx, merchant.id, `${receiver.url}/one-endpoint`, 3_000_000, DRAIN_N);
+    await ctx.db.query('ANALYZE notifications');
+    const drain = await deliverAll([drainCtx]);
+
     const baseline = await plainPosts(receiver.url, bodies);
     const { rows } = await ctx.db.query<{ n: number; ok: number }>(
       `SELECT count(*)::int AS n, count(*) FILTER (WHERE status_code = 200)::int AS ok FROM notification_attempts`,
@@ -155,6 +166,9 @@ export async function benchNotifications(): Promise<Record<string, unknown>> {
       baseline_plain_posts_per_s: rate(baseline),
       ratio_one_worker_to_baseline: Number((baseline / oneWorker).toFixed(3)),
       ratio_two_workers_to_baseline: Number((baseline / twoWorkers).toFixed(3)),
+      one_endpoint_backlog: DRAIN_N,
+      one_endpoint_drain_seconds: Number(drain.toFixed(1)),
+      one_endpoint_drain_per_s: Math.round(DRAIN_N / drain),
       attempts_recorded: rows[0].n,
       attempts_ok: rows[0].ok,
     };
@@ -165,6 +179,7 @@ export async function benchNotifications(): Promise<Record<string, unknown>> {
         `  delivered, 2 workers  ${result.delivered_per_s_two_workers}/s\n` +
         `  baseline plain POSTs  ${result.baseline_plain_posts_per_s}/s\n` +
         `  ratio to baseline     ${result.ratio_one_worker_to_baseline} (1 worker), ${result.ratio_two_workers_to_baseline} (2 workers)\n` +
+        `  one endpoint drain    ${DRAIN_N} in ${result.one_endpoint_drain_seconds} s, ${result.one_endpoint_drain_per_s}/s (default limits: 4 per endpoint)\n` +
         `  attempts recorded     ${result.attempts_recorded} (${result.attempts_ok} with 200)`,
     );
     return result;

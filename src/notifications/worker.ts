@@ -101,7 +101,10 @@ export class NotificationWorker implements Worker {
           continue;
         }
         for (const row of rows) this.dispatch(row);
-        this.eager = rows.length === free || (rows.length > 0 && excludedOrigins.length > 0);
+        // Anything claimed means more may be waiting: a backlog to one endpoint is claimed only
+        // its per-origin share at a time, far fewer rows than free slots, and must not then wait
+        // for the next poll (it drained at ~9/s that way). Freed slots wake the loop at once.
+        this.eager = rows.length > 0;
         if (rows.length === free && this.inFlight.size < n.concurrency) continue;
       }
       if (this.stopping) break;
@@ -171,6 +174,9 @@ export class NotificationWorker implements Worker {
     this.ctx.metrics.notificationAttempts.inc({ result: ok ? 'delivered' : 'failed' });
     if (code !== null) this.ctx.metrics.notificationLatency.observe(result.latencyMs / 1000);
     this.gate.finish(row.origin, ok || endpointAnswered);
+    // The endpoint's slot is free now: refill it at once rather than after the outcome's commit
+    // (outcomes are written in batches; waiting for each capped one endpoint at a few dozen/s).
+    if (this.eager && this.worthClaiming(row.origin)) this.wake();
     await this.recordOutcome({
       id: row.id,
       token: this.token,
