@@ -127,7 +127,7 @@ describe('operations endpoints', () => {
 
   test('OpenAPI document lists the routes with their schemas; /docs renders it', async () => {
     const doc = (await (await fetch(`${s.url}/openapi.json`)).json()) as any;
-    assert.equal(doc.openapi, '3.0.3');
+    assert.equal(doc.openapi, '3.1.0');
     assert.ok(doc.paths['/admin/merchants'].post.requestBody);
     assert.ok(doc.paths['/v3/me'].get.responses['200']);
     const docs = await fetch(`${s.url}/docs`, { redirect: 'follow' });

@@ -14,8 +14,9 @@ import { createMerchant, hmac, type Credentials } from '../helpers/clients.ts';
 import { startReceiver, type Receiver } from '../notifications/helpers.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'caja-cli-home-'));
-/** The user's environment: a config home of its own and none of the credential variables. */
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CAJA_')));
+/** The user's environment: a config home of its own, none of the credential variables, and the
+ * embedded database (the suite's DATABASE_URL would put the operator command on PostgreSQL). */
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CAJA_') && k !== 'DATABASE_URL' && k !== 'TEST_DATABASE_URL'));
 env.XDG_CONFIG_HOME = home;
 
 async function caja(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
