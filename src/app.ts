@@ -6,6 +6,7 @@ import type { AppContext } from './context.ts';
 import { registerBodyParsers } from './http/body-parsers.ts';
 import { registerIdAndPagingCheck } from './http/params.ts';
 import { registerReplayStore } from './auth/replay.ts';
+import { registerAdminSeparation } from './ops/admin-listener.ts';
 import { registerMetrics } from './ops/metrics.ts';
 import { registerHealth } from './ops/health.ts';
 import { registerDocs } from './ops/docs.ts';
@@ -58,6 +59,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     reply.header('cache-control', 'no-store');
     if (hsts) reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
   });
+  registerAdminSeparation(app, ctx.config);
   registerBodyParsers(app);
   registerIdAndPagingCheck(app);
   registerMetrics(app, ctx.metrics, ctx.db);

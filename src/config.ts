@@ -9,6 +9,9 @@ export interface Config {
   env: Environment;
   port: number;
   host: string;
+  /** CAJA_ADMIN_PORT: when set, /admin and /metrics are served only there (on adminHost). */
+  adminPort: number | null;
+  adminHost: string;
   dataDir: string;
   databaseUrl: string | undefined;
   publicBaseUrl: string;
@@ -129,6 +132,8 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken,
     masterKey,
     logLevel,
+    adminPort: env.CAJA_ADMIN_PORT ? int(env, 'CAJA_ADMIN_PORT', 0, 1, 65535) : null,
+    adminHost: env.CAJA_ADMIN_HOST || '127.0.0.1',
     xDateToleranceSeconds: int(env, 'CAJA_X_DATE_TOLERANCE_SECONDS', 300, 1, 86400),
     xDateFutureSeconds: int(env, 'CAJA_X_DATE_FUTURE_SECONDS', 60, 0, 86400),
     cashoutDelaySeconds: int(env, 'CAJA_CASHOUT_DELAY_SECONDS', 60, 0, 86400 * 30),

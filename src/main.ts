@@ -5,6 +5,7 @@
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { buildApp } from './app.ts';
+import { listenAdmin } from './ops/admin-listener.ts';
 import { openContext } from './runtime.ts';
 import { startWorkers, stopWorkers } from './workers.ts';
 import { lockDataDir } from './embedded-lock.ts';
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
   const app = await buildApp(ctx);
   const workers = config.workers ? startWorkers(ctx) : [];
   await app.listen({ port: config.port, host: config.host });
+  const adminServer = await listenAdmin(app, config);
   app.log.info(
     { env: config.env, database: ctx.db.kind, public_base_url: config.publicBaseUrl, data_dir: config.databaseUrl ? undefined : config.dataDir },
     process.env.CAJA_ADMIN_TOKEN ? 'caja ready' : `caja ready; admin token in ${config.dataDir}/admin.token`,
@@ -50,6 +52,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
+    adminServer?.close();
     await app.close();
     await stopWorkers(workers);
     await ctx.db.close();
