@@ -5,6 +5,7 @@ import type { AppContext } from './context.ts';
 import { openDb } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { secretBox } from './merchants/secrets.ts';
+import { bindCredentialSecrets } from './merchants/merchants.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { requestSerializer } from './http/log-redaction.ts';
 
@@ -20,6 +21,7 @@ export function loggerOptions(level: string): LoggerOptions {
 export async function openContext(config: Config, opts: { memory?: boolean } = {}): Promise<AppContext> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, memory: opts.memory });
   await migrate(db);
+  await bindCredentialSecrets(db, secretBox(config.masterKey));
   // Credentials travel in headers and bodies; neither is logged, and these paths are redacted
   // should a future log line include them.
   const log = pino(loggerOptions(config.logLevel));

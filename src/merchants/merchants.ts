@@ -2,7 +2,7 @@
 // rotation; afterwards only hashes and encrypted secrets exist.
 import type { Db, Queryable } from '../db/db.ts';
 import type { Environment } from '../config.ts';
-import { hashPassword, randomToken, type SecretBox } from './secrets.ts';
+import { credentialContext, hashPassword, randomToken, type SecretBox } from './secrets.ts';
 
 export type CredentialSet = 'deposits' | 'web_status' | 'cashouts' | 'read_only' | 'panel';
 export const CREDENTIAL_SETS: CredentialSet[] = ['deposits', 'web_status', 'cashouts', 'read_only', 'panel'];
@@ -52,7 +52,7 @@ function issue(set: CredentialSet, box: SecretBox, merchant: { id: number; name:
       const login = randomToken(16);
       const trans_key = randomToken(24);
       const secret_key = randomToken(40);
-      return { row: { login, secret_hash: box.hash(trans_key), secret_enc: box.encrypt(secret_key) }, shown: { deposits: { login, trans_key, secret_key } } };
+      return { row: { login, secret_hash: box.hash(trans_key), secret_enc: box.encrypt(secret_key, credentialContext(merchant.id, set)) }, shown: { deposits: { login, trans_key, secret_key } } };
     }
     case 'web_status': {
       const login = randomToken(16);
@@ -63,7 +63,7 @@ function issue(set: CredentialSet, box: SecretBox, merchant: { id: number; name:
       const login = randomToken(16);
       const pass = randomToken(24);
       const secret_key = randomToken(40);
-      return { row: { login, secret_hash: box.hash(pass), secret_enc: box.encrypt(secret_key) }, shown: { cashouts: { login, pass, secret_key } } };
+      return { row: { login, secret_hash: box.hash(pass), secret_enc: box.encrypt(secret_key, credentialContext(merchant.id, set)) }, shown: { cashouts: { login, pass, secret_key } } };
     }
     case 'read_only': {
       const key = `ro_${randomToken(32)}`;
@@ -163,18 +163,42 @@ async function findByLogin(q: Queryable, set: CredentialSet, login: string) {
   return { login: l, secret_hash, secret_enc, merchant: merchant as Merchant };
 }
 
+/**
+ * Binds every credential secret sealed before secrets carried their owner (v1) to its merchant
+ * and set (v2), so that a row copied to another merchant or set no longer decrypts. Runs at
+ * start, after the schema migrations; a no-op once done.
+ */
+export async function bindCredentialSecrets(db: Db, box: SecretBox): Promise<number> {
+  const { rows } = await db.query<{ merchant_id: number; set_name: string; secret_enc: string }>(
+    `SELECT merchant_id, set_name, secret_enc FROM credentials WHERE secret_enc LIKE 'v1.%'`,
+  );
+  for (const r of rows) {
+    const bound = box.encrypt(box.decrypt(r.secret_enc), credentialContext(r.merchant_id, r.set_name));
+    await db.query(`UPDATE credentials SET secret_enc = $3 WHERE merchant_id = $1 AND set_name = $2 AND secret_enc = $4`, [r.merchant_id, r.set_name, bound, r.secret_enc]);
+  }
+  return rows.length;
+}
+
 /** For HMAC-signed requests: the merchant and the plain signature secret of the set. */
 export async function findSigningSecret(q: Queryable, box: SecretBox, set: 'deposits' | 'cashouts', login: string) {
   const found = await findByLogin(q, set, login);
   if (!found || !found.secret_enc) return null;
-  return { merchant: found.merchant, secret: box.decrypt(found.secret_enc) };
+  // A sealed secret that is not this merchant's (a row copied from another) does not open: the
+  // caller is simply not authenticated.
+  let secret: string;
+  try {
+    secret = box.decrypt(found.secret_enc, credentialContext(found.merchant.id, set));
+  } catch {
+    return null;
+  }
+  return { merchant: found.merchant, secret };
 }
 
 /** For login + trans key (or pass) in the body. Null when either is wrong. */
 export async function checkLoginAndKey(q: Queryable, box: SecretBox, set: 'deposits' | 'web_status' | 'cashouts', login: string, key: string) {
   const found = await findByLogin(q, set, login);
   if (!found || !found.secret_hash || !box.verifyHash(key, found.secret_hash)) return null;
-  return { merchant: found.merchant, secret: found.secret_enc ? box.decrypt(found.secret_enc) : null };
+  return { merchant: found.merchant, secret: found.secret_enc ? box.decrypt(found.secret_enc, credentialContext(found.merchant.id, set)) : null };
 }
 
 export async function findByReadOnlyKey(q: Queryable, box: SecretBox, key: string): Promise<Merchant | null> {
@@ -190,7 +214,7 @@ export async function depositsSignerOf(q: Queryable, box: SecretBox, merchantId:
     `SELECT login, secret_enc FROM credentials WHERE merchant_id = $1 AND set_name = 'deposits'`,
     [merchantId],
   );
-  return rows[0]?.secret_enc ? { login: rows[0].login, secret: box.decrypt(rows[0].secret_enc) } : null;
+  return rows[0]?.secret_enc ? { login: rows[0].login, secret: box.decrypt(rows[0].secret_enc, credentialContext(merchantId, 'deposits')) } : null;
 }
 
 /** The secret that signs a merchant's cashout notifications (control, Caja-Signature). */
@@ -199,7 +223,7 @@ export async function cashoutsSecretOf(q: Queryable, box: SecretBox, merchantId:
     `SELECT secret_enc FROM credentials WHERE merchant_id = $1 AND set_name = 'cashouts'`,
     [merchantId],
   );
-  return rows[0]?.secret_enc ? box.decrypt(rows[0].secret_enc) : null;
+  return rows[0]?.secret_enc ? box.decrypt(rows[0].secret_enc, credentialContext(merchantId, 'cashouts')) : null;
 }
 
 export function credentialsView(merchant: Merchant, credentials: IssuedCredentials) {

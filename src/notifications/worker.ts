@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { cajaSignatureHeader } from '../domain/signatures.ts';
+import { credentialContext } from '../merchants/secrets.ts';
 import type { Worker } from '../workers.ts';
 import { isPublicAddress, policyFor, RefusedTarget, resolveTarget, type Resolver } from './address-guard.ts';
 import { OriginGate, retryDelaySeconds } from './backoff.ts';
@@ -146,7 +147,7 @@ export class NotificationWorker implements Worker {
     let permanent = false;
     try {
       const target = await withDeadline(resolveTarget(row.url, policyFor(config.env), this.opts.resolver), n.timeoutMs);
-      const secret = row.secret_enc ? box.decrypt(row.secret_enc) : null;
+      const secret = row.secret_enc ? box.decrypt(row.secret_enc, credentialContext(row.merchant_id, row.signing_set)) : null;
       if (!secret) throw new Error(`merchant ${row.merchant_id} has no ${row.signing_set} signing secret`);
       const headers = {
         'Content-Type': row.content_type,
