@@ -17,9 +17,13 @@ export function v3AuthHeaders(login: string, secretKey: string, rawBody: string,
   return { 'X-Date': xDate, 'X-Login': login, Authorization: `SVC ${hmacHex(secretKey, v3StringToSign(xDate, login, rawBody))}` };
 }
 
-/** `yyyy-MM-dd'T'HH:mm:ssZ`, the X-Date form every client library sends. */
+/**
+ * `yyyy-MM-dd'T'HH:mm:ss.SSSZ`. caja answers an exact copy of a signed write (same X-Date, login
+ * and body) with the first one's response, so two distinct calls with the same body in the same
+ * second would be taken for one: the milliseconds keep them apart.
+ */
 export function xDateNow(now = new Date()): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return now.toISOString();
 }
 
 /** Cashout `Payload-Signature`: hex HMAC of the raw body with cashouts.secret_key. */
