@@ -83,7 +83,7 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
       CAJA_ADMIN_TOKEN: ADMIN_TOKEN,
       CAJA_MASTER_KEY: randomBytes(32).toString('base64'),
       DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-bench-')),
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
       ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
