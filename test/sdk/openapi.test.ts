@@ -38,6 +38,16 @@ describe('OpenAPI document', () => {
     }
   });
 
+  test('/docs renders the reference from assets caja serves itself', async () => {
+    const html = await (await fetch(`${s.url}/docs`)).text();
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    assert.ok(assets.includes('/docs/static/swagger-ui-bundle.js'), assets.join(' '));
+    for (const asset of assets) {
+      assert.ok(asset.startsWith('/docs/'), `${asset} is not served by caja`);
+      assert.equal((await fetch(s.url + asset)).status, 200, asset);
+    }
+  });
+
   test('every example validates against its schema', () => {
     let checked = 0;
     for (const { key, op } of operations()) {
