@@ -6,9 +6,9 @@
 // created. Nothing acknowledged may be lost, nothing done twice, every notification delivered once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,15 @@ import { createMerchant, V3Client } from '../helpers/clients.ts';
 import { ADMIN_TOKEN } from '../helpers/server.ts';
 
 const base = postgresUrl();
-const tool = (name: string) => ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin'].map((d) => join(d, name)).find((p) => spawnSync(p, ['-V']).status !== null && !spawnSync(p, ['-V']).error);
+const executable = (path: string) => {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const tool = (name: string) => ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin'].map((d) => join(d, name)).find(executable);
 const haproxy = tool('haproxy');
 const pgbouncer = tool('pgbouncer');
 const missing = [!haproxy && 'haproxy', !pgbouncer && 'pgbouncer'].filter(Boolean);
