@@ -85,6 +85,14 @@ export function openPostgres(url: string, poolSize = 20): Db {
     tx<T>(fn: (q: Queryable) => Promise<T>) {
       return withRetry(async () => {
         const client = await pool.connect();
+        // A connection that drops while checked out emits 'error' on the client: without a
+        // listener the event would crash the process. The query in flight rejects anyway, and the
+        // broken client is destroyed on release rather than handed to the next transaction.
+        let broken: Error | undefined;
+        const onError = (err: Error) => {
+          broken = err;
+        };
+        client.on('error', onError);
         try {
           await client.query('BEGIN');
           const q: Queryable = {
@@ -103,7 +111,8 @@ export function openPostgres(url: string, poolSize = 20): Db {
           await client.query('ROLLBACK').catch(() => {});
           throw err;
         } finally {
-          client.release();
+          client.off('error', onError);
+          client.release(broken);
         }
       });
     },
