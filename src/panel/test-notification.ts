@@ -5,13 +5,14 @@
 import type { AppContext } from '../context.ts';
 import { cajaSignatureHeader } from '../domain/signatures.ts';
 import { depositsSignerOf, getMerchant } from '../merchants/merchants.ts';
-import { policyFor, resolveTarget } from '../notifications/address-guard.ts';
+import { isPublicAddress, policyFor, resolveTarget } from '../notifications/address-guard.ts';
 import { postNotification } from '../notifications/http-post.ts';
 import { type Actor, audit } from './audit.ts';
 
 export interface TestNotification {
   request: string;
   status?: number;
+  /** Absent when the destination is a loopback or private address (see below). */
   body?: string;
   error?: string;
 }
@@ -32,7 +33,10 @@ export async function sendTestNotification(ctx: AppContext, a: Actor): Promise<T
   try {
     const target = await resolveTarget(url, policyFor(ctx.config.env));
     const r = await postNotification(target, headers, body, 10_000);
-    result = r.error ? { request, error: r.error } : { request, status: r.statusCode ?? undefined, body: r.excerpt ?? '' };
+    // As for real notifications (worker.ts): the answer of a loopback or private destination
+    // may be an internal service's, so it is never shown; the status code is.
+    const answer = isPublicAddress(target.address) ? (r.excerpt ?? '') : undefined;
+    result = r.error ? { request, error: r.error } : { request, status: r.statusCode ?? undefined, body: answer };
   } catch (err) {
     result = { request, error: (err as Error).message };
   }

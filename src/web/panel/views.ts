@@ -438,7 +438,7 @@ export function apiPage(f: Frame, v: {
   ]));
   const test = v.test
     ? `<section class="card" aria-live="polite"><h3>${esc(t.testRequest)}</h3><pre>${esc(v.test.request)}</pre><h3>${esc(t.testResponse)}</h3>
-${v.test.error ? alert(fill(t.testFailed, { reason: v.test.error })) : `<pre>${esc(`${v.test.status}\n\n${v.test.body ?? ''}`)}</pre>`}</section>`
+${v.test.error ? alert(fill(t.testFailed, { reason: v.test.error })) : `<pre>${esc(`${v.test.status}\n\n${v.test.body ?? t.bodyWithheld}`)}</pre>`}</section>`
     : '';
   return frame(f, '/panel/settings/api', t.apiTitle, `${notice(v.done)}${creds}
 <section class="card"><h2>${esc(t.urlsTitle)}</h2><form method="post" action="/panel/settings/urls">${csrfField(f)}
