@@ -1,20 +1,23 @@
 // Cashout creation benchmark: signed POST /v3/cashout per second (validation, the amount reserved
-// on the ledger, history row and event in one transaction) against PostgreSQL, for one merchant
-// (every reservation contends for the same two account rows) and for 20 merchants. The baseline
-// is the database itself doing the same writes: pgbench running a script of the real statements
-// (the cashout with its history row and event, then the ledger transfer) in one transaction, with
-// as many connections as the server's pool, in the same run.
+// on the ledger, history row and event in one statement) against PostgreSQL, for one merchant
+// (every reservation contends for the same two account rows) and for 20 merchants, with one
+// server process and with CAJA_PROCESSES=N (BENCH_PROCESSES, default the number of cores). The
+// baseline is the database itself doing the same writes: pgbench running a script of the real
+// statements (the cashout with its history row and event, then the ledger transfer) in one
+// transaction, with as many connections as the servers' pools, in the same run.
 // Alone: `node --import tsx bench/cashouts.ts` (DATABASE_URL or postgres://postgres@127.0.0.1:5432/postgres).
 import { spawnSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ADMIN_TOKEN, CONNECTIONS, DURATION, freshDatabase, runHttp, startServer, summary, WARMUP } from './deposits.ts';
+import { ADMIN_TOKEN, CONNECTIONS, DURATION, freshDatabase, runHttp, startServer, stopServer, summary, WARMUP } from './deposits.ts';
 
-/** The server's pg pool size (src/db/db.ts): pgbench gets as many connections. */
+/** The server's pg pool size (src/db/db.ts): pgbench gets as many connections per process. */
 const POOL = 20;
+const PROCESSES = Number(process.env.BENCH_PROCESSES ?? availableParallelism());
 const MERCHANTS = 20;
 const CPF = '52998224725';
 
@@ -82,21 +85,24 @@ COMMIT;
 `;
 }
 
-function pgbench(databaseUrl: string, merchantIds: number[], seconds: number) {
+function pgbench(databaseUrl: string, merchantIds: number[], seconds: number, connections = POOL) {
   const file = join(mkdtempSync(join(tmpdir(), 'caja-pgbench-')), 'cashout.sql');
   writeFileSync(file, pgbenchScript(merchantIds));
-  const r = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', String(POOL), '-j', '2', '-T', String(seconds), '-r', '-f', file, databaseUrl], { encoding: 'utf8' });
+  const r = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '2', '-T', String(seconds), '-r', '-f', file, databaseUrl], { encoding: 'utf8' });
   const tps = /tps = ([\d.]+)/.exec(r.stdout);
   const latency = /latency average = ([\d.]+) ms/.exec(r.stdout);
   const failed = /number of failed transactions: (\d+)/.exec(r.stdout);
   if (!tps) throw new Error(`pgbench failed: ${r.stderr || r.stdout}`);
-  return { tps: Math.round(Number(tps[1])), latency_avg_ms: Number(latency?.[1] ?? 0), failed: Number(failed?.[1] ?? 0), connections: POOL };
+  return { tps: Math.round(Number(tps[1])), latency_avg_ms: Number(latency?.[1] ?? 0), failed: Number(failed?.[1] ?? 0), connections };
 }
 
 export async function benchCashouts(): Promise<Record<string, unknown>> {
   const db = await freshDatabase();
-  const { url, child } = await startServer(db.url);
+  // One master key, so that the N-process server reads the credentials the first one issued.
+  const masterKey = randomBytes(32).toString('base64');
+  let server = await startServer(db.url, { CAJA_MASTER_KEY: masterKey });
   try {
+    const url = server.url;
     const merchants: Merchant[] = [];
     for (let i = 0; i < MERCHANTS; i++) {
       const m = (await adminCall(url, '/admin/merchants', { name: `Bench payouts ${i}` })) as Merchant;
@@ -106,30 +112,43 @@ export async function benchCashouts(): Promise<Record<string, unknown>> {
     await runHttp(url, WARMUP, cashoutRequests(merchants, 'warm'));
     const one = summary(await runHttp(url, DURATION, cashoutRequests(merchants.slice(0, 1), 'one')));
     const many = summary(await runHttp(url, DURATION, cashoutRequests(merchants, 'many')));
-    // Stop the server so that the baseline has the database to itself, as the server had.
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await stopServer(server.child);
+    let manyN: ReturnType<typeof summary> | null = null;
+    if (PROCESSES > 1) {
+      server = await startServer(db.url, { CAJA_MASTER_KEY: masterKey, CAJA_PROCESSES: String(PROCESSES) });
+      await runHttp(server.url, WARMUP, cashoutRequests(merchants, 'warm-n'));
+      manyN = summary(await runHttp(server.url, DURATION, cashoutRequests(merchants, 'many-n')));
+      await stopServer(server.child);
+    }
+    // The servers are stopped: the baselines have the database to themselves, as the servers had.
     const ids = merchants.map((m) => m.merchant_id);
     const baseOne = pgbench(db.url, ids.slice(0, 1), DURATION);
     const baseMany = pgbench(db.url, ids, DURATION);
+    const baseManyN = manyN ? pgbench(db.url, ids, DURATION, POOL * PROCESSES) : null;
     const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : null);
     const result = {
       http_connections: CONNECTIONS,
       seconds: DURATION,
       cashout_create_one_merchant: one,
       cashout_create_20_merchants: many,
+      ...(manyN ? { [`cashout_create_20_merchants_${PROCESSES}_processes`]: manyN } : {}),
       pgbench_same_writes_one_merchant: baseOne,
       pgbench_same_writes_20_merchants: baseMany,
-      ratios: { one_merchant_vs_pgbench: ratio(one.rps, baseOne.tps), twenty_merchants_vs_pgbench: ratio(many.rps, baseMany.tps) },
+      ...(baseManyN ? { [`pgbench_same_writes_20_merchants_${POOL * PROCESSES}_connections`]: baseManyN } : {}),
+      ratios: {
+        one_merchant_vs_pgbench: ratio(one.rps, baseOne.tps),
+        twenty_merchants_vs_pgbench: ratio(many.rps, baseMany.tps),
+        ...(manyN && baseManyN ? { [`twenty_merchants_${PROCESSES}_processes_vs_pgbench`]: ratio(manyN.rps, baseManyN.tps) } : {}),
+      },
     };
     console.log(`cashouts, 1 merchant: ${one.rps} req/s (p50 ${one.p50_ms} ms, p99 ${one.p99_ms} ms, ${one.errors} errors); pgbench same writes ${baseOne.tps} tx/s → ${result.ratios.one_merchant_vs_pgbench}`);
     console.log(`cashouts, 20 merchants: ${many.rps} req/s (p50 ${many.p50_ms} ms, p99 ${many.p99_ms} ms, ${many.errors} errors); pgbench same writes ${baseMany.tps} tx/s → ${result.ratios.twenty_merchants_vs_pgbench}`);
+    if (manyN && baseManyN) {
+      console.log(`cashouts, 20 merchants, ${PROCESSES} processes: ${manyN.rps} req/s (p50 ${manyN.p50_ms} ms, p99 ${manyN.p99_ms} ms, ${manyN.errors} errors); pgbench ${baseManyN.connections} connections ${baseManyN.tps} tx/s → ${ratio(manyN.rps, baseManyN.tps)}`);
+    }
     return result;
   } finally {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    }
+    await stopServer(server.child);
     await db.drop();
   }
 }
