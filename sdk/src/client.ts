@@ -47,6 +47,11 @@ export interface CajaOptions {
   retryBaseMs?: number;
   /** Per-attempt timeout in ms (default 30000). */
   timeoutMs?: number;
+  /**
+   * v3/v5 signature scheme: 'SVC2' (default) also covers the method and the path with its query;
+   * 'SVC' is the spec's, for a caja older than SVC2 or a provider without it.
+   */
+  signature?: 'SVC2' | 'SVC';
   fetch?: typeof fetch;
 }
 
@@ -192,12 +197,13 @@ export class Caja {
       const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': 'caja-sdk-ts/0.1.0' };
       if (raw) headers['Content-Type'] = 'application/json';
       if (req.idempotencyKey) headers['X-Idempotency-Key'] = req.idempotencyKey;
+      const signed = o.signature === 'SVC' ? undefined : { method: req.method, pathWithQuery: url.pathname + url.search };
       if (req.auth === 'deposits') {
         const d = this.need('deposits', o.deposits);
-        Object.assign(headers, v3AuthHeaders(d.login, d.secretKey, raw));
+        Object.assign(headers, v3AuthHeaders(d.login, d.secretKey, raw, undefined, signed));
       } else if (req.auth === 'cashouts-v5') {
         const c = this.need('cashouts', o.cashouts);
-        Object.assign(headers, v3AuthHeaders(c.login, c.secretKey, raw));
+        Object.assign(headers, v3AuthHeaders(c.login, c.secretKey, raw, undefined, signed));
       } else if (req.auth === 'cashouts-body') {
         headers['Payload-Signature'] = payloadSignature(o.cashouts!.secretKey, raw);
       } else {

@@ -12,9 +12,30 @@ export function v3StringToSign(xDate: string, xLogin: string, rawBody: string): 
   return xDate + xLogin + rawBody;
 }
 
-/** The three headers of a signed v3/v5 request. */
-export function v3AuthHeaders(login: string, secretKey: string, rawBody: string, xDate = xDateNow()): Record<string, string> {
-  return { 'X-Date': xDate, 'X-Login': login, Authorization: `SVC ${hmacHex(secretKey, v3StringToSign(xDate, login, rawBody))}` };
+/**
+ * SVC2, caja's opt-in scheme that also covers the method and the path with its query, so a
+ * captured signature cannot be replayed against another endpoint or id:
+ * METHOD "\n" path?query "\n" X-Date "\n" X-Login "\n" raw body.
+ */
+export function svc2StringToSign(method: string, pathWithQuery: string, xDate: string, xLogin: string, rawBody: string): string {
+  return `${method.toUpperCase()}\n${pathWithQuery}\n${xDate}\n${xLogin}\n${rawBody}`;
+}
+
+/**
+ * The three headers of a signed v3/v5 request: SVC2 when the request's method and path are
+ * given (what the client sends), else the spec's SVC.
+ */
+export function v3AuthHeaders(
+  login: string,
+  secretKey: string,
+  rawBody: string,
+  xDate = xDateNow(),
+  request?: { method: string; pathWithQuery: string },
+): Record<string, string> {
+  const authorization = request
+    ? `SVC2 ${hmacHex(secretKey, svc2StringToSign(request.method, request.pathWithQuery, xDate, login, rawBody))}`
+    : `SVC ${hmacHex(secretKey, v3StringToSign(xDate, login, rawBody))}`;
+  return { 'X-Date': xDate, 'X-Login': login, Authorization: authorization };
 }
 
 /**

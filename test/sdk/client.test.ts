@@ -80,6 +80,27 @@ for (const backend of backends()) {
       await receiver.close();
     });
 
+    test('signs v3 and v5 calls with SVC2 by default, which a merchant requiring SVC2 accepts; SVC on request', async () => {
+      const seen: string[] = [];
+      const spy: typeof fetch = (input, init) => {
+        seen.push(String(new Headers(init?.headers).get('authorization')).split(' ')[0]!);
+        return fetch(input, init);
+      };
+      const required = await admin(s.url, 'PATCH', `/admin/merchants/${m.merchant_id}`, { require_svc2: true });
+      assert.equal(required.status, 200, required.text);
+      try {
+        const svc2 = client(s.url, { fetch: spy });
+        assert.equal((await svc2.me()).merchant_id, m.merchant_id);
+        // A query string is part of what SVC2 signs.
+        assert.ok(Array.isArray((await svc2.balance.transactions({ limit: '1' } as never)).data));
+        await assert.rejects(client(s.url, { signature: 'SVC', fetch: spy }).me(), (err: any) => err.code === 102);
+      } finally {
+        await admin(s.url, 'PATCH', `/admin/merchants/${m.merchant_id}`, { require_svc2: false });
+      }
+      assert.deepEqual([...new Set(seen)], ['SVC2', 'SVC']);
+      assert.equal((await client(s.url, { signature: 'SVC' }).me()).merchant_id, m.merchant_id, 'SVC works once SVC2 is not required');
+    });
+
     test('me() signs with the deposits key; a wrong secret is a CajaAuthenticationError 102', async () => {
       assert.equal((await caja.me()).merchant_id, m.merchant_id);
       const wrong = client(s.url, { deposits: { login: m.deposits.login, secretKey: 'not-the-secret' } });
