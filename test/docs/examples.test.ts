@@ -8,6 +8,7 @@ import { hasShellTools, runDocExamples } from '../helpers/doc-examples.ts';
 
 /** Each page, the placeholders of its first shell block, and how many examples it must have. */
 const PAGES: { page: string; min: number; env: (s: TestServer, m: Credentials) => Record<string, string> }[] = [
+  { page: 'deposits.md', min: 9, env: (s, m) => ({ BASE: s.url, LOGIN: m.deposits.login, SECRET: m.deposits.secret_key, TOKEN: ADMIN_TOKEN }) },
   { page: 'validation.md', min: 10, env: (s, m) => ({ BASE: s.url, LOGIN: m.cashouts.login, SECRET: m.cashouts.secret_key, RO_KEY: m.read_only_key }) },
   { page: 'refunds.md', min: 9, env: (s, m) => ({ BASE: s.url, DLOGIN: m.deposits.login, DSECRET: m.deposits.secret_key }) },
   {
