@@ -25,6 +25,13 @@ const PAGES: { page: string; min: number; env: (s: TestServer, m: Credentials) =
       SECRET: m.cashouts.secret_key, TOKEN: ADMIN_TOKEN, MERCHANT: String(m.merchant_id),
     }),
   },
+  {
+    page: 'streamline.md', min: 10,
+    env: (s, m) => ({
+      BASE: s.url, LOGIN: m.deposits.login, TRANS: m.deposits.trans_key, SECRET: m.deposits.secret_key,
+      WS_LOGIN: m.web_status.login, WS_TRANS: m.web_status.trans_key,
+    }),
+  },
 ];
 
 for (const { page, min, env } of PAGES) {
