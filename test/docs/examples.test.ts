@@ -32,6 +32,10 @@ const PAGES: { page: string; min: number; env: (s: TestServer, m: Credentials) =
       WS_LOGIN: m.web_status.login, WS_TRANS: m.web_status.trans_key,
     }),
   },
+  {
+    page: 'notifications.md', min: 8,
+    env: (s, m) => ({ BASE: s.url, LOGIN: m.deposits.login, SECRET: m.deposits.secret_key, TOKEN: ADMIN_TOKEN, MERCHANT: String(m.merchant_id) }),
+  },
 ];
 
 for (const { page, min, env } of PAGES) {
