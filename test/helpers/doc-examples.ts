@@ -28,13 +28,13 @@ export function docExamples(markdown: string, given: string[]): { setup: string;
   return { setup, examples: out };
 }
 
-/** Runs every example of `page` with `env` and asserts its output; returns how many were checked. */
-export async function runDocExamples(page: URL, env: Record<string, string>): Promise<number> {
+/** Runs every example of `page` with `env` (in `cwd`) and asserts its output; returns how many were checked. */
+export async function runDocExamples(page: URL, env: Record<string, string>, cwd?: string): Promise<number> {
   const { setup, examples } = docExamples(readFileSync(page, 'utf8'), Object.keys(env));
   const script = [setup, ...examples.map((e, i) => `echo "@@${i}"\n${e.command}`)].join('\n');
   // Asynchronous: the server that answers curl runs in the test's process.
   const output = await new Promise<string>((resolve, reject) => {
-    execFile('bash', ['-c', script], { env: { ...process.env, ...env } }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
+    execFile('bash', ['-c', script], { env: { ...process.env, ...env }, cwd }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
   });
   const parts = output.split(/^@@(\d+)\n/m);
   let checked = 0;
