@@ -4,7 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.ts';
 import { createMerchant, type Credentials } from '../helpers/clients.ts';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hasShellTools, runDocExamples } from '../helpers/doc-examples.ts';
@@ -45,6 +46,7 @@ const PAGES: { page: string; min: number; ownMerchant?: false; env: (s: TestServ
   },
   // The quick start's `npm install && npm start` is a bash block, not an sh example: the test
   // brings its own server. The merchant answer is written to acme.json, in a directory of the test's.
+  { page: 'cli.md', min: 5, ownMerchant: false, env: (s) => ({ BASE: s.url, TOKEN: ADMIN_TOKEN }) },
   { page: '../README.md', min: 2, ownMerchant: false, env: (s) => ({ BASE: s.url, TOKEN: ADMIN_TOKEN }) },
 ];
 
@@ -53,11 +55,16 @@ for (const { page, min, ownMerchant, env } of PAGES) {
   describe(`${name} examples`, { skip: !hasShellTools && 'needs bash, curl and openssl' }, () => {
     let s: TestServer;
     let m: Credentials;
-    let cwd: string; // where the examples run: files they write (acme.json) stay out of the repository
+    // Where the examples run: files they write (acme.json, the CLI's profile via XDG_CONFIG_HOME)
+    // stay out of the repository and the home directory.
+    let cwd: string;
     before(async () => {
       s = await startTestServer('pglite');
       if (ownMerchant !== false) m = await createMerchant(s.url, 'Docs');
       cwd = mkdtempSync(join(tmpdir(), 'caja-doc-'));
+      // `npx caja` finds the repository's CLI there, as it does in the repository (docs/cli.md).
+      mkdirSync(join(cwd, 'node_modules', '.bin'), { recursive: true });
+      symlinkSync(fileURLToPath(new URL('../../bin/caja.mjs', import.meta.url)), join(cwd, 'node_modules', '.bin', 'caja'));
     });
     after(async () => {
       await s.close();
@@ -65,7 +72,7 @@ for (const { page, min, ownMerchant, env } of PAGES) {
     });
 
     test('each command prints what the page shows', async () => {
-      const checked = await runDocExamples(new URL(`../../docs/${page}`, import.meta.url), env(s, m), cwd);
+      const checked = await runDocExamples(new URL(`../../docs/${page}`, import.meta.url), { ...env(s, m), XDG_CONFIG_HOME: cwd }, cwd);
       assert.ok(checked >= min, `only ${checked} examples checked`);
     });
   });
