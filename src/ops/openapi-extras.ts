@@ -50,7 +50,7 @@ const formField = (description: string, maxLength?: number) => ({ type: 'string'
 /** The form-encoded API (docs/streamline.md): credentials and controls travel in the body. */
 function streamlinePaths(): Json {
   const creds = { x_login: formField('deposits.login (status queries: web_status.login)', 32), x_trans_key: formField('deposits.trans_key (status queries: web_status.trans_key)', 32) };
-  const op = (summary: string, description: string, fields: Json, required: string[], answer: string) => ({
+  const op = (summary: string, description: string, fields: Json, required: string[], answer: string, json: Json = { type: 'object', additionalProperties: true }) => ({
     post: {
       tags: ['streamline'],
       summary,
@@ -59,7 +59,7 @@ function streamlinePaths(): Json {
       responses: {
         200: {
           description: `${answer} Errors are answered with HTTP 200 in this API's own format (status/desc/error_code: 301 empty credentials, 401 invalid credentials, 302 invalid control).`,
-          content: { 'application/json': { schema: { type: 'object', additionalProperties: true } }, 'text/xml': { schema: { type: 'string' } }, 'text/plain': { schema: { type: 'string' } } },
+          content: { 'application/json': { schema: json }, 'text/xml': { schema: { type: 'string' } }, 'text/plain': { schema: { type: 'string' } } },
         },
       },
     },
@@ -98,9 +98,15 @@ function streamlinePaths(): Json {
       ['x_control'],
       'status OK or ERROR, desc, control, result (0 processing, 1 completed, 2 cancelled, 3 rejected), x_invoice, x_document, x_amount, x_currency, x_amount_refunded, x_refund. JSON unless type says otherwise.',
     ),
-    '/api_curl/query/refundstatus': op('Refund status (form-encoded)', 'web_status credentials.', { x_refund: formField("caja's refund id", 20), ...type }, ['x_refund'], 'result, x_invoice, x_document.'),
-    '/api_curl/apd/get_banks_by_country': op('Payment methods of a country (form-encoded)', '', { country_code: formField('ISO 3166 alpha-2', 2), type: formField('json, xml or pipe; default XML', 20) }, ['country_code'], 'An array of {code, name, logo, payment_type}.'),
-    '/apd/webcurrencyexchange': op('Convert USD to a country\'s currency (form-encoded)', 'web_status or deposits credentials.', { country_code: formField('ISO 3166 alpha-2', 2), amount: formField('USD amount, default 1'), ...type }, [], 'The converted amount.'),
+    '/api_curl/query/refundstatus': op('Refund status (form-encoded)', 'web_status credentials.', { x_refund: formField("caja's refund id", 20), ...type }, ['x_refund'], 'result, x_invoice, x_document, x_refund, desc, x_amount_refunded, x_currency.'),
+    '/api_curl/apd/get_banks_by_country': op('Payment methods of a country (form-encoded)', '', { country_code: formField('ISO 3166 alpha-2', 2), type: formField('json, xml or pipe; default XML', 20) }, ['country_code'], 'An array of {code, name, logo, payment_type}.', {
+      // The JSON answer is an array, not an object (an error is still the object of the other operations).
+      anyOf: [
+        { type: 'array', items: { type: 'object', properties: { code: { type: 'string' }, name: { type: 'string' }, logo: { type: 'string' }, payment_type: { type: 'string' } }, required: ['code', 'name', 'logo', 'payment_type'] } },
+        { type: 'object', additionalProperties: true },
+      ],
+    }),
+    '/apd/webcurrencyexchange': op('Convert USD to a country\'s currency (form-encoded)', 'web_status or deposits credentials.', { x_country: formField('ISO 3166 alpha-2', 2), x_amount: formField('USD amount, default 1'), ...type }, [], 'The converted amount.'),
   };
 }
 
@@ -128,6 +134,8 @@ export function completeDocument(doc: Json): Json {
   // The merchant panel's HTML pages are not API.
   for (const path of Object.keys(out.paths)) if (path.startsWith('/panel')) delete out.paths[path];
   const recorded = loadExamples();
+  // Before the loop below, so that the streamline forms get their recorded examples too.
+  Object.assign(out.paths, streamlinePaths());
   for (const [path, item] of Object.entries(out.paths as Json)) {
     for (const [method, op] of Object.entries(item as Json)) {
       const key = `${method} ${path}`;
@@ -144,13 +152,14 @@ export function completeDocument(doc: Json): Json {
       }
       if (Object.keys(codes).length) op['x-error-codes'] = codes;
       const ex = recorded[key];
-      if (ex?.request !== undefined && op.requestBody?.content?.['application/json']) op.requestBody.content['application/json'].example = ex.request;
+      // JSON operations, and the streamline forms (added above), whose recorded request is the form's fields.
+      const requestMedia = op.requestBody?.content?.['application/json'] ?? op.requestBody?.content?.['application/x-www-form-urlencoded'];
+      if (ex?.request !== undefined && requestMedia) requestMedia.example = ex.request;
       for (const [status, body] of Object.entries((ex?.responses ?? {}) as Json)) {
         const content = op.responses?.[status]?.content?.['application/json'];
         if (content) content.example = body;
       }
     }
   }
-  Object.assign(out.paths, streamlinePaths());
   return out;
 }

@@ -51,7 +51,7 @@ describe('OpenAPI document', () => {
   test('every example validates against its schema', () => {
     let checked = 0;
     for (const { key, op } of operations()) {
-      const media = [['request', op.requestBody?.content?.['application/json']], ...Object.entries(op.responses ?? {}).map(([status, r]) => [status, (r as Json).content?.['application/json']])];
+      const media = [['request', op.requestBody?.content?.['application/json'] ?? op.requestBody?.content?.['application/x-www-form-urlencoded']], ...Object.entries(op.responses ?? {}).map(([status, r]) => [status, (r as Json).content?.['application/json']])];
       for (const [where, m] of media as [string, Json | undefined][]) {
         if (!m || m.example === undefined) continue;
         const ok = ajv.validate(m.schema ?? {}, m.example);
