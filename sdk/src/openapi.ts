@@ -110,23 +110,23 @@ export interface paths {
                          *       "name": "Acme",
                          *       "environment": "staging",
                          *       "deposits": {
-                         *         "login": "R6jdZffWPEgGpMda",
-                         *         "trans_key": "ExbEWo3Kiy4iqg7iCnaq8T2x",
-                         *         "secret_key": "i4vXHAvsCSj9dhtGyATjaB97Cv9344xcYmetiavC"
+                         *         "login": "HCam8L9yfG9m4cRE",
+                         *         "trans_key": "Kv8np6AGU4stAyaJtUCihp6H",
+                         *         "secret_key": "WiMTYbAtWJB9h7obKVixFotpSeURggbsCfoMjkky"
                          *       },
                          *       "web_status": {
-                         *         "login": "H6G9VB2oJjDfa7Th",
-                         *         "trans_key": "vVeTULnjXgjKrh8iHPNSdFbX"
+                         *         "login": "a92YvbfS3kSWXCa6",
+                         *         "trans_key": "YaEhghBN893B4eyVGHcqKSaG"
                          *       },
                          *       "cashouts": {
-                         *         "login": "eQwYcjn4LBmssWcc",
-                         *         "pass": "pxfwhjKoP2XmQq6dRNUmy5hc",
-                         *         "secret_key": "befeYs8mJL5Uv3XHTsVryNYiz6woWLZnX7ykkWgC"
+                         *         "login": "n5mLzSv3L8ajWYwt",
+                         *         "pass": "qPKWktMuBDbtmjvZ3CssRcHw",
+                         *         "secret_key": "prbDZhQxNRArQkFbDuKxN44e7VPMZZ2SRiLEJh7J"
                          *       },
-                         *       "read_only_key": "ro_iYabvwfdU6BrH4w6BpjmNovZZXEptfTA",
+                         *       "read_only_key": "ro_vSCGaST2JeSAP3opDwTQc8a2CpztTYKZ",
                          *       "panel": {
-                         *         "email": "acme-1-j8sa@panel.caja.local",
-                         *         "password": "RZcSsRE8waoCfCoAcT5E"
+                         *         "email": "acme-1-8qq3@panel.caja.local",
+                         *         "password": "XsfiWNHURrQcn5orXvHP"
                          *       }
                          *     }
                          */
@@ -246,8 +246,8 @@ export interface paths {
                          *       "settlement_currency": "USD",
                          *       "require_svc2": false,
                          *       "sandbox_chaos": false,
-                         *       "created_at": "2026-11-23T13:50:04.503Z",
-                         *       "updated_at": "2026-11-23T13:50:04.503Z"
+                         *       "created_at": "2026-11-23T14:46:37.610Z",
+                         *       "updated_at": "2026-11-23T14:46:37.610Z"
                          *     }
                          */
                         "application/json": {
@@ -381,8 +381,8 @@ export interface paths {
                          *       "settlement_currency": "USD",
                          *       "require_svc2": false,
                          *       "sandbox_chaos": false,
-                         *       "created_at": "2026-11-23T13:50:04.503Z",
-                         *       "updated_at": "2026-11-23T13:50:04.884Z"
+                         *       "created_at": "2026-11-23T14:46:37.610Z",
+                         *       "updated_at": "2026-11-23T14:46:37.692Z"
                          *     }
                          */
                         "application/json": {
@@ -500,7 +500,7 @@ export interface paths {
                          *       "merchant_id": 1,
                          *       "name": "Acme",
                          *       "environment": "staging",
-                         *       "read_only_key": "ro_8XpMHRZ3bMZFo65jRigfRGd2HRV7QfdR"
+                         *       "read_only_key": "ro_7FjPGermoVRcT9LQECs2d58PnWQH9u2e"
                          *     }
                          */
                         "application/json": {
@@ -607,8 +607,8 @@ export interface paths {
                         /**
                          * @example {
                          *       "deposit_id": 1,
-                         *       "invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
-                         *       "user_id": "54f125e6-97cc-4e7e-82a1-2c3099835fde",
+                         *       "invoice_id": "89509d9b-27e6-4eaf-98cf-9c3a2075d841",
+                         *       "user_id": "26ec7bba-540f-4d38-9f8b-bdd271a1b0c4",
                          *       "country": "BR",
                          *       "currency": "BRL",
                          *       "usd_amount": 18.41,
@@ -622,7 +622,7 @@ export interface paths {
                          *       "status": "COMPLETED",
                          *       "checkout_type": "ONE_SHOT",
                          *       "payer": {
-                         *         "id": "54f125e6-97cc-4e7e-82a1-2c3099835fde",
+                         *         "id": "26ec7bba-540f-4d38-9f8b-bdd271a1b0c4",
                          *         "document": "52998224725",
                          *         "document_type": "CPF",
                          *         "first_name": "Maria",
@@ -637,10 +637,10 @@ export interface paths {
                          *       "refunded_amount": 0,
                          *       "test": false,
                          *       "times": {
-                         *         "created_at": "2026-11-23 13:50:05",
-                         *         "updated_at": "2026-11-23 13:50:05",
-                         *         "expiration_date": "2026-11-23 14:50:05",
-                         *         "completed_at": "2026-11-23 13:50:05"
+                         *         "created_at": "2026-11-23 14:46:37",
+                         *         "updated_at": "2026-11-23 14:46:37",
+                         *         "expiration_date": "2026-11-23 15:46:37",
+                         *         "completed_at": "2026-11-23 14:46:37"
                          *       },
                          *       "merchant_id": 1,
                          *       "source": "v3",
@@ -651,7 +651,7 @@ export interface paths {
                          *           "cause": "created",
                          *           "actor": "merchant",
                          *           "note": null,
-                         *           "at": "2026-11-23 13:50:05"
+                         *           "at": "2026-11-23 14:46:37"
                          *         },
                          *         {
                          *           "from_status": "PENDING",
@@ -659,7 +659,7 @@ export interface paths {
                          *           "cause": "payment",
                          *           "actor": "sandbox",
                          *           "note": null,
-                         *           "at": "2026-11-23 13:50:05"
+                         *           "at": "2026-11-23 14:46:37"
                          *         }
                          *       ]
                          *     }
@@ -861,8 +861,8 @@ export interface paths {
                         /**
                          * @example {
                          *       "deposit_id": 3,
-                         *       "invoice_id": "ac5c7624-c477-4a56-94b9-e69c402510b1",
-                         *       "user_id": "b1a00322-eccc-4b96-9c9b-67d51b60d7e8",
+                         *       "invoice_id": "91e383da-fb22-46c1-8f99-fa12f99ce19c",
+                         *       "user_id": "eb106d1c-689f-48c1-af38-cae642ab7731",
                          *       "country": "BR",
                          *       "currency": "BRL",
                          *       "usd_amount": 18.41,
@@ -876,7 +876,7 @@ export interface paths {
                          *       "status": "COMPLETED",
                          *       "checkout_type": "ONE_SHOT",
                          *       "payer": {
-                         *         "id": "b1a00322-eccc-4b96-9c9b-67d51b60d7e8",
+                         *         "id": "eb106d1c-689f-48c1-af38-cae642ab7731",
                          *         "document": "52998224725",
                          *         "document_type": "CPF",
                          *         "first_name": "Maria",
@@ -891,11 +891,11 @@ export interface paths {
                          *       "refunded_amount": 0,
                          *       "test": false,
                          *       "times": {
-                         *         "created_at": "2026-11-23 13:50:05",
-                         *         "updated_at": "2026-11-23 13:50:05",
-                         *         "expiration_date": "2026-11-23 14:50:05",
-                         *         "completed_at": "2026-11-23 13:50:05",
-                         *         "cancelled_at": "2026-11-23 13:50:05"
+                         *         "created_at": "2026-11-23 14:46:37",
+                         *         "updated_at": "2026-11-23 14:46:37",
+                         *         "expiration_date": "2026-11-23 15:46:37",
+                         *         "completed_at": "2026-11-23 14:46:37",
+                         *         "cancelled_at": "2026-11-23 14:46:37"
                          *       }
                          *     }
                          */
@@ -1285,11 +1285,11 @@ export interface paths {
                          *           "body": "{\"deposit_id\":3}",
                          *           "status": "pending",
                          *           "attempt_count": 0,
-                         *           "next_attempt_at": "2026-11-23T13:50:06.075Z",
+                         *           "next_attempt_at": "2026-11-23T14:46:38.177Z",
                          *           "last_status_code": null,
                          *           "last_error": null,
-                         *           "created_at": "2026-11-23T13:50:05.554Z",
-                         *           "resent_at": "2026-11-23T13:50:06.075Z",
+                         *           "created_at": "2026-11-23T14:46:37.974Z",
+                         *           "resent_at": "2026-11-23T14:46:38.177Z",
                          *           "finished_at": null,
                          *           "attempts": []
                          *         }
@@ -1428,11 +1428,11 @@ export interface paths {
                          *       "body": "{\"deposit_id\":3}",
                          *       "status": "pending",
                          *       "attempt_count": 0,
-                         *       "next_attempt_at": "2026-11-23T13:50:06.075Z",
+                         *       "next_attempt_at": "2026-11-23T14:46:38.177Z",
                          *       "last_status_code": null,
                          *       "last_error": null,
-                         *       "created_at": "2026-11-23T13:50:05.554Z",
-                         *       "resent_at": "2026-11-23T13:50:06.075Z",
+                         *       "created_at": "2026-11-23T14:46:37.974Z",
+                         *       "resent_at": "2026-11-23T14:46:38.177Z",
                          *       "finished_at": null,
                          *       "attempts": []
                          *     }
@@ -1567,11 +1567,11 @@ export interface paths {
                          *       "body": "{\"deposit_id\":3}",
                          *       "status": "pending",
                          *       "attempt_count": 0,
-                         *       "next_attempt_at": "2026-11-23T13:50:06.127Z",
+                         *       "next_attempt_at": "2026-11-23T14:46:38.196Z",
                          *       "last_status_code": null,
                          *       "last_error": null,
-                         *       "created_at": "2026-11-23T13:50:05.554Z",
-                         *       "resent_at": "2026-11-23T13:50:06.127Z",
+                         *       "created_at": "2026-11-23T14:46:37.974Z",
+                         *       "resent_at": "2026-11-23T14:46:38.196Z",
                          *       "finished_at": null,
                          *       "attempts": []
                          *     }
@@ -1885,7 +1885,7 @@ export interface paths {
                          *       "currency": "USD",
                          *       "reason": "opening balance",
                          *       "actor": "admin-api",
-                         *       "created_at": "2026-11-23 13:50:06",
+                         *       "created_at": "2026-11-23 14:46:38",
                          *       "transfer_id": 7
                          *     }
                          */
@@ -2078,7 +2078,7 @@ export interface paths {
                          *       "code": 102,
                          *       "description": "Invalid signature",
                          *       "details": [
-                         *         "string_to_sign: \"2026-11-23T13:50:04.948ZR6jdZffWPEgGpMda\"",
+                         *         "string_to_sign: \"2026-11-23T14:46:37.709ZHCam8L9yfG9m4cRE\"",
                          *         "string_to_sign is X-Date + X-Login + raw body; body: 0 bytes, sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
                          *         "x_date_skew_seconds: 0 (server time minus X-Date)"
                          *       ],
@@ -2236,8 +2236,8 @@ export interface paths {
                          *       "data": [
                          *         {
                          *           "deposit_id": 3,
-                         *           "invoice_id": "ac5c7624-c477-4a56-94b9-e69c402510b1",
-                         *           "user_id": "b1a00322-eccc-4b96-9c9b-67d51b60d7e8",
+                         *           "invoice_id": "91e383da-fb22-46c1-8f99-fa12f99ce19c",
+                         *           "user_id": "eb106d1c-689f-48c1-af38-cae642ab7731",
                          *           "country": "BR",
                          *           "currency": "BRL",
                          *           "usd_amount": 18.41,
@@ -2251,7 +2251,7 @@ export interface paths {
                          *           "status": "CANCELLED",
                          *           "checkout_type": "ONE_SHOT",
                          *           "payer": {
-                         *             "id": "b1a00322-eccc-4b96-9c9b-67d51b60d7e8",
+                         *             "id": "eb106d1c-689f-48c1-af38-cae642ab7731",
                          *             "document": "52998224725",
                          *             "document_type": "CPF",
                          *             "first_name": "Maria",
@@ -2266,16 +2266,16 @@ export interface paths {
                          *           "refunded_amount": 0,
                          *           "test": false,
                          *           "times": {
-                         *             "created_at": "2026-11-23 13:50:05",
-                         *             "updated_at": "2026-11-23 13:50:05",
-                         *             "expiration_date": "2026-11-23 14:50:05",
-                         *             "cancelled_at": "2026-11-23 13:50:05"
+                         *             "created_at": "2026-11-23 14:46:37",
+                         *             "updated_at": "2026-11-23 14:46:37",
+                         *             "expiration_date": "2026-11-23 15:46:37",
+                         *             "cancelled_at": "2026-11-23 14:46:37"
                          *           }
                          *         },
                          *         {
                          *           "deposit_id": 2,
-                         *           "invoice_id": "6a760992-7858-4849-900a-f512a212d614",
-                         *           "user_id": "a20f1e40-1591-4d36-8127-7a67c99855a9",
+                         *           "invoice_id": "b36f6c7a-8448-4c4d-a9cc-3ac5d209471b",
+                         *           "user_id": "40ae1ea8-02c1-4459-8a60-ea4daafb7f1e",
                          *           "country": "MX",
                          *           "currency": "MXN",
                          *           "usd_amount": 13.7,
@@ -2289,7 +2289,7 @@ export interface paths {
                          *           "status": "CANCELLED",
                          *           "checkout_type": "HOSTED",
                          *           "payer": {
-                         *             "id": "a20f1e40-1591-4d36-8127-7a67c99855a9"
+                         *             "id": "40ae1ea8-02c1-4459-8a60-ea4daafb7f1e"
                          *           },
                          *           "card_detail": null,
                          *           "crypto": null,
@@ -2299,10 +2299,10 @@ export interface paths {
                          *           "refunded_amount": 0,
                          *           "test": false,
                          *           "times": {
-                         *             "created_at": "2026-11-23 13:50:05",
-                         *             "updated_at": "2026-11-23 13:50:05",
-                         *             "expiration_date": "2026-11-24 13:50:05",
-                         *             "cancelled_at": "2026-11-23 13:50:05"
+                         *             "created_at": "2026-11-23 14:46:37",
+                         *             "updated_at": "2026-11-23 14:46:37",
+                         *             "expiration_date": "2026-11-24 14:46:37",
+                         *             "cancelled_at": "2026-11-23 14:46:37"
                          *           }
                          *         }
                          *       ],
@@ -2561,19 +2561,19 @@ export interface paths {
                         /**
                          * @example {
                          *       "checkout_type": "ONE_SHOT",
-                         *       "redirect_url": "https://caja.example/pay/TCGKnE5-FqZnHkG2qL2fpQ",
+                         *       "redirect_url": "https://caja.example/pay/AszJsQa48Lq9o4kwZ18W6w",
                          *       "iframe": false,
                          *       "deposit_id": 1,
-                         *       "user_id": "54f125e6-97cc-4e7e-82a1-2c3099835fde",
-                         *       "merchant_invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *       "user_id": "26ec7bba-540f-4d38-9f8b-bdd271a1b0c4",
+                         *       "merchant_invoice_id": "89509d9b-27e6-4eaf-98cf-9c3a2075d841",
                          *       "payment_info": {
                          *         "type": "BANK_TRANSFER",
                          *         "payment_method": "IX",
                          *         "payment_method_name": "Pix",
                          *         "amount": 100,
                          *         "currency": "BRL",
-                         *         "expiration_date": "2026-11-23 14:50:05",
-                         *         "created_at": "2026-11-23 13:50:05",
+                         *         "expiration_date": "2026-11-23 15:46:37",
+                         *         "created_at": "2026-11-23 14:46:37",
                          *         "metadata": {
                          *           "beneficiary_name": "Caja Pagamentos Ltda",
                          *           "CNPJ": "11222333000181",
@@ -2708,8 +2708,8 @@ export interface paths {
                         /**
                          * @example {
                          *       "deposit_id": 1,
-                         *       "invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
-                         *       "user_id": "54f125e6-97cc-4e7e-82a1-2c3099835fde",
+                         *       "invoice_id": "89509d9b-27e6-4eaf-98cf-9c3a2075d841",
+                         *       "user_id": "26ec7bba-540f-4d38-9f8b-bdd271a1b0c4",
                          *       "country": "BR",
                          *       "currency": "BRL",
                          *       "usd_amount": 18.41,
@@ -2723,7 +2723,7 @@ export interface paths {
                          *       "status": "PENDING",
                          *       "checkout_type": "ONE_SHOT",
                          *       "payer": {
-                         *         "id": "54f125e6-97cc-4e7e-82a1-2c3099835fde",
+                         *         "id": "26ec7bba-540f-4d38-9f8b-bdd271a1b0c4",
                          *         "document": "52998224725",
                          *         "document_type": "CPF",
                          *         "first_name": "Maria",
@@ -2738,9 +2738,9 @@ export interface paths {
                          *       "refunded_amount": 0,
                          *       "test": false,
                          *       "times": {
-                         *         "created_at": "2026-11-23 13:50:05",
-                         *         "updated_at": "2026-11-23 13:50:05",
-                         *         "expiration_date": "2026-11-23 14:50:05"
+                         *         "created_at": "2026-11-23 14:46:37",
+                         *         "updated_at": "2026-11-23 14:46:37",
+                         *         "expiration_date": "2026-11-23 15:46:37"
                          *       }
                          *     }
                          */
@@ -2918,8 +2918,8 @@ export interface paths {
                         /**
                          * @example {
                          *       "deposit_id": 1,
-                         *       "invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
-                         *       "user_id": "54f125e6-97cc-4e7e-82a1-2c3099835fde",
+                         *       "invoice_id": "89509d9b-27e6-4eaf-98cf-9c3a2075d841",
+                         *       "user_id": "26ec7bba-540f-4d38-9f8b-bdd271a1b0c4",
                          *       "country": "BR",
                          *       "currency": "BRL",
                          *       "usd_amount": 18.41,
@@ -2933,7 +2933,7 @@ export interface paths {
                          *       "status": "COMPLETED",
                          *       "checkout_type": "ONE_SHOT",
                          *       "payer": {
-                         *         "id": "54f125e6-97cc-4e7e-82a1-2c3099835fde",
+                         *         "id": "26ec7bba-540f-4d38-9f8b-bdd271a1b0c4",
                          *         "document": "52998224725",
                          *         "document_type": "CPF",
                          *         "first_name": "Maria",
@@ -2948,10 +2948,10 @@ export interface paths {
                          *       "refunded_amount": 0,
                          *       "test": false,
                          *       "times": {
-                         *         "created_at": "2026-11-23 13:50:05",
-                         *         "updated_at": "2026-11-23 13:50:05",
-                         *         "expiration_date": "2026-11-23 14:50:05",
-                         *         "completed_at": "2026-11-23 13:50:05"
+                         *         "created_at": "2026-11-23 14:46:37",
+                         *         "updated_at": "2026-11-23 14:46:37",
+                         *         "expiration_date": "2026-11-23 15:46:37",
+                         *         "completed_at": "2026-11-23 14:46:37"
                          *       }
                          *     }
                          */
@@ -3134,8 +3134,8 @@ export interface paths {
                         /**
                          * @example {
                          *       "deposit_id": 2,
-                         *       "invoice_id": "6a760992-7858-4849-900a-f512a212d614",
-                         *       "user_id": "a20f1e40-1591-4d36-8127-7a67c99855a9",
+                         *       "invoice_id": "b36f6c7a-8448-4c4d-a9cc-3ac5d209471b",
+                         *       "user_id": "40ae1ea8-02c1-4459-8a60-ea4daafb7f1e",
                          *       "country": "MX",
                          *       "currency": "MXN",
                          *       "usd_amount": 13.7,
@@ -3149,7 +3149,7 @@ export interface paths {
                          *       "status": "CANCELLED",
                          *       "checkout_type": "HOSTED",
                          *       "payer": {
-                         *         "id": "a20f1e40-1591-4d36-8127-7a67c99855a9"
+                         *         "id": "40ae1ea8-02c1-4459-8a60-ea4daafb7f1e"
                          *       },
                          *       "card_detail": null,
                          *       "crypto": null,
@@ -3159,10 +3159,10 @@ export interface paths {
                          *       "refunded_amount": 0,
                          *       "test": false,
                          *       "times": {
-                         *         "created_at": "2026-11-23 13:50:05",
-                         *         "updated_at": "2026-11-23 13:50:05",
-                         *         "expiration_date": "2026-11-24 13:50:05",
-                         *         "cancelled_at": "2026-11-23 13:50:05"
+                         *         "created_at": "2026-11-23 14:46:37",
+                         *         "updated_at": "2026-11-23 14:46:37",
+                         *         "expiration_date": "2026-11-24 14:46:37",
+                         *         "cancelled_at": "2026-11-23 14:46:37"
                          *       }
                          *     }
                          */
@@ -3345,8 +3345,8 @@ export interface paths {
                         /**
                          * @example {
                          *       "deposit_id": 3,
-                         *       "invoice_id": "ac5c7624-c477-4a56-94b9-e69c402510b1",
-                         *       "user_id": "b1a00322-eccc-4b96-9c9b-67d51b60d7e8",
+                         *       "invoice_id": "91e383da-fb22-46c1-8f99-fa12f99ce19c",
+                         *       "user_id": "eb106d1c-689f-48c1-af38-cae642ab7731",
                          *       "country": "BR",
                          *       "currency": "BRL",
                          *       "usd_amount": 18.41,
@@ -3360,7 +3360,7 @@ export interface paths {
                          *       "status": "CANCELLED",
                          *       "checkout_type": "ONE_SHOT",
                          *       "payer": {
-                         *         "id": "b1a00322-eccc-4b96-9c9b-67d51b60d7e8",
+                         *         "id": "eb106d1c-689f-48c1-af38-cae642ab7731",
                          *         "document": "52998224725",
                          *         "document_type": "CPF",
                          *         "first_name": "Maria",
@@ -3375,10 +3375,10 @@ export interface paths {
                          *       "refunded_amount": 0,
                          *       "test": false,
                          *       "times": {
-                         *         "created_at": "2026-11-23 13:50:05",
-                         *         "updated_at": "2026-11-23 13:50:05",
-                         *         "expiration_date": "2026-11-23 14:50:05",
-                         *         "cancelled_at": "2026-11-23 13:50:05"
+                         *         "created_at": "2026-11-23 14:46:37",
+                         *         "updated_at": "2026-11-23 14:46:37",
+                         *         "expiration_date": "2026-11-23 15:46:37",
+                         *         "cancelled_at": "2026-11-23 14:46:37"
                          *       }
                          *     }
                          */
@@ -3567,14 +3567,14 @@ export interface paths {
                          *           "subject_type": "deposit",
                          *           "subject_id": 1,
                          *           "data": {
-                         *             "at": "2026-11-23T13:50:05.118Z",
+                         *             "at": "2026-11-23T14:46:37.758Z",
                          *             "source": "v3",
                          *             "status": "PENDING",
                          *             "deposit_id": 1,
-                         *             "invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *             "invoice_id": "89509d9b-27e6-4eaf-98cf-9c3a2075d841",
                          *             "checkout_type": "ONE_SHOT"
                          *           },
-                         *           "created_at": "2026-11-23T13:50:05.174Z"
+                         *           "created_at": "2026-11-23T14:46:37.781Z"
                          *         },
                          *         {
                          *           "id": 2,
@@ -3582,14 +3582,14 @@ export interface paths {
                          *           "subject_type": "deposit",
                          *           "subject_id": 2,
                          *           "data": {
-                         *             "at": "2026-11-23T13:50:05.278Z",
+                         *             "at": "2026-11-23T14:46:37.828Z",
                          *             "source": "v3",
                          *             "status": "PENDING",
                          *             "deposit_id": 2,
-                         *             "invoice_id": "6a760992-7858-4849-900a-f512a212d614",
+                         *             "invoice_id": "b36f6c7a-8448-4c4d-a9cc-3ac5d209471b",
                          *             "checkout_type": "HOSTED"
                          *           },
-                         *           "created_at": "2026-11-23T13:50:05.278Z"
+                         *           "created_at": "2026-11-23T14:46:37.828Z"
                          *         },
                          *         {
                          *           "id": 3,
@@ -3597,15 +3597,15 @@ export interface paths {
                          *           "subject_type": "deposit",
                          *           "subject_id": 1,
                          *           "data": {
-                         *             "at": "2026-11-23T13:50:05.324Z",
+                         *             "at": "2026-11-23T14:46:37.873Z",
                          *             "actor": "sandbox",
                          *             "cause": "payment",
                          *             "status": "COMPLETED",
                          *             "deposit_id": 1,
-                         *             "invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *             "invoice_id": "89509d9b-27e6-4eaf-98cf-9c3a2075d841",
                          *             "previous_status": "PENDING"
                          *           },
-                         *           "created_at": "2026-11-23T13:50:05.322Z"
+                         *           "created_at": "2026-11-23T14:46:37.870Z"
                          *         }
                          *       ],
                          *       "next_cursor": "3"
@@ -3714,10 +3714,10 @@ export interface paths {
                          *           "body": "{\"deposit_id\":3}",
                          *           "status": "pending",
                          *           "attempt_count": 0,
-                         *           "next_attempt_at": "2026-11-23T13:50:05.554Z",
+                         *           "next_attempt_at": "2026-11-23T14:46:37.974Z",
                          *           "last_status_code": null,
                          *           "last_error": null,
-                         *           "created_at": "2026-11-23T13:50:05.554Z",
+                         *           "created_at": "2026-11-23T14:46:37.974Z",
                          *           "resent_at": null,
                          *           "finished_at": null,
                          *           "attempts": []
@@ -3735,10 +3735,10 @@ export interface paths {
                          *           "body": "{\"deposit_id\":3}",
                          *           "status": "pending",
                          *           "attempt_count": 0,
-                         *           "next_attempt_at": "2026-11-23T13:50:05.506Z",
+                         *           "next_attempt_at": "2026-11-23T14:46:37.949Z",
                          *           "last_status_code": null,
                          *           "last_error": null,
-                         *           "created_at": "2026-11-23T13:50:05.506Z",
+                         *           "created_at": "2026-11-23T14:46:37.949Z",
                          *           "resent_at": null,
                          *           "finished_at": null,
                          *           "attempts": []
@@ -3883,10 +3883,10 @@ export interface paths {
                          *       "body": "{\"deposit_id\":3}",
                          *       "status": "pending",
                          *       "attempt_count": 0,
-                         *       "next_attempt_at": "2026-11-23T13:50:05.554Z",
+                         *       "next_attempt_at": "2026-11-23T14:46:37.974Z",
                          *       "last_status_code": null,
                          *       "last_error": null,
-                         *       "created_at": "2026-11-23T13:50:05.554Z",
+                         *       "created_at": "2026-11-23T14:46:37.974Z",
                          *       "resent_at": null,
                          *       "finished_at": null,
                          *       "attempts": []
@@ -4027,11 +4027,11 @@ export interface paths {
                          *       "body": "{\"deposit_id\":3}",
                          *       "status": "pending",
                          *       "attempt_count": 0,
-                         *       "next_attempt_at": "2026-11-23T13:50:06.075Z",
+                         *       "next_attempt_at": "2026-11-23T14:46:38.177Z",
                          *       "last_status_code": null,
                          *       "last_error": null,
-                         *       "created_at": "2026-11-23T13:50:05.554Z",
-                         *       "resent_at": "2026-11-23T13:50:06.075Z",
+                         *       "created_at": "2026-11-23T14:46:37.974Z",
+                         *       "resent_at": "2026-11-23T14:46:38.177Z",
                          *       "finished_at": null,
                          *       "attempts": []
                          *     }
@@ -4721,14 +4721,14 @@ export interface paths {
                          * @example {
                          *       "refund_id": 1,
                          *       "deposit_id": 1,
-                         *       "merchant_invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *       "merchant_invoice_id": "89509d9b-27e6-4eaf-98cf-9c3a2075d841",
                          *       "status": "PENDING",
                          *       "amount": 10,
                          *       "currency": "BRL",
                          *       "local_amount": 10,
                          *       "local_currency": "BRL",
-                         *       "created_at": "2026-11-23 13:50:05",
-                         *       "updated_at": "2026-11-23 13:50:05"
+                         *       "created_at": "2026-11-23 14:46:38",
+                         *       "updated_at": "2026-11-23 14:46:38"
                          *     }
                          */
                         "application/json": {
@@ -4837,14 +4837,14 @@ export interface paths {
                          * @example {
                          *       "refund_id": 1,
                          *       "deposit_id": 1,
-                         *       "merchant_invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *       "merchant_invoice_id": "89509d9b-27e6-4eaf-98cf-9c3a2075d841",
                          *       "status": "COMPLETED",
                          *       "amount": 10,
                          *       "currency": "BRL",
                          *       "local_amount": 10,
                          *       "local_currency": "BRL",
-                         *       "created_at": "2026-11-23 13:50:05",
-                         *       "updated_at": "2026-11-23 13:50:05"
+                         *       "created_at": "2026-11-23 14:46:38",
+                         *       "updated_at": "2026-11-23 14:46:38"
                          *     }
                          */
                         "application/json": {
@@ -4951,7 +4951,7 @@ export interface paths {
                          * @example {
                          *       "refund_id": 2,
                          *       "deposit_id": 1,
-                         *       "merchant_invoice_id": "f013e60a-21f1-40d7-b726-3dddaf12aff1",
+                         *       "merchant_invoice_id": "89509d9b-27e6-4eaf-98cf-9c3a2075d841",
                          *       "status": "REJECTED",
                          *       "amount": 10,
                          *       "currency": "BRL",
@@ -4959,8 +4959,8 @@ export interface paths {
                          *       "local_currency": "BRL",
                          *       "reason": "The beneficiary bank rejected the refund (sandbox)",
                          *       "reason_code": "SANDBOX_REJECTED",
-                         *       "created_at": "2026-11-23 13:50:05",
-                         *       "updated_at": "2026-11-23 13:50:05"
+                         *       "created_at": "2026-11-23 14:46:38",
+                         *       "updated_at": "2026-11-23 14:46:38"
                          *     }
                          */
                         "application/json": {
@@ -5179,7 +5179,7 @@ export interface paths {
                          *           },
                          *           "pending": false,
                          *           "description": "opening balance",
-                         *           "created_at": "2026-11-23 13:50:06"
+                         *           "created_at": "2026-11-23 14:46:38"
                          *         },
                          *         {
                          *           "id": 6,
@@ -5193,7 +5193,7 @@ export interface paths {
                          *             "id": 2
                          *           },
                          *           "pending": false,
-                         *           "created_at": "2026-11-23 13:50:05"
+                         *           "created_at": "2026-11-23 14:46:38"
                          *         }
                          *       ],
                          *       "has_more": true,
@@ -5916,8 +5916,8 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "login": "eQwYcjn4LBmssWcc",
-                     *       "pass": "pxfwhjKoP2XmQq6dRNUmy5hc",
+                     *       "login": "n5mLzSv3L8ajWYwt",
+                     *       "pass": "qPKWktMuBDbtmjvZ3CssRcHw",
                      *       "external_id": "payout-2026-0001",
                      *       "country": "BR",
                      *       "currency": "USD",
@@ -6060,8 +6060,8 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "login": "eQwYcjn4LBmssWcc",
-                     *       "pass": "pxfwhjKoP2XmQq6dRNUmy5hc",
+                     *       "login": "n5mLzSv3L8ajWYwt",
+                     *       "pass": "qPKWktMuBDbtmjvZ3CssRcHw",
                      *       "cashout_id": 1,
                      *       "status": "ON_HOLD"
                      *     }
@@ -6160,8 +6160,8 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "login": "eQwYcjn4LBmssWcc",
-                     *       "pass": "pxfwhjKoP2XmQq6dRNUmy5hc",
+                     *       "login": "n5mLzSv3L8ajWYwt",
+                     *       "pass": "qPKWktMuBDbtmjvZ3CssRcHw",
                      *       "cashout_id": 1
                      *     }
                      */
@@ -6280,8 +6280,8 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "login": "eQwYcjn4LBmssWcc",
-                     *       "pass": "pxfwhjKoP2XmQq6dRNUmy5hc",
+                     *       "login": "n5mLzSv3L8ajWYwt",
+                     *       "pass": "qPKWktMuBDbtmjvZ3CssRcHw",
                      *       "cashout_id": 1,
                      *       "external_id": "payout-2026-0001"
                      *     }
@@ -6388,6 +6388,29 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "x_login": "deposits.login",
+                     *       "x_trans_key": "deposits.trans_key",
+                     *       "x_invoice": "order-1001",
+                     *       "x_amount": "100.00",
+                     *       "x_iduser": "4411",
+                     *       "x_bank": "IX",
+                     *       "x_cpf": "52998224725",
+                     *       "x_email": "joao@example.com",
+                     *       "x_zip": "01304-001",
+                     *       "x_address": "Rua Augusta 1500",
+                     *       "x_city": "São Paulo",
+                     *       "x_state": "SP",
+                     *       "x_currency": "BRL",
+                     *       "x_country": "BR",
+                     *       "x_name": "João da Silva",
+                     *       "x_return": "https://shop.example/return",
+                     *       "x_version": "1.1",
+                     *       "type": "json",
+                     *       "control": "BBC92779B3D67AD8CD3CA7AE92A4F6ADFED03A91980041297CB2D508C4459DA8"
+                     *     }
+                     */
                     "application/x-www-form-urlencoded": {
                         /** @description deposits.login (status queries: web_status.login) */
                         x_login: string;
@@ -6447,6 +6470,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "status": "0",
+                         *       "link": "https://caja.example/pay/4JLgpTzrb2AWDqYEY2Z6sg",
+                         *       "local_amount": "100.00",
+                         *       "usd_amount": "18.41",
+                         *       "local_currency": "BRL",
+                         *       "x_document": "4",
+                         *       "amount_to_deposit": "100.00"
+                         *     }
+                         */
                         "application/json": {
                             [key: string]: unknown;
                         };
@@ -6484,6 +6518,14 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "x_login": "web_status.login",
+                     *       "x_trans_key": "web_status.trans_key",
+                     *       "x_invoice": "order-1001",
+                     *       "type": "json"
+                     *     }
+                     */
                     "application/x-www-form-urlencoded": {
                         /** @description deposits.login (status queries: web_status.login) */
                         x_login: string;
@@ -6503,6 +6545,21 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "result": "7",
+                         *       "x_iduser": "4411",
+                         *       "x_invoice": "order-1001",
+                         *       "x_amount": "100.00",
+                         *       "PT": "1",
+                         *       "Sign": "1970243A3A7743F8EAAF327B79F31ED50EE3E01F577E80CA9E169D599AD2AFC7",
+                         *       "x_document": "4",
+                         *       "x_bank": "IX",
+                         *       "x_payment_type": "00",
+                         *       "x_bank_name": "Pix",
+                         *       "x_currency": "BRL"
+                         *     }
+                         */
                         "application/json": {
                             [key: string]: unknown;
                         };
@@ -6540,6 +6597,22 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "x_login": "deposits.login",
+                     *       "x_trans_key": "deposits.trans_key",
+                     *       "x_invoice": "order-1001",
+                     *       "x_document": "4",
+                     *       "x_amount": "40.00",
+                     *       "x_bank_beneficiary": "João da Silva",
+                     *       "x_bank": "Itaú",
+                     *       "x_bank_code": "341",
+                     *       "x_bank_account": "12345-4",
+                     *       "x_account_type": "C",
+                     *       "x_bank_branch": "0001",
+                     *       "x_control": "8ED6BBD2691B51A9711EB3670B733D3E13E0D5CB61FCFCE11549A5470890C64E"
+                     *     }
+                     */
                     "application/x-www-form-urlencoded": {
                         /** @description deposits.login (status queries: web_status.login) */
                         x_login: string;
@@ -6581,6 +6654,20 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "status": "OK",
+                         *       "desc": "Pending",
+                         *       "control": "9FF197413517DF76B39CC6DCE3DE4DA407AB4A2F06AA5B0CEBCF903C4C16C489",
+                         *       "result": "0",
+                         *       "x_invoice": "order-1001",
+                         *       "x_document": "4",
+                         *       "x_amount": "40.00",
+                         *       "x_currency": "BRL",
+                         *       "x_amount_refunded": "40.00",
+                         *       "x_refund": "3"
+                         *     }
+                         */
                         "application/json": {
                             [key: string]: unknown;
                         };
@@ -6618,6 +6705,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "x_login": "web_status.login",
+                     *       "x_trans_key": "web_status.trans_key",
+                     *       "x_refund": "3"
+                     *     }
+                     */
                     "application/x-www-form-urlencoded": {
                         /** @description deposits.login (status queries: web_status.login) */
                         x_login: string;
@@ -6631,12 +6725,23 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description result, x_invoice, x_document. Errors are answered with HTTP 200 in this API's own format (status/desc/error_code: 301 empty credentials, 401 invalid credentials, 302 invalid control). */
+                /** @description result, x_invoice, x_document, x_refund, desc, x_amount_refunded, x_currency. Errors are answered with HTTP 200 in this API's own format (status/desc/error_code: 301 empty credentials, 401 invalid credentials, 302 invalid control). */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "result": "0",
+                         *       "x_invoice": "order-1001",
+                         *       "x_document": "4",
+                         *       "x_refund": "3",
+                         *       "desc": "Pending",
+                         *       "x_amount_refunded": "40.00",
+                         *       "x_currency": "BRL"
+                         *     }
+                         */
                         "application/json": {
                             [key: string]: unknown;
                         };
@@ -6671,6 +6776,14 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "x_login": "deposits.login",
+                     *       "x_trans_key": "deposits.trans_key",
+                     *       "country_code": "BR",
+                     *       "type": "json"
+                     *     }
+                     */
                     "application/x-www-form-urlencoded": {
                         /** @description deposits.login (status queries: web_status.login) */
                         x_login: string;
@@ -6690,7 +6803,34 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "code": "IX",
+                         *         "name": "Pix",
+                         *         "logo": "https://caja.example/logos/br/ix.svg",
+                         *         "payment_type": "00"
+                         *       },
+                         *       {
+                         *         "code": "BB",
+                         *         "name": "Banco do Brasil",
+                         *         "logo": "https://caja.example/logos/br/bb.svg",
+                         *         "payment_type": "00"
+                         *       },
+                         *       {
+                         *         "code": "I",
+                         *         "name": "Itaú",
+                         *         "logo": "https://caja.example/logos/br/i.svg",
+                         *         "payment_type": "00"
+                         *       }
+                         *     ]
+                         */
                         "application/json": {
+                            code: string;
+                            name: string;
+                            logo: string;
+                            payment_type: string;
+                        }[] | {
                             [key: string]: unknown;
                         };
                         "text/xml": string;
@@ -6727,15 +6867,23 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "x_login": "web_status.login",
+                     *       "x_trans_key": "web_status.trans_key",
+                     *       "x_country": "BR",
+                     *       "x_amount": "100"
+                     *     }
+                     */
                     "application/x-www-form-urlencoded": {
                         /** @description deposits.login (status queries: web_status.login) */
                         x_login: string;
                         /** @description deposits.trans_key (status queries: web_status.trans_key) */
                         x_trans_key: string;
                         /** @description ISO 3166 alpha-2 */
-                        country_code?: string;
+                        x_country?: string;
                         /** @description USD amount, default 1 */
-                        amount?: string;
+                        x_amount?: string;
                         /** @description Answer format: JSON, XML or STRING */
                         type?: string;
                     };
@@ -6748,6 +6896,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "x_country": "BR",
+                         *       "x_amount": "100.00",
+                         *       "currency": "BRL",
+                         *       "rate": "5.4321",
+                         *       "local_amount": "543.21"
+                         *     }
+                         */
                         "application/json": {
                             [key: string]: unknown;
                         };
