@@ -6,6 +6,7 @@
 // connector must accept a repeated submit of one cashout as the same payout (the staging bank
 // does), because a process that dies after submitting and before committing submits it again.
 import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/db.ts';
 import { periodicWorker } from '../periodic-worker.ts';
 import type { Worker } from '../workers.ts';
 import { type PayoutConnector, type PayoutOrder, payoutConnector } from './connector.ts';
@@ -21,58 +22,57 @@ function orderOf(c: CashoutRow): PayoutOrder {
   };
 }
 
-/** PENDING cashouts whose wait is over go to the bank. */
-export async function deliverDueCashouts(ctx: AppContext, bank: PayoutConnector): Promise<number> {
+/**
+ * Claims up to BATCH cashouts in `status` whose `dueColumn` has passed, oldest first, locked
+ * for this transaction (SKIP LOCKED: another process, or a merchant's hold or cancel holding a
+ * row, is stepped around), and runs `each` on them in the same transaction.
+ */
+function claimDue(
+  ctx: AppContext,
+  status: 'PENDING' | 'DELIVERED' | 'COMPLETED',
+  dueColumn: 'pickup_at' | 'outcome_at' | 'return_at',
+  each: (q: Queryable, c: CashoutRow, now: Date) => Promise<void>,
+): Promise<number> {
   return ctx.db.tx(async (q) => {
     const now = ctx.now();
     const { rows } = await q.query<CashoutRow>(
-      `SELECT * FROM cashouts WHERE status = 'PENDING' AND pickup_at <= $1 ORDER BY pickup_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
-      [now],
+      `SELECT * FROM cashouts WHERE status = $1 AND ${dueColumn} <= $2 ORDER BY ${dueColumn} LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+      [status, now],
     );
-    for (const c of rows) {
-      const { bankReference } = await bank.submit(orderOf(c));
-      await transitionCashoutIn(q, ctx, c.id, 'deliver', {
-        actor: 'bank', cause: `submitted to ${bank.name}`, bankReference,
-        outcomeAt: new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000),
-      });
-    }
+    for (const c of rows) await each(q, c, now);
     return rows.length;
+  });
+}
+
+/** PENDING cashouts whose wait is over go to the bank. */
+export function deliverDueCashouts(ctx: AppContext, bank: PayoutConnector): Promise<number> {
+  return claimDue(ctx, 'PENDING', 'pickup_at', async (q, c, now) => {
+    const { bankReference } = await bank.submit(orderOf(c));
+    await transitionCashoutIn(q, ctx, c.id, 'deliver', {
+      actor: 'bank', cause: `submitted to ${bank.name}`, bankReference,
+      outcomeAt: new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000),
+    });
   });
 }
 
 /** DELIVERED cashouts get the bank's answer. */
-export async function settleDeliveredCashouts(ctx: AppContext, bank: PayoutConnector): Promise<number> {
-  return ctx.db.tx(async (q) => {
-    const now = ctx.now();
-    const { rows } = await q.query<CashoutRow>(
-      `SELECT * FROM cashouts WHERE status = 'DELIVERED' AND outcome_at <= $1 ORDER BY outcome_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
-      [now],
-    );
-    for (const c of rows) {
-      const outcome = await bank.outcome(orderOf(c), c.bank_reference_id ?? '');
-      if (outcome.status === 'processing') continue;
-      if (outcome.status === 'rejected') {
-        await transitionCashoutIn(q, ctx, c.id, 'reject', { actor: 'bank', cause: 'rejected by the beneficiary bank', rejection: outcome.code });
-      } else {
-        const returnAt = outcome.returnsWith ? new Date(now.getTime() + ctx.config.cashoutDelaySeconds * 1000) : null;
-        await transitionCashoutIn(q, ctx, c.id, 'complete', { actor: 'bank', cause: 'paid to the beneficiary', returnAt });
-      }
+export function settleDeliveredCashouts(ctx: AppContext, bank: PayoutConnector): Promise<number> {
+  return claimDue(ctx, 'DELIVERED', 'outcome_at', async (q, c, now) => {
+    const outcome = await bank.outcome(orderOf(c), c.bank_reference_id ?? '');
+    if (outcome.status === 'processing') return;
+    if (outcome.status === 'rejected') {
+      await transitionCashoutIn(q, ctx, c.id, 'reject', { actor: 'bank', cause: 'rejected by the beneficiary bank', rejection: outcome.code });
+    } else {
+      const returnAt = outcome.returnsWith ? new Date(now.getTime() + ctx.config.cashoutDelaySeconds * 1000) : null;
+      await transitionCashoutIn(q, ctx, c.id, 'complete', { actor: 'bank', cause: 'paid to the beneficiary', returnAt });
     }
-    return rows.length;
   });
 }
 
 /** COMPLETED cashouts the beneficiary bank sent back (staging: magic value 99977). */
-export async function returnBouncedCashouts(ctx: AppContext): Promise<number> {
-  return ctx.db.tx(async (q) => {
-    const { rows } = await q.query<{ id: number }>(
-      `SELECT id FROM cashouts WHERE status = 'COMPLETED' AND return_at <= $1 ORDER BY return_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
-      [ctx.now()],
-    );
-    for (const c of rows) {
-      await transitionCashoutIn(q, ctx, c.id, 'reject', { actor: 'bank', cause: 'returned by the beneficiary bank', rejection: '809' });
-    }
-    return rows.length;
+export function returnBouncedCashouts(ctx: AppContext): Promise<number> {
+  return claimDue(ctx, 'COMPLETED', 'return_at', async (q, c) => {
+    await transitionCashoutIn(q, ctx, c.id, 'reject', { actor: 'bank', cause: 'returned by the beneficiary bank', rejection: '809' });
   });
 }
 
