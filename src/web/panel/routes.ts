@@ -82,6 +82,20 @@ function idParam(v: string | undefined): number | null {
   return v && /^\d{1,10}$/.test(v) && Number(v) >= 1 && Number(v) <= 2147483647 ? Number(v) : null;
 }
 
+/** The filters every list shares (dates, status, country, search, cursor), or what is wrong. */
+function listFilter(q: Query, statuses: readonly string[]) {
+  const from = dateParam(q.from);
+  const to = dateParam(q.to, true);
+  if (from === null || to === null) return 'dates must be YYYY-MM-DD';
+  if (q.status && !statuses.includes(q.status)) return 'unknown status';
+  const before = idParam(q.before);
+  if (q.before && before === null) return 'bad cursor';
+  return {
+    status: q.status || undefined, country: q.country?.trim().toUpperCase() || undefined,
+    search: q.q?.slice(0, 200), from, to, before: before ?? undefined,
+  };
+}
+
 /** Registers the panel in its own encapsulated scope (its multipart parser and HTML errors stay here). */
 export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   const env = ctx.config.env;
@@ -252,18 +266,10 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   // ------------------------------------------------------------------ deposits
 
   function depositFilter(q: Query): DepositFilter | string {
-    const from = dateParam(q.from);
-    const to = dateParam(q.to, true);
-    if (from === null || to === null) return 'dates must be YYYY-MM-DD';
-    if (q.status && !(DEPOSIT_STATUSES as readonly string[]).includes(q.status)) return 'unknown status';
-    if (q.before && idParam(q.before) === null) return 'bad cursor';
-    return {
-      status: (q.status || undefined) as DepositStatus | undefined,
-      country: q.country?.trim().toUpperCase() || undefined,
-      method: q.method?.trim().toUpperCase() || undefined,
-      from, to, search: q.q?.slice(0, 200), before: idParam(q.before) ?? undefined,
-    };
+    const f = listFilter(q, DEPOSIT_STATUSES);
+    return typeof f === 'string' ? f : { ...f, status: f.status as DepositStatus | undefined, method: q.method?.trim().toUpperCase() || undefined };
   }
+
   const countryCodes = ACCEPTED_COUNTRIES.map((x) => x.code);
 
   app.get('/panel/deposits', panelRoute('view', async (c) => {
@@ -391,16 +397,10 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   // ------------------------------------------------------------------ cashouts
 
   function cashoutFilter(q: Query): CashoutFilter | string {
-    const from = dateParam(q.from);
-    const to = dateParam(q.to, true);
-    if (from === null || to === null) return 'dates must be YYYY-MM-DD';
-    if (q.status && !(CASHOUT_STATUSES as readonly string[]).includes(q.status)) return 'unknown status';
-    if (q.before && idParam(q.before) === null) return 'bad cursor';
-    return {
-      status: (q.status || undefined) as CashoutStatus | undefined, country: q.country?.trim().toUpperCase() || undefined,
-      search: q.q?.slice(0, 200), from, to, before: idParam(q.before) ?? undefined,
-    };
+    const f = listFilter(q, CASHOUT_STATUSES);
+    return typeof f === 'string' ? f : { ...f, status: f.status as CashoutStatus | undefined };
   }
+
 
   app.get('/panel/cashouts', panelRoute('view', async (c) => {
     const f = cashoutFilter(c.query);
