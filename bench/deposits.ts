@@ -195,7 +195,7 @@ function literal(v: string | null): string {
  * vary per transaction. Pix first takes the id from the sequence in a round trip of its own, as
  * the service does before building the payment info.
  */
-async function pgbenchScript(databaseUrl: string, depositId: number, kind: Kind): Promise<string> {
+export async function pgbenchScript(databaseUrl: string, depositId: number, kind: Kind): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -227,7 +227,7 @@ SELECT * FROM d;
   }
 }
 
-function pgbench(databaseUrl: string, script: string, connections: number, seconds: number) {
+export function pgbench(databaseUrl: string, script: string, connections: number, seconds: number) {
   const file = join(mkdtempSync(join(tmpdir(), 'caja-pgbench-')), 'deposit.sql');
   writeFileSync(file, script);
   const r = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '2', '-T', String(seconds), '-f', file, databaseUrl], { encoding: 'utf8' });

@@ -6,6 +6,7 @@ const suites: Record<string, () => Promise<Record<string, unknown>>> = {
   cashouts: async () => (await import('./cashouts.ts')).benchCashouts(),
   notifications: async () => (await import('./notifications.ts')).benchNotifications(),
   validation: async () => (await import('./validation.ts')).benchValidation(),
+  streamline: async () => (await import('./streamline.ts')).benchStreamline(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
