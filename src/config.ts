@@ -28,6 +28,8 @@ export interface Config {
   /** Delay before a staging deposit with a magic value completes or cancels by itself. */
   sandboxAutoSeconds: number;
   shutdownTimeoutMs: number;
+  /** How long credentials, exchange rates and limit rules read by requests are kept in memory. */
+  cacheSeconds: number;
   workers: boolean;
   notifications: {
     timeoutMs: number;
@@ -140,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
     expiryIntervalMs: int(env, 'CAJA_EXPIRY_INTERVAL_MS', 5000, 10, 3600000),
     sandboxAutoSeconds: int(env, 'CAJA_SANDBOX_AUTO_SECONDS', 5, 0, 86400),
     shutdownTimeoutMs: int(env, 'CAJA_SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
+    cacheSeconds: int(env, 'CAJA_CACHE_SECONDS', 5, 0, 3600),
     workers: bool(env, 'CAJA_WORKERS', true),
     notifications: {
       timeoutMs: int(env, 'CAJA_NOTIFY_TIMEOUT_MS', 10000, 100, 120000),

@@ -4,6 +4,7 @@ import type { Db } from './db/db.ts';
 import type { Logger } from 'pino';
 import type { SecretBox } from './merchants/secrets.ts';
 import type { Metrics } from './ops/metrics.ts';
+import type { Caches } from './cache/ttl-cache.ts';
 
 export interface AppContext {
   config: Config;
@@ -14,4 +15,6 @@ export interface AppContext {
   /** The process's JSON logger, shared by the HTTP server (request logs) and the workers. */
   log: Logger;
   metrics: Metrics;
+  /** Rows every request reads and operators rarely change (src/cache/ttl-cache.ts). */
+  cache: Caches;
 }

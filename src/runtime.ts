@@ -7,6 +7,7 @@ import { migrate } from './db/migrate.ts';
 import { secretBox } from './merchants/secrets.ts';
 import { bindCredentialSecrets } from './merchants/merchants.ts';
 import { createMetrics } from './ops/metrics.ts';
+import { Caches } from './cache/ttl-cache.ts';
 import { requestSerializer } from './http/log-redaction.ts';
 
 /** Page tokens in URLs are redacted too (src/http/log-redaction.ts). */
@@ -25,5 +26,5 @@ export async function openContext(config: Config, opts: { memory?: boolean } = {
   // Credentials travel in headers and bodies; neither is logged, and these paths are redacted
   // should a future log line include them.
   const log = pino(loggerOptions(config.logLevel));
-  return { config, db, box: secretBox(config.masterKey), now: () => new Date(), log, metrics: createMetrics() };
+  return { config, db, box: secretBox(config.masterKey), now: () => new Date(), log, metrics: createMetrics(), cache: new Caches(config.cacheSeconds * 1000) };
 }

@@ -15,7 +15,7 @@ export function cashoutAuth(ctx: AppContext) {
     if (typeof login !== 'string' || login === '' || typeof pass !== 'string' || pass === '') {
       throw cashoutErrors.invalidCredentials('login and pass are required');
     }
-    const found = await checkLoginAndKey(ctx.db, ctx.box, 'cashouts', login, pass);
+    const found = await checkLoginAndKey(ctx.db, ctx.box, 'cashouts', login, pass, ctx.cache);
     if (!found?.secret) throw cashoutErrors.invalidCredentials();
     const signature = request.headers['payload-signature'];
     if (typeof signature !== 'string' || signature.trim() === '') throw cashoutErrors.invalidCredentials('Missing Payload-Signature header');

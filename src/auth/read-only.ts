@@ -13,7 +13,7 @@ export function readOnlyKeyAuth(ctx: AppContext) {
       if (value.trim() === '') throw v3Errors.emptyHeader('Authorization');
       throw v3Errors.invalidCredentials("Authorization must be 'Bearer <read-only key>'");
     }
-    const merchant = await findByReadOnlyKey(ctx.db, ctx.box, m[1]);
+    const merchant = await findByReadOnlyKey(ctx.db, ctx.box, m[1], ctx.cache);
     if (!merchant) throw v3Errors.invalidCredentials();
     request.merchant = merchant;
   };

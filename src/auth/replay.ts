@@ -5,6 +5,8 @@
 // insert, atomic across processes. The copy that wins runs; its response is stored when sent;
 // any later copy is answered with that response and `Idempotent-Replayed: true`, changing
 // nothing. A copy arriving while the first still runs gets 409 and changes nothing either.
+// Deposit creation, the hottest write, claims inside its own insert statement instead (see
+// InlineClaim and deposits/service.ts): its copies are answered from the deposit it wrote.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -14,7 +16,22 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set when this request claimed its hash: its response is stored for the copies. */
     replayClaim?: { merchantId: number; hash: string };
+    /** Set instead on a route that claims in its own write statement (claimsReplayInStatement). */
+    inlineClaim?: InlineClaim;
   }
+  interface FastifyContextConfig {
+    /**
+     * The route's handler claims the request in the statement that does its work and answers
+     * copies from what that statement wrote (deposit creation: one round trip, one commit).
+     */
+    claimsReplayInStatement?: boolean;
+  }
+}
+
+/** A claim left to the route's own statement: a signed_requests row naming what it created. */
+export interface InlineClaim {
+  hash: string;
+  expiresAt: Date;
 }
 
 export const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

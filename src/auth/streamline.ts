@@ -20,10 +20,10 @@ export async function streamlineAuth(
 ): Promise<StreamlineCaller> {
   if (!login || !transKey) throw new StreamlineError(301, 'Empty parameters: x_login and x_trans_key are required');
   for (const set of sets) {
-    const found = await checkLoginAndKey(ctx.db, ctx.box, set, login, transKey);
+    const found = await checkLoginAndKey(ctx.db, ctx.box, set, login, transKey, ctx.cache);
     if (!found) continue;
     if (set === 'deposits' && found.secret) return { merchant: found.merchant, secret: found.secret, depositsLogin: login };
-    const signer = await depositsSignerOf(ctx.db, ctx.box, found.merchant.id);
+    const signer = await depositsSignerOf(ctx.db, ctx.box, found.merchant.id, ctx.cache);
     if (!signer) break;
     return { merchant: found.merchant, secret: signer.secret, depositsLogin: signer.login };
   }

@@ -65,7 +65,7 @@ export function v3HeaderAuth(ctx: AppContext, set: 'deposits' | 'cashouts') {
     if (-age > ctx.config.xDateFutureSeconds) {
       throw v3Errors.invalidDateRange(`X-Date is more than ${ctx.config.xDateFutureSeconds} seconds ahead of server time`);
     }
-    const found = await findSigningSecret(ctx.db, ctx.box, set, xLogin);
+    const found = await findSigningSecret(ctx.db, ctx.box, set, xLogin, ctx.cache);
     // Staging explains a refusal (the signature debugger); production says no more than the code.
     const debug = ctx.config.env === 'staging';
     if (!found) throw v3Errors.invalidCredentials(undefined, debug ? await v3LoginDetails(ctx, set, xLogin) : undefined);
@@ -83,6 +83,10 @@ export function v3HeaderAuth(ctx: AppContext, set: 'deposits' | 'cashouts') {
     const key = request.headers['x-idempotency-key'] ?? request.headers['x-idempontency-key'] ?? '';
     const hash = requestHash([request.method, request.url, xDate, xLogin, rawBody, String(key)]);
     const expiresAt = new Date(date.getTime() + ctx.config.xDateToleranceSeconds * 1000);
+    if (request.routeOptions.config.claimsReplayInStatement) {
+      request.inlineClaim = { hash, expiresAt };
+      return;
+    }
     const claim = await claimOrWait(ctx.db, found.merchant.id, hash, now, expiresAt);
     if (claim.claimed) {
       request.replayClaim = { merchantId: found.merchant.id, hash };

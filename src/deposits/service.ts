@@ -33,7 +33,7 @@ import { checkTransition, type DepositStatus, type TransitionCause } from '../do
 import { cryptoColumn } from '../domain/crypto.ts';
 import { computeCharges } from '../domain/fees.ts';
 import { minorUnits } from '../domain/currencies.ts';
-import { toDb } from '../domain/money.ts';
+import { type Decimal, toDb } from '../domain/money.ts';
 import { buildPaymentInfo } from '../domain/payment-info.ts';
 import { ApiError, v3Errors } from '../http/errors.ts';
 import type { Merchant } from '../merchants/merchants.ts';
@@ -45,6 +45,7 @@ import { applicableRule, checkCustomerLimits, type LimitRow, loadLimitRules, rul
 import { creditDeposit } from '../balances/service.ts';
 import { depositNotifications } from './notifications.ts';
 import { type DepositRow, findDeposit } from './store.ts';
+import type { InlineClaim } from '../auth/replay.ts';
 
 export type DepositSource = 'v3' | 'streamline';
 
@@ -68,7 +69,14 @@ interface PreloadRow {
  * lookups/exchange-rates does) and the customer-limit rules of the merchant and country.
  */
 async function preload(q: Queryable, ctx: AppContext, currencies: string[], merchantId: number | null, country: string) {
-  const wanted = [...new Set(currencies.filter((c) => /^[A-Z]{3}$/.test(c) && c !== 'USD'))];
+  const wanted = [...new Set(currencies.filter((c) => /^[A-Z]{3}$/.test(c) && c !== 'USD'))].sort();
+  // Rates and rules change rarely and only through the admin API (which clears the cache).
+  return ctx.cache.of<Preloaded>('deposit-preload').get(`${merchantId ?? ''}|${country}|${wanted.join(',')}`, () => loadPreload(q, ctx, wanted, merchantId, country));
+}
+
+type Preloaded = { rates: Map<string, Decimal>; rules: LimitRule[] | null };
+
+async function loadPreload(q: Queryable, ctx: AppContext, wanted: string[], merchantId: number | null, country: string): Promise<Preloaded> {
   const { rows } = await q.query<PreloadRow>(
     `SELECT (SELECT json_agg(json_build_array(currency, usd_rate::text)) FROM exchange_rates WHERE currency = ANY($1)) AS rates,
             (SELECT json_agg(l) FROM (
@@ -122,6 +130,8 @@ export interface CreateOptions {
   extra?: Record<string, unknown>;
   /** Who created it, for the history row; defaults to 'merchant'. */
   actor?: string;
+  /** The signed request's replay claim, taken by the statement that writes the deposit. */
+  replay?: InlineClaim;
 }
 
 export interface CreateResult {
@@ -171,6 +181,12 @@ WITH d AS (
 ), k AS (
   UPDATE idempotency_keys SET deposit_id = (SELECT id FROM d)
   WHERE $${N + 2}::text IS NOT NULL AND merchant_id = $2 AND scope = 'deposits' AND key = $${N + 2}
+), r AS (
+  -- The signed request's replay claim (auth/replay.ts): a copy that already committed makes this
+  -- insert fail on the primary key, and the whole statement with it; one still running makes it
+  -- wait for that copy's commit first.
+  INSERT INTO signed_requests (merchant_id, request_hash, expires_at, deposit_id)
+  SELECT merchant_id, $${N + 4}, $${N + 5}, id FROM d WHERE $${N + 4}::text IS NOT NULL
 )
 SELECT * FROM d`;
 
@@ -215,7 +231,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
     input.reportedInfo ? JSON.stringify(input.reportedInfo) : null, input.bankAccount ? JSON.stringify(input.bankAccount) : null,
     cryptoColumn(method, input.crypto, usd.payerAmount, token), JSON.stringify(opts.extra ?? {}), paymentInfo,
     outcome, outcome ? new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000) : null, expiresAt, now, now,
-    opts.actor ?? 'merchant', opts.idempotency?.key ?? null, now.toISOString(),
+    opts.actor ?? 'merchant', opts.idempotency?.key ?? null, now.toISOString(), opts.replay?.hash ?? null, opts.replay?.expiresAt ?? null,
   ];
   const limitCheck = {
     merchantId: merchant.id, country: input.country, paymentMethod: method?.code ?? null, userId,
@@ -227,12 +243,14 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
 
   const insert = async (q: Queryable) => {
     const { rows } = await q.query<DepositRow>(INSERT_SQL, values, { name: 'caja_deposit_insert' });
-    if (!rows[0]) throw depositErrors.invoiceUsed();
+    // The invoice id is taken: by another request, or by this one's copy that ran first.
+    if (!rows[0]) throw opts.replay ? new MaybeReplay() : depositErrors.invoiceUsed();
     return rows[0];
   };
-  if (!opts.idempotency && !rule) return { deposit: await insert(ctx.db), replayed: false };
 
   try {
+    if (!opts.idempotency && !rule) return { deposit: await insert(ctx.db), replayed: false };
+
     const deposit = await ctx.db.tx(async (q) => {
       if (opts.idempotency) {
         const claimed = await q.query(
@@ -264,8 +282,30 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
       if (!deposit) throw v3Errors.idempotencyKeyUsed();
       return { deposit, replayed: true };
     }
+    if (opts.replay && (err instanceof MaybeReplay || isClaimConflict(err))) {
+      const deposit = await claimedDeposit(ctx.db, merchant.id, opts.replay.hash);
+      if (deposit) return { deposit, replayed: true };
+      throw depositErrors.invoiceUsed();
+    }
     throw err;
   }
+}
+
+class MaybeReplay {}
+
+/** The claim insert of INSERT_SQL failed: a copy of this signed request committed first. */
+function isClaimConflict(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string; message?: string };
+  return e.code === '23505' && (e.constraint === 'signed_requests_pkey' || (e.message ?? '').includes('signed_requests_pkey'));
+}
+
+/** The deposit a signed request created, when a copy of it ran first. */
+async function claimedDeposit(q: Queryable, merchantId: number, hash: string): Promise<DepositRow | null> {
+  const { rows } = await q.query<{ deposit_id: number | null }>(
+    `SELECT deposit_id FROM signed_requests WHERE merchant_id = $1 AND request_hash = $2`,
+    [merchantId, hash],
+  );
+  return rows[0]?.deposit_id ? findDeposit(q, rows[0].deposit_id) : null;
 }
 
 export async function getDeposit(ctx: AppContext, merchantId: number, id: number): Promise<DepositRow | null> {

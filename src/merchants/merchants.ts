@@ -2,6 +2,7 @@
 // rotation; afterwards only hashes and encrypted secrets exist.
 import type { Db, Queryable } from '../db/db.ts';
 import type { Environment } from '../config.ts';
+import type { Caches } from '../cache/ttl-cache.ts';
 import { credentialContext, hashPassword, randomToken, type SecretBox } from './secrets.ts';
 
 export type CredentialSet = 'deposits' | 'web_status' | 'cashouts' | 'read_only' | 'panel';
@@ -112,14 +113,14 @@ export async function createMerchant(db: Db, box: SecretBox, env: Environment, i
   });
 }
 
-export async function rotateCredentials(db: Db, box: SecretBox, merchantId: number, set: CredentialSet) {
+export async function rotateCredentials(db: Db, box: SecretBox, merchantId: number, set: CredentialSet, cache?: Caches) {
   return db.tx(async (q) => {
     const merchant = await getMerchant(q, merchantId, true);
     if (!merchant) return null;
     const issued = issue(set, box, merchant);
     await storeSet(q, merchantId, set, issued.row);
     return { merchant, credentials: issued.shown };
-  });
+  }).finally(() => cache?.changed());
 }
 
 export async function getMerchant(q: Queryable, id: number, forUpdate = false): Promise<Merchant | null> {
@@ -139,7 +140,7 @@ export interface MerchantPatch {
   sandbox_chaos?: boolean;
 }
 
-export async function updateMerchant(db: Db, id: number, patch: MerchantPatch): Promise<Merchant | null> {
+export async function updateMerchant(db: Db, id: number, patch: MerchantPatch, cache?: Caches): Promise<Merchant | null> {
   const fields = Object.entries(patch).filter(([, v]) => v !== undefined);
   if (fields.length === 0) return getMerchant(db, id);
   const sets = fields.map(([k], i) => `${k} = $${i + 2}`).join(', ');
@@ -147,20 +148,33 @@ export async function updateMerchant(db: Db, id: number, patch: MerchantPatch): 
     `UPDATE merchants SET ${sets}, updated_at = now() WHERE id = $1 RETURNING *`,
     [id, ...fields.map(([, v]) => v)],
   );
+  // Signed requests carry their merchant from the credential cache: its settings change now.
+  cache?.changed();
   return rows[0] ?? null;
 }
 
-async function findByLogin(q: Queryable, set: CredentialSet, login: string) {
+type Found = { login: string; secret_hash: string | null; secret_enc: string | null; merchant: Merchant };
+
+async function loadByLogin(q: Queryable, set: CredentialSet, login: string): Promise<Found | null> {
   const { rows } = await q.query<Row & Merchant>(
     `SELECT c.login, c.secret_hash, c.secret_enc, m.* FROM credentials c JOIN merchants m ON m.id = c.merchant_id
      WHERE c.set_name = $1 AND c.login = $2`,
     [set, login],
-    // Runs on every signed request: a named statement keeps its plan per connection.
+    // Runs on every signed request the cache misses: a named statement keeps its plan per connection.
     { name: 'caja_credentials_by_login' },
   );
   if (!rows[0]) return null;
   const { login: l, secret_hash, secret_enc, ...merchant } = rows[0];
   return { login: l, secret_hash, secret_enc, merchant: merchant as Merchant };
+}
+
+/**
+ * A set's credential and its merchant, through the process's cache when given (every signed
+ * request reads it). Unknown logins are not kept: guessing cannot fill the cache.
+ */
+function findByLogin(q: Queryable, set: CredentialSet, login: string, cache?: Caches): Promise<Found | null> {
+  if (!cache) return loadByLogin(q, set, login);
+  return cache.of<Found | null>('credentials').get(`${set}:${login}`, () => loadByLogin(q, set, login), (v) => v !== null);
 }
 
 /**
@@ -179,42 +193,49 @@ export async function bindCredentialSecrets(db: Db, box: SecretBox): Promise<num
   return rows.length;
 }
 
+type SigningSecret = { merchant: Merchant; secret: string };
+
 /** For HMAC-signed requests: the merchant and the plain signature secret of the set. */
-export async function findSigningSecret(q: Queryable, box: SecretBox, set: 'deposits' | 'cashouts', login: string) {
-  const found = await findByLogin(q, set, login);
-  if (!found || !found.secret_enc) return null;
-  // A sealed secret that is not this merchant's (a row copied from another) does not open: the
-  // caller is simply not authenticated.
-  let secret: string;
-  try {
-    secret = box.decrypt(found.secret_enc, credentialContext(found.merchant.id, set));
-  } catch {
-    return null;
-  }
-  return { merchant: found.merchant, secret };
+export async function findSigningSecret(q: Queryable, box: SecretBox, set: 'deposits' | 'cashouts', login: string, cache?: Caches): Promise<SigningSecret | null> {
+  const open = async () => {
+    const found = await loadByLogin(q, set, login);
+    if (!found || !found.secret_enc) return null;
+    // A sealed secret that is not this merchant's (a row copied from another) does not open: the
+    // caller is simply not authenticated.
+    try {
+      return { merchant: found.merchant, secret: box.decrypt(found.secret_enc, credentialContext(found.merchant.id, set)) };
+    } catch {
+      return null;
+    }
+  };
+  // Kept opened: decrypting on every request would cost as much as the look-up it saves.
+  return cache ? cache.of<SigningSecret | null>('signing-secrets').get(`${set}:${login}`, open, (v) => v !== null) : open();
 }
 
 /** For login + trans key (or pass) in the body. Null when either is wrong. */
-export async function checkLoginAndKey(q: Queryable, box: SecretBox, set: 'deposits' | 'web_status' | 'cashouts', login: string, key: string) {
-  const found = await findByLogin(q, set, login);
+export async function checkLoginAndKey(q: Queryable, box: SecretBox, set: 'deposits' | 'web_status' | 'cashouts', login: string, key: string, cache?: Caches) {
+  const found = await findByLogin(q, set, login, cache);
   if (!found || !found.secret_hash || !box.verifyHash(key, found.secret_hash)) return null;
   return { merchant: found.merchant, secret: found.secret_enc ? box.decrypt(found.secret_enc, credentialContext(found.merchant.id, set)) : null };
 }
 
-export async function findByReadOnlyKey(q: Queryable, box: SecretBox, key: string): Promise<Merchant | null> {
-  return (await findByLogin(q, 'read_only', box.hash(key)))?.merchant ?? null;
+export async function findByReadOnlyKey(q: Queryable, box: SecretBox, key: string, cache?: Caches): Promise<Merchant | null> {
+  return (await findByLogin(q, 'read_only', box.hash(key), cache))?.merchant ?? null;
 }
 
 /**
  * What signs a merchant's streamline messages (Sign, x_control): the deposits login, which is
  * part of the message, and the deposits secret, which keys it. One query for both.
  */
-export async function depositsSignerOf(q: Queryable, box: SecretBox, merchantId: number): Promise<{ login: string; secret: string } | null> {
-  const { rows } = await q.query<{ login: string; secret_enc: string | null }>(
-    `SELECT login, secret_enc FROM credentials WHERE merchant_id = $1 AND set_name = 'deposits'`,
-    [merchantId],
-  );
-  return rows[0]?.secret_enc ? { login: rows[0].login, secret: box.decrypt(rows[0].secret_enc, credentialContext(merchantId, 'deposits')) } : null;
+export async function depositsSignerOf(q: Queryable, box: SecretBox, merchantId: number, cache?: Caches): Promise<{ login: string; secret: string } | null> {
+  const load = async () => {
+    const { rows } = await q.query<{ login: string; secret_enc: string | null }>(
+      `SELECT login, secret_enc FROM credentials WHERE merchant_id = $1 AND set_name = 'deposits'`,
+      [merchantId],
+    );
+    return rows[0]?.secret_enc ? { login: rows[0].login, secret: box.decrypt(rows[0].secret_enc, credentialContext(merchantId, 'deposits')) } : null;
+  };
+  return cache ? cache.of<{ login: string; secret: string } | null>('deposits-signers').get(String(merchantId), load, (v) => v !== null) : load();
 }
 
 /** The secret that signs a merchant's cashout notifications (control, Caja-Signature). */

@@ -89,6 +89,28 @@ for (const backend of backends()) {
       assert.equal(changes.rows.length, 1);
     });
 
+    // Deposit creation claims inside its insert statement: copies are answered from the deposit.
+    for (const invoice of [true, false]) {
+      test(`identical deposit creations racing (${invoice ? 'with' : 'without'} invoice_id): one deposit, every copy answers its body`, async () => {
+        const tag = `rp-race-${backend}-${++n}`;
+        const body = { country: 'MX', amount: '10.00', currency: 'MXN', description: tag, ...(invoice ? { invoice_id: tag } : {}), payer: { email: 'a@example.com' } };
+        const create = captured('POST', '/v3/deposits', JSON.stringify(body));
+        const answers = await Promise.all(Array.from({ length: 12 }, () => create()));
+        const first = answers.find((a) => a.replayed === null);
+        assert.ok(first, JSON.stringify(answers));
+        assert.equal(first.status, 200, first.text);
+        for (const a of answers) assert.deepEqual([a.status, a.text], [200, first.text]);
+        assert.equal(answers.filter((a) => a.replayed === 'true').length, 11);
+        const { rows } = await s.ctx.db.query(`SELECT id FROM deposits WHERE description = $1`, [tag]);
+        assert.deepEqual(rows.map((r) => Number(r.id)), [JSON.parse(first.text).deposit_id]);
+        // The same deposit signed again (a new X-Date) is a new request: its invoice id is taken.
+        if (invoice) {
+          const again = await v3.post('/v3/deposits', body);
+          assert.equal(again.status, 400, JSON.stringify(again.body));
+        }
+      });
+    }
+
     test('a refused request is not stored: the same request may succeed later; GETs are never claimed', async () => {
       const depositId = await completedDeposit();
       const body = JSON.stringify({ deposit_id: depositId, amount: '1.00' });

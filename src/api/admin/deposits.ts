@@ -181,6 +181,8 @@ export function registerAdminDeposits(app: FastifyInstance, ctx: AppContext): vo
         if (rows.length === 0) throw v3Errors.notFound('Merchant not found');
       }
       const saved = await putLimit(ctx.db, { merchantId, country, paymentMethod: method, perTransaction, daily, monthly });
+      // Deposit creation reads the rules through the cache: the new rule applies from now on.
+      ctx.cache.changed();
       return reply.status(200).send(saved);
     },
   );

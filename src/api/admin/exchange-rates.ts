@@ -38,6 +38,8 @@ export function registerAdminExchangeRates(app: FastifyInstance, ctx: AppContext
       if ('USD' in request.body.rates) details.push('rates.USD: is always 1');
       if (details.length) throw v3Errors.validation(details);
       await ctx.db.tx((q) => setUsdRates(q, rates));
+      // Deposit creation reads rates through the cache: the new ones apply from now on.
+      ctx.cache.changed();
       return { rates: await allUsdRates(ctx.db, ctx.config.env) };
     },
   );

@@ -137,7 +137,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         settlement_currency: b.settlement_currency,
         require_svc2: b.require_svc2,
         sandbox_chaos: b.sandbox_chaos,
-      });
+      }, ctx.cache);
       if (!merchant) throw v3Errors.notFound('Merchant not found');
       return merchantView(merchant);
     },
@@ -156,7 +156,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
       },
     },
     async (request) => {
-      const rotated = await rotateCredentials(ctx.db, ctx.box, request.params.id, request.body.set);
+      const rotated = await rotateCredentials(ctx.db, ctx.box, request.params.id, request.body.set, ctx.cache);
       if (!rotated) throw v3Errors.notFound('Merchant not found');
       request.log.info({ merchant_id: rotated.merchant.id, set: request.body.set }, 'credentials rotated');
       return credentialsView(rotated.merchant, rotated.credentials);

@@ -195,6 +195,7 @@ export function registerV3Deposits(app: FastifyInstance, ctx: AppContext): void 
     '/v3/deposits',
     {
       preValidation: v3HeaderAuth(ctx, 'deposits'),
+      config: { claimsReplayInStatement: true },
       validatorCompiler: acceptAnyBody,
       schema: {
         tags: ['deposits'],
@@ -222,6 +223,7 @@ export function registerV3Deposits(app: FastifyInstance, ctx: AppContext): void 
       const result = await createDeposit(ctx, request.merchant!, validated.value, {
         source: 'v3',
         idempotency: key ? { key, fingerprint: fingerprint(request.rawBody ?? '') } : undefined,
+        replay: request.inlineClaim,
       });
       if (result.replayed) reply.header('Idempotent-Replayed', 'true');
       return sendJson(reply, 200, creationResponse(ctx.config.publicBaseUrl, result.deposit));

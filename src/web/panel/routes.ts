@@ -567,7 +567,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     if (!set || !(CREDENTIAL_SETS as string[]).includes(set)) return notFound(c);
     // Only the owner may replace the owner's own panel password from here.
     if (set === 'panel' && c.s.actor.role !== 'owner') return V.messagePage(c.f, c.f.t.forbiddenTitle, c.f.t.forbidden.replace('{role}', c.f.t[`role${c.s.actor.role}`]), 403, c.f);
-    const r = await rotateCredentials(ctx.db, ctx.box, c.s.actor.merchantId, set as CredentialSet);
+    const r = await rotateCredentials(ctx.db, ctx.box, c.s.actor.merchantId, set as CredentialSet, ctx.cache);
     await audit(ctx.db, c.s.actor, 'credentials.rotated', `credentials:${set}`, {}, ctx.now());
     const issued = r!.credentials as Record<string, unknown>;
     const values = (set === 'read_only' ? { read_only_key: issued.read_only_key } : issued[set]) as Record<string, string>;
@@ -589,7 +589,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     if (Object.keys(errors).length) {
       return apiView(c, { urlErrors: errors, urls: { notification_url: c.body.notification_url ?? '', return_url: c.body.return_url ?? '', logo_url: c.body.logo_url ?? '' } });
     }
-    await updateMerchant(ctx.db, c.s.actor.merchantId, patch);
+    await updateMerchant(ctx.db, c.s.actor.merchantId, patch, ctx.cache);
     await audit(ctx.db, c.s.actor, 'settings.urls_changed', null, patch, ctx.now());
     return { redirect: '/panel/settings/api?done=urls' };
   }));
