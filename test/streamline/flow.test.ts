@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
-import { createMerchant, formPost, V3Client, type Credentials } from '../helpers/clients.ts';
+import { admin, createMerchant, formPost, V3Client, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 
@@ -130,6 +130,28 @@ for (const backend of backends()) {
       // x_version 1.0: status 1 and desc only.
       const v10 = await newInvoice(invoiceFields({ type: 'json', control: 'x' }));
       assert.deepEqual(v10.body, { status: '1', desc: 'Invalid control string' });
+    });
+
+    test('customer limits apply to NewInvoice: 304 per transaction and per day', async () => {
+      const lm = await createMerchant(s.url, 'Streamline Limited', { return_url: 'https://shop.example/back' });
+      const put = await admin(s.url, 'PUT', '/admin/limits', { merchant_id: lm.merchant_id, country: 'BR', per_transaction: '50', daily: '60' });
+      assert.equal(put.status, 200, put.text);
+      const invoice = (x_amount: string, x_iduser: string) => {
+        const f = invoiceFields({ x_login: lm.deposits.login, x_trans_key: lm.deposits.trans_key, x_currency: 'USD', x_amount, x_iduser, type: 'json', x_version: '1.1' });
+        f.control = invoiceControl(lm.deposits.secret_key, f);
+        return newInvoice(f);
+      };
+      const tx = await invoice('50.01', '7001');
+      assert.equal(tx.body.error_code, 304, tx.text);
+      assert.match(tx.body.desc, /: TRANSACTION$/);
+      assert.equal((await invoice('50.00', '7001')).body.status, '0');
+      const daily = await invoice('20.00', '7001');
+      assert.equal(daily.body.error_code, 304, daily.text);
+      assert.match(daily.body.desc, /: DAILY$/);
+      // Another x_iduser with the same x_cpf is the same customer.
+      assert.equal((await invoice('20.00', '7002')).body.error_code, 304);
+      // The first merchant has no rule: the same amounts pass.
+      assert.equal((await newInvoice(invoiceFields({ x_currency: 'USD', x_amount: '50.01', type: 'json', x_version: '1.1' }))).body.status, '0');
     });
 
     test('Colombia requires x_mobile and x_address; national phone numbers are read in the country plan', async () => {

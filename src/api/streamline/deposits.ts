@@ -153,7 +153,9 @@ export function registerStreamlineDeposits(app: FastifyInstance, ctx: AppContext
           },
         },
       };
-      const prepared = await prepareDepositRequest(ctx, body, { invoiceMaxLength: 125 });
+      // With the merchant, the customer-limit rules are read in the same round trip as the
+      // exchange rates (as v3 does); without it createDeposit reads them in one more.
+      const prepared = await prepareDepositRequest(ctx, body, { invoiceMaxLength: 125, merchantId: caller.merchant.id });
       if (!prepared.ok) {
         const details = prepared.details.map(renameDetail);
         const documentOnly = details.every((d) => d.startsWith('x_cpf'));
