@@ -9,6 +9,8 @@ import { backends, startTestServer, type TestServer } from '../helpers/server.ts
 import { admin, createMerchant, formPost, V3Client, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
+import { streamlineFields } from '../../src/deposits/notifications.ts';
+import { findDepositByInvoice } from '../../src/deposits/store.ts';
 
 const xml = new XMLParser({ parseTagValue: false });
 const upper = (key: string, msg: string) => createHmac('sha256', key).update(msg, 'utf8').digest('hex').toUpperCase();
@@ -191,6 +193,26 @@ for (const backend of backends()) {
       const x = xml.parse((await webStatus(g.x_invoice, { type: 'XML' })).text).response;
       assert.equal(x.result, '8');
       assert.equal(x.x_invoice, g.x_invoice);
+    });
+
+    test('webpaystatus reads only some columns: its answer is what the whole deposit row gives (Pix, card; with a description)', async () => {
+      for (const extra of [{ x_description: 'Pedido 1' }, { x_bank: 'VI' }] as Record<string, string>[]) {
+        const f = invoiceFields({ x_version: '1.1', type: 'json', ...extra });
+        const created = await newInvoice(f);
+        assert.equal(created.body.status, '0', created.text);
+        await approve(created.body.x_document);
+        const row = await findDepositByInvoice(s.ctx.db, m.merchant_id, f.x_invoice);
+        assert.ok(row);
+        const whole = streamlineFields(row, m.deposits.login, m.deposits.secret_key);
+        const card = whole.x_payment_type === '03';
+        const r = await webStatus(f.x_invoice, { type: 'json' });
+        assert.deepEqual(r.body, {
+          result: whole.result, x_iduser: whole.x_iduser, x_invoice: whole.x_invoice, x_amount: whole.x_amount, PT: '1', Sign: whole.x_control,
+          x_document: whole.x_document, x_bank: whole.x_bank, x_payment_type: whole.x_payment_type, x_bank_name: whole.x_bank_name, x_currency: whole.x_currency,
+          ...(card ? { x_approval_detail: 'Approved', card_number: '' } : {}),
+        });
+        assert.equal(card, extra.x_bank === 'VI');
+      }
     });
 
     test('webpaystatus: the not-found shape exactly; the webpaystatus credential aliases; deposits keys refused', async () => {
