@@ -154,9 +154,10 @@ async function seed(ctx: AppContext, merchantId: number, url: string, prefix: nu
   return bodies;
 }
 
-async function pending(ctx: AppContext): Promise<number> {
-  const { rows } = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM notifications WHERE status = 'pending'`);
-  return rows[0].n;
+/** Cheap enough to ask every 20 ms (a count(*) over the growing table cost the servers CPU). */
+async function anyPending(ctx: AppContext): Promise<boolean> {
+  const { rows } = await ctx.db.query(`SELECT 1 FROM notifications WHERE status = 'pending' LIMIT 1`);
+  return rows.length > 0;
 }
 
 /** Starts caja with `processes` servers, releases the held rows, times until none is pending. */
@@ -165,7 +166,7 @@ async function deliverAll(ctx: AppContext, env: Record<string, string>, processe
   try {
     await ctx.db.query(`UPDATE notifications SET next_attempt_at = now() WHERE status = 'pending'`);
     const t0 = performance.now();
-    while ((await pending(ctx)) > 0) await new Promise((r) => setTimeout(r, 20));
+    while (await anyPending(ctx)) await new Promise((r) => setTimeout(r, 20));
     return (performance.now() - t0) / 1000;
   } finally {
     await caja.stop();

@@ -19,11 +19,13 @@ const EXCERPT_CHARS = 500;
 const READ_LIMIT = 16 * 1024;
 
 // Keep-alive pools: a merchant receiving many notifications gets them over a few connections
-// instead of a TLS handshake each. Sockets are made through the pinned lookup below.
-const agents = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 30_000 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 30_000 }),
-};
+// instead of a TLS handshake each. Sockets are made through the pinned lookup below. The worker's
+// per-origin gate already bounds the connections to one endpoint (CAJA_NOTIFY_PER_ORIGIN_CONCURRENCY,
+// at most 1000), so the pool neither queues requests behind a lower limit nor closes sockets the
+// gate will use again at once: with 16 free sockets kept, every burst above 16 to one endpoint
+// opened new connections (and closed them after). Idle sockets still close after 30 s.
+const POOL = { keepAlive: true, maxSockets: 1000, maxFreeSockets: 1000, timeout: 30_000 };
+const agents = { http: new http.Agent(POOL), https: new https.Agent(POOL) };
 
 /** A lookup that answers only the address the guard checked, whatever DNS says now. */
 function pinnedLookup(target: ResolvedTarget): LookupFunction {

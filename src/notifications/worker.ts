@@ -26,7 +26,13 @@ export class NotificationWorker implements Worker {
   /** Identifies this worker's leases; a new one per worker, so a restart never reuses one. */
   readonly token = randomUUID();
   private readonly gate: OriginGate;
+  /** Every delivery not finished yet, its outcome's write included (stop() waits for them). */
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * Deliveries holding a slot: from the claim until the endpoint answered (or failed). The slot
+   * is free again before the outcome is written, so a slow commit does not idle the slots.
+   */
+  private active = 0;
   private readonly leaseSeconds: number;
   private stopping = false;
   /** The last claim filled every free slot (or skipped busy origins): more may be waiting. */
@@ -37,6 +43,8 @@ export class NotificationWorker implements Worker {
   /** Outcomes waiting to be written together (see recordOutcome). */
   private outcomes: { outcome: AttemptOutcome; done: (err?: unknown) => void }[] = [];
   private flushing: Promise<void> | null = null;
+  /** Outcomes queued or being written. Claiming pauses while they exceed the concurrency. */
+  private unrecorded = 0;
 
   constructor(
     private readonly ctx: AppContext,
@@ -82,8 +90,10 @@ export class NotificationWorker implements Worker {
   private async run(): Promise<void> {
     const n = this.ctx.config.notifications;
     while (!this.stopping) {
-      const free = n.concurrency - this.inFlight.size;
-      if (free > 0) {
+      const free = n.concurrency - this.active;
+      // Back-pressure: when outcomes are written slower than endpoints answer, stop claiming
+      // until they catch up (a flush wakes the loop), so unwritten outcomes stay bounded.
+      if (free > 0 && this.unrecorded < n.concurrency) {
         const excludedOrigins = this.gate.excluded();
         let rows: ClaimedRow[];
         try {
@@ -105,8 +115,10 @@ export class NotificationWorker implements Worker {
         // Anything claimed means more may be waiting: a backlog to one endpoint is claimed only
         // its per-origin share at a time, far fewer rows than free slots, and must not then wait
         // for the next poll (it drained at ~9/s that way). Freed slots wake the loop at once.
-        this.eager = rows.length > 0;
-        if (rows.length === free && this.inFlight.size < n.concurrency) continue;
+        // An origin left out of the claim (at its limit) may have rows waiting too: a claim that
+        // came back empty only because of that must not stop its deliveries from waking the loop.
+        this.eager = rows.length > 0 || excludedOrigins.length > 0;
+        if (rows.length === free && this.active < n.concurrency) continue;
       }
       if (this.stopping) break;
       const reopen = this.gate.nextReopenMs();
@@ -116,9 +128,17 @@ export class NotificationWorker implements Worker {
 
   private dispatch(row: ClaimedRow): void {
     this.gate.start(row.origin);
-    const p: Promise<void> = this.deliver(row)
+    this.active++;
+    let slotHeld = true;
+    const releaseSlot = () => {
+      if (!slotHeld) return;
+      slotHeld = false;
+      this.active--;
+    };
+    const p: Promise<void> = this.deliver(row, releaseSlot)
       .catch((err) => this.report(err, `notification ${row.id}`))
       .finally(() => {
+        releaseSlot();
         this.inFlight.delete(p);
         if (this.eager && this.worthClaiming(row.origin)) this.wake();
       });
@@ -132,12 +152,12 @@ export class NotificationWorker implements Worker {
    */
   private worthClaiming(origin: string): boolean {
     const n = this.ctx.config.notifications;
-    const free = n.concurrency - this.inFlight.size;
+    const free = n.concurrency - this.active;
     const originFree = n.perOriginConcurrency - this.gate.inFlightOf(origin);
     return free >= Math.ceil(n.concurrency / 2) || originFree >= Math.ceil(n.perOriginConcurrency / 2);
   }
 
-  private async deliver(row: ClaimedRow): Promise<void> {
+  private async deliver(row: ClaimedRow, releaseSlot: () => void): Promise<void> {
     const { config, box, db } = this.ctx;
     const n = config.notifications;
     if (row.prev_lease) await recordLostAttempt(db, row).catch((err) => this.report(err, 'recording a lost attempt'));
@@ -175,8 +195,11 @@ export class NotificationWorker implements Worker {
     this.ctx.metrics.notificationAttempts.inc({ result: ok ? 'delivered' : 'failed' });
     if (code !== null) this.ctx.metrics.notificationLatency.observe(result.latencyMs / 1000);
     this.gate.finish(row.origin, ok || endpointAnswered);
-    // The endpoint's slot is free now: refill it at once rather than after the outcome's commit
-    // (outcomes are written in batches; waiting for each capped one endpoint at a few dozen/s).
+    // The slot (overall and the endpoint's) is free now: refill it at once rather than after the
+    // outcome's commit (outcomes are written in batches; waiting for each capped one endpoint at
+    // a few dozen/s, and held every slot for a commit). The row stays leased to this worker
+    // until its outcome is written, so no one claims it meanwhile.
+    releaseSlot();
     if (this.eager && this.worthClaiming(row.origin)) this.wake();
     await this.recordOutcome({
       id: row.id,
@@ -202,6 +225,7 @@ export class NotificationWorker implements Worker {
    * notification is sent again (at least once).
    */
   private recordOutcome(outcome: AttemptOutcome): Promise<void> {
+    this.unrecorded++;
     return new Promise((resolve, reject) => {
       this.outcomes.push({ outcome, done: (err) => (err ? reject(err) : resolve()) });
       if (!this.flushing) this.flushing = this.flush();
@@ -218,6 +242,9 @@ export class NotificationWorker implements Worker {
       } catch (err) {
         for (const b of batch) b.done(err);
       }
+      const wasHeld = this.unrecorded >= this.ctx.config.notifications.concurrency;
+      this.unrecorded -= batch.length;
+      if (wasHeld) this.wake();
     }
     this.flushing = null;
   }
