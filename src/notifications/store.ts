@@ -44,52 +44,56 @@ export interface ClaimOptions {
  * the setting, sees 'off'.
  */
 export async function claimDue(db: Queryable, o: ClaimOptions): Promise<ClaimedRow[]> {
-  const { rows } = await db.query<ClaimedRow>(
-    `WITH cand AS (
-       SELECT n.id, n.lease_until AS prev_lease, n.origin
-       FROM notifications n
-       WHERE n.status = 'pending' AND n.next_attempt_at <= now()
-         AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'
-         AND (n.lease_until IS NULL OR n.lease_until < now())
-         AND NOT (coalesce(n.origin, '') = ANY($1::text[]))
-         -- The head of its subject. A correlated min() (one probe of notifications_subject_idx
-         -- per row looked at) rather than NOT EXISTS, which the planner turns into an anti-join
-         -- over every pending row; this way the scan stops after the batch. '<=' means '=' here
-         -- (the row is pending, so the min is at most its id), but the planner guesses an
-         -- inequality keeps a third of the rows where it guessed '=' keeps 0.5 %: with that guess
-         -- and a large backlog it thought the ordered index scan would have to read every due
-         -- row, and sorted them all instead (35-60 ms a claim at 10,000 due rows, growing).
-         AND n.id <= (SELECT min(p.id) FROM notifications p WHERE p.subject_key = n.subject_key AND p.status = 'pending')
-       ORDER BY n.next_attempt_at, n.id
-       LIMIT $2
-       FOR UPDATE OF n SKIP LOCKED
-     ), ranked AS (
-       SELECT id, prev_lease, origin, row_number() OVER (PARTITION BY origin ORDER BY id) AS rn FROM cand
-     ), chosen AS (
-       SELECT id, prev_lease, origin FROM ranked
-       WHERE rn <= $3::int - coalesce(($4::jsonb ->> coalesce(origin, ''))::int, 0)
-       ORDER BY id
-       LIMIT $5
-     )
-     UPDATE notifications n
-        SET lease_until = now() + make_interval(secs => $6::float8), lease_token = $7, attempt_count = n.attempt_count + 1
-       FROM chosen c
-      WHERE n.id = c.id
-     RETURNING n.id, n.event_id, n.merchant_id, n.url, n.content_type, n.body, n.signing_set, n.attempt_count,
-               coalesce(c.origin, '') AS origin, c.prev_lease,
-               (SELECT cr.secret_enc FROM credentials cr WHERE cr.merchant_id = n.merchant_id AND cr.set_name = n.signing_set) AS secret_enc`,
-    [
-      o.excludedOrigins,
-      // Look past rows of saturated origins so that other merchants' rows still get claimed.
-      o.limit * 4,
-      o.perOriginLimit,
-      JSON.stringify(o.inFlightByOrigin),
-      o.limit,
-      o.leaseSeconds,
-      o.token,
-    ],
-  );
+  const { rows } = await db.query<ClaimedRow>(CLAIM_SQL, claimParams(o));
   return rows.sort((a, b) => a.id - b.id);
+}
+
+/** The claim statement, exported for the test that checks its plan. */
+export const CLAIM_SQL = `WITH cand AS (
+     SELECT n.id, n.lease_until AS prev_lease, n.origin
+     FROM notifications n
+     WHERE n.status = 'pending' AND n.next_attempt_at <= now()
+       AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'
+       AND (n.lease_until IS NULL OR n.lease_until < now())
+       AND NOT (coalesce(n.origin, '') = ANY($1::text[]))
+       -- The head of its subject. A correlated min() (one probe of notifications_subject_idx
+       -- per row looked at) rather than NOT EXISTS, which the planner turns into an anti-join
+       -- over every pending row; this way the scan stops after the batch. '<=' means '=' here
+       -- (the row is pending, so the min is at most its id), but the planner guesses an
+       -- inequality keeps a third of the rows where it guessed '=' keeps 0.5 %: with that guess
+       -- and a large backlog it thought the ordered index scan would have to read every due
+       -- row, and sorted them all instead (35-60 ms a claim at 10,000 due rows, growing).
+       AND n.id <= (SELECT min(p.id) FROM notifications p WHERE p.subject_key = n.subject_key AND p.status = 'pending')
+     ORDER BY n.next_attempt_at, n.id
+     LIMIT $2
+     FOR UPDATE OF n SKIP LOCKED
+   ), ranked AS (
+     SELECT id, prev_lease, origin, row_number() OVER (PARTITION BY origin ORDER BY id) AS rn FROM cand
+   ), chosen AS (
+     SELECT id, prev_lease, origin FROM ranked
+     WHERE rn <= $3::int - coalesce(($4::jsonb ->> coalesce(origin, ''))::int, 0)
+     ORDER BY id
+     LIMIT $5
+   )
+   UPDATE notifications n
+      SET lease_until = now() + make_interval(secs => $6::float8), lease_token = $7, attempt_count = n.attempt_count + 1
+     FROM chosen c
+    WHERE n.id = c.id
+   RETURNING n.id, n.event_id, n.merchant_id, n.url, n.content_type, n.body, n.signing_set, n.attempt_count,
+             coalesce(c.origin, '') AS origin, c.prev_lease,
+             (SELECT cr.secret_enc FROM credentials cr WHERE cr.merchant_id = n.merchant_id AND cr.set_name = n.signing_set) AS secret_enc`;
+
+export function claimParams(o: ClaimOptions): unknown[] {
+  return [
+    o.excludedOrigins,
+    // Look past rows of saturated origins so that other merchants' rows still get claimed.
+    o.limit * 4,
+    o.perOriginLimit,
+    JSON.stringify(o.inFlightByOrigin),
+    o.limit,
+    o.leaseSeconds,
+    o.token,
+  ];
 }
 
 export interface AttemptOutcome {
