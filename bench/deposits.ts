@@ -2,10 +2,12 @@
 // (the machine is shared and noisy, so only ratios compare across runs):
 //   POST /v3/deposits HOSTED and BR Pix ONE_SHOT (with its QR), signed, each request with its own
 //     invoice_id, X-Date and signature   vs  pgbench running the same writes (a script of the real
-//     INSERTs rebuilt from rows the service wrote in this run: deposit, history row, event; and
-//     for Pix the nextval round trip before them) with as many connections as the server's pools
+//     INSERTs rebuilt from rows the service wrote in this run: deposit, history row, event, the
+//     signed request's replay claim; and for Pix the nextval round trip before them) with as many
+//     connections as the server's pools
 //   GET /v3/deposits/{id}, signed        vs  GET /health on the same server
-//   p50/p99 of HOSTED creation at 70 % of the peak rate measured just before, RSS per process
+//   p50/p99 of HOSTED creation at 70 % of the peak rate measured just before, evenly paced
+//   (bench/paced.ts), RSS per process
 //   after the run; all of it with 1 process and with CAJA_PROCESSES=N (BENCH_PROCESSES, default
 //   the number of cores)
 //   the same HTTP figures on the embedded default (PGlite), against its own GET /health
@@ -24,6 +26,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createScratchDatabase, postgresUrl } from '../test/helpers/databases.ts';
+import { paced, type PacedRequest } from './paced.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -153,21 +156,22 @@ function v3Headers(login: string, secret: string, body: string): Record<string, 
 type Kind = 'hosted' | 'pix';
 
 /** Signed deposit creations; every request gets its own invoice_id, X-Date and signature. */
-function depositRequests(login: string, secret: string, kind: Kind, tag: string) {
+function depositRequest(login: string, secret: string, kind: Kind, tag: string): () => PacedRequest {
   let n = 0;
-  return [{
-    method: 'POST',
-    path: '/v3/deposits',
-    setupRequest: (req: Record<string, unknown>) => {
-      const i = ++n;
-      // HOSTED: no payment method, the customer picks one on the hosted page. Pix: a method and a
-      // complete payer make it ONE_SHOT, answered with the BR Code and its QR image.
-      const body = JSON.stringify(kind === 'hosted'
-        ? { country: 'MX', currency: 'MXN', amount: '250.00', invoice_id: `bench-${kind}-${tag}-${i}`, payer: { ...MX_PAYER, id: `user-${i % 5000}` } }
-        : { country: 'BR', currency: 'BRL', amount: '10.50', payment_method: 'IX', invoice_id: `bench-${kind}-${tag}-${i}`, payer: { ...BR_PAYER, id: `user-${i % 5000}` } });
-      return { ...req, body, headers: { 'content-type': 'application/json', ...v3Headers(login, secret, body) } };
-    },
-  }];
+  return () => {
+    const i = ++n;
+    // HOSTED: no payment method, the customer picks one on the hosted page. Pix: a method and a
+    // complete payer make it ONE_SHOT, answered with the BR Code and its QR image.
+    const body = JSON.stringify(kind === 'hosted'
+      ? { country: 'MX', currency: 'MXN', amount: '250.00', invoice_id: `bench-${kind}-${tag}-${i}`, payer: { ...MX_PAYER, id: `user-${i % 5000}` } }
+      : { country: 'BR', currency: 'BRL', amount: '10.50', payment_method: 'IX', invoice_id: `bench-${kind}-${tag}-${i}`, payer: { ...BR_PAYER, id: `user-${i % 5000}` } });
+    return { method: 'POST', path: '/v3/deposits', body, headers: { 'content-type': 'application/json', ...v3Headers(login, secret, body) } };
+  };
+}
+
+function depositRequests(login: string, secret: string, kind: Kind, tag: string) {
+  const next = depositRequest(login, secret, kind, tag);
+  return [{ method: 'POST', path: '/v3/deposits', setupRequest: (req: Record<string, unknown>) => ({ ...req, ...next() }) }];
 }
 
 /** Signed status reads, round-robin over existing deposit ids. */
@@ -191,11 +195,12 @@ function literal(v: string | null): string {
 /**
  * The writes of one deposit creation as a pgbench script, rebuilt from a deposit the service
  * wrote in this run (every column as it stored it, so payment_info carries the same QR image),
- * its history row and its event, in one statement as the service sends it; invoice_id and token
- * vary per transaction. Pix first takes the id from the sequence in a round trip of its own, as
+ * its history row, its event and (signedRequestClaim, v3) the replay claim of the signed request,
+ * in one statement as the service sends it; invoice_id, token and the request hash vary per
+ * transaction. Pix first takes the id from the sequence in a round trip of its own, as
  * the service does before building the payment info.
  */
-export async function pgbenchScript(databaseUrl: string, depositId: number, kind: Kind): Promise<string> {
+export async function pgbenchScript(databaseUrl: string, depositId: number, kind: Kind, opts: { signedRequestClaim?: boolean } = {}): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -219,7 +224,10 @@ ${kind === 'pix' ? `SELECT nextval(pg_get_serial_sequence('deposits', 'id'))::in
 ), e AS (
   INSERT INTO events (merchant_id, type, subject_type, subject_id, data)
   SELECT merchant_id, 'deposit.created', 'deposit', id, ${literal(ev.data)}::jsonb FROM d
-)
+)${opts.signedRequestClaim ? `, r AS (
+  INSERT INTO signed_requests (merchant_id, request_hash, expires_at, deposit_id)
+  SELECT merchant_id, 'pgb-' || :client_id || '-' || :n, now() + interval '5 minutes', id FROM d
+)` : ''}
 SELECT * FROM d;
 `;
   } finally {
@@ -271,9 +279,8 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
               (SELECT max(id) FROM deposits WHERE merchant_id = $1 AND payment_method = 'IX') AS pix`, [creds.merchant_id])).rows[0]!;
     await client.end();
     const status = summary(await runHttp(url, DURATION, statusRequests(login, secret, ids)));
-    // Latency below saturation: a fixed rate of 70 % of the peak just measured.
-    const rate = Math.max(1, Math.round(hosted.rps * 0.7));
-    const at70 = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'hosted', `${tag}-70`), { overallRate: rate }));
+    // Latency below saturation: 70 % of the peak just measured, evenly paced (bench/paced.ts).
+    const at70 = await paced(url, Math.max(1, Math.round(hosted.rps * 0.7)), DURATION, depositRequest(login, secret, 'hosted', `${tag}-70`), CONNECTIONS);
     const rss = serverPids(child.pid!).map(rssMb);
     return {
       creds,
@@ -284,7 +291,7 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
         deposit_hosted: hosted,
         deposit_pix_one_shot: pix,
         get_deposit: status,
-        hosted_at_70_percent: { rate_per_s: rate, ...at70 },
+        hosted_at_70_percent: at70,
         rss_mb_per_process_after: rss.length > 1 ? rss.slice(1) : rss,
         rss_mb_primary: rss.length > 1 ? rss[0] : undefined,
       },
@@ -346,8 +353,8 @@ export async function benchDeposits(): Promise<Record<string, unknown>> {
     }
     // The baselines run with the servers stopped, so that the database has the machine to
     // itself as each server had; one pgbench per connection count the servers used.
-    const hostedScript = await pgbenchScript(db.url, samples.hosted, 'hosted');
-    const pixScript = await pgbenchScript(db.url, samples.pix, 'pix');
+    const hostedScript = await pgbenchScript(db.url, samples.hosted, 'hosted', { signedRequestClaim: true });
+    const pixScript = await pgbenchScript(db.url, samples.pix, 'pix', { signedRequestClaim: true });
     const baselines: Record<string, unknown> = {};
     for (const r of runs as any[]) {
       const conns = POOL * r.processes;

@@ -30,6 +30,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How long credentials, exchange rates and limit rules read by requests are kept in memory. */
   cacheSeconds: number;
+  /** Group commit of deposit creations (src/db/batcher.ts): rows per statement, statements at once. */
+  depositBatch: { maxBatch: number; maxInFlight: number };
   workers: boolean;
   notifications: {
     timeoutMs: number;
@@ -143,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxAutoSeconds: int(env, 'CAJA_SANDBOX_AUTO_SECONDS', 5, 0, 86400),
     shutdownTimeoutMs: int(env, 'CAJA_SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
     cacheSeconds: int(env, 'CAJA_CACHE_SECONDS', 5, 0, 3600),
+    depositBatch: { maxBatch: int(env, 'CAJA_DEPOSIT_BATCH_SIZE', 64, 1, 1000), maxInFlight: int(env, 'CAJA_DEPOSIT_BATCH_IN_FLIGHT', 4, 1, 100) },
     workers: bool(env, 'CAJA_WORKERS', true),
     notifications: {
       timeoutMs: int(env, 'CAJA_NOTIFY_TIMEOUT_MS', 10000, 100, 120000),

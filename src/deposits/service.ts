@@ -40,7 +40,8 @@ import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { resolveUsdRates } from '../lookups/exchange-rates.ts';
 import type { LimitRule } from '../domain/limits.ts';
-import { toJson } from './json.ts';
+import { RawJson, toJson } from './json.ts';
+import { Batcher } from '../db/batcher.ts';
 import { applicableRule, checkCustomerLimits, type LimitRow, loadLimitRules, rulesFromRows } from './limits.ts';
 import { creditDeposit } from '../balances/service.ts';
 import { depositNotifications } from './notifications.ts';
@@ -159,36 +160,69 @@ const COLUMNS = [
   'bank_account', 'crypto', 'extra', 'payment_info', 'sandbox_outcome', 'sandbox_due_at', 'expires_at', 'created_at', 'updated_at',
 ] as const;
 
-// One statement writes the deposit, its first history row, its creation event and the
-// idempotency key's deposit id: on its own it is atomic, so a creation that needs neither a key
-// nor a limit check is a single round trip; inside a transaction it keeps the locks short.
-const N = COLUMNS.length;
+// One statement writes a batch of deposits (src/db/batcher.ts: concurrent creations share it),
+// each with its first history row, its creation event, its signed request's replay claim and its
+// idempotency key's deposit id: atomic by itself, so a creation that needs neither a key nor a
+// limit check is a single round trip; inside a transaction it keeps the locks short. The rows come
+// as one JSON array read into the table's own row type, so the statement text is the same for
+// any batch size (prepared once per connection).
+//   A claim already taken by a copy of the same signed request (auth/replay.ts) leaves its row out
+// (the copy is answered from the deposit its claim names), as does an invoice id already used;
+// a claim waits for a copy still running to commit first.
 const INSERT_SQL = `
-WITH d AS (
+WITH i AS MATERIALIZED (
+  SELECT COALESCE(r.id, nextval(pg_get_serial_sequence('deposits', 'id'))::integer) AS new_id, r.*,
+         j->>'actor' AS actor, j->>'at' AS at, j->>'request_hash' AS request_hash, (j->>'claim_expires_at')::timestamptz AS claim_expires_at
+  FROM jsonb_array_elements($1::jsonb) AS x(j), LATERAL jsonb_populate_record(NULL::deposits, j) AS r
+), c AS (
+  INSERT INTO signed_requests (merchant_id, request_hash, expires_at, deposit_id)
+  SELECT merchant_id, request_hash, claim_expires_at, new_id FROM i WHERE request_hash IS NOT NULL
+  ON CONFLICT DO NOTHING
+  RETURNING deposit_id
+), d AS (
   INSERT INTO deposits (${COLUMNS.join(', ')})
-  VALUES (COALESCE($1::integer, nextval(pg_get_serial_sequence('deposits', 'id'))::integer), ${COLUMNS.slice(1).map((_, i) => `$${i + 2}`).join(', ')})
+  SELECT new_id, ${COLUMNS.slice(1).join(', ')} FROM i WHERE request_hash IS NULL OR new_id IN (SELECT deposit_id FROM c)
   ON CONFLICT (merchant_id, invoice_id) DO NOTHING
   RETURNING *
 ), h AS (
   INSERT INTO deposit_status_changes (deposit_id, from_status, to_status, cause, actor, created_at)
-  SELECT id, NULL, 'PENDING', 'created', $${N + 1}, created_at FROM d
+  SELECT d.id, NULL, 'PENDING', 'created', i.actor, d.created_at FROM d JOIN i ON i.new_id = d.id
 ), e AS (
   -- The creation event (as recordEvent writes it; creation notifies nobody).
   INSERT INTO events (merchant_id, type, subject_type, subject_id, data)
-  SELECT merchant_id, 'deposit.created', 'deposit', id, json_build_object(
-    'deposit_id', id, 'invoice_id', invoice_id, 'status', status, 'source', source, 'checkout_type', checkout_type, 'at', $${N + 3}::text)
-  FROM d
+  SELECT d.merchant_id, 'deposit.created', 'deposit', d.id, json_build_object(
+    'deposit_id', d.id, 'invoice_id', d.invoice_id, 'status', d.status, 'source', d.source, 'checkout_type', d.checkout_type, 'at', i.at)
+  FROM d JOIN i ON i.new_id = d.id
 ), k AS (
-  UPDATE idempotency_keys SET deposit_id = (SELECT id FROM d)
-  WHERE $${N + 2}::text IS NOT NULL AND merchant_id = $2 AND scope = 'deposits' AND key = $${N + 2}
-), r AS (
-  -- The signed request's replay claim (auth/replay.ts): a copy that already committed makes this
-  -- insert fail on the primary key, and the whole statement with it; one still running makes it
-  -- wait for that copy's commit first.
-  INSERT INTO signed_requests (merchant_id, request_hash, expires_at, deposit_id)
-  SELECT merchant_id, $${N + 4}, $${N + 5}, id FROM d WHERE $${N + 4}::text IS NOT NULL
+  UPDATE idempotency_keys SET deposit_id = d.id FROM d
+  WHERE $2::text IS NOT NULL AND idempotency_keys.merchant_id = d.merchant_id AND scope = 'deposits' AND key = $2
 )
 SELECT * FROM d`;
+
+/** One deposit to write: its columns (JSON values; jsonb ones as RawJson) and the extras. */
+type NewDepositRow = Record<(typeof COLUMNS)[number], unknown> & { actor: string; at: string; request_hash: string | null; claim_expires_at: Date | null };
+
+/** Writes deposits in one statement; each gets its row, or null when it was left out (above). */
+async function writeDeposits(q: Queryable, rows: NewDepositRow[], idempotencyKey: string | null = null): Promise<(DepositRow | null)[]> {
+  const { rows: written } = await q.query<DepositRow>(INSERT_SQL, [toJson(rows), idempotencyKey], { name: 'caja_deposit_insert' });
+  // Tokens are random per deposit: they say which row is whose.
+  const byToken = new Map(written.map((r) => [r.token, r]));
+  return rows.map((r) => byToken.get(r.token as string) ?? null);
+}
+
+const writers = new WeakMap<Queryable, Batcher<NewDepositRow, DepositRow | null>>();
+
+/** The process's deposit batcher for its database. */
+function batchedWriter(ctx: AppContext): Batcher<NewDepositRow, DepositRow | null> {
+  let w = writers.get(ctx.db);
+  if (!w) {
+    // By default up to 64 deposits a statement, 4 statements at a time: enough to keep two cores'
+    // worth of database busy without taking more than a few of the pool's 20 connections.
+    w = new Batcher((rows) => writeDeposits(ctx.db, rows), { ...ctx.config.depositBatch, onBatch: (n) => ctx.metrics.depositBatchSize.observe(n) });
+    writers.set(ctx.db, w);
+  }
+  return w;
+}
 
 export async function createDeposit(ctx: AppContext, merchant: Merchant, input: DepositRequest, opts: CreateOptions): Promise<CreateResult> {
   const now = ctx.now();
@@ -217,22 +251,30 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   }
 
   const payerName = [input.payer.first_name, input.payer.last_name].filter(Boolean).join(' ') || null;
-  const values: unknown[] = [
-    id, merchant.id, opts.source, invoiceId, userId, input.country, toDb(input.amount), input.currency,
-    toDb(input.localAmount), input.localCurrency, toDb(input.usdAmount), toDb(local.fee), toDb(local.surcharge),
-    toDb(local.payerAmount), toDb(usd.fee), toDb(usd.merchantAmount), input.feeOnPayer, input.surchargeOnPayer,
-    method?.code ?? null, type, input.paymentTypes, opts.bankCode ?? null, input.checkoutType, token, 'PENDING', input.test,
-    JSON.stringify(input.payer), input.payer.document ?? null, input.payer.document_type ?? null, payerName,
-    input.payer.email ?? null, input.missingPayerFields, input.invalidPayerFields, input.description,
-    input.notificationUrl, opts.confirmationUrl ?? null, opts.returnUrl ?? null, input.backUrl, input.successUrl,
-    input.errorUrl, input.logo, input.language, input.clientIp, input.deviceId, input.mobile, input.earlyRelease,
-    input.bonusAmount ? toDb(input.bonusAmount) : null, input.bonusRelative,
-    input.strikethroughPrice ? toDb(input.strikethroughPrice) : null,
-    input.reportedInfo ? JSON.stringify(input.reportedInfo) : null, input.bankAccount ? JSON.stringify(input.bankAccount) : null,
-    cryptoColumn(method, input.crypto, usd.payerAmount, token), JSON.stringify(opts.extra ?? {}), paymentInfo,
-    outcome, outcome ? new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000) : null, expiresAt, now, now,
-    opts.actor ?? 'merchant', opts.idempotency?.key ?? null, now.toISOString(), opts.replay?.hash ?? null, opts.replay?.expiresAt ?? null,
-  ];
+  const json = (text: string | null) => (text === null ? null : new RawJson(text));
+  const row: NewDepositRow = {
+    id, merchant_id: merchant.id, source: opts.source, invoice_id: invoiceId, user_id: userId, country: input.country,
+    amount: toDb(input.amount), currency: input.currency, local_amount: toDb(input.localAmount), local_currency: input.localCurrency,
+    usd_amount: toDb(input.usdAmount), fee_local: toDb(local.fee), surcharge_local: toDb(local.surcharge),
+    payer_amount: toDb(local.payerAmount), fee_usd: toDb(usd.fee), merchant_usd: toDb(usd.merchantAmount),
+    fee_on_payer: input.feeOnPayer, surcharge_on_payer: input.surchargeOnPayer,
+    payment_method: method?.code ?? null, payment_type: type, payment_types: input.paymentTypes, bank_code: opts.bankCode ?? null,
+    checkout_type: input.checkoutType, token, status: 'PENDING', test: input.test,
+    payer: json(JSON.stringify(input.payer)), payer_document: input.payer.document ?? null, payer_document_type: input.payer.document_type ?? null,
+    payer_name: payerName, payer_email: input.payer.email ?? null, missing_fields: input.missingPayerFields, invalid_fields: input.invalidPayerFields,
+    description: input.description, notification_url: input.notificationUrl, confirmation_url: opts.confirmationUrl ?? null,
+    return_url: opts.returnUrl ?? null, back_url: input.backUrl, success_url: input.successUrl, error_url: input.errorUrl,
+    logo: input.logo, language: input.language, client_ip: input.clientIp, device_id: input.deviceId, mobile: input.mobile,
+    early_release: input.earlyRelease, bonus_amount: input.bonusAmount ? toDb(input.bonusAmount) : null, bonus_relative: input.bonusRelative,
+    strikethrough_price: input.strikethroughPrice ? toDb(input.strikethroughPrice) : null,
+    reported_info: json(input.reportedInfo ? JSON.stringify(input.reportedInfo) : null),
+    bank_account: json(input.bankAccount ? JSON.stringify(input.bankAccount) : null),
+    crypto: json(cryptoColumn(method, input.crypto, usd.payerAmount, token)), extra: json(JSON.stringify(opts.extra ?? {})),
+    payment_info: paymentInfo, sandbox_outcome: outcome,
+    sandbox_due_at: outcome ? new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000) : null,
+    expires_at: expiresAt, created_at: now, updated_at: now,
+    actor: opts.actor ?? 'merchant', at: now.toISOString(), request_hash: opts.replay?.hash ?? null, claim_expires_at: opts.replay?.expiresAt ?? null,
+  };
   const limitCheck = {
     merchantId: merchant.id, country: input.country, paymentMethod: method?.code ?? null, userId,
     document: input.payer.document, amountUsd: input.usdAmount, now,
@@ -241,15 +283,20 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   const rules = pre && pre.merchantId === merchant.id ? pre.rules : await loadLimitRules(ctx.db, merchant.id, input.country);
   const rule = applicableRule(rules, limitCheck);
 
+  /** The invoice id is taken: by another request, or by this one's copy that ran first. */
+  const leftOut = () => (opts.replay ? new MaybeReplay() : depositErrors.invoiceUsed());
   const insert = async (q: Queryable) => {
-    const { rows } = await q.query<DepositRow>(INSERT_SQL, values, { name: 'caja_deposit_insert' });
-    // The invoice id is taken: by another request, or by this one's copy that ran first.
-    if (!rows[0]) throw opts.replay ? new MaybeReplay() : depositErrors.invoiceUsed();
-    return rows[0];
+    const [written] = await writeDeposits(q, [row], opts.idempotency?.key ?? null);
+    if (!written) throw leftOut();
+    return written;
   };
 
   try {
-    if (!opts.idempotency && !rule) return { deposit: await insert(ctx.db), replayed: false };
+    if (!opts.idempotency && !rule) {
+      const written = await batchedWriter(ctx).submit(row);
+      if (!written) throw leftOut();
+      return { deposit: written, replayed: false };
+    }
 
     const deposit = await ctx.db.tx(async (q) => {
       if (opts.idempotency) {
@@ -282,7 +329,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
       if (!deposit) throw v3Errors.idempotencyKeyUsed();
       return { deposit, replayed: true };
     }
-    if (opts.replay && (err instanceof MaybeReplay || isClaimConflict(err))) {
+    if (opts.replay && err instanceof MaybeReplay) {
       const deposit = await claimedDeposit(ctx.db, merchant.id, opts.replay.hash);
       if (deposit) return { deposit, replayed: true };
       throw depositErrors.invoiceUsed();
@@ -292,12 +339,6 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
 }
 
 class MaybeReplay {}
-
-/** The claim insert of INSERT_SQL failed: a copy of this signed request committed first. */
-function isClaimConflict(err: unknown): boolean {
-  const e = err as { code?: string; constraint?: string; message?: string };
-  return e.code === '23505' && (e.constraint === 'signed_requests_pkey' || (e.message ?? '').includes('signed_requests_pkey'));
-}
 
 /** The deposit a signed request created, when a copy of it ran first. */
 async function claimedDeposit(q: Queryable, merchantId: number, hash: string): Promise<DepositRow | null> {

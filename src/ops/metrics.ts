@@ -11,6 +11,8 @@ export interface Metrics {
   /** result: delivered or failed; notifications given up on show in the caja_notifications gauge. */
   notificationAttempts: Counter<'result'>;
   notificationLatency: Histogram;
+  /** Deposits written by one statement (src/db/batcher.ts): how much group commit happens. */
+  depositBatchSize: Histogram;
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -44,6 +46,12 @@ export function createMetrics(): Metrics {
       name: 'caja_notification_delivery_seconds',
       help: 'Time from the start of a delivery attempt to the merchant endpoint answering',
       buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    depositBatchSize: new Histogram({
+      name: 'caja_deposit_batch_size',
+      help: 'Deposits created by one insert statement (concurrent creations share one)',
+      buckets: [1, 2, 4, 8, 16, 32, 64],
       registers: [registry],
     }),
   };

@@ -21,7 +21,8 @@ for (const backend of backends()) {
     let v3: V3Client;
 
     before(async () => {
-      s = await startTestServer(backend);
+      // One insert statement at a time, so that concurrent creations queue and share batches.
+      s = await startTestServer(backend, { CAJA_DEPOSIT_BATCH_IN_FLIGHT: '1' });
       creds = await createMerchant(s.url, 'Acme');
       v3 = V3Client.deposits(s.url, creds);
     });
@@ -179,6 +180,62 @@ for (const backend of backends()) {
       assert.ok(results.filter((r) => r.status !== 200).every((r) => r.body.code === 201));
       const { rows } = await s.ctx.db.query('SELECT count(*)::int AS n FROM deposits WHERE invoice_id = $1', [invoice]);
       assert.equal(rows[0].n, 1);
+    });
+
+    test('a burst of creations written in shared batches: each answer is its own deposit, with its history and event', async () => {
+      // 120 at once: distinct deposits (some ONE_SHOT Pix), ten pairs sharing an invoice id, and
+      // signed copies of one request; the server groups them into multi-row statements.
+      const tag = inv('burst');
+      const bodies = Array.from({ length: 100 }, (_, i) => (i % 4 === 0
+        ? { country: 'BR', currency: 'BRL', amount: `${10 + i}.25`, payment_method: 'IX', invoice_id: `${tag}-${i}`, payer: BR_PAYER }
+        : { country: 'MX', currency: 'MXN', amount: `${100 + i}.50`, invoice_id: `${tag}-${i}`, description: `burst ${i}` }));
+      const pairs = Array.from({ length: 10 }, (_, i) => ({ country: 'MX', amount: '5.00', invoice_id: `${tag}-pair-${i}` }));
+      const copyBody = JSON.stringify({ country: 'MX', amount: '6.00', invoice_id: `${tag}-copy` });
+      const xDate = xDateNow();
+      const copy = () => fetch(`${s.url}/v3/deposits`, {
+        method: 'POST', body: copyBody,
+        headers: { 'Content-Type': 'application/json', 'X-Date': xDate, 'X-Login': creds.deposits.login, Authorization: `SVC ${hmac(creds.deposits.secret_key, xDate + creds.deposits.login + copyBody)}` },
+      }).then(async (r) => ({ status: r.status, replayed: r.headers.get('idempotent-replayed'), text: await r.text() }));
+      const batches = async () => (await s.ctx.metrics.depositBatchSize.get()).values.find((v) => v.metricName === 'caja_deposit_batch_size_count')?.value ?? 0;
+      const batchesBefore = await batches();
+      // The database is held busy for a moment (a transaction locking a table the inserts write),
+      // as under load: the first insert waits, the other creations queue behind it.
+      let locked!: () => void;
+      const lockTaken = new Promise<void>((r) => (locked = r));
+      const hold = s.ctx.db.tx(async (q) => {
+        await q.query('LOCK TABLE deposit_status_changes IN EXCLUSIVE MODE');
+        locked();
+        await new Promise((r) => setTimeout(r, 400));
+      });
+      await lockTaken;
+      const [distinct, paired, copies] = await Promise.all([
+        Promise.all(bodies.map((b) => v3.post('/v3/deposits', b))),
+        Promise.all([...pairs, ...pairs].map((b) => v3.post('/v3/deposits', b))),
+        Promise.all(Array.from({ length: 10 }, copy)),
+        hold,
+      ]);
+      distinct.forEach((r, i) => {
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.body.merchant_invoice_id, bodies[i]!.invoice_id, 'each answer is its own deposit');
+        assert.equal(r.body.checkout_type, i % 4 === 0 ? 'ONE_SHOT' : 'HOSTED');
+      });
+      for (let i = 0; i < 10; i++) {
+        const statuses = [paired[i]!, paired[i + 10]!].map((r) => (r.status === 200 ? 200 : r.body.code));
+        assert.deepEqual(statuses.sort(), [200, 201], `pair ${i}: one deposit, one 201`);
+      }
+      assert.ok(copies.every((c) => c.status === 200 && c.text === copies[0]!.text), JSON.stringify(copies));
+      assert.equal(copies.filter((c) => c.replayed === 'true').length, 9);
+      const ids = distinct.map((r) => r.body.deposit_id as number);
+      const { rows } = await s.ctx.db.query<{ id: number; amount: string; history: number; events: number }>(
+        `SELECT d.id, d.amount::text AS amount,
+                (SELECT count(*)::int FROM deposit_status_changes h WHERE h.deposit_id = d.id) AS history,
+                (SELECT count(*)::int FROM events e WHERE e.subject_type = 'deposit' AND e.subject_id = d.id) AS events
+         FROM deposits d WHERE d.invoice_id LIKE $1 || '%' ORDER BY d.id`, [tag]);
+      assert.equal(rows.length, 100 + 10 + 1, 'no deposit lost or doubled');
+      assert.ok((await batches()) - batchesBefore < 130, 'some statements wrote several deposits');
+      assert.ok(rows.every((r) => r.history === 1 && r.events === 1), 'one history row and one creation event each');
+      const byId = new Map(rows.map((r) => [Number(r.id), r.amount]));
+      ids.forEach((id, i) => assert.equal(byId.get(id), bodies[i]!.amount));
     });
 
     test('idempotency: same key and body replays; another body is 104; the misspelt header works', async () => {
