@@ -11,6 +11,7 @@
 //        opts.confirmationUrl / returnUrl / bankCode / extra / userId: streamline columns
 //     Errors (ApiError): 201 invoice_id already used, 304 customer limit, 104 idempotency.
 //   getDeposit(ctx, merchantId, id)           a merchant's own deposit, or null
+//   getDepositStatus(ctx, merchantId, id)     only what its status view shows (the hot GET)
 //   transitionDeposit(ctx, id, to, cause, {actor, merchantId?, note?})
 //                                             one status change: checked against the state
 //                                             machine, recorded with time and cause, balance
@@ -47,6 +48,7 @@ import { creditDeposit } from '../balances/service.ts';
 import { depositNotifications } from './notifications.ts';
 import { type DepositRow, findDeposit } from './store.ts';
 import type { InlineClaim } from '../auth/replay.ts';
+import { STATUS_VIEW_COLUMNS, type StatusViewRow } from './views.ts';
 
 export type DepositSource = 'v3' | 'streamline';
 
@@ -112,14 +114,29 @@ export async function prepareDepositRequest(
 }
 
 /**
- * The id of a ONE_SHOT deposit, needed before its transaction (its payment info names it). One
- * nextval per deposit, not a block per process: ids then follow creation order across every
- * process sharing the database, which merchants sort and reconcile by (issue 14).
+ * The id of a ONE_SHOT deposit, needed before its insert (its payment info names it). Ids come
+ * from the table's sequence, not from a block per process: they then follow creation order across
+ * every process sharing the database, which merchants sort and reconcile by (issue 14).
+ * Concurrent creations share one round trip for theirs.
  */
-async function nextDepositId(ctx: AppContext): Promise<number> {
-  const { rows } = await ctx.db.query<{ id: number }>(`SELECT nextval(pg_get_serial_sequence('deposits', 'id'))::integer AS id`);
-  return rows[0].id;
+function nextDepositId(ctx: AppContext): Promise<number> {
+  let ids = idAllocators.get(ctx.db);
+  if (!ids) {
+    const db = ctx.db;
+    ids = new Batcher<null, number>(async (items) => {
+      const { rows } = await db.query<{ id: number }>(
+        `SELECT nextval(pg_get_serial_sequence('deposits', 'id'))::integer AS id FROM generate_series(1, $1::integer)`,
+        [items.length],
+        { name: 'caja_deposit_ids' },
+      );
+      return rows.map((r) => r.id);
+    }, { maxBatch: 64, maxInFlight: 2 });
+    idAllocators.set(ctx.db, ids);
+  }
+  return ids.submit(null);
 }
+
+const idAllocators = new WeakMap<Queryable, Batcher<null, number>>();
 
 export interface CreateOptions {
   source: DepositSource;
@@ -347,6 +364,33 @@ async function claimedDeposit(q: Queryable, merchantId: number, hash: string): P
     [merchantId, hash],
   );
   return rows[0]?.deposit_id ? findDeposit(q, rows[0].deposit_id) : null;
+}
+
+const STATUS_SQL = `SELECT merchant_id, ${STATUS_VIEW_COLUMNS.join(', ')} FROM deposits WHERE id = ANY($1::integer[])`;
+
+type StatusLookup = { merchantId: number; id: number };
+const statusReaders = new WeakMap<Queryable, Batcher<StatusLookup, StatusViewRow | null>>();
+
+/**
+ * What GET /v3/deposits/{id} shows of a merchant's own deposit, or null. Concurrent look-ups
+ * share one indexed read (src/db/batcher.ts), so a busy server sends one query for many.
+ */
+export function getDepositStatus(ctx: AppContext, merchantId: number, id: number): Promise<StatusViewRow | null> {
+  let reader = statusReaders.get(ctx.db);
+  if (!reader) {
+    const db = ctx.db;
+    reader = new Batcher<StatusLookup, StatusViewRow | null>(async (items) => {
+      const { rows } = await db.query<StatusViewRow & { merchant_id: number }>(STATUS_SQL, [items.map((i) => i.id)], { name: 'caja_deposit_status' });
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      // Another merchant's deposit is not found, exactly as a missing one.
+      return items.map((i) => {
+        const r = byId.get(i.id);
+        return r && r.merchant_id === i.merchantId ? r : null;
+      });
+    }, { maxBatch: 64, maxInFlight: 4 });
+    statusReaders.set(ctx.db, reader);
+  }
+  return reader.submit({ merchantId, id });
 }
 
 export async function getDeposit(ctx: AppContext, merchantId: number, id: number): Promise<DepositRow | null> {

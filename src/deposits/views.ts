@@ -48,12 +48,21 @@ function cardDetailView(stored: Record<string, unknown> | null): Record<string, 
 }
 
 /** The quote fixed at creation, with its decimals as exact JSON numbers. */
-function cryptoView(d: DepositRow): Record<string, unknown> | null {
+function cryptoView(d: Pick<DepositRow, 'country' | 'payment_method' | 'crypto'>): Record<string, unknown> | null {
   const c = findMethod(d.country, d.payment_method ?? '')?.kind === 'crypto' ? storedCryptoDetail(d.crypto) : null;
   return c && { currency: c.currency, wallet: c.wallet, network: c.network, crypto_fx: dec(c.crypto_fx), crypto_amount: dec(c.crypto_amount) };
 }
 
-export function statusView(d: DepositRow): Record<string, unknown> {
+/** What statusView reads: GET /v3/deposits/{id} selects only these (not the 3 kB payment_info). */
+export const STATUS_VIEW_COLUMNS = [
+  'id', 'invoice_id', 'user_id', 'country', 'local_currency', 'usd_amount', 'local_amount', 'amount', 'currency', 'bonus_amount',
+  'bonus_relative', 'payment_method', 'payment_type', 'status', 'checkout_type', 'payer', 'card_detail', 'crypto', 'fee_usd',
+  'refunded_amount', 'test', 'created_at', 'updated_at', 'expires_at', 'approved_at', 'completed_at', 'cancelled_at',
+] as const satisfies readonly (keyof DepositRow)[];
+
+export type StatusViewRow = Pick<DepositRow, (typeof STATUS_VIEW_COLUMNS)[number]>;
+
+export function statusView(d: StatusViewRow): Record<string, unknown> {
   const p = d.payer;
   return {
     deposit_id: d.id,
@@ -102,6 +111,6 @@ export function statusView(d: DepositRow): Record<string, unknown> {
   };
 }
 
-export function statusResponse(d: DepositRow): string {
+export function statusResponse(d: StatusViewRow): string {
   return toJson(statusView(d));
 }

@@ -6,7 +6,8 @@
 // through pngjs trying five row filters per row: ≈3-5 ms of CPU per Pix deposit in all, most of
 // the cost of creating one. qr scores masks over packed bit rows (≈0.05 ms), and a QR symbol is
 // black and white, so a 1-bit greyscale PNG with no row filter holds the picture (4 pixels per
-// module, a 2-module quiet zone, as before) in a thirty-second of the raw bytes.
+// module, a 2-module quiet zone, as before) in a thirty-second of the raw bytes. Deflate level 1:
+// half the CPU of the default level for ≈120 more bytes on a BR Code's image.
 
 import { crc32, deflateSync } from 'node:zlib';
 import encodeQR from 'qr';
@@ -31,14 +32,16 @@ export function qrMatrixToPng(modules: boolean[][]): Buffer {
   const width = modules.length * SCALE;
   const stride = 1 + Math.ceil(width / 8); // filter byte, then 8 pixels a byte, 1 = white
   const raw = Buffer.alloc(stride * width, 0xff);
-  for (let y = 0; y < width; y++) {
-    const row = y * stride;
-    raw[row] = 0; // filter: none
-    const line = modules[Math.floor(y / SCALE)]!;
+  // Each module row is packed once, then copied to its SCALE pixel rows.
+  for (let my = 0; my < modules.length; my++) {
+    const first = my * SCALE * stride;
+    raw[first] = 0; // filter: none
+    const line = modules[my]!;
     for (let mx = 0; mx < line.length; mx++) {
       if (!line[mx]) continue;
-      for (let x = mx * SCALE; x < (mx + 1) * SCALE; x++) raw[row + 1 + (x >> 3)]! &= ~(0x80 >> (x & 7));
+      for (let x = mx * SCALE; x < (mx + 1) * SCALE; x++) raw[first + 1 + (x >> 3)]! &= ~(0x80 >> (x & 7));
     }
+    for (let k = 1; k < SCALE; k++) raw.copy(raw, first + k * stride, first, first + stride);
   }
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
@@ -46,7 +49,7 @@ export function qrMatrixToPng(modules: boolean[][]): Buffer {
   ihdr[8] = 1; // bit depth
   ihdr[9] = 0; // greyscale
   // compression, filter method and interlace stay 0
-  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
 }
 
 /** Error correction M: BR Codes stay scannable from phone screens with a small logo or glare. */

@@ -238,6 +238,30 @@ for (const backend of backends()) {
       ids.forEach((id, i) => assert.equal(byId.get(id), bodies[i]!.amount));
     });
 
+    test('concurrent status reads share one query: each merchant still sees only its own deposits', async () => {
+      const other = V3Client.deposits(s.url, await createMerchant(s.url, 'Reader'));
+      const mine = await v3.post('/v3/deposits', { country: 'MX', amount: '12.34', invoice_id: inv('read') });
+      const theirs = await other.post('/v3/deposits', { country: 'BR', amount: '56.78', invoice_id: inv('read') });
+      const [a, b] = [mine.body.deposit_id as number, theirs.body.deposit_id as number];
+      // Interleaved reads of both deposits by both merchants, and of ids that do not exist.
+      const reads = await Promise.all(Array.from({ length: 40 }, (_, i) => {
+        const client = i % 2 === 0 ? v3 : other;
+        const id = [a, b, 2147483647][i % 3]!;
+        return client.get(`/v3/deposits/${id}`).then((r) => ({ mine: client === v3, id, r }));
+      }));
+      for (const { mine: isMine, id, r } of reads) {
+        const own = (isMine && id === a) || (!isMine && id === b);
+        if (own) {
+          assert.equal(r.status, 200, r.text);
+          assert.equal(r.body.deposit_id, id);
+          assert.equal(r.text.includes('"amount":12.34'), id === a);
+        } else {
+          assert.equal(r.status, 404, r.text);
+          assert.equal(r.body.code, 208);
+        }
+      }
+    });
+
     test('idempotency: same key and body replays; another body is 104; the misspelt header works', async () => {
       const key = inv('key');
       const body = { country: 'BR', amount: '7.00', payment_method: 'IX', payer: BR_PAYER };
