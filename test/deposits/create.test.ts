@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { createMerchant, hmac, V3Client, xDateNow, type Credentials } from '../helpers/clients.ts';
 import { verifyPixCrc } from '../../src/domain/pix.ts';
+import { RETURNED } from '../../src/deposits/service.ts';
 import { isValidClabe } from '../../src/domain/clabe.ts';
 import { boletoFromDigitableLine, isValidBoletoBarcode } from '../../src/domain/vouchers.ts';
 
@@ -236,6 +237,12 @@ for (const backend of backends()) {
       assert.ok(rows.every((r) => r.history === 1 && r.events === 1), 'one history row and one creation event each');
       const byId = new Map(rows.map((r) => [Number(r.id), r.amount]));
       ids.forEach((id, i) => assert.equal(byId.get(id), bodies[i]!.amount));
+    });
+
+    test('a created deposit comes back with every column of the table (payment_info from the request, not the database)', async () => {
+      const { rows } = await s.ctx.db.query<{ column_name: string }>(
+        `SELECT column_name FROM information_schema.columns WHERE table_name = 'deposits' AND table_schema = current_schema()`);
+      assert.deepEqual([...RETURNED, 'payment_info'].sort(), rows.map((r) => r.column_name).sort());
     });
 
     test('concurrent status reads share one query: each merchant still sees only its own deposits', async () => {
