@@ -279,8 +279,10 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
               (SELECT max(id) FROM deposits WHERE merchant_id = $1 AND payment_method = 'IX') AS pix`, [creds.merchant_id])).rows[0]!;
     await client.end();
     const status = summary(await runHttp(url, DURATION, statusRequests(login, secret, ids)));
-    // Latency below saturation: 70 % of the peak just measured, evenly paced (bench/paced.ts).
+    // Latency below saturation: 70 % of the peak just measured, evenly paced (bench/paced.ts),
+    // and 35 %, to show how it grows with load (the peak keeps every core of the machine busy).
     const at70 = await paced(url, Math.max(1, Math.round(hosted.rps * 0.7)), DURATION, depositRequest(login, secret, 'hosted', `${tag}-70`), CONNECTIONS);
+    const at35 = await paced(url, Math.max(1, Math.round(hosted.rps * 0.35)), DURATION, depositRequest(login, secret, 'hosted', `${tag}-35`), CONNECTIONS);
     const rss = serverPids(child.pid!).map(rssMb);
     return {
       creds,
@@ -292,6 +294,7 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
         deposit_pix_one_shot: pix,
         get_deposit: status,
         hosted_at_70_percent: at70,
+        hosted_at_35_percent: at35,
         rss_mb_per_process_after: rss.length > 1 ? rss.slice(1) : rss,
         rss_mb_primary: rss.length > 1 ? rss[0] : undefined,
       },
@@ -348,7 +351,8 @@ export async function benchDeposits(): Promise<Record<string, unknown>> {
       const r = m.result;
       console.log(`${p} process(es): HOSTED ${r.deposit_hosted.rps}/s (p50 ${r.deposit_hosted.p50_ms} ms, p99 ${r.deposit_hosted.p99_ms} ms, ${r.deposit_hosted.errors} errors), `
         + `Pix ONE_SHOT ${r.deposit_pix_one_shot.rps}/s (${r.deposit_pix_one_shot.errors} errors), GET /v3/deposits/{id} ${r.get_deposit.rps}/s (${r.get_deposit.errors} errors), GET /health ${r.health.rps}/s; `
-        + `HOSTED at ${r.hosted_at_70_percent.rate_per_s}/s: p50 ${r.hosted_at_70_percent.p50_ms} ms, p99 ${r.hosted_at_70_percent.p99_ms} ms; RSS ${r.rss_mb_per_process_after.join(', ')} MB`);
+        + `HOSTED at ${r.hosted_at_70_percent.rate_per_s}/s: p50 ${r.hosted_at_70_percent.p50_ms} ms, p99 ${r.hosted_at_70_percent.p99_ms} ms; `
+        + `at ${r.hosted_at_35_percent.rate_per_s}/s: p50 ${r.hosted_at_35_percent.p50_ms} ms, p99 ${r.hosted_at_35_percent.p99_ms} ms; RSS ${r.rss_mb_per_process_after.join(', ')} MB`);
       runs.push(r);
     }
     // The baselines run with the servers stopped, so that the database has the machine to

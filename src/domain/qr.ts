@@ -15,6 +15,9 @@ import encodeQR from 'qr';
 /** Pixels per module and quiet-zone width in modules: the rendering every client has seen so far. */
 const SCALE = 4;
 const MARGIN = 2;
+const MODULES_PER_BYTE = 8 / SCALE;
+/** A module's pixels in the leftmost position of a byte (1 bits, cleared when dark). */
+const MODULE_BITS = (0xff << (8 - SCALE)) & 0xff;
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -37,9 +40,9 @@ export function qrMatrixToPng(modules: boolean[][]): Buffer {
     const first = my * SCALE * stride;
     raw[first] = 0; // filter: none
     const line = modules[my]!;
+    // SCALE divides 8: a dark module clears its SCALE bits of one byte in one operation.
     for (let mx = 0; mx < line.length; mx++) {
-      if (!line[mx]) continue;
-      for (let x = mx * SCALE; x < (mx + 1) * SCALE; x++) raw[first + 1 + (x >> 3)]! &= ~(0x80 >> (x & 7));
+      if (line[mx]) raw[first + 1 + Math.floor(mx / MODULES_PER_BYTE)]! &= ~(MODULE_BITS >> ((mx % MODULES_PER_BYTE) * SCALE));
     }
     for (let k = 1; k < SCALE; k++) raw.copy(raw, first + k * stride, first, first + stride);
   }
