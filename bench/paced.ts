@@ -32,8 +32,8 @@ export async function paced(url: string, rate: number, seconds: number, next: ()
   // Built (bodies signed) before the clock starts, so that the generator's own work during the
   // run is only sending: on a 2-core machine it competes with the server for the CPU.
   const prepared = Array.from({ length: total }, next);
-  const send = (due: number) => {
-    const r = prepared.shift()!;
+  const send = (i: number, due: number) => {
+    const r = prepared[i]!;
     const p = new Promise<void>((resolve) => {
       const req = http.request(
         {
@@ -64,7 +64,7 @@ export async function paced(url: string, rate: number, seconds: number, next: ()
   await new Promise<void>((done) => {
     const timer = setInterval(() => {
       const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
-      for (; sent < due; sent++) send(start + (sent * 1000) / rate);
+      for (; sent < due; sent++) send(sent, start + (sent * 1000) / rate);
       if (sent >= total) {
         clearInterval(timer);
         done();

@@ -114,29 +114,36 @@ export async function prepareDepositRequest(
 }
 
 /**
+ * One batcher per database, made on first use: every request of a process shares it (tests run
+ * several servers, each with its own database, in one process).
+ */
+function batcherPerDatabase<I, O>(make: (ctx: AppContext) => Batcher<I, O>): (ctx: AppContext) => Batcher<I, O> {
+  const made = new WeakMap<Queryable, Batcher<I, O>>();
+  return (ctx) => {
+    let b = made.get(ctx.db);
+    if (!b) made.set(ctx.db, (b = make(ctx)));
+    return b;
+  };
+}
+
+/**
  * The id of a ONE_SHOT deposit, needed before its insert (its payment info names it). Ids come
  * from the table's sequence, not from a block per process: they then follow creation order across
  * every process sharing the database, which merchants sort and reconcile by (issue 14).
  * Concurrent creations share one round trip for theirs.
  */
-function nextDepositId(ctx: AppContext): Promise<number> {
-  let ids = idAllocators.get(ctx.db);
-  if (!ids) {
-    const db = ctx.db;
-    ids = new Batcher<null, number>(async (items) => {
-      const { rows } = await db.query<{ id: number }>(
-        `SELECT nextval(pg_get_serial_sequence('deposits', 'id'))::integer AS id FROM generate_series(1, $1::integer)`,
-        [items.length],
-        { name: 'caja_deposit_ids' },
-      );
-      return rows.map((r) => r.id);
-    }, { maxBatch: 64, maxInFlight: 2 });
-    idAllocators.set(ctx.db, ids);
-  }
-  return ids.submit(null);
-}
+const depositIds = batcherPerDatabase<null, number>((ctx) => new Batcher(async (items) => {
+  const { rows } = await ctx.db.query<{ id: number }>(
+    `SELECT nextval(pg_get_serial_sequence('deposits', 'id'))::integer AS id FROM generate_series(1, $1::integer)`,
+    [items.length],
+    { name: 'caja_deposit_ids' },
+  );
+  return rows.map((r) => r.id);
+}, { maxBatch: 64, maxInFlight: 2 }));
 
-const idAllocators = new WeakMap<Queryable, Batcher<null, number>>();
+function nextDepositId(ctx: AppContext): Promise<number> {
+  return depositIds(ctx).submit(null);
+}
 
 export interface CreateOptions {
   source: DepositSource;
@@ -242,19 +249,11 @@ async function writeDeposits(q: Queryable, rows: NewDepositRow[], idempotencyKey
   });
 }
 
-const writers = new WeakMap<Queryable, Batcher<NewDepositRow, DepositRow | null>>();
-
-/** The process's deposit batcher for its database. */
-function batchedWriter(ctx: AppContext): Batcher<NewDepositRow, DepositRow | null> {
-  let w = writers.get(ctx.db);
-  if (!w) {
-    // By default up to 64 deposits a statement, 4 statements at a time: enough to keep two cores'
-    // worth of database busy without taking more than a few of the pool's 20 connections.
-    w = new Batcher((rows) => writeDeposits(ctx.db, rows), { ...ctx.config.depositBatch, onBatch: (n) => ctx.metrics.depositBatchSize.observe(n) });
-    writers.set(ctx.db, w);
-  }
-  return w;
-}
+// By default up to 64 deposits a statement, 4 statements at a time: enough to keep two cores'
+// worth of database busy without taking more than a few of the pool's 20 connections.
+const batchedWriter = batcherPerDatabase<NewDepositRow, DepositRow | null>(
+  (ctx) => new Batcher((rows) => writeDeposits(ctx.db, rows), { ...ctx.config.depositBatch, onBatch: (n) => ctx.metrics.depositBatchSize.observe(n) }),
+);
 
 export async function createDeposit(ctx: AppContext, merchant: Merchant, input: DepositRequest, opts: CreateOptions): Promise<CreateResult> {
   const now = ctx.now();
@@ -383,28 +382,23 @@ async function claimedDeposit(q: Queryable, merchantId: number, hash: string): P
 const STATUS_SQL = `SELECT merchant_id, ${STATUS_VIEW_COLUMNS.join(', ')} FROM deposits WHERE id = ANY($1::integer[])`;
 
 type StatusLookup = { merchantId: number; id: number };
-const statusReaders = new WeakMap<Queryable, Batcher<StatusLookup, StatusViewRow | null>>();
+
+const statusReader = batcherPerDatabase((ctx) => new Batcher<StatusLookup, StatusViewRow | null>(async (items) => {
+  const { rows } = await ctx.db.query<StatusViewRow & { merchant_id: number }>(STATUS_SQL, [items.map((i) => i.id)], { name: 'caja_deposit_status' });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  // Another merchant's deposit is not found, exactly as a missing one.
+  return items.map((i) => {
+    const r = byId.get(i.id);
+    return r && r.merchant_id === i.merchantId ? r : null;
+  });
+}, { maxBatch: 64, maxInFlight: 4 }));
 
 /**
  * What GET /v3/deposits/{id} shows of a merchant's own deposit, or null. Concurrent look-ups
  * share one indexed read (src/db/batcher.ts), so a busy server sends one query for many.
  */
 export function getDepositStatus(ctx: AppContext, merchantId: number, id: number): Promise<StatusViewRow | null> {
-  let reader = statusReaders.get(ctx.db);
-  if (!reader) {
-    const db = ctx.db;
-    reader = new Batcher<StatusLookup, StatusViewRow | null>(async (items) => {
-      const { rows } = await db.query<StatusViewRow & { merchant_id: number }>(STATUS_SQL, [items.map((i) => i.id)], { name: 'caja_deposit_status' });
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      // Another merchant's deposit is not found, exactly as a missing one.
-      return items.map((i) => {
-        const r = byId.get(i.id);
-        return r && r.merchant_id === i.merchantId ? r : null;
-      });
-    }, { maxBatch: 64, maxInFlight: 4 });
-    statusReaders.set(ctx.db, reader);
-  }
-  return reader.submit({ merchantId, id });
+  return statusReader(ctx).submit({ merchantId, id });
 }
 
 export async function getDeposit(ctx: AppContext, merchantId: number, id: number): Promise<DepositRow | null> {

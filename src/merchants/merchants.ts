@@ -153,7 +153,14 @@ export async function updateMerchant(db: Db, id: number, patch: MerchantPatch, c
   return rows[0] ?? null;
 }
 
-type Found = { login: string; secret_hash: string | null; secret_enc: string | null; merchant: Merchant };
+type Found = {
+  login: string;
+  secret_hash: string | null;
+  secret_enc: string | null;
+  merchant: Merchant;
+  /** The secret once opened (openSecret): a cached entry is decrypted once, not per request. */
+  opened?: string | null;
+};
 
 async function loadByLogin(q: Queryable, set: CredentialSet, login: string): Promise<Found | null> {
   const { rows } = await q.query<Row & Merchant>(
@@ -193,30 +200,31 @@ export async function bindCredentialSecrets(db: Db, box: SecretBox): Promise<num
   return rows.length;
 }
 
-type SigningSecret = { merchant: Merchant; secret: string };
+/** The plain secret of a found credential (null when it has none); throws when it does not open. */
+function openSecret(box: SecretBox, set: CredentialSet, found: Found): string | null {
+  // Kept on the (cached) entry: decrypting on every request would cost as much as the look-up.
+  if (found.opened === undefined) found.opened = found.secret_enc ? box.decrypt(found.secret_enc, credentialContext(found.merchant.id, set)) : null;
+  return found.opened;
+}
 
 /** For HMAC-signed requests: the merchant and the plain signature secret of the set. */
-export async function findSigningSecret(q: Queryable, box: SecretBox, set: 'deposits' | 'cashouts', login: string, cache?: Caches): Promise<SigningSecret | null> {
-  const open = async () => {
-    const found = await loadByLogin(q, set, login);
-    if (!found || !found.secret_enc) return null;
-    // A sealed secret that is not this merchant's (a row copied from another) does not open: the
-    // caller is simply not authenticated.
-    try {
-      return { merchant: found.merchant, secret: box.decrypt(found.secret_enc, credentialContext(found.merchant.id, set)) };
-    } catch {
-      return null;
-    }
-  };
-  // Kept opened: decrypting on every request would cost as much as the look-up it saves.
-  return cache ? cache.of<SigningSecret | null>('signing-secrets').get(`${set}:${login}`, open, (v) => v !== null) : open();
+export async function findSigningSecret(q: Queryable, box: SecretBox, set: 'deposits' | 'cashouts', login: string, cache?: Caches) {
+  const found = await findByLogin(q, set, login, cache);
+  if (!found || !found.secret_enc) return null;
+  // A sealed secret that is not this merchant's (a row copied from another) does not open: the
+  // caller is simply not authenticated.
+  try {
+    return { merchant: found.merchant, secret: openSecret(box, set, found)! };
+  } catch {
+    return null;
+  }
 }
 
 /** For login + trans key (or pass) in the body. Null when either is wrong. */
 export async function checkLoginAndKey(q: Queryable, box: SecretBox, set: 'deposits' | 'web_status' | 'cashouts', login: string, key: string, cache?: Caches) {
   const found = await findByLogin(q, set, login, cache);
   if (!found || !found.secret_hash || !box.verifyHash(key, found.secret_hash)) return null;
-  return { merchant: found.merchant, secret: found.secret_enc ? box.decrypt(found.secret_enc, credentialContext(found.merchant.id, set)) : null };
+  return { merchant: found.merchant, secret: openSecret(box, set, found) };
 }
 
 export async function findByReadOnlyKey(q: Queryable, box: SecretBox, key: string, cache?: Caches): Promise<Merchant | null> {
