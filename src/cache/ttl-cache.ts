@@ -27,14 +27,18 @@ export class TtlCache<V> {
     const pending = this.loading.get(key);
     if (pending) return pending;
     const generation = this.generation;
-    const p = load().then(
+    // Only this load's own entry: after a clear(), a newer load of the key may be pending.
+    const done = () => {
+      if (this.loading.get(key) === p) this.loading.delete(key);
+    };
+    const p: Promise<V> = load().then(
       (value) => {
-        this.loading.delete(key);
+        done();
         if (keep(value) && generation === this.generation) this.store(key, value);
         return value;
       },
       (err: unknown) => {
-        this.loading.delete(key);
+        done();
         throw err;
       },
     );
