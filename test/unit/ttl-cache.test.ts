@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Caches, TtlCache } from '../../src/cache/ttl-cache.ts';
 
-function counter(values: unknown[]) {
+function counter<T>(values: T[]) {
   let calls = 0;
-  return { load: async () => values[calls++], calls: () => calls };
+  return { load: async () => values[calls++] as T, calls: () => calls };
 }
 
 test('kept for its time; concurrent misses share one load', async () => {
