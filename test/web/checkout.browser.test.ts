@@ -181,6 +181,8 @@ describe('hosted checkout in Chromium', () => {
     await page.click('button[type=submit]:has-text("Continue")');
     await page.waitForURL(/\/pay\//);
     assert.ok(await page.locator('img[data-field=qr_code]').isVisible());
+    // The browser decoded the PNG (a broken image has no natural size).
+    assert.ok(await page.locator('img[data-field=qr_code]').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 100));
     assert.match((await page.locator('[data-field=digitable_line]').textContent())!, /^000201/);
     assert.equal(await page.locator('[data-field=amount]').textContent(), 'BRL 100.00', 'the merchant bears the fee');
     await checkPage(page, '03-pay-pix', { readme: true });
