@@ -255,6 +255,22 @@ const batchedWriter = batcherPerDatabase<NewDepositRow, DepositRow | null>(
   (ctx) => new Batcher((rows) => writeDeposits(ctx.db, rows), { ...ctx.config.depositBatch, onBatch: (n) => ctx.metrics.depositBatchSize.observe(n) }),
 );
 
+// Tokens are cut from a block of random bytes filled once per 256 of them: a crypto call per
+// token (randomBytes(16)) was 3 % of a HOSTED creation's CPU. Each byte is used once.
+const TOKEN_BYTES = 16;
+let tokenBlock = Buffer.alloc(0);
+let tokenAt = 0;
+
+/** 16 random bytes, base64url: the deposit's unguessable name in checkout URLs. */
+function depositToken(): string {
+  if (tokenAt + TOKEN_BYTES > tokenBlock.length) {
+    tokenBlock = randomBytes(256 * TOKEN_BYTES);
+    tokenAt = 0;
+  }
+  tokenAt += TOKEN_BYTES;
+  return tokenBlock.toString('base64url', tokenAt - TOKEN_BYTES, tokenAt);
+}
+
 export async function createDeposit(ctx: AppContext, merchant: Merchant, input: DepositRequest, opts: CreateOptions): Promise<CreateResult> {
   const now = ctx.now();
   const method = input.paymentMethod;
@@ -263,7 +279,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   // Fees in each currency's minor unit: whole pesos on a CLP deposit.
   const local = computeCharges(input.localAmount, type, chargeOpts, minorUnits(input.localCurrency));
   const usd = computeCharges(input.usdAmount, type, chargeOpts, minorUnits('USD'));
-  const token = randomBytes(16).toString('base64url');
+  const token = depositToken();
   const expiresAt = new Date(now.getTime() + (method?.expiryMinutes ?? HOSTED_EXPIRY_MINUTES) * 60_000);
   const userId = input.payer.id ?? randomUUID();
   const invoiceId = input.invoiceId ?? randomUUID();

@@ -190,7 +190,11 @@ for (const backend of backends()) {
       const bodies = Array.from({ length: 100 }, (_, i) => (i % 4 === 0
         ? { country: 'BR', currency: 'BRL', amount: `${10 + i}.25`, payment_method: 'IX', invoice_id: `${tag}-${i}`, payer: BR_PAYER }
         : { country: 'MX', currency: 'MXN', amount: `${100 + i}.50`, invoice_id: `${tag}-${i}`, description: `burst ${i}` }));
-      const pairs = Array.from({ length: 10 }, (_, i) => ({ country: 'MX', amount: '5.00', invoice_id: `${tag}-pair-${i}` }));
+      // The two of a pair differ (description), or two sent in the same millisecond would be one
+      // signed request and its copy (X-Date has milliseconds), which is the copies' case below.
+      const pair = (i: number, which: string) => ({ country: 'MX', amount: '5.00', invoice_id: `${tag}-pair-${i}`, description: which });
+      const pairs = Array.from({ length: 10 }, (_, i) => pair(i, 'first'));
+      const seconds = Array.from({ length: 10 }, (_, i) => pair(i, 'second'));
       const copyBody = JSON.stringify({ country: 'MX', amount: '6.00', invoice_id: `${tag}-copy` });
       const xDate = xDateNow();
       const copy = () => fetch(`${s.url}/v3/deposits`, {
@@ -211,7 +215,7 @@ for (const backend of backends()) {
       await lockTaken;
       const [distinct, paired, copies] = await Promise.all([
         Promise.all(bodies.map((b) => v3.post('/v3/deposits', b))),
-        Promise.all([...pairs, ...pairs].map((b) => v3.post('/v3/deposits', b))),
+        Promise.all([...pairs, ...seconds].map((b) => v3.post('/v3/deposits', b))),
         Promise.all(Array.from({ length: 10 }, copy)),
         hold,
       ]);
