@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
+import { waitFor } from '../notifications/helpers.ts';
 import { runDepositJobs } from '../../src/deposits/worker.ts';
 
 const BR_NAMES = { first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com' };
@@ -105,8 +106,14 @@ for (const backend of backends()) {
       assert.equal(ok.location, `/pay/${d.token}`);
       const after = (await v3.get(`/v3/deposits/${d.id}`)).body;
       assert.equal(after.payment_method, 'BL');
-      const events = (await v3.get('/v3/events?limit=500')).body.events as { type: string; subject_id: number; data: Record<string, unknown> }[];
-      const chosen = events.filter((e) => e.type === 'deposit.method_chosen' && e.subject_id === d.id);
+      type Event = { type: string; subject_id: number; data: Record<string, unknown> };
+      // Read until the event shows: the feed holds an event back while a transaction that began
+      // before it still runs (other tests' transactions on the same PostgreSQL too).
+      const chosen = await waitFor('the method_chosen event in the feed', async () => {
+        const events = (await v3.get('/v3/events?limit=500')).body.events as Event[];
+        const found = events.filter((e) => e.type === 'deposit.method_chosen' && e.subject_id === d.id);
+        return found.length > 0 && found;
+      });
       assert.equal(chosen.length, 1);
       assert.deepEqual({ ...chosen[0]!.data, at: undefined }, { deposit_id: d.id, invoice_id: after.invoice_id, payment_method: 'BL', payment_type: 'VOUCHER', actor: 'customer', at: undefined });
       assert.equal(after.payment_type, 'VOUCHER');
