@@ -19,10 +19,10 @@
 //                                             notification in the same transaction.
 //   transitionDepositIn(q, ctx, ...)          the same inside a caller's transaction (workers).
 //
-// Creation writes the deposit, its first history row and its creation event in one statement
-// (atomic by itself). With an idempotency key or an applicable customer limit it runs in a short
-// transaction: claim the key, check the limits under a per-customer lock, then that statement.
-// Anything that fails rolls all of it back, so no half deposit exists.
+// Creation writes the deposit, its first history row, its creation event and its idempotency key
+// in one statement (atomic by itself). With an applicable customer limit it runs in a short
+// transaction: check the limits under a per-customer lock, then that statement. Anything that
+// fails rolls all of it back, so no half deposit exists.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
@@ -170,10 +170,6 @@ export function fingerprint(raw: Buffer | string): string {
   return createHash('sha256').update(raw).digest('hex');
 }
 
-class Replay {
-  constructor(readonly depositId: number) {}
-}
-
 const COLUMNS = [
   'id', 'merchant_id', 'source', 'invoice_id', 'user_id', 'country', 'amount', 'currency', 'local_amount', 'local_currency',
   'usd_amount', 'fee_local', 'surcharge_local', 'payer_amount', 'fee_usd', 'merchant_usd', 'fee_on_payer', 'surcharge_on_payer',
@@ -193,26 +189,34 @@ export const RETURNED = [
 
 // One statement writes a batch of deposits (src/db/batcher.ts: concurrent creations share it),
 // each with its first history row, its creation event, its signed request's replay claim and its
-// idempotency key's deposit id: atomic by itself, so a creation that needs neither a key nor a
-// limit check is a single round trip; inside a transaction it keeps the locks short. The rows come
-// as one JSON array read into the table's own row type, so the statement text is the same for
-// any batch size (prepared once per connection).
-//   A claim already taken by a copy of the same signed request (auth/replay.ts) leaves its row out
-// (the copy is answered from the deposit its claim names), as does an invoice id already used;
-// a claim waits for a copy still running to commit first.
+// idempotency key: atomic by itself, so a creation that needs no limit check is a single round
+// trip; inside a transaction it keeps the locks short. The rows come as one JSON array read into
+// the table's own row type, so the statement text is the same for any batch size (prepared once
+// per connection).
+//   A row is left out when its idempotency key is already taken (the caller then answers from the
+// key), when a copy of the same signed request claimed it first (auth/replay.ts: the copy is
+// answered from the deposit its claim names), or when its invoice id is already used; claims and
+// invoice ids of rows still being written wait for those to commit first. A key taken by a
+// creation still running when this one read the keys fails the statement (unique violation of
+// idempotency_keys) and so writes nothing of it: the caller answers from the key once that one
+// has committed, and the batcher writes the other rows of the batch again without it.
 const INSERT_SQL = `
 WITH i AS MATERIALIZED (
   SELECT COALESCE(r.id, nextval(pg_get_serial_sequence('deposits', 'id'))::integer) AS new_id, r.*,
-         j->>'actor' AS actor, j->>'at' AS at, j->>'request_hash' AS request_hash, (j->>'claim_expires_at')::timestamptz AS claim_expires_at
+         j->>'actor' AS actor, j->>'at' AS at, j->>'request_hash' AS request_hash, (j->>'claim_expires_at')::timestamptz AS claim_expires_at,
+         j->>'idempotency_key' AS idempotency_key, j->>'idempotency_fingerprint' AS idempotency_fingerprint
   FROM jsonb_array_elements($1::jsonb) AS x(j), LATERAL jsonb_populate_record(NULL::deposits, j) AS r
+), fresh AS (
+  SELECT * FROM i WHERE idempotency_key IS NULL OR NOT EXISTS (
+    SELECT 1 FROM idempotency_keys k WHERE k.merchant_id = i.merchant_id AND k.scope = 'deposits' AND k.key = i.idempotency_key)
 ), c AS (
   INSERT INTO signed_requests (merchant_id, request_hash, expires_at, deposit_id)
-  SELECT merchant_id, request_hash, claim_expires_at, new_id FROM i WHERE request_hash IS NOT NULL
+  SELECT merchant_id, request_hash, claim_expires_at, new_id FROM fresh WHERE request_hash IS NOT NULL
   ON CONFLICT DO NOTHING
   RETURNING deposit_id
 ), d AS (
   INSERT INTO deposits (${COLUMNS.join(', ')})
-  SELECT new_id, ${COLUMNS.slice(1).join(', ')} FROM i WHERE request_hash IS NULL OR new_id IN (SELECT deposit_id FROM c)
+  SELECT new_id, ${COLUMNS.slice(1).join(', ')} FROM fresh WHERE request_hash IS NULL OR new_id IN (SELECT deposit_id FROM c)
   ON CONFLICT (merchant_id, invoice_id) DO NOTHING
   RETURNING ${RETURNED.join(', ')}
 ), h AS (
@@ -225,8 +229,9 @@ WITH i AS MATERIALIZED (
     'deposit_id', d.id, 'invoice_id', d.invoice_id, 'status', d.status, 'source', d.source, 'checkout_type', d.checkout_type, 'at', i.at)
   FROM d JOIN i ON i.new_id = d.id
 ), k AS (
-  UPDATE idempotency_keys SET deposit_id = d.id FROM d
-  WHERE $2::text IS NOT NULL AND idempotency_keys.merchant_id = d.merchant_id AND scope = 'deposits' AND key = $2
+  INSERT INTO idempotency_keys (merchant_id, scope, key, fingerprint, deposit_id)
+  SELECT d.merchant_id, 'deposits', i.idempotency_key, i.idempotency_fingerprint, d.id
+  FROM d JOIN i ON i.new_id = d.id WHERE i.idempotency_key IS NOT NULL
 )
 SELECT * FROM d`;
 
@@ -235,11 +240,18 @@ SELECT * FROM d`;
  * columns as plain objects, dates as ISO strings) and the extras, so that the whole batch is
  * written by the native JSON.stringify.
  */
-type NewDepositRow = Record<(typeof COLUMNS)[number], unknown> & { actor: string; at: string; request_hash: string | null; claim_expires_at: Date | null };
+type NewDepositRow = Record<(typeof COLUMNS)[number], unknown> & {
+  actor: string;
+  at: string;
+  request_hash: string | null;
+  claim_expires_at: Date | null;
+  idempotency_key: string | null;
+  idempotency_fingerprint: string | null;
+};
 
 /** Writes deposits in one statement; each gets its row, or null when it was left out (above). */
-async function writeDeposits(q: Queryable, rows: NewDepositRow[], idempotencyKey: string | null = null): Promise<(DepositRow | null)[]> {
-  const { rows: written } = await q.query<DepositRow>(INSERT_SQL, [JSON.stringify(rows), idempotencyKey], { name: 'caja_deposit_insert' });
+async function writeDeposits(q: Queryable, rows: NewDepositRow[]): Promise<(DepositRow | null)[]> {
+  const { rows: written } = await q.query<DepositRow>(INSERT_SQL, [JSON.stringify(rows)], { name: 'caja_deposit_insert' });
   // Tokens are random per deposit: they say which row is whose.
   const byToken = new Map(written.map((r) => [r.token, r]));
   return rows.map((r) => {
@@ -320,6 +332,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
     sandbox_due_at: outcome ? new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000) : null,
     expires_at: expiresAt, created_at: now, updated_at: now,
     actor: opts.actor ?? 'merchant', at: now.toISOString(), request_hash: opts.replay?.hash ?? null, claim_expires_at: opts.replay?.expiresAt ?? null,
+    idempotency_key: opts.idempotency?.key ?? null, idempotency_fingerprint: opts.idempotency?.fingerprint ?? null,
   };
   const limitCheck = {
     merchantId: merchant.id, country: input.country, paymentMethod: method?.code ?? null, userId,
@@ -329,62 +342,52 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   const rules = pre && pre.merchantId === merchant.id ? pre.rules : await loadLimitRules(ctx.db, merchant.id, input.country);
   const rule = applicableRule(rules, limitCheck);
 
-  /** The invoice id is taken: by another request, or by this one's copy that ran first. */
-  const leftOut = () => (opts.replay ? new MaybeReplay() : depositErrors.invoiceUsed());
-  const insert = async (q: Queryable) => {
-    const [written] = await writeDeposits(q, [row], opts.idempotency?.key ?? null);
-    if (!written) throw leftOut();
-    return written;
-  };
-
+  let written: DepositRow | null = null;
   try {
-    if (!opts.idempotency && !rule) {
-      const written = await batchedWriter(ctx).submit(row);
-      if (!written) throw leftOut();
-      return { deposit: written, replayed: false };
-    }
-
-    const deposit = await ctx.db.tx(async (q) => {
-      if (opts.idempotency) {
-        const claimed = await q.query(
-          `INSERT INTO idempotency_keys (merchant_id, scope, key, fingerprint) VALUES ($1, 'deposits', $2, $3)
-           ON CONFLICT DO NOTHING RETURNING key`,
-          [merchant.id, opts.idempotency.key, opts.idempotency.fingerprint],
-        );
-        if (claimed.rows.length === 0) {
-          // Another request holds or held the key; ON CONFLICT waited for it to commit.
-          const { rows } = await q.query<{ fingerprint: string; deposit_id: number | null }>(
-            `SELECT fingerprint, deposit_id FROM idempotency_keys WHERE merchant_id = $1 AND scope = 'deposits' AND key = $2`,
-            [merchant.id, opts.idempotency.key],
-          );
-          const prior = rows[0];
-          if (!prior || prior.fingerprint !== opts.idempotency.fingerprint || prior.deposit_id === null) throw v3Errors.idempotencyKeyUsed();
-          throw new Replay(prior.deposit_id);
-        }
-      }
-      if (rule) {
-        const exceeded = await checkCustomerLimits(q, rule, limitCheck);
-        if (exceeded) throw v3Errors.userLimitExceeded(exceeded);
-      }
-      return insert(q);
-    });
-    return { deposit, replayed: false };
+    written = rule
+      ? await ctx.db.tx(async (q) => {
+          const exceeded = await checkCustomerLimits(q, rule, limitCheck);
+          if (exceeded) throw v3Errors.userLimitExceeded(exceeded);
+          return (await writeDeposits(q, [row]))[0] ?? null;
+        })
+      : await batchedWriter(ctx).submit(row);
   } catch (err) {
-    if (err instanceof Replay) {
-      const deposit = await findDeposit(ctx.db, err.depositId);
+    if (!isIdempotencyKeyTaken(err)) throw err;
+  }
+  if (written) return { deposit: written, replayed: false };
+  return leftOutAnswer(ctx, merchant.id, opts);
+}
+
+/**
+ * The answer to a creation whose row was left out (INSERT_SQL): the deposit its idempotency key
+ * names (replayed; another body is 104), else the deposit a copy of its signed request created
+ * first, else its invoice id is used.
+ */
+async function leftOutAnswer(ctx: AppContext, merchantId: number, opts: CreateOptions): Promise<CreateResult> {
+  if (opts.idempotency) {
+    const { rows } = await ctx.db.query<{ fingerprint: string; deposit_id: number | null }>(
+      `SELECT fingerprint, deposit_id FROM idempotency_keys WHERE merchant_id = $1 AND scope = 'deposits' AND key = $2`,
+      [merchantId, opts.idempotency.key],
+    );
+    const prior = rows[0];
+    if (prior) {
+      const deposit = prior.fingerprint === opts.idempotency.fingerprint && prior.deposit_id !== null ? await findDeposit(ctx.db, prior.deposit_id) : null;
       if (!deposit) throw v3Errors.idempotencyKeyUsed();
       return { deposit, replayed: true };
     }
-    if (opts.replay && err instanceof MaybeReplay) {
-      const deposit = await claimedDeposit(ctx.db, merchant.id, opts.replay.hash);
-      if (deposit) return { deposit, replayed: true };
-      throw depositErrors.invoiceUsed();
-    }
-    throw err;
   }
+  if (opts.replay) {
+    const deposit = await claimedDeposit(ctx.db, merchantId, opts.replay.hash);
+    if (deposit) return { deposit, replayed: true };
+  }
+  throw depositErrors.invoiceUsed();
 }
 
-class MaybeReplay {}
+/** A creation running at the same time took the key after this one's statement had read the keys. */
+function isIdempotencyKeyTaken(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string; message?: string };
+  return e?.code === '23505' && (e.constraint === 'idempotency_keys_pkey' || /idempotency_keys_pkey/.test(e.message ?? ''));
+}
 
 /** The deposit a signed request created, when a copy of it ran first. */
 async function claimedDeposit(q: Queryable, merchantId: number, hash: string): Promise<DepositRow | null> {

@@ -214,7 +214,8 @@ for (const backend of backends()) {
       });
       await lockTaken;
       const [distinct, paired, copies] = await Promise.all([
-        Promise.all(bodies.map((b) => v3.post('/v3/deposits', b))),
+        // One in five with an idempotency key: keyed creations are batched like the others.
+        Promise.all(bodies.map((b, i) => v3.post('/v3/deposits', b, i % 5 === 1 ? { 'X-Idempotency-Key': `${tag}-key-${i}` } : {}))),
         Promise.all([...pairs, ...seconds].map((b) => v3.post('/v3/deposits', b))),
         Promise.all(Array.from({ length: 10 }, copy)),
         hold,
@@ -241,6 +242,10 @@ for (const backend of backends()) {
       assert.ok(rows.every((r) => r.history === 1 && r.events === 1), 'one history row and one creation event each');
       const byId = new Map(rows.map((r) => [Number(r.id), r.amount]));
       ids.forEach((id, i) => assert.equal(byId.get(id), bodies[i]!.amount));
+      const keys = await s.ctx.db.query<{ key: string; deposit_id: number }>(
+        `SELECT key, deposit_id FROM idempotency_keys WHERE scope = 'deposits' AND key LIKE $1 || '-key-%'`, [tag]);
+      assert.equal(keys.rows.length, 20);
+      keys.rows.forEach((k) => assert.equal(k.deposit_id, ids[Number(k.key.split('-key-')[1])], 'each key names its own deposit'));
     });
 
     test('a created deposit comes back with every column of the table (payment_info from the request, not the database)', async () => {
@@ -290,13 +295,45 @@ for (const backend of backends()) {
 
     test('concurrent requests with one idempotency key create exactly one deposit', async () => {
       const key = inv('ckey');
+      // No invoice_id: each request would get its own, so only the key keeps them one deposit.
       const raw = JSON.stringify({ country: 'MX', amount: 20, currency: 'MXN', payment_method: 'SE', payer: MX_PAYER });
+      const count = async () => (await s.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deposits WHERE merchant_id = $1`, [creds.merchant_id])).rows[0]!.n;
+      const before = await count();
       const results = await Promise.all(Array.from({ length: 15 }, () => v3.post('/v3/deposits', raw, { 'X-Idempotency-Key': key })));
       assert.ok(results.every((r) => r.status === 200), results.map((r) => `${r.status} ${r.text}`).join('\n'));
       assert.equal(new Set(results.map((r) => r.body.deposit_id)).size, 1);
       assert.equal(results.filter((r) => r.headers.get('idempotent-replayed') === 'true').length, 14);
-      const { rows } = await s.ctx.db.query(`SELECT count(*)::int AS n FROM deposits WHERE id = $1`, [results[0]!.body.deposit_id]);
-      assert.equal(rows[0].n, 1);
+      assert.equal(await count(), before + 1, 'one deposit written, none left behind by the others');
+    });
+
+    test('concurrent requests with one idempotency key and different bodies: one deposit, every other one 104', async () => {
+      const key = inv('dkey');
+      const tag = inv('dkey-body');
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) =>
+        v3.post('/v3/deposits', { country: 'MX', amount: `${30 + i}.00`, currency: 'MXN', invoice_id: `${tag}-${i}` }, { 'X-Idempotency-Key': key })));
+      const created = results.filter((r) => r.status === 200);
+      assert.equal(created.length, 1, results.map((r) => `${r.status} ${r.text}`).join('\n'));
+      assert.equal(created[0]!.headers.get('idempotent-replayed'), null);
+      assert.ok(results.filter((r) => r.status !== 200).every((r) => r.status === 400 && r.body.code === 104));
+      const { rows } = await s.ctx.db.query<{ id: number }>(`SELECT id FROM deposits WHERE merchant_id = $1 AND invoice_id LIKE $2`, [creds.merchant_id, `${tag}-%`]);
+      assert.deepEqual(rows.map((r) => r.id), [created[0]!.body.deposit_id]);
+      const keys = await s.ctx.db.query<{ deposit_id: number }>(`SELECT deposit_id FROM idempotency_keys WHERE merchant_id = $1 AND scope = 'deposits' AND key = $2`, [creds.merchant_id, key]);
+      assert.deepEqual(keys.rows.map((r) => r.deposit_id), [created[0]!.body.deposit_id]);
+      // The invoice ids of the refused requests are still free: a refusal wrote nothing.
+      const refused = results.findIndex((r) => r.status !== 200);
+      const reuse = await v3.post('/v3/deposits', { country: 'MX', amount: '1.00', currency: 'MXN', invoice_id: `${tag}-${refused}` });
+      assert.equal(reuse.status, 200, reuse.text);
+    });
+
+    test('a request with a key whose invoice id is used gets 201, and the key stays free', async () => {
+      const invoice = inv('used');
+      assert.equal((await v3.post('/v3/deposits', { country: 'MX', amount: '2.00', invoice_id: invoice })).status, 200);
+      const key = inv('free-key');
+      const refused = await v3.post('/v3/deposits', { country: 'MX', amount: '2.00', invoice_id: invoice }, { 'X-Idempotency-Key': key });
+      assert.equal(refused.body.code, 201, refused.text);
+      const later = await v3.post('/v3/deposits', { country: 'MX', amount: '2.00', invoice_id: `${invoice}-2` }, { 'X-Idempotency-Key': key });
+      assert.equal(later.status, 200, later.text);
+      assert.equal(later.headers.get('idempotent-replayed'), null);
     });
 
     test('the signature covers the raw bytes, including escaped slashes', async () => {
