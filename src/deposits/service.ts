@@ -207,8 +207,13 @@ WITH i AS MATERIALIZED (
          j->>'idempotency_key' AS idempotency_key, j->>'idempotency_fingerprint' AS idempotency_fingerprint
   FROM jsonb_array_elements($1::jsonb) AS x(j), LATERAL jsonb_populate_record(NULL::deposits, j) AS r
 ), fresh AS (
-  SELECT * FROM i WHERE idempotency_key IS NULL OR NOT EXISTS (
-    SELECT 1 FROM idempotency_keys k WHERE k.merchant_id = i.merchant_id AND k.scope = 'deposits' AND k.key = i.idempotency_key)
+  -- LATERAL with LIMIT: one index probe per row (NOT EXISTS under an OR was planned as a hash of
+  -- the whole table, read again by every statement).
+  SELECT i.* FROM i LEFT JOIN LATERAL (
+    SELECT 1 AS taken FROM idempotency_keys k
+    WHERE i.idempotency_key IS NOT NULL AND k.merchant_id = i.merchant_id AND k.scope = 'deposits' AND k.key = i.idempotency_key LIMIT 1
+  ) t ON true
+  WHERE t.taken IS NULL
 ), c AS (
   INSERT INTO signed_requests (merchant_id, request_hash, expires_at, deposit_id)
   SELECT merchant_id, request_hash, claim_expires_at, new_id FROM fresh WHERE request_hash IS NOT NULL
