@@ -1,6 +1,7 @@
 // Deposit benchmark against PostgreSQL, every figure beside a baseline measured in the same run
 // (the machine is shared and noisy, so only ratios compare across runs):
-//   POST /v3/deposits HOSTED and BR Pix ONE_SHOT (with its QR), signed, each request with its own
+//   POST /v3/deposits HOSTED (also with X-Idempotency-Key, against HOSTED without) and BR Pix
+//   ONE_SHOT (with its QR), signed, each request with its own
 //     invoice_id, X-Date and signature   vs  pgbench running the same writes (a script of the real
 //     INSERTs rebuilt from rows the service wrote in this run: deposit, history row, event, the
 //     signed request's replay claim; and for Pix the nextval round trip before them) with as many
@@ -155,8 +156,11 @@ function v3Headers(login: string, secret: string, body: string): Record<string, 
 
 type Kind = 'hosted' | 'pix';
 
-/** Signed deposit creations; every request gets its own invoice_id, X-Date and signature. */
-function depositRequest(login: string, secret: string, kind: Kind, tag: string): () => PacedRequest {
+/**
+ * Signed deposit creations; every request gets its own invoice_id, X-Date and signature (and with
+ * `keyed`, its own X-Idempotency-Key, as an integration that retries safely sends).
+ */
+function depositRequest(login: string, secret: string, kind: Kind, tag: string, keyed = false): () => PacedRequest {
   let n = 0;
   return () => {
     const i = ++n;
@@ -165,12 +169,13 @@ function depositRequest(login: string, secret: string, kind: Kind, tag: string):
     const body = JSON.stringify(kind === 'hosted'
       ? { country: 'MX', currency: 'MXN', amount: '250.00', invoice_id: `bench-${kind}-${tag}-${i}`, payer: { ...MX_PAYER, id: `user-${i % 5000}` } }
       : { country: 'BR', currency: 'BRL', amount: '10.50', payment_method: 'IX', invoice_id: `bench-${kind}-${tag}-${i}`, payer: { ...BR_PAYER, id: `user-${i % 5000}` } });
-    return { method: 'POST', path: '/v3/deposits', body, headers: { 'content-type': 'application/json', ...v3Headers(login, secret, body) } };
+    const key: Record<string, string> = keyed ? { 'x-idempotency-key': `bench-key-${tag}-${i}` } : {};
+    return { method: 'POST', path: '/v3/deposits', body, headers: { 'content-type': 'application/json', ...v3Headers(login, secret, body), ...key } };
   };
 }
 
-function depositRequests(login: string, secret: string, kind: Kind, tag: string) {
-  const next = depositRequest(login, secret, kind, tag);
+function depositRequests(login: string, secret: string, kind: Kind, tag: string, keyed = false) {
+  const next = depositRequest(login, secret, kind, tag, keyed);
   return [{ method: 'POST', path: '/v3/deposits', setupRequest: (req: Record<string, unknown>) => ({ ...req, ...next() }) }];
 }
 
@@ -270,6 +275,7 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
 
     const health = summary(await runHttp(`${url}/health`, DURATION));
     const hosted = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'hosted', tag)));
+    const keyed = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'hosted', `${tag}-keyed`, true)));
     const pix = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'pix', tag)));
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
@@ -291,6 +297,7 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
         processes,
         health,
         deposit_hosted: hosted,
+        deposit_hosted_idempotency_key: keyed,
         deposit_pix_one_shot: pix,
         get_deposit: status,
         hosted_at_70_percent: at70,
@@ -350,6 +357,7 @@ export async function benchDeposits(): Promise<Record<string, unknown>> {
       samples = m.samples;
       const r = m.result;
       console.log(`${p} process(es): HOSTED ${r.deposit_hosted.rps}/s (p50 ${r.deposit_hosted.p50_ms} ms, p99 ${r.deposit_hosted.p99_ms} ms, ${r.deposit_hosted.errors} errors), `
+        + `HOSTED with X-Idempotency-Key ${r.deposit_hosted_idempotency_key.rps}/s (${r.deposit_hosted_idempotency_key.errors} errors), `
         + `Pix ONE_SHOT ${r.deposit_pix_one_shot.rps}/s (${r.deposit_pix_one_shot.errors} errors), GET /v3/deposits/{id} ${r.get_deposit.rps}/s (${r.get_deposit.errors} errors), GET /health ${r.health.rps}/s; `
         + `HOSTED at ${r.hosted_at_70_percent.rate_per_s}/s: p50 ${r.hosted_at_70_percent.p50_ms} ms, p99 ${r.hosted_at_70_percent.p99_ms} ms; `
         + `at ${r.hosted_at_35_percent.rate_per_s}/s: p50 ${r.hosted_at_35_percent.p50_ms} ms, p99 ${r.hosted_at_35_percent.p99_ms} ms; RSS ${r.rss_mb_per_process_after.join(', ')} MB`);
@@ -369,10 +377,11 @@ export async function benchDeposits(): Promise<Record<string, unknown>> {
         hosted_vs_pgbench: ratio(r.deposit_hosted.rps, bh.tps),
         pix_vs_pgbench: ratio(r.deposit_pix_one_shot.rps, bp.tps),
         pix_vs_hosted: ratio(r.deposit_pix_one_shot.rps, r.deposit_hosted.rps),
+        keyed_vs_hosted: ratio(r.deposit_hosted_idempotency_key.rps, r.deposit_hosted.rps),
         get_deposit_vs_health: ratio(r.get_deposit.rps, r.health.rps),
       };
       console.log(`${r.processes} process(es) vs pgbench with ${conns} connections (HOSTED writes ${bh.tps} tx/s, Pix writes ${bp.tps} tx/s): `
-        + `HOSTED ${r.ratios.hosted_vs_pgbench}, Pix ${r.ratios.pix_vs_pgbench}, Pix/HOSTED ${r.ratios.pix_vs_hosted}, GET deposit/health ${r.ratios.get_deposit_vs_health}`);
+        + `HOSTED ${r.ratios.hosted_vs_pgbench}, Pix ${r.ratios.pix_vs_pgbench}, Pix/HOSTED ${r.ratios.pix_vs_hosted}, keyed/HOSTED ${r.ratios.keyed_vs_hosted}, GET deposit/health ${r.ratios.get_deposit_vs_health}`);
     }
     const embedded = process.env.BENCH_EMBEDDED === '0' ? undefined : await measureEmbedded();
     return { http_connections: CONNECTIONS, seconds: DURATION, pool_per_process: POOL, runs, pgbench: baselines, embedded_pglite: embedded };
