@@ -5,7 +5,7 @@
 //     invoice_id, X-Date and signature   vs  pgbench running the same writes (a script of the real
 //     INSERTs rebuilt from rows the service wrote in this run: deposit, history row, event, the
 //     signed request's replay claim; and for Pix the nextval round trip before them) with as many
-//     connections as the server's pools
+//     connections as the server's pools, run right after the phase it is the baseline of
 //   GET /v3/deposits/{id}, signed        vs  GET /health on the same server
 //   p50/p99 of HOSTED creation at 70 % of the peak rate measured just before, evenly paced
 //   (bench/paced.ts), RSS per process
@@ -255,6 +255,27 @@ const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100
 
 interface Creds { merchant_id: number; deposits: { login: string; secret_key: string } }
 
+/**
+ * pgbench running the writes of the creations just measured (a script rebuilt from the newest
+ * deposit of `kind`), with as many connections as the server's pools, right after them while the
+ * server idles: the machine's speed drifts over minutes (other tenants of the host), and a
+ * baseline taken minutes later, once the servers had stopped, moved the ratios by a third from
+ * one run to the next.
+ */
+async function pgbenchAfter(databaseUrl: string, merchantId: number, kind: Kind, processes: number) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const { rows } = await client.query<{ id: number }>(
+    kind === 'hosted'
+      ? `SELECT max(id) AS id FROM deposits WHERE merchant_id = $1 AND checkout_type = 'HOSTED'`
+      : `SELECT max(id) AS id FROM deposits WHERE merchant_id = $1 AND payment_method = 'IX'`,
+    [merchantId],
+  );
+  await client.end();
+  const script = await pgbenchScript(databaseUrl, Number(rows[0]!.id), kind, { signedRequestClaim: true });
+  return pgbench(databaseUrl, script, POOL * processes, DURATION);
+}
+
 /** One server (of `processes` processes) through every HTTP measurement. */
 async function measureServer(databaseUrl: string, processes: number, masterKey: string, creds: Creds | null) {
   const { url, child } = await startServer(databaseUrl, { CAJA_PROCESSES: String(processes), CAJA_MASTER_KEY: masterKey });
@@ -275,14 +296,13 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
 
     const health = summary(await runHttp(`${url}/health`, DURATION));
     const hosted = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'hosted', tag)));
+    const hostedWrites = await pgbenchAfter(databaseUrl, creds.merchant_id, 'hosted', processes);
     const keyed = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'hosted', `${tag}-keyed`, true)));
     const pix = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'pix', tag)));
+    const pixWrites = await pgbenchAfter(databaseUrl, creds.merchant_id, 'pix', processes);
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     const ids = (await client.query<{ id: number }>(`SELECT id FROM deposits WHERE merchant_id = $1 ORDER BY id DESC LIMIT 5000`, [creds.merchant_id])).rows.map((r) => Number(r.id));
-    const samples = (await client.query<{ hosted: number; pix: number }>(
-      `SELECT (SELECT max(id) FROM deposits WHERE merchant_id = $1 AND checkout_type = 'HOSTED') AS hosted,
-              (SELECT max(id) FROM deposits WHERE merchant_id = $1 AND payment_method = 'IX') AS pix`, [creds.merchant_id])).rows[0]!;
     await client.end();
     const status = summary(await runHttp(url, DURATION, statusRequests(login, secret, ids)));
     // Latency below saturation: 70 % of the peak just measured, evenly paced (bench/paced.ts),
@@ -292,7 +312,6 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
     const rss = serverPids(child.pid!).map(rssMb);
     return {
       creds,
-      samples: { hosted: Number(samples.hosted), pix: Number(samples.pix) },
       result: {
         processes,
         health,
@@ -304,6 +323,14 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
         hosted_at_35_percent: at35,
         rss_mb_per_process_after: rss.length > 1 ? rss.slice(1) : rss,
         rss_mb_primary: rss.length > 1 ? rss[0] : undefined,
+        pgbench: { connections: POOL * processes, hosted_writes: hostedWrites, pix_writes: pixWrites },
+        ratios: {
+          hosted_vs_pgbench: ratio(hosted.rps, hostedWrites.tps),
+          pix_vs_pgbench: ratio(pix.rps, pixWrites.tps),
+          pix_vs_hosted: ratio(pix.rps, hosted.rps),
+          keyed_vs_hosted: ratio(keyed.rps, hosted.rps),
+          get_deposit_vs_health: ratio(status.rps, health.rps),
+        },
       },
     };
   } finally {
@@ -349,42 +376,22 @@ export async function benchDeposits(): Promise<Record<string, unknown>> {
   try {
     const counts = PROCESSES > 1 ? [1, PROCESSES] : [1];
     let creds: Creds | null = null;
-    let samples = { hosted: 0, pix: 0 };
     const runs: Record<string, unknown>[] = [];
     for (const p of counts) {
       const m = await measureServer(db.url, p, masterKey, creds);
       creds = m.creds;
-      samples = m.samples;
       const r = m.result;
       console.log(`${p} process(es): HOSTED ${r.deposit_hosted.rps}/s (p50 ${r.deposit_hosted.p50_ms} ms, p99 ${r.deposit_hosted.p99_ms} ms, ${r.deposit_hosted.errors} errors), `
         + `HOSTED with X-Idempotency-Key ${r.deposit_hosted_idempotency_key.rps}/s (${r.deposit_hosted_idempotency_key.errors} errors), `
         + `Pix ONE_SHOT ${r.deposit_pix_one_shot.rps}/s (${r.deposit_pix_one_shot.errors} errors), GET /v3/deposits/{id} ${r.get_deposit.rps}/s (${r.get_deposit.errors} errors), GET /health ${r.health.rps}/s; `
         + `HOSTED at ${r.hosted_at_70_percent.rate_per_s}/s: p50 ${r.hosted_at_70_percent.p50_ms} ms, p99 ${r.hosted_at_70_percent.p99_ms} ms; `
         + `at ${r.hosted_at_35_percent.rate_per_s}/s: p50 ${r.hosted_at_35_percent.p50_ms} ms, p99 ${r.hosted_at_35_percent.p99_ms} ms; RSS ${r.rss_mb_per_process_after.join(', ')} MB`);
+      console.log(`${p} process(es) vs pgbench with ${r.pgbench.connections} connections, each right after its phase (HOSTED writes ${r.pgbench.hosted_writes.tps} tx/s, Pix writes ${r.pgbench.pix_writes.tps} tx/s): `
+        + `HOSTED ${r.ratios.hosted_vs_pgbench}, Pix ${r.ratios.pix_vs_pgbench}, Pix/HOSTED ${r.ratios.pix_vs_hosted}, keyed/HOSTED ${r.ratios.keyed_vs_hosted}, GET deposit/health ${r.ratios.get_deposit_vs_health}`);
       runs.push(r);
     }
-    // The baselines run with the servers stopped, so that the database has the machine to
-    // itself as each server had; one pgbench per connection count the servers used.
-    const hostedScript = await pgbenchScript(db.url, samples.hosted, 'hosted', { signedRequestClaim: true });
-    const pixScript = await pgbenchScript(db.url, samples.pix, 'pix', { signedRequestClaim: true });
-    const baselines: Record<string, unknown> = {};
-    for (const r of runs as any[]) {
-      const conns = POOL * r.processes;
-      const bh = pgbench(db.url, hostedScript, conns, DURATION);
-      const bp = pgbench(db.url, pixScript, conns, DURATION);
-      baselines[`connections_${conns}`] = { hosted_writes: bh, pix_writes: bp };
-      r.ratios = {
-        hosted_vs_pgbench: ratio(r.deposit_hosted.rps, bh.tps),
-        pix_vs_pgbench: ratio(r.deposit_pix_one_shot.rps, bp.tps),
-        pix_vs_hosted: ratio(r.deposit_pix_one_shot.rps, r.deposit_hosted.rps),
-        keyed_vs_hosted: ratio(r.deposit_hosted_idempotency_key.rps, r.deposit_hosted.rps),
-        get_deposit_vs_health: ratio(r.get_deposit.rps, r.health.rps),
-      };
-      console.log(`${r.processes} process(es) vs pgbench with ${conns} connections (HOSTED writes ${bh.tps} tx/s, Pix writes ${bp.tps} tx/s): `
-        + `HOSTED ${r.ratios.hosted_vs_pgbench}, Pix ${r.ratios.pix_vs_pgbench}, Pix/HOSTED ${r.ratios.pix_vs_hosted}, keyed/HOSTED ${r.ratios.keyed_vs_hosted}, GET deposit/health ${r.ratios.get_deposit_vs_health}`);
-    }
     const embedded = process.env.BENCH_EMBEDDED === '0' ? undefined : await measureEmbedded();
-    return { http_connections: CONNECTIONS, seconds: DURATION, pool_per_process: POOL, runs, pgbench: baselines, embedded_pglite: embedded };
+    return { http_connections: CONNECTIONS, seconds: DURATION, pool_per_process: POOL, runs, embedded_pglite: embedded };
   } finally {
     await db.drop();
   }
