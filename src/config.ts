@@ -28,6 +28,8 @@ export interface Config {
   /** Delay before a staging deposit with a magic value completes or cancels by itself. */
   sandboxAutoSeconds: number;
   shutdownTimeoutMs: number;
+  /** V8's heap growth between major collections, in % of the live heap (src/main.ts); 0: V8's own. */
+  heapGrowingPercent: number;
   /** How long credentials, exchange rates and limit rules read by requests are kept in memory. */
   cacheSeconds: number;
   /** Group commit of deposit creations (src/db/batcher.ts): rows per statement, statements at once. */
@@ -144,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
     expiryIntervalMs: int(env, 'CAJA_EXPIRY_INTERVAL_MS', 5000, 10, 3600000),
     sandboxAutoSeconds: int(env, 'CAJA_SANDBOX_AUTO_SECONDS', 5, 0, 86400),
     shutdownTimeoutMs: int(env, 'CAJA_SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
+    heapGrowingPercent: int(env, 'CAJA_HEAP_GROWING_PERCENT', 100, 0, 1000),
     cacheSeconds: int(env, 'CAJA_CACHE_SECONDS', 5, 0, 3600),
     depositBatch: { maxBatch: int(env, 'CAJA_DEPOSIT_BATCH_SIZE', 64, 1, 1000), maxInFlight: int(env, 'CAJA_DEPOSIT_BATCH_IN_FLIGHT', 4, 1, 100) },
     workers: bool(env, 'CAJA_WORKERS', true),

@@ -3,6 +3,7 @@
 // With CAJA_PROCESSES > 1 this process becomes a supervisor that forks that many servers sharing
 // the port (node:cluster), forwards the stop signal to them and replaces one that dies.
 import cluster from 'node:cluster';
+import v8 from 'node:v8';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { buildApp } from './app.ts';
 import { listenAdmin } from './ops/admin-listener.ts';
@@ -25,6 +26,11 @@ async function main(): Promise<void> {
     throw err;
   }
   if (processes > 1 && cluster.isPrimary) return supervise(config, processes);
+  // With memory to spare V8 lets the heap grow to up to four times what is live before a major
+  // collection: RSS after a load of deposit creations measured 190-330 MB from run to run with
+  // about 60 MB live. Growth of 100 % (twice the live heap) kept it at ≈230 MB with no measured
+  // loss of throughput. Read at each collection, so setting it now is early enough.
+  if (config.heapGrowingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
   let release = () => {};
   try {
     if (!config.databaseUrl) release = lockDataDir(config.dataDir);

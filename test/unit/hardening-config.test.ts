@@ -22,6 +22,14 @@ test('production does not fall back to key files in DATA_DIR', () => {
   assert.equal(loadConfig({ CAJA_ENV: 'staging', DATA_DIR: dir }).adminToken, 'a-long-enough-admin-token');
 });
 
+test('CAJA_HEAP_GROWING_PERCENT: 100 by default, 0 leaves V8 its own policy, nonsense is a configuration error', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'caja-heap-'));
+  assert.equal(loadConfig({ CAJA_ENV: 'staging', DATA_DIR: dir }).heapGrowingPercent, 100);
+  assert.equal(loadConfig({ CAJA_ENV: 'staging', DATA_DIR: dir, CAJA_HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent, 0);
+  assert.throws(() => loadConfig({ CAJA_ENV: 'staging', DATA_DIR: dir, CAJA_HEAP_GROWING_PERCENT: 'lots' }), /CAJA_HEAP_GROWING_PERCENT/);
+  assert.throws(() => loadConfig({ CAJA_ENV: 'staging', DATA_DIR: dir, CAJA_HEAP_GROWING_PERCENT: '-5' }), /CAJA_HEAP_GROWING_PERCENT/);
+});
+
 test('page URLs are logged without their token', () => {
   assert.equal(redactUrl('/pay/abcDEF123_-xyz'), '/pay/[token]');
   assert.equal(redactUrl('/checkout/abcDEF123/card?lang=es'), '/checkout/[token]/card?[query]');
