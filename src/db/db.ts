@@ -38,6 +38,15 @@ const numeric = (v: string) => v;
 
 const RETRYABLE = new Set(['40001', '40P01']);
 
+/**
+ * True when a statement failed on the named constraint with this SQLSTATE (23505 unique, 23514
+ * check). node-pg gives the constraint's name in `constraint`; PGlite only in the message.
+ */
+export function violatesConstraint(err: unknown, code: string, constraint: string): boolean {
+  const e = err as { code?: string; constraint?: string; message?: string } | null;
+  return e?.code === code && (e.constraint === constraint || (e.message ?? '').includes(constraint));
+}
+
 async function withRetry<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {

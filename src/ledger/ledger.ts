@@ -14,7 +14,7 @@
 // Amounts are signed Decimals; an account's balance is the sum of its entries. A transfer that
 // would take an `available` balance below zero fails with InsufficientFunds (a database CHECK
 // enforces it, so no race can get past it).
-import type { Queryable } from '../db/db.ts';
+import { type Queryable, violatesConstraint } from '../db/db.ts';
 import { add, type Decimal, fromDb, isZero, neg, toDb } from '../domain/money.ts';
 
 export type AccountKind = 'available' | 'reserved' | 'fees' | 'settlement' | 'fee_revenue';
@@ -108,8 +108,7 @@ lt AS (
 
 /** True when a statement failed because an available balance would have gone below zero. */
 export function isInsufficientFunds(err: unknown): boolean {
-  const e = err as { code?: string; constraint?: string; message?: string };
-  return e?.code === '23514' && (e.constraint === 'ledger_available_not_negative' || /ledger_available_not_negative/.test(e.message ?? ''));
+  return violatesConstraint(err, '23514', 'ledger_available_not_negative');
 }
 
 /**

@@ -7,12 +7,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   Caja, CajaAuthenticationError, CajaConnectionError, CajaInvalidRequestError, CajaNotFoundError, CajaSignatureVerificationError,
-  depositResultControl, type EventPage, newInvoiceControl, signNotification, verifyNotification,
+  depositResultControl, newInvoiceControl, signNotification, verifyNotification,
 } from '../../sdk/src/index.ts';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, createMerchant, formPost, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
-import { startReceiver, type Receiver } from '../notifications/helpers.ts';
+import { startReceiver, type Receiver, waitFor } from '../notifications/helpers.ts';
 
 const PAYER = { document: cpf('529982247'), first_name: 'Maria', last_name: 'Souza', email: 'maria@example.com' };
 
@@ -166,13 +166,8 @@ for (const backend of backends()) {
       // The feed shows an event once every transaction that began before it has ended (so that a
       // cursor never skips one); with other tests' transactions running on the same PostgreSQL,
       // the approval may show a moment later, as it may to any client: read until it is there.
-      const approved = (p: EventPage) => p.events!.some((e) => e.type === 'deposit.status_changed' && e.subject_id === d.deposit_id);
-      let page = await caja.events.list({ limit: 500 });
-      for (let i = 0; i < 100 && !approved(page); i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        page = await caja.events.list({ limit: 500 });
-      }
-      assert.ok(approved(page), 'the approval is in the event feed');
+      await waitFor('the approval in the event feed', async () =>
+        (await caja.events.list({ limit: 500 })).events!.some((e) => e.type === 'deposit.status_changed' && e.subject_id === d.deposit_id));
       const banks = await caja.lookups.banks({ country: 'BR' });
       assert.ok(banks.some((b) => b.code === 260));
     });
