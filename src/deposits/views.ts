@@ -53,7 +53,7 @@ function cryptoView(d: Pick<DepositRow, 'country' | 'payment_method' | 'crypto'>
   return c && { currency: c.currency, wallet: c.wallet, network: c.network, crypto_fx: dec(c.crypto_fx), crypto_amount: dec(c.crypto_amount) };
 }
 
-/** What statusView reads: GET /v3/deposits/{id} selects only these (not the 3 kB payment_info). */
+/** What statusView reads: GET /v3/deposits/{id} selects only these (not the 1.4 kB payment_info of a Pix deposit). */
 export const STATUS_VIEW_COLUMNS = [
   'id', 'invoice_id', 'user_id', 'country', 'local_currency', 'usd_amount', 'local_amount', 'amount', 'currency', 'bonus_amount',
   'bonus_relative', 'payment_method', 'payment_type', 'status', 'checkout_type', 'payer', 'card_detail', 'crypto', 'fee_usd',
