@@ -19,7 +19,7 @@
 // Alone: `node --import tsx bench/deposits.ts` (DATABASE_URL or postgres://postgres@127.0.0.1:5432/postgres).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -240,15 +240,53 @@ SELECT * FROM d;
   }
 }
 
-export function pgbench(databaseUrl: string, script: string, connections: number, seconds: number) {
-  const file = join(mkdtempSync(join(tmpdir(), 'caja-pgbench-')), 'deposit.sql');
+/**
+ * pgbench running `script`. With `rate`, transactions are scheduled evenly at that rate (`-R`)
+ * and each one's latency, logged from its scheduled start as bench/paced.ts counts ours, gives
+ * p50/p99/max: what the database alone shows for the same writes at the same rate.
+ */
+interface PgbenchResult {
+  tps: number;
+  latency_avg_ms: number;
+  failed: number;
+  connections: number;
+  /** With a rate: the rate and the latency percentiles. */
+  rate_per_s?: number;
+  p50_ms?: number;
+  p99_ms?: number;
+  max_ms?: number;
+}
+
+export function pgbench(databaseUrl: string, script: string, connections: number, seconds: number, rate?: number): PgbenchResult {
+  const dir = mkdtempSync(join(tmpdir(), 'caja-pgbench-'));
+  const file = join(dir, 'deposit.sql');
   writeFileSync(file, script);
-  const r = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '2', '-T', String(seconds), '-f', file, databaseUrl], { encoding: 'utf8' });
+  const paced = rate ? ['-R', String(rate), '-l', '--log-prefix', join(dir, 'latency')] : [];
+  const r = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '2', '-T', String(seconds), ...paced, '-f', file, databaseUrl], { encoding: 'utf8', cwd: dir });
   const tps = /tps = ([\d.]+)/.exec(r.stdout);
   const latency = /latency average = ([\d.]+) ms/.exec(r.stdout);
   const failed = /number of failed transactions: (\d+)/.exec(r.stdout);
   if (!tps) throw new Error(`pgbench failed: ${r.stderr || r.stdout}`);
-  return { tps: Math.round(Number(tps[1])), latency_avg_ms: Number(latency?.[1] ?? 0), failed: Number(failed?.[1] ?? 0), connections };
+  const result = { tps: Math.round(Number(tps[1])), latency_avg_ms: Number(latency?.[1] ?? 0), failed: Number(failed?.[1] ?? 0), connections };
+  return rate ? { ...result, rate_per_s: rate, ...percentiles(loggedLatencies(dir)) } : result;
+}
+
+/** Per-transaction latencies (ms) from pgbench's logs: the third field is the latency in µs. */
+function loggedLatencies(dir: string): number[] {
+  const out: number[] = [];
+  for (const f of readdirSync(dir).filter((f) => f.startsWith('latency'))) {
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
+      const fields = line.split(' ');
+      if (fields.length > 2) out.push(Number(fields[2]) / 1000);
+    }
+  }
+  return out;
+}
+
+function percentiles(ms: number[]) {
+  ms.sort((a, b) => a - b);
+  const at = (q: number) => Math.round((ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? 0) * 10) / 10;
+  return { p50_ms: at(0.5), p99_ms: at(0.99), max_ms: at(1) };
 }
 
 const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : null);
@@ -262,7 +300,7 @@ interface Creds { merchant_id: number; deposits: { login: string; secret_key: st
  * baseline taken minutes later, once the servers had stopped, moved the ratios by a third from
  * one run to the next.
  */
-async function pgbenchAfter(databaseUrl: string, merchantId: number, kind: Kind, processes: number) {
+async function pgbenchAfter(databaseUrl: string, merchantId: number, kind: Kind, processes: number, rate?: number) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const { rows } = await client.query<{ id: number }>(
@@ -273,7 +311,7 @@ async function pgbenchAfter(databaseUrl: string, merchantId: number, kind: Kind,
   );
   await client.end();
   const script = await pgbenchScript(databaseUrl, Number(rows[0]!.id), kind, { signedRequestClaim: true });
-  return pgbench(databaseUrl, script, POOL * processes, DURATION);
+  return pgbench(databaseUrl, script, POOL * processes, DURATION, rate);
 }
 
 /** One server (of `processes` processes) through every HTTP measurement. */
@@ -300,6 +338,9 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
     // speed drifts over minutes, and 70 % of an earlier, faster minute's peak can be all of this
     // one's), evenly paced (bench/paced.ts), and 35 %, to show how it grows with load.
     const at70 = await paced(url, Math.max(1, Math.round(hosted.rps * 0.7)), DURATION, depositRequest(login, secret, 'hosted', `${tag}-70`), CONNECTIONS);
+    // The same writes by pgbench at the same rate: the tail the machine and the database give
+    // without us (its p99 moves from 4 to 17 ms from one minute to the next on these machines).
+    const writesAt70 = await pgbenchAfter(databaseUrl, creds.merchant_id, 'hosted', processes, at70.rate_per_s);
     const at35 = await paced(url, Math.max(1, Math.round(hosted.rps * 0.35)), DURATION, depositRequest(login, secret, 'hosted', `${tag}-35`), CONNECTIONS);
     const hostedWrites = await pgbenchAfter(databaseUrl, creds.merchant_id, 'hosted', processes);
     const keyed = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'hosted', `${tag}-keyed`, true)));
@@ -324,13 +365,14 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
         hosted_at_35_percent: at35,
         rss_mb_per_process_after: rss.length > 1 ? rss.slice(1) : rss,
         rss_mb_primary: rss.length > 1 ? rss[0] : undefined,
-        pgbench: { connections: POOL * processes, hosted_writes: hostedWrites, pix_writes: pixWrites },
+        pgbench: { connections: POOL * processes, hosted_writes: hostedWrites, pix_writes: pixWrites, hosted_writes_at_70_percent: writesAt70 },
         ratios: {
           hosted_vs_pgbench: ratio(hosted.rps, hostedWrites.tps),
           pix_vs_pgbench: ratio(pix.rps, pixWrites.tps),
           pix_vs_hosted: ratio(pix.rps, hosted.rps),
           keyed_vs_hosted: ratio(keyed.rps, hosted.rps),
           get_deposit_vs_health: ratio(status.rps, health.rps),
+          p99_at_70_percent_vs_pgbench: ratio(at70.p99_ms, writesAt70.p99_ms ?? 0),
         },
       },
     };
@@ -385,7 +427,8 @@ export async function benchDeposits(): Promise<Record<string, unknown>> {
       console.log(`${p} process(es): HOSTED ${r.deposit_hosted.rps}/s (p50 ${r.deposit_hosted.p50_ms} ms, p99 ${r.deposit_hosted.p99_ms} ms, ${r.deposit_hosted.errors} errors), `
         + `HOSTED with X-Idempotency-Key ${r.deposit_hosted_idempotency_key.rps}/s (${r.deposit_hosted_idempotency_key.errors} errors), `
         + `Pix ONE_SHOT ${r.deposit_pix_one_shot.rps}/s (${r.deposit_pix_one_shot.errors} errors), GET /v3/deposits/{id} ${r.get_deposit.rps}/s (${r.get_deposit.errors} errors), GET /health ${r.health.rps}/s; `
-        + `HOSTED at ${r.hosted_at_70_percent.rate_per_s}/s: p50 ${r.hosted_at_70_percent.p50_ms} ms, p99 ${r.hosted_at_70_percent.p99_ms} ms; `
+        + `HOSTED at ${r.hosted_at_70_percent.rate_per_s}/s: p50 ${r.hosted_at_70_percent.p50_ms} ms, p99 ${r.hosted_at_70_percent.p99_ms} ms `
+        + `(pgbench, same writes and rate: p50 ${r.pgbench.hosted_writes_at_70_percent.p50_ms} ms, p99 ${r.pgbench.hosted_writes_at_70_percent.p99_ms} ms); `
         + `at ${r.hosted_at_35_percent.rate_per_s}/s: p50 ${r.hosted_at_35_percent.p50_ms} ms, p99 ${r.hosted_at_35_percent.p99_ms} ms; RSS ${r.rss_mb_per_process_after.join(', ')} MB`);
       console.log(`${p} process(es) vs pgbench with ${r.pgbench.connections} connections, each right after its phase (HOSTED writes ${r.pgbench.hosted_writes.tps} tx/s, Pix writes ${r.pgbench.pix_writes.tps} tx/s): `
         + `HOSTED ${r.ratios.hosted_vs_pgbench}, Pix ${r.ratios.pix_vs_pgbench}, Pix/HOSTED ${r.ratios.pix_vs_hosted}, keyed/HOSTED ${r.ratios.keyed_vs_hosted}, GET deposit/health ${r.ratios.get_deposit_vs_health}`);
