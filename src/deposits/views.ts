@@ -6,6 +6,7 @@ import { storedCryptoDetail } from '../domain/crypto.ts';
 import { dec, fromDb } from '../domain/money.ts';
 import { formatDateTime, receiptUrl as voucherReceiptUrl } from '../domain/payment-info.ts';
 import { RawJson, toJson } from './json.ts';
+import type { CreatedDeposit } from './service.ts';
 import type { DepositRow } from './store.ts';
 
 /** Customer-facing URLs; the token is 128 random bits, so they cannot be guessed. */
@@ -18,7 +19,7 @@ export function receiptUrl(base: string, d: Pick<DepositRow, 'token'>): string {
   return voucherReceiptUrl(base, d.token);
 }
 
-export function creationResponse(base: string, d: DepositRow): string {
+export function creationResponse(base: string, d: CreatedDeposit): string {
   const hosted = d.checkout_type === 'HOSTED';
   const method = d.payment_method ? findMethod(d.country, d.payment_method) : undefined;
   return toJson({

@@ -14,7 +14,7 @@ import { checkCallbackUrl } from '../../domain/urls.ts';
 import { ApiError } from '../../http/errors.ts';
 import { depositsSignerOf } from '../../merchants/merchants.ts';
 import { streamlineFields } from '../../deposits/notifications.ts';
-import { createDeposit, prepareDepositRequest } from '../../deposits/service.ts';
+import { type CreatedDeposit, createDeposit, prepareDepositRequest } from '../../deposits/service.ts';
 import { type DepositRow, findDepositByToken } from '../../deposits/store.ts';
 import { redirectUrl } from '../../deposits/views.ts';
 import { esc, newNonce, sendHtml } from '../../web/layout.ts';
@@ -180,7 +180,7 @@ export function registerStreamlineDeposits(app: FastifyInstance, ctx: AppContext
         const documentOnly = details.every((d) => d.startsWith('x_cpf'));
         throw new StreamlineError(documentOnly ? INVOICE_ERROR_CODES.invalidDocument : 300, `Invalid parameters: ${details.join('; ')}`);
       }
-      let deposit: DepositRow;
+      let deposit: CreatedDeposit;
       try {
         ({ deposit } = await createDeposit(ctx, caller.merchant, prepared.value, {
           source: 'streamline',
