@@ -24,14 +24,15 @@ export class BitWriter {
     }
   }
 
-  /** Copies bits written elsewhere (see `bitsOf`) into this writer's output, as if written here. */
+  /** Copies bits another writer wrote (its `written()`) into this one, at a byte boundary. */
   append(prefix: WrittenBits): void {
+    if (this.count !== 0) throw new Error('append needs a byte boundary');
     this.out.set(prefix.bytes, this.pos);
     this.pos += prefix.bytes.length;
     this.write(prefix.tail, prefix.tailCount);
   }
 
-  /** The bits written so far: whole bytes, and the bits of an unfinished byte. */
+  /** The bits written so far by a writer that began at offset 0: whole bytes, then those of an unfinished byte. */
   written(): WrittenBits {
     return { bytes: this.out.slice(0, this.pos), tail: this.bits, tailCount: this.count };
   }
