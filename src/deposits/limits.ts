@@ -97,14 +97,20 @@ export function applicableRule(rules: readonly LimitRule[], c: Pick<LimitCheck, 
   return pickRule(rules, c.merchantId, c.country, c.paymentMethod);
 }
 
+const NO_USAGE = { day: { units: 0n, scale: 2 }, month: { units: 0n, scale: 2 } };
+
+/** The limit kind a deposit breaks by its amount alone (a rule without daily or monthly ceilings: no usage, no lock), or null. */
+export function checkAmountOnly(rule: LimitRule, c: Pick<LimitCheck, 'amountUsd'>): LimitKind | null {
+  return exceededLimit(rule, c.amountUsd, NO_USAGE);
+}
+
 /**
  * The limit kind a new deposit would exceed under `rule`, or null. Must run inside the creating
  * transaction: the customer lock it takes is held until that transaction ends, so the usage it
  * reads cannot change before the new deposit is written.
  */
 export async function checkCustomerLimits(q: Queryable, rule: LimitRule, c: LimitCheck): Promise<LimitKind | null> {
-  const zero = { units: 0n, scale: 2 };
-  if (!needsUsage(rule)) return exceededLimit(rule, c.amountUsd, { day: zero, month: zero });
+  if (!needsUsage(rule)) return checkAmountOnly(rule, c);
 
   // Both identities are locked (in a fixed order, so two transactions never wait on each other
   // in a cycle): a customer is the same whether recognised by user_id or by document.

@@ -40,10 +40,10 @@ import { ApiError, v3Errors } from '../http/errors.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { resolveUsdRates } from '../lookups/exchange-rates.ts';
-import type { LimitRule } from '../domain/limits.ts';
+import { type LimitRule, needsUsage } from '../domain/limits.ts';
 import { toJson } from './json.ts';
 import { Batcher } from '../db/batcher.ts';
-import { applicableRule, checkCustomerLimits, type LimitRow, loadLimitRules, rulesFromRows } from './limits.ts';
+import { applicableRule, checkAmountOnly, checkCustomerLimits, type LimitRow, loadLimitRules, rulesFromRows } from './limits.ts';
 import { creditDeposit } from '../balances/service.ts';
 import { depositNotifications } from './notifications.ts';
 import { type DepositRow, findDeposit } from './store.ts';
@@ -354,12 +354,18 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   const pre = preloadedRules.get(input);
   const rules = pre && pre.merchantId === merchant.id ? pre.rules : await loadLimitRules(ctx.db, merchant.id, input.country);
   const rule = applicableRule(rules, limitCheck);
+  // A cap on one deposit is checked here and the deposit joins the shared statement like any
+  // other; a daily or monthly ceiling reads the customer's usage under a per-customer lock, in a
+  // short transaction of its own.
+  const lockedRule = rule && needsUsage(rule) ? rule : null;
+  const amountOnly = rule && !lockedRule ? checkAmountOnly(rule, limitCheck) : null;
+  if (amountOnly) throw v3Errors.userLimitExceeded(amountOnly);
 
   let written: CreatedDeposit | null = null;
   try {
-    written = rule
+    written = lockedRule
       ? await ctx.db.tx(async (q) => {
-          const exceeded = await checkCustomerLimits(q, rule, limitCheck);
+          const exceeded = await checkCustomerLimits(q, lockedRule, limitCheck);
           if (exceeded) throw v3Errors.userLimitExceeded(exceeded);
           return (await writeDeposits(q, [row]))[0] ?? null;
         })

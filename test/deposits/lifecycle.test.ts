@@ -201,6 +201,24 @@ for (const backend of backends()) {
       assert.equal(bad.body.details.length, 2);
     });
 
+    test('a cap on one deposit alone is checked without the customer lock: its creations share statements', async () => {
+      const m = await createMerchant(s.url, 'Capped');
+      const c = V3Client.deposits(s.url, m);
+      await admin(s.url, 'PUT', '/admin/limits', { merchant_id: m.merchant_id, country: 'CO', per_transaction: '20' });
+      const batches = async () => (await s.ctx.metrics.depositBatchSize.get()).values.find((v) => v.metricName === 'caja_deposit_batch_size_count')?.value ?? 0;
+      const before = await batches();
+      const amounts = Array.from({ length: 30 }, (_, i) => (i % 10 === 9 ? '20.01' : '20'));
+      // Amounts in USD: COP at the staging rate would make a cap in USD hard to read, so USD.
+      const results = await Promise.all(amounts.map((amount, i) => c.post('/v3/deposits', { country: 'CO', currency: 'USD', amount, payer: { id: 'same' }, description: `cap ${i}` })));
+      results.forEach((r, i) => {
+        if (amounts[i] === '20') assert.equal(r.status, 200, r.text);
+        else assert.deepEqual([r.status, r.body.code, /: TRANSACTION$/.test(r.body.description)], [400, 304, true], r.text);
+      });
+      assert.ok((await batches()) - before > 0, 'written by the shared statement');
+      const { rows } = await s.ctx.db.query(`SELECT count(*)::int AS n FROM deposits WHERE merchant_id = $1`, [m.merchant_id]);
+      assert.equal(rows[0].n, 27);
+    });
+
     test('racing deposits cannot both pass a daily limit', async () => {
       const m = await createMerchant(s.url, 'Racer');
       const c = V3Client.deposits(s.url, m);
