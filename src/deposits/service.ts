@@ -183,7 +183,8 @@ const COLUMNS = [
 /**
  * What the answers to a creation read of the new deposit (v3's creationResponse, streamline's
  * NewInvoice), and the statement returns no more: parsing all 65 columns of every new row (their
- * description, dates and JSON) took ≈10 kB of garbage and 2 % of the CPU of a creation. The
+ * description, dates and JSON) made a HOSTED creation cost 173 µs of server CPU instead of 151,
+ * and left 5 kB more to the old generation (more major collections: slower p99). The
  * statement's own history, event and key rows read `source` too. payment_info comes from the
  * request (1.4 kB for a Pix deposit with its QR image, not worth sending back).
  */
