@@ -104,31 +104,78 @@ export function checkAmountOnly(rule: LimitRule, c: Pick<LimitCheck, 'amountUsd'
   return exceededLimit(rule, c.amountUsd, NO_USAGE);
 }
 
-/**
- * The limit kind a new deposit would exceed under `rule`, or null. Must run inside the creating
- * transaction: the customer lock it takes is held until that transaction ends, so the usage it
- * reads cannot change before the new deposit is written.
- */
-export async function checkCustomerLimits(q: Queryable, rule: LimitRule, c: LimitCheck): Promise<LimitKind | null> {
-  if (!needsUsage(rule)) return checkAmountOnly(rule, c);
-
-  // Both identities are locked (in a fixed order, so two transactions never wait on each other
-  // in a cycle): a customer is the same whether recognised by user_id or by document.
+/** The lock keys of a customer: by user id, and by document when there is one. */
+function customerLockKeys(c: LimitCheck): string[] {
   const keys = [lockKey(`deposit-customer:${c.merchantId}:user:${c.userId}`)];
   if (c.document) keys.push(lockKey(`deposit-customer:${c.merchantId}:doc:${c.document}`));
-  keys.sort();
-  for (const k of keys) await q.query('SELECT pg_advisory_xact_lock($1::bigint)', [k]);
+  return keys;
+}
 
-  const { dayStart, monthStart } = limitWindows(c.now);
-  const methodFilter = rule.paymentMethod !== '*' ? 'AND payment_method = $7' : '';
-  const params: unknown[] = [c.merchantId, c.country, c.userId, c.document ?? null, monthStart, dayStart];
-  if (rule.paymentMethod !== '*') params.push(rule.paymentMethod);
-  const { rows: usage } = await q.query<{ day: string | null; month: string | null }>(
-    `SELECT COALESCE(SUM(usd_amount) FILTER (WHERE created_at >= $6), 0) AS day, COALESCE(SUM(usd_amount), 0) AS month
-     FROM deposits
-     WHERE merchant_id = $1 AND country = $2 AND status <> 'CANCELLED' AND created_at >= $5
-       AND (user_id = $3 OR ($4::text IS NOT NULL AND payer_document = $4)) ${methodFilter}`,
-    params,
-  );
-  return exceededLimit(rule, c.amountUsd, { day: fromDb(usage[0]?.day ?? '0'), month: fromDb(usage[0]?.month ?? '0') });
+/**
+ * Which of several new deposits can be checked together: the first of each customer (by either
+ * identity). A later one of the same customer must wait for the earlier one to be written, so
+ * that the usage it reads counts it; it goes into the next check.
+ */
+export function firstOfEachCustomer(checks: readonly LimitCheck[]): boolean[] {
+  const seen = new Set<string>();
+  return checks.map((c) => {
+    const keys = customerLockKeys(c);
+    if (keys.some((k) => seen.has(k))) return false;
+    for (const k of keys) seen.add(k);
+    return true;
+  });
+}
+
+export interface RuleCheck {
+  rule: LimitRule;
+  check: LimitCheck;
+}
+
+// A customer's deposits that count towards a rule: same merchant and country, not cancelled,
+// this month (and today, for the daily sum), by user id or by document, of the rule's method.
+// The two identities are two index scans (deposits_user_idx, deposits_document_idx), the second
+// leaving out what the first counted: as one OR the plan read all the merchant's deposits of the
+// month for each customer.
+const COUNTS = `d.country = u.country AND d.status <> 'CANCELLED' AND (u.method = '*' OR d.payment_method = u.method)`;
+const USAGE_SQL = `
+SELECT u.i, COALESCE(SUM(d.usd_amount) FILTER (WHERE d.created_at >= u.day_start), 0)::text AS day, COALESCE(SUM(d.usd_amount), 0)::text AS month
+FROM unnest($1::integer[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[])
+  AS u(i, merchant_id, country, user_id, document, method, month_start, day_start)
+LEFT JOIN LATERAL (
+  SELECT usd_amount, created_at FROM deposits d
+  WHERE d.merchant_id = u.merchant_id AND d.user_id = u.user_id AND d.created_at >= u.month_start AND ${COUNTS}
+  UNION ALL
+  SELECT usd_amount, created_at FROM deposits d
+  WHERE d.merchant_id = u.merchant_id AND d.payer_document = u.document AND d.created_at >= u.month_start
+    AND d.user_id <> u.user_id AND ${COUNTS}
+) d ON true
+GROUP BY u.i`;
+
+/**
+ * The limit kind each new deposit would exceed under its rule, or null; the deposits must be of
+ * different customers (firstOfEachCustomer). Must run inside the transaction that writes them:
+ * every customer is locked first (all keys in one sorted order, in one statement, so two
+ * transactions never wait on each other in a cycle) and the locks are held until it ends, so the
+ * usage read next cannot change before the new deposits are written.
+ */
+export async function checkCustomerLimits(q: Queryable, items: readonly RuleCheck[]): Promise<(LimitKind | null)[]> {
+  const usageNeeded = items.map(({ rule }) => needsUsage(rule));
+  const keys = [...new Set(items.flatMap(({ check }, i) => (usageNeeded[i] ? customerLockKeys(check) : [])))].sort();
+  if (keys.length === 0) return items.map(({ rule, check }) => checkAmountOnly(rule, check));
+  // count() over unnest: the locks are taken one row at a time, in the array's (sorted) order.
+  await q.query('SELECT count(pg_advisory_xact_lock(k)) FROM unnest($1::bigint[]) AS k', [keys], { name: 'caja_customer_locks' });
+
+  const windows = items.map(({ check }) => limitWindows(check.now));
+  const { rows } = await q.query<{ i: number; day: string; month: string }>(USAGE_SQL, [
+    items.map((_, i) => i),
+    items.map(({ check }) => check.merchantId),
+    items.map(({ check }) => check.country),
+    items.map(({ check }) => check.userId),
+    items.map(({ check }) => check.document ?? null),
+    items.map(({ rule }) => rule.paymentMethod),
+    windows.map((w) => w.monthStart),
+    windows.map((w) => w.dayStart),
+  ], { name: 'caja_customer_usage' });
+  const usage = new Map(rows.map((r) => [r.i, { day: fromDb(r.day), month: fromDb(r.month) }]));
+  return items.map(({ rule, check }, i) => exceededLimit(rule, check.amountUsd, usageNeeded[i] ? usage.get(i) ?? NO_USAGE : NO_USAGE));
 }

@@ -40,10 +40,10 @@ import { ApiError, v3Errors } from '../http/errors.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { resolveUsdRates } from '../lookups/exchange-rates.ts';
-import { type LimitRule, needsUsage } from '../domain/limits.ts';
+import { type LimitKind, type LimitRule, needsUsage } from '../domain/limits.ts';
 import { toJson } from './json.ts';
 import { Batcher } from '../db/batcher.ts';
-import { applicableRule, checkAmountOnly, checkCustomerLimits, type LimitRow, loadLimitRules, rulesFromRows } from './limits.ts';
+import { applicableRule, checkAmountOnly, checkCustomerLimits, firstOfEachCustomer, type LimitRow, loadLimitRules, type RuleCheck, rulesFromRows } from './limits.ts';
 import { creditDeposit } from '../balances/service.ts';
 import { depositNotifications } from './notifications.ts';
 import { type DepositRow, findDeposit } from './store.ts';
@@ -281,6 +281,41 @@ const batchedWriter = batcherPerDatabase<NewDepositRow, CreatedDeposit | null>(
   (ctx) => new Batcher((rows) => writeDeposits(ctx.db, rows), { ...ctx.config.depositBatch, onBatch: (n) => ctx.metrics.depositBatchSize.observe(n) }),
 );
 
+/** A deposit under a daily or monthly customer limit, with what its check needs. */
+interface CheckedRow extends RuleCheck {
+  row: NewDepositRow;
+}
+
+type CheckedOutcome = { next: true } | { exceeded: LimitKind } | { written: CreatedDeposit | null };
+
+/**
+ * Deposits under daily or monthly customer limits, grouped too: one transaction locks the
+ * customers of a batch, reads their usage, and writes the deposits that pass in the shared
+ * statement (five round trips for the batch; a deposit alone took as many). A second deposit of
+ * a customer already in the batch goes to the next one, so that the usage it reads counts the first.
+ */
+const checkedWriter = batcherPerDatabase<CheckedRow, CheckedOutcome>((ctx) => new Batcher((items) => ctx.db.tx(async (q) => {
+  const first = firstOfEachCustomer(items.map((i) => i.check));
+  const now = items.filter((_, i) => first[i]);
+  const exceeded = await checkCustomerLimits(q, now);
+  const passing = now.filter((_, i) => !exceeded[i]);
+  const written = passing.length > 0 ? await writeDeposits(q, passing.map((i) => i.row)) : [];
+  return items.map((item): CheckedOutcome => {
+    const at = now.indexOf(item);
+    if (at < 0) return { next: true };
+    const kind = exceeded[at];
+    return kind ? { exceeded: kind } : { written: written[passing.indexOf(item)] ?? null };
+  });
+}), { ...ctx.config.depositBatch, onBatch: (n) => ctx.metrics.depositBatchSize.observe(n) }));
+
+async function writeChecked(ctx: AppContext, item: CheckedRow): Promise<CreatedDeposit | null> {
+  for (;;) {
+    const outcome = await checkedWriter(ctx).submit(item);
+    if ('exceeded' in outcome) throw v3Errors.userLimitExceeded(outcome.exceeded);
+    if ('written' in outcome) return outcome.written;
+  }
+}
+
 // Tokens are cut from a block of random bytes filled once per 256 of them: a crypto call per
 // token (randomBytes(16)) was 3 % of a HOSTED creation's CPU. Each byte is used once.
 const TOKEN_BYTES = 16;
@@ -364,13 +399,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
 
   let written: CreatedDeposit | null = null;
   try {
-    written = lockedRule
-      ? await ctx.db.tx(async (q) => {
-          const exceeded = await checkCustomerLimits(q, lockedRule, limitCheck);
-          if (exceeded) throw v3Errors.userLimitExceeded(exceeded);
-          return (await writeDeposits(q, [row]))[0] ?? null;
-        })
-      : await batchedWriter(ctx).submit(row);
+    written = lockedRule ? await writeChecked(ctx, { row, rule: lockedRule, check: limitCheck }) : await batchedWriter(ctx).submit(row);
   } catch (err) {
     if (!isIdempotencyKeyTaken(err)) throw err;
   }

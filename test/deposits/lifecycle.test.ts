@@ -229,6 +229,35 @@ for (const backend of backends()) {
       assert.ok(results.filter((r) => r.status !== 200).every((r) => r.body.code === 304));
     });
 
+    test('racing deposits of many customers under a daily limit: each gets exactly what it allows, in shared transactions', async () => {
+      const m = await createMerchant(s.url, 'Crowd');
+      const c = V3Client.deposits(s.url, m);
+      await admin(s.url, 'PUT', '/admin/limits', { merchant_id: m.merchant_id, country: '*', daily: '50' });
+      const batches = async () => (await s.ctx.metrics.depositBatchSize.get()).values.find((v) => v.metricName === 'caja_deposit_batch_size_count')?.value ?? 0;
+      const before = await batches();
+      // Eight customers by user id, and a ninth known by one document under two user ids: seven
+      // deposits of 10 USD each, of which the daily ceiling of 50 lets five through.
+      const payers = [
+        ...Array.from({ length: 8 }, (_, k) => Array.from({ length: 7 }, () => ({ id: `crowd-${k}` }))),
+        Array.from({ length: 7 }, (_, i) => ({ id: `crowd-doc-${i % 2}`, document: 'GODE561231GR8' })),
+      ];
+      const requests = payers.flatMap((list, k) => list.map((payer, i) => ({ k, body: { country: 'MX', currency: 'USD', amount: '10', payer, description: `crowd ${k} ${i}` } })));
+      const results = await Promise.all(requests.map(async ({ k, body }) => ({ k, r: await c.post('/v3/deposits', body) })));
+      for (let k = 0; k < payers.length; k++) {
+        const mine = results.filter((x) => x.k === k);
+        assert.equal(mine.filter((x) => x.r.status === 200).length, 5, `customer ${k}: ${mine.map((x) => x.r.status).join()}`);
+        assert.ok(mine.filter((x) => x.r.status !== 200).every((x) => x.r.body.code === 304 && /: DAILY$/.test(x.r.body.description)));
+      }
+      const { rows } = await s.ctx.db.query<{ total: string }>(
+        `SELECT sum(usd_amount)::text AS total FROM deposits WHERE merchant_id = $1 GROUP BY COALESCE(payer_document, user_id) ORDER BY 1`, [m.merchant_id]);
+      assert.deepEqual(rows.map((r) => Number(r.total)), new Array(9).fill(50));
+      // On PostgreSQL concurrent requests queue behind the batches in flight and share the next
+      // ones (PGlite's one in-process connection answers each before the next one arrives).
+      const used = (await batches()) - before;
+      assert.ok(used > 0, 'written by the shared statement');
+      if (backend === 'pg') assert.ok(used < requests.length * 0.75, `customers shared transactions (${used} for ${requests.length} deposits)`);
+    });
+
     test('streamline-created deposits notify with a signed confirmation form', async () => {
       const merchant = (await getMerchant(s.ctx.db, creds.merchant_id))!;
       const v = await prepareDepositRequest(s.ctx, { country: 'BR', amount: '25.00', invoice_id: `sl-${process.pid}`, payment_method: 'IX', payer: { ...BR_PAYER, id: '77' } });
