@@ -113,8 +113,8 @@ function customerLockKeys(c: LimitCheck): string[] {
 
 /**
  * Which of several new deposits can be checked together: the first of each customer (by either
- * identity). A later one of the same customer must wait for the earlier one to be written, so
- * that the usage it reads counts it; it goes into the next check.
+ * identity). A later one of the same customer must be checked after the earlier one is written,
+ * so that the usage it reads counts it.
  */
 export function firstOfEachCustomer(checks: readonly LimitCheck[]): boolean[] {
   const seen = new Set<string>();

@@ -286,34 +286,37 @@ interface CheckedRow extends RuleCheck {
   row: NewDepositRow;
 }
 
-type CheckedOutcome = { next: true } | { exceeded: LimitKind } | { written: CreatedDeposit | null };
+type CheckedOutcome = { exceeded: LimitKind } | { written: CreatedDeposit | null };
 
 /**
  * Deposits under daily or monthly customer limits, grouped too: one transaction locks the
  * customers of a batch, reads their usage, and writes the deposits that pass in the shared
  * statement (five round trips for the batch; a deposit alone took as many). A second deposit of
- * a customer already in the batch goes to the next one, so that the usage it reads counts the first.
+ * a customer already in the batch is checked in a second round of the same transaction, whose
+ * usage counts the first; so is a third, and so on, in the order they came.
  */
 const checkedWriter = batcherPerDatabase<CheckedRow, CheckedOutcome>((ctx) => new Batcher((items) => ctx.db.tx(async (q) => {
-  const first = firstOfEachCustomer(items.map((i) => i.check));
-  const now = items.filter((_, i) => first[i]);
-  const exceeded = await checkCustomerLimits(q, now);
-  const passing = now.filter((_, i) => !exceeded[i]);
-  const written = passing.length > 0 ? await writeDeposits(q, passing.map((i) => i.row)) : [];
-  return items.map((item): CheckedOutcome => {
-    const at = now.indexOf(item);
-    if (at < 0) return { next: true };
-    const kind = exceeded[at];
-    return kind ? { exceeded: kind } : { written: written[passing.indexOf(item)] ?? null };
-  });
+  const outcomes = new Array<CheckedOutcome>(items.length);
+  let pending = items.map((item, at) => ({ item, at }));
+  while (pending.length > 0) {
+    const first = firstOfEachCustomer(pending.map((p) => p.item.check));
+    const round = pending.filter((_, k) => first[k]);
+    pending = pending.filter((_, k) => !first[k]);
+    const exceeded = await checkCustomerLimits(q, round.map((p) => p.item));
+    const passing = round.filter((_, k) => !exceeded[k]);
+    const written = passing.length > 0 ? await writeDeposits(q, passing.map((p) => p.item.row)) : [];
+    round.forEach((p, k) => {
+      const kind = exceeded[k];
+      outcomes[p.at] = kind ? { exceeded: kind } : { written: written[passing.indexOf(p)] ?? null };
+    });
+  }
+  return outcomes;
 }), { ...ctx.config.depositBatch, onBatch: (n) => ctx.metrics.depositBatchSize.observe(n) }));
 
 async function writeChecked(ctx: AppContext, item: CheckedRow): Promise<CreatedDeposit | null> {
-  for (;;) {
-    const outcome = await checkedWriter(ctx).submit(item);
-    if ('exceeded' in outcome) throw v3Errors.userLimitExceeded(outcome.exceeded);
-    if ('written' in outcome) return outcome.written;
-  }
+  const outcome = await checkedWriter(ctx).submit(item);
+  if ('exceeded' in outcome) throw v3Errors.userLimitExceeded(outcome.exceeded);
+  return outcome.written;
 }
 
 // Tokens are cut from a block of random bytes filled once per 256 of them: a crypto call per
