@@ -2,7 +2,7 @@
 // payment_info, exact amounts, invoice uniqueness and idempotency (also under concurrency).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
+import { backends, depositBatches, startTestServer, type TestServer } from '../helpers/server.ts';
 import { createMerchant, hmac, V3Client, xDateNow, type Credentials } from '../helpers/clients.ts';
 import { verifyPixCrc } from '../../src/domain/pix.ts';
 import { isValidClabe } from '../../src/domain/clabe.ts';
@@ -200,7 +200,7 @@ for (const backend of backends()) {
         method: 'POST', body: copyBody,
         headers: { 'Content-Type': 'application/json', 'X-Date': xDate, 'X-Login': creds.deposits.login, Authorization: `SVC ${hmac(creds.deposits.secret_key, xDate + creds.deposits.login + copyBody)}` },
       }).then(async (r) => ({ status: r.status, replayed: r.headers.get('idempotent-replayed'), text: await r.text() }));
-      const batches = async () => (await s.ctx.metrics.depositBatchSize.get()).values.find((v) => v.metricName === 'caja_deposit_batch_size_count')?.value ?? 0;
+      const batches = () => depositBatches(s);
       const batchesBefore = await batches();
       // The database is held busy for a moment (a transaction locking a table the inserts write),
       // as under load: the first insert waits, the other creations queue behind it.

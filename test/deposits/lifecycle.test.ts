@@ -2,7 +2,7 @@
 // notifications in the outbox, ledger credits, magic values and customer limits.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
+import { backends, depositBatches, startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
 import { runDepositJobs } from '../../src/deposits/worker.ts';
 import { createDeposit, prepareDepositRequest } from '../../src/deposits/service.ts';
@@ -205,7 +205,7 @@ for (const backend of backends()) {
       const m = await createMerchant(s.url, 'Capped');
       const c = V3Client.deposits(s.url, m);
       await admin(s.url, 'PUT', '/admin/limits', { merchant_id: m.merchant_id, country: 'CO', per_transaction: '20' });
-      const batches = async () => (await s.ctx.metrics.depositBatchSize.get()).values.find((v) => v.metricName === 'caja_deposit_batch_size_count')?.value ?? 0;
+      const batches = () => depositBatches(s);
       const before = await batches();
       const amounts = Array.from({ length: 30 }, (_, i) => (i % 10 === 9 ? '20.01' : '20'));
       // Amounts in USD: COP at the staging rate would make a cap in USD hard to read, so USD.
@@ -233,7 +233,7 @@ for (const backend of backends()) {
       const m = await createMerchant(s.url, 'Crowd');
       const c = V3Client.deposits(s.url, m);
       await admin(s.url, 'PUT', '/admin/limits', { merchant_id: m.merchant_id, country: '*', daily: '50' });
-      const batches = async () => (await s.ctx.metrics.depositBatchSize.get()).values.find((v) => v.metricName === 'caja_deposit_batch_size_count')?.value ?? 0;
+      const batches = () => depositBatches(s);
       const before = await batches();
       // Eight customers by user id, and a ninth known by one document under two user ids: seven
       // deposits of 10 USD each, of which the daily ceiling of 50 lets five through.

@@ -69,3 +69,8 @@ export async function startTestServer(
     },
   };
 }
+
+/** How many deposit insert batches the server has written so far (the caja_deposit_batch_size metric's count). */
+export async function depositBatches(s: TestServer): Promise<number> {
+  return (await s.ctx.metrics.depositBatchSize.get()).values.find((v) => v.metricName === 'caja_deposit_batch_size_count')?.value ?? 0;
+}
