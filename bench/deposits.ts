@@ -174,6 +174,24 @@ function depositRequest(login: string, secret: string, kind: Kind, tag: string, 
   };
 }
 
+/**
+ * HOSTED creations in Colombia, where the bench's merchant has a daily customer limit: 5,000
+ * customers by user id (no document: the other phases' payers share one, which would make them
+ * all one customer, checked one after another by design).
+ */
+function limitedRequests(login: string, secret: string, tag: string) {
+  let n = 0;
+  return [{
+    method: 'POST',
+    path: '/v3/deposits',
+    setupRequest: (req: Record<string, unknown>) => {
+      const i = ++n;
+      const body = JSON.stringify({ country: 'CO', currency: 'USD', amount: '25.00', invoice_id: `bench-limited-${tag}-${i}`, payer: { first_name: 'Ana', last_name: 'Rojas', email: 'ana@example.com', id: `user-${i % 5000}` } });
+      return { ...req, body, headers: { 'content-type': 'application/json', ...v3Headers(login, secret, body) } };
+    },
+  }];
+}
+
 function depositRequests(login: string, secret: string, kind: Kind, tag: string, keyed = false) {
   const next = depositRequest(login, secret, kind, tag, keyed);
   return [{ method: 'POST', path: '/v3/deposits', setupRequest: (req: Record<string, unknown>) => ({ ...req, ...next() }) }];
@@ -351,6 +369,15 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
     const ids = (await client.query<{ id: number }>(`SELECT id FROM deposits WHERE merchant_id = $1 ORDER BY id DESC LIMIT 5000`, [creds.merchant_id])).rows.map((r) => Number(r.id));
     await client.end();
     const status = summary(await runHttp(url, DURATION, statusRequests(login, secret, ids)));
+    // Under a daily customer limit (in its own country, so that no other phase is limited): each
+    // batch locks its customers and reads their usage before writing.
+    const rule = await fetch(`${url}/admin/limits`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ merchant_id: creds.merchant_id, country: 'CO', daily: '1000000000' }),
+    });
+    if (!rule.ok) throw new Error(`limit rule: ${rule.status} ${await rule.text()}`);
+    const limited = summary(await runHttp(url, DURATION, limitedRequests(login, secret, tag)));
     const rss = serverPids(child.pid!).map(rssMb);
     return {
       creds,
@@ -359,6 +386,7 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
         health,
         deposit_hosted: hosted,
         deposit_hosted_idempotency_key: keyed,
+        deposit_hosted_daily_customer_limit: limited,
         deposit_pix_one_shot: pix,
         get_deposit: status,
         hosted_at_70_percent: at70,
@@ -371,6 +399,7 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
           pix_vs_pgbench: ratio(pix.rps, pixWrites.tps),
           pix_vs_hosted: ratio(pix.rps, hosted.rps),
           keyed_vs_hosted: ratio(keyed.rps, hosted.rps),
+          limited_vs_hosted: ratio(limited.rps, hosted.rps),
           get_deposit_vs_health: ratio(status.rps, health.rps),
           p99_at_70_percent_vs_pgbench: ratio(at70.p99_ms, writesAt70.p99_ms ?? 0),
         },
@@ -426,12 +455,13 @@ export async function benchDeposits(): Promise<Record<string, unknown>> {
       const r = m.result;
       console.log(`${p} process(es): HOSTED ${r.deposit_hosted.rps}/s (p50 ${r.deposit_hosted.p50_ms} ms, p99 ${r.deposit_hosted.p99_ms} ms, ${r.deposit_hosted.errors} errors), `
         + `HOSTED with X-Idempotency-Key ${r.deposit_hosted_idempotency_key.rps}/s (${r.deposit_hosted_idempotency_key.errors} errors), `
+        + `HOSTED under a daily customer limit ${r.deposit_hosted_daily_customer_limit.rps}/s (${r.deposit_hosted_daily_customer_limit.errors} errors), `
         + `Pix ONE_SHOT ${r.deposit_pix_one_shot.rps}/s (${r.deposit_pix_one_shot.errors} errors), GET /v3/deposits/{id} ${r.get_deposit.rps}/s (${r.get_deposit.errors} errors), GET /health ${r.health.rps}/s; `
         + `HOSTED at ${r.hosted_at_70_percent.rate_per_s}/s: p50 ${r.hosted_at_70_percent.p50_ms} ms, p99 ${r.hosted_at_70_percent.p99_ms} ms `
         + `(pgbench, same writes and rate: p50 ${r.pgbench.hosted_writes_at_70_percent.p50_ms} ms, p99 ${r.pgbench.hosted_writes_at_70_percent.p99_ms} ms); `
         + `at ${r.hosted_at_35_percent.rate_per_s}/s: p50 ${r.hosted_at_35_percent.p50_ms} ms, p99 ${r.hosted_at_35_percent.p99_ms} ms; RSS ${r.rss_mb_per_process_after.join(', ')} MB`);
       console.log(`${p} process(es) vs pgbench with ${r.pgbench.connections} connections, each right after its phase (HOSTED writes ${r.pgbench.hosted_writes.tps} tx/s, Pix writes ${r.pgbench.pix_writes.tps} tx/s): `
-        + `HOSTED ${r.ratios.hosted_vs_pgbench}, Pix ${r.ratios.pix_vs_pgbench}, Pix/HOSTED ${r.ratios.pix_vs_hosted}, keyed/HOSTED ${r.ratios.keyed_vs_hosted}, GET deposit/health ${r.ratios.get_deposit_vs_health}`);
+        + `HOSTED ${r.ratios.hosted_vs_pgbench}, Pix ${r.ratios.pix_vs_pgbench}, Pix/HOSTED ${r.ratios.pix_vs_hosted}, keyed/HOSTED ${r.ratios.keyed_vs_hosted}, under a daily customer limit/HOSTED ${r.ratios.limited_vs_hosted}, GET deposit/health ${r.ratios.get_deposit_vs_health}`);
       runs.push(r);
     }
     const embedded = process.env.BENCH_EMBEDDED === '0' ? undefined : await measureEmbedded();
