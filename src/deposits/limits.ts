@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/db.ts';
 import { type Decimal, fromDb, toPlainString } from '../domain/money.ts';
-import { exceededLimit, type LimitKind, type LimitRule, limitWindows, needsUsage, pickRule } from '../domain/limits.ts';
+import { exceededLimit, type LimitKind, type LimitRule, limitWindows, pickRule } from '../domain/limits.ts';
 
 export interface LimitRow {
   merchant_id: number;
@@ -152,16 +152,14 @@ LEFT JOIN LATERAL (
 GROUP BY u.i`;
 
 /**
- * The limit kind each new deposit would exceed under its rule, or null; the deposits must be of
- * different customers (firstOfEachCustomer). Must run inside the transaction that writes them:
- * every customer is locked first (all keys in one sorted order, in one statement, so two
- * transactions never wait on each other in a cycle) and the locks are held until it ends, so the
- * usage read next cannot change before the new deposits are written.
+ * The limit kind each new deposit would exceed under its rule (one with a daily or monthly
+ * ceiling), or null; the deposits must be of different customers (firstOfEachCustomer). Must run
+ * inside the transaction that writes them: every customer is locked first (all keys in one sorted
+ * order, in one statement, so two transactions never wait on each other in a cycle) and the locks
+ * are held until it ends, so the usage read next cannot change before the new deposits are written.
  */
 export async function checkCustomerLimits(q: Queryable, items: readonly RuleCheck[]): Promise<(LimitKind | null)[]> {
-  const usageNeeded = items.map(({ rule }) => needsUsage(rule));
-  const keys = [...new Set(items.flatMap(({ check }, i) => (usageNeeded[i] ? customerLockKeys(check) : [])))].sort();
-  if (keys.length === 0) return items.map(({ rule, check }) => checkAmountOnly(rule, check));
+  const keys = [...new Set(items.flatMap(({ check }) => customerLockKeys(check)))].sort();
   // count() over unnest: the locks are taken one row at a time, in the array's (sorted) order.
   await q.query('SELECT count(pg_advisory_xact_lock(k)) FROM unnest($1::bigint[]) AS k', [keys], { name: 'caja_customer_locks' });
 
@@ -177,5 +175,5 @@ export async function checkCustomerLimits(q: Queryable, items: readonly RuleChec
     windows.map((w) => w.dayStart),
   ], { name: 'caja_customer_usage' });
   const usage = new Map(rows.map((r) => [r.i, { day: fromDb(r.day), month: fromDb(r.month) }]));
-  return items.map(({ rule, check }, i) => exceededLimit(rule, check.amountUsd, usageNeeded[i] ? usage.get(i) ?? NO_USAGE : NO_USAGE));
+  return items.map(({ rule, check }, i) => exceededLimit(rule, check.amountUsd, usage.get(i) ?? NO_USAGE));
 }

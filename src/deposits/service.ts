@@ -20,9 +20,10 @@
 //   transitionDepositIn(q, ctx, ...)          the same inside a caller's transaction (workers).
 //
 // Creation writes the deposit, its first history row, its creation event and its idempotency key
-// in one statement (atomic by itself). With an applicable customer limit it runs in a short
-// transaction: check the limits under a per-customer lock, then that statement. Anything that
-// fails rolls all of it back, so no half deposit exists.
+// in one statement (atomic by itself), shared by concurrent creations. Under a daily or monthly
+// customer limit that statement runs in a short transaction that first locks the batch's
+// customers and checks their usage. Anything that fails rolls all of it back, so no half deposit
+// exists.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { type Queryable, violatesConstraint } from '../db/db.ts';
@@ -277,8 +278,10 @@ async function writeDeposits(q: Queryable, rows: NewDepositRow[]): Promise<(Crea
 
 // By default up to 64 deposits a statement, 4 statements at a time: enough to keep two cores'
 // worth of database busy without taking more than a few of the pool's 20 connections.
+const depositBatchOptions = (ctx: AppContext) => ({ ...ctx.config.depositBatch, onBatch: (n: number) => ctx.metrics.depositBatchSize.observe(n) });
+
 const batchedWriter = batcherPerDatabase<NewDepositRow, CreatedDeposit | null>(
-  (ctx) => new Batcher((rows) => writeDeposits(ctx.db, rows), { ...ctx.config.depositBatch, onBatch: (n) => ctx.metrics.depositBatchSize.observe(n) }),
+  (ctx) => new Batcher((rows) => writeDeposits(ctx.db, rows), depositBatchOptions(ctx)),
 );
 
 /** A deposit under a daily or monthly customer limit, with what its check needs. */
@@ -311,7 +314,7 @@ const checkedWriter = batcherPerDatabase<CheckedRow, CheckedOutcome>((ctx) => ne
     });
   }
   return outcomes;
-}), { ...ctx.config.depositBatch, onBatch: (n) => ctx.metrics.depositBatchSize.observe(n) }));
+}), depositBatchOptions(ctx)));
 
 async function writeChecked(ctx: AppContext, item: CheckedRow): Promise<CreatedDeposit | null> {
   const outcome = await checkedWriter(ctx).submit(item);
@@ -394,8 +397,8 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   const rules = pre && pre.merchantId === merchant.id ? pre.rules : await loadLimitRules(ctx.db, merchant.id, input.country);
   const rule = applicableRule(rules, limitCheck);
   // A cap on one deposit is checked here and the deposit joins the shared statement like any
-  // other; a daily or monthly ceiling reads the customer's usage under a per-customer lock, in a
-  // short transaction of its own.
+  // other; a daily or monthly ceiling reads the customer's usage under a per-customer lock, in
+  // the transaction of a batch of such deposits (checkedWriter).
   const lockedRule = rule && needsUsage(rule) ? rule : null;
   const amountOnly = rule && !lockedRule ? checkAmountOnly(rule, limitCheck) : null;
   if (amountOnly) throw v3Errors.userLimitExceeded(amountOnly);
