@@ -157,43 +157,43 @@ function v3Headers(login: string, secret: string, body: string): Record<string, 
 type Kind = 'hosted' | 'pix';
 
 /**
+ * What a phase creates. HOSTED: no payment method, the customer picks one on the hosted page.
+ * Pix: a method and a complete payer make it ONE_SHOT, answered with the BR Code and its QR image.
+ * Limited: HOSTED in Colombia, where the bench's merchant has a daily customer limit, for 5,000
+ * customers by user id (no document: the other phases' payers share one, which would make them
+ * all one customer, checked one after another by design).
+ */
+type Phase = Kind | 'limited';
+
+function depositBody(phase: Phase, tag: string, i: number): Record<string, unknown> {
+  const invoice_id = `bench-${phase}-${tag}-${i}`;
+  const id = `user-${i % 5000}`;
+  switch (phase) {
+    case 'hosted':
+      return { country: 'MX', currency: 'MXN', amount: '250.00', invoice_id, payer: { ...MX_PAYER, id } };
+    case 'pix':
+      return { country: 'BR', currency: 'BRL', amount: '10.50', payment_method: 'IX', invoice_id, payer: { ...BR_PAYER, id } };
+    case 'limited':
+      return { country: 'CO', currency: 'USD', amount: '25.00', invoice_id, payer: { first_name: 'Ana', last_name: 'Rojas', email: 'ana@example.com', id } };
+  }
+}
+
+/**
  * Signed deposit creations; every request gets its own invoice_id, X-Date and signature (and with
  * `keyed`, its own X-Idempotency-Key, as an integration that retries safely sends).
  */
-function depositRequest(login: string, secret: string, kind: Kind, tag: string, keyed = false): () => PacedRequest {
+function depositRequest(login: string, secret: string, phase: Phase, tag: string, keyed = false): () => PacedRequest {
   let n = 0;
   return () => {
     const i = ++n;
-    // HOSTED: no payment method, the customer picks one on the hosted page. Pix: a method and a
-    // complete payer make it ONE_SHOT, answered with the BR Code and its QR image.
-    const body = JSON.stringify(kind === 'hosted'
-      ? { country: 'MX', currency: 'MXN', amount: '250.00', invoice_id: `bench-${kind}-${tag}-${i}`, payer: { ...MX_PAYER, id: `user-${i % 5000}` } }
-      : { country: 'BR', currency: 'BRL', amount: '10.50', payment_method: 'IX', invoice_id: `bench-${kind}-${tag}-${i}`, payer: { ...BR_PAYER, id: `user-${i % 5000}` } });
+    const body = JSON.stringify(depositBody(phase, tag, i));
     const key: Record<string, string> = keyed ? { 'x-idempotency-key': `bench-key-${tag}-${i}` } : {};
     return { method: 'POST', path: '/v3/deposits', body, headers: { 'content-type': 'application/json', ...v3Headers(login, secret, body), ...key } };
   };
 }
 
-/**
- * HOSTED creations in Colombia, where the bench's merchant has a daily customer limit: 5,000
- * customers by user id (no document: the other phases' payers share one, which would make them
- * all one customer, checked one after another by design).
- */
-function limitedRequests(login: string, secret: string, tag: string) {
-  let n = 0;
-  return [{
-    method: 'POST',
-    path: '/v3/deposits',
-    setupRequest: (req: Record<string, unknown>) => {
-      const i = ++n;
-      const body = JSON.stringify({ country: 'CO', currency: 'USD', amount: '25.00', invoice_id: `bench-limited-${tag}-${i}`, payer: { first_name: 'Ana', last_name: 'Rojas', email: 'ana@example.com', id: `user-${i % 5000}` } });
-      return { ...req, body, headers: { 'content-type': 'application/json', ...v3Headers(login, secret, body) } };
-    },
-  }];
-}
-
-function depositRequests(login: string, secret: string, kind: Kind, tag: string, keyed = false) {
-  const next = depositRequest(login, secret, kind, tag, keyed);
+function depositRequests(login: string, secret: string, phase: Phase, tag: string, keyed = false) {
+  const next = depositRequest(login, secret, phase, tag, keyed);
   return [{ method: 'POST', path: '/v3/deposits', setupRequest: (req: Record<string, unknown>) => ({ ...req, ...next() }) }];
 }
 
@@ -377,7 +377,7 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
       body: JSON.stringify({ merchant_id: creds.merchant_id, country: 'CO', daily: '1000000000' }),
     });
     if (!rule.ok) throw new Error(`limit rule: ${rule.status} ${await rule.text()}`);
-    const limited = summary(await runHttp(url, DURATION, limitedRequests(login, secret, tag)));
+    const limited = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'limited', tag)));
     const rss = serverPids(child.pid!).map(rssMb);
     return {
       creds,
