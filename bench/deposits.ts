@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createScratchDatabase, postgresUrl } from '../test/helpers/databases.ts';
 import { paced, type PacedRequest } from './paced.ts';
+import { onRecycledWal, type WalUse } from './wal.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -307,6 +308,8 @@ function percentiles(ms: number[]) {
   return { p50_ms: at(0.5), p99_ms: at(0.99), max_ms: at(1) };
 }
 
+const walCreated = (w: WalUse) => ('skipped' in w ? 'not known' : w.segments_created);
+
 const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : null);
 
 interface Creds { merchant_id: number; deposits: { login: string; secret_key: string } }
@@ -345,6 +348,7 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
       creds = (await res.json()) as Creds;
     }
     const { login, secret_key: secret } = creds.deposits;
+    const merchantId = creds.merchant_id;
     const tag = `p${processes}`;
     // Warm up the JIT, the pools and the plan caches (every process: autocannon's connections spread over them).
     await runHttp(url, WARMUP, depositRequests(login, secret, 'hosted', `${tag}-warm`));
@@ -355,18 +359,21 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
     // Latency below saturation: 70 % of the peak just measured (right after it: the machine's
     // speed drifts over minutes, and 70 % of an earlier, faster minute's peak can be all of this
     // one's), evenly paced (bench/paced.ts), and 35 %, to show how it grows with load.
-    const at70 = await paced(url, Math.max(1, Math.round(hosted.rps * 0.7)), DURATION, depositRequest(login, secret, 'hosted', `${tag}-70`), CONNECTIONS);
+    // Each starts on recycled WAL segments (bench/wal.ts), as a server under steady load writes.
+    const pacedAt = (share: number, name: string) =>
+      onRecycledWal(databaseUrl, () => paced(url, Math.max(1, Math.round(hosted.rps * share)), DURATION, depositRequest(login, secret, 'hosted', `${tag}-${name}`), CONNECTIONS));
+    const at70 = await pacedAt(0.7, '70');
     // The same writes by pgbench at the same rate: the tail the machine and the database give
     // without us (its p99 moves from 4 to 17 ms from one minute to the next on these machines).
-    const writesAt70 = await pgbenchAfter(databaseUrl, creds.merchant_id, 'hosted', processes, at70.rate_per_s);
-    const at35 = await paced(url, Math.max(1, Math.round(hosted.rps * 0.35)), DURATION, depositRequest(login, secret, 'hosted', `${tag}-35`), CONNECTIONS);
-    const hostedWrites = await pgbenchAfter(databaseUrl, creds.merchant_id, 'hosted', processes);
+    const writesAt70 = await onRecycledWal(databaseUrl, () => pgbenchAfter(databaseUrl, merchantId, 'hosted', processes, at70.result.rate_per_s));
+    const at35 = await pacedAt(0.35, '35');
+    const hostedWrites = await pgbenchAfter(databaseUrl, merchantId, 'hosted', processes);
     const keyed = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'hosted', `${tag}-keyed`, true)));
     const pix = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'pix', tag)));
-    const pixWrites = await pgbenchAfter(databaseUrl, creds.merchant_id, 'pix', processes);
+    const pixWrites = await pgbenchAfter(databaseUrl, merchantId, 'pix', processes);
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
-    const ids = (await client.query<{ id: number }>(`SELECT id FROM deposits WHERE merchant_id = $1 ORDER BY id DESC LIMIT 5000`, [creds.merchant_id])).rows.map((r) => Number(r.id));
+    const ids = (await client.query<{ id: number }>(`SELECT id FROM deposits WHERE merchant_id = $1 ORDER BY id DESC LIMIT 5000`, [merchantId])).rows.map((r) => Number(r.id));
     await client.end();
     const status = summary(await runHttp(url, DURATION, statusRequests(login, secret, ids)));
     // Under a daily customer limit (in its own country, so that no other phase is limited): each
@@ -374,7 +381,7 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
     const rule = await fetch(`${url}/admin/limits`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ merchant_id: creds.merchant_id, country: 'CO', daily: '1000000000' }),
+      body: JSON.stringify({ merchant_id: merchantId, country: 'CO', daily: '1000000000' }),
     });
     if (!rule.ok) throw new Error(`limit rule: ${rule.status} ${await rule.text()}`);
     const limited = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'limited', tag)));
@@ -389,11 +396,11 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
         deposit_hosted_daily_customer_limit: limited,
         deposit_pix_one_shot: pix,
         get_deposit: status,
-        hosted_at_70_percent: at70,
-        hosted_at_35_percent: at35,
+        hosted_at_70_percent: { ...at70.result, wal: at70.wal },
+        hosted_at_35_percent: { ...at35.result, wal: at35.wal },
         rss_mb_per_process_after: rss.length > 1 ? rss.slice(1) : rss,
         rss_mb_primary: rss.length > 1 ? rss[0] : undefined,
-        pgbench: { connections: POOL * processes, hosted_writes: hostedWrites, pix_writes: pixWrites, hosted_writes_at_70_percent: writesAt70 },
+        pgbench: { connections: POOL * processes, hosted_writes: hostedWrites, pix_writes: pixWrites, hosted_writes_at_70_percent: { ...writesAt70.result, wal: writesAt70.wal } },
         ratios: {
           hosted_vs_pgbench: ratio(hosted.rps, hostedWrites.tps),
           pix_vs_pgbench: ratio(pix.rps, pixWrites.tps),
@@ -401,7 +408,7 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
           keyed_vs_hosted: ratio(keyed.rps, hosted.rps),
           limited_vs_hosted: ratio(limited.rps, hosted.rps),
           get_deposit_vs_health: ratio(status.rps, health.rps),
-          p99_at_70_percent_vs_pgbench: ratio(at70.p99_ms, writesAt70.p99_ms ?? 0),
+          p99_at_70_percent_vs_pgbench: ratio(at70.result.p99_ms, writesAt70.result.p99_ms ?? 0),
         },
       },
     };
@@ -458,7 +465,7 @@ export async function benchDeposits(): Promise<Record<string, unknown>> {
         + `HOSTED under a daily customer limit ${r.deposit_hosted_daily_customer_limit.rps}/s (${r.deposit_hosted_daily_customer_limit.errors} errors), `
         + `Pix ONE_SHOT ${r.deposit_pix_one_shot.rps}/s (${r.deposit_pix_one_shot.errors} errors), GET /v3/deposits/{id} ${r.get_deposit.rps}/s (${r.get_deposit.errors} errors), GET /health ${r.health.rps}/s; `
         + `HOSTED at ${r.hosted_at_70_percent.rate_per_s}/s: p50 ${r.hosted_at_70_percent.p50_ms} ms, p99 ${r.hosted_at_70_percent.p99_ms} ms `
-        + `(pgbench, same writes and rate: p50 ${r.pgbench.hosted_writes_at_70_percent.p50_ms} ms, p99 ${r.pgbench.hosted_writes_at_70_percent.p99_ms} ms); `
+        + `(pgbench, same writes and rate: p50 ${r.pgbench.hosted_writes_at_70_percent.p50_ms} ms, p99 ${r.pgbench.hosted_writes_at_70_percent.p99_ms} ms; WAL segments created during them: ${walCreated(r.hosted_at_70_percent.wal)}, ${walCreated(r.pgbench.hosted_writes_at_70_percent.wal)}); `
         + `at ${r.hosted_at_35_percent.rate_per_s}/s: p50 ${r.hosted_at_35_percent.p50_ms} ms, p99 ${r.hosted_at_35_percent.p99_ms} ms; RSS ${r.rss_mb_per_process_after.join(', ')} MB`);
       console.log(`${p} process(es) vs pgbench with ${r.pgbench.connections} connections, each right after its phase (HOSTED writes ${r.pgbench.hosted_writes.tps} tx/s, Pix writes ${r.pgbench.pix_writes.tps} tx/s): `
         + `HOSTED ${r.ratios.hosted_vs_pgbench}, Pix ${r.ratios.pix_vs_pgbench}, Pix/HOSTED ${r.ratios.pix_vs_hosted}, keyed/HOSTED ${r.ratios.keyed_vs_hosted}, under a daily customer limit/HOSTED ${r.ratios.limited_vs_hosted}, GET deposit/health ${r.ratios.get_deposit_vs_health}`);
