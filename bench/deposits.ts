@@ -27,7 +27,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createScratchDatabase, postgresUrl } from '../test/helpers/databases.ts';
-import { paced, type PacedRequest } from './paced.ts';
+import { paced, type PacedRequest, percentiles } from './paced.ts';
 import { onRecycledWal, type WalUse } from './wal.ts';
 
 interface AutocannonResult {
@@ -259,11 +259,6 @@ SELECT * FROM d;
   }
 }
 
-/**
- * pgbench running `script`. With `rate`, transactions are scheduled evenly at that rate (`-R`)
- * and each one's latency, logged from its scheduled start as bench/paced.ts counts ours, gives
- * p50/p99/max: what the database alone shows for the same writes at the same rate.
- */
 interface PgbenchResult {
   tps: number;
   latency_avg_ms: number;
@@ -276,6 +271,11 @@ interface PgbenchResult {
   max_ms?: number;
 }
 
+/**
+ * pgbench running `script`. With `rate`, transactions are scheduled evenly at that rate (`-R`)
+ * and each one's latency, logged from its scheduled start as bench/paced.ts counts ours, gives
+ * p50/p99/max: what the database alone shows for the same writes at the same rate.
+ */
 export function pgbench(databaseUrl: string, script: string, connections: number, seconds: number, rate?: number): PgbenchResult {
   const dir = mkdtempSync(join(tmpdir(), 'caja-pgbench-'));
   const file = join(dir, 'deposit.sql');
@@ -300,12 +300,6 @@ function loggedLatencies(dir: string): number[] {
     }
   }
   return out;
-}
-
-function percentiles(ms: number[]) {
-  ms.sort((a, b) => a - b);
-  const at = (q: number) => Math.round((ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? 0) * 10) / 10;
-  return { p50_ms: at(0.5), p99_ms: at(0.99), max_ms: at(1) };
 }
 
 const walCreated = (w: WalUse) => ('skipped' in w ? 'not known' : w.segments_created);

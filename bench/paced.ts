@@ -113,7 +113,12 @@ export async function paced(url: string, rate: number, seconds: number, next: ()
   }, 1);
   await done;
   for (const conn of pool) conn.socket.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 10) / 10;
-  return { rate_per_s: rate, warmup_s: warmup, requests: latencies.length, errors, p50_ms: at(0.5), p99_ms: at(0.99), max_ms: at(1) };
+  return { rate_per_s: rate, warmup_s: warmup, requests: latencies.length, errors, ...percentiles(latencies) };
+}
+
+/** p50, p99 and max of latencies in ms (sorted in place), to a tenth of a ms. */
+export function percentiles(ms: number[]): { p50_ms: number; p99_ms: number; max_ms: number } {
+  ms.sort((a, b) => a - b);
+  const at = (q: number) => Math.round((ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? 0) * 10) / 10;
+  return { p50_ms: at(0.5), p99_ms: at(0.99), max_ms: at(1) };
 }

@@ -308,9 +308,11 @@ const checkedWriter = batcherPerDatabase<CheckedRow, CheckedOutcome>((ctx) => ne
     const exceeded = await checkCustomerLimits(q, round.map((p) => p.item));
     const passing = round.filter((_, k) => !exceeded[k]);
     const written = passing.length > 0 ? await writeDeposits(q, passing.map((p) => p.item.row)) : [];
+    // writeDeposits answers in the order of `passing`, which keeps the round's order.
+    let next = 0;
     round.forEach((p, k) => {
       const kind = exceeded[k];
-      outcomes[p.at] = kind ? { exceeded: kind } : { written: written[passing.indexOf(p)] ?? null };
+      outcomes[p.at] = kind ? { exceeded: kind } : { written: written[next++] ?? null };
     });
   }
   return outcomes;
