@@ -16,11 +16,13 @@ export function listMigrations(): { version: string; sql: string }[] {
 }
 
 export async function migrate(db: Db): Promise<string[]> {
-  await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
   const applied: string[] = [];
   await db.tx(async (q) => {
+    // The lock comes first: two processes starting on an empty database would otherwise race on
+    // creating schema_migrations itself (CREATE TABLE IF NOT EXISTS is not safe concurrently).
     await q.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
+    await q.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Set((await q.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
     for (const m of listMigrations()) {
       if (done.has(m.version)) continue;
