@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { PNG } from 'pngjs';
 import encodeQR from 'qr';
 import { decodeQR } from 'qr/decode.js';
+import { randomBytes } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
-import { qrMatrixToPng, qrPngBase64 } from '../../src/domain/qr.ts';
+import { type QrSymbol, qrPngBase64, qrSymbolToPng, qrVersionFor } from '../../src/domain/qr.ts';
 import { BitWriter, canonicalCode, writeMatch } from '../../src/domain/deflate.ts';
 import { buildPixBrCode } from '../../src/domain/pix.ts';
 
@@ -16,6 +17,17 @@ function decode(png: Buffer) {
   const dark: boolean[] = [];
   for (let i = 0; i < image.width * image.height; i++) dark.push(image.data[i * 4]! < 128);
   return { width: image.width, height: image.height, data: image.data, dark, bitDepth: png[24]!, colorType: png[25]! };
+}
+
+/** A picture of modules (quiet zone of `border` included) packed as qr packs a symbol. */
+function pack(modules: boolean[][], border: number): QrSymbol {
+  const size = modules.length - 2 * border;
+  const words = (size + 31) >>> 5;
+  const v = new Uint32Array(words * size);
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) if (modules[y + border]![x + border]) v[y * words + (x >>> 5)]! |= 1 << (x & 31);
+  }
+  return { size, words, v };
 }
 
 const brCodes = [
@@ -49,7 +61,7 @@ test('the PNG is small: a 1-bit image of a BR Code stays under 1 KB', () => {
 for (const version of [1, 2, 7, 10, 21, 27, 39, 40]) {
   test(`the PNG of a version ${version} symbol is the symbol, pixel for pixel`, () => {
     const modules = encodeQR(`caja ${version}`, 'raw', { ecc: 'low', border: 2, version });
-    const png = decode(qrMatrixToPng(modules));
+    const png = decode(qrSymbolToPng(pack(modules, 2)));
     assert.equal(png.width, (17 + 4 * version + 4) * 4);
     png.dark.forEach((d, i) => {
       if (d !== modules[Math.floor(i / png.width / 4)]![Math.floor((i % png.width) / 4)]) assert.fail(`pixel ${i} differs`);
@@ -57,12 +69,30 @@ for (const version of [1, 2, 7, 10, 21, 27, 39, 40]) {
   });
 }
 
-test('an all-light and an all-dark matrix (the longest runs) read back', () => {
+test('an all-light and an all-dark symbol (the longest runs) read back, in their light quiet zone', () => {
   for (const dark of [false, true]) {
-    const modules = Array.from({ length: 25 }, () => new Array<boolean>(25).fill(dark));
-    const png = decode(qrMatrixToPng(modules));
-    assert.ok(png.dark.every((d) => d === dark));
+    const modules = Array.from({ length: 25 }, (_, y) => Array.from({ length: 25 }, (_, x) => dark && x >= 2 && y >= 2 && x < 23 && y < 23));
+    const png = decode(qrSymbolToPng(pack(modules, 2)));
+    png.dark.forEach((d, i) => {
+      if (d !== modules[Math.floor(i / png.width / 4)]![Math.floor((i % png.width) / 4)]) assert.fail(`pixel ${i} differs`);
+    });
   }
+});
+
+test('the version for a text is the one encodeQR picks, on both sides of every change of version', () => {
+  const pickedByQr = (length: number) => (encodeQR('x'.repeat(length), 'raw', { ecc: 'medium', border: 2 }).length - 4 - 17) / 4;
+  // Both choices grow with the length, so agreeing at each edge of ours is agreeing everywhere.
+  let edges = 0;
+  for (let length = 2; length <= 2331; length++) {
+    if (qrVersionFor(length) === qrVersionFor(length - 1)) continue;
+    edges++;
+    assert.equal(pickedByQr(length - 1), qrVersionFor(length - 1), `${length - 1} bytes`);
+    assert.equal(pickedByQr(length), qrVersionFor(length), `${length} bytes`);
+  }
+  assert.equal(edges, 39);
+  assert.equal(pickedByQr(1), qrVersionFor(1));
+  assert.equal(pickedByQr(2331), 40);
+  assert.throws(() => qrVersionFor(2332), RangeError);
 });
 
 test('Huffman codes: the canonical codes of RFC 1951 §3.2.2, and incomplete sets refused', () => {
@@ -89,4 +119,17 @@ test('a deflate stream written with BitWriter and writeMatch inflates with zlib'
   w.write(literals.codes[256]!, literals.lengths[256]!);
   const end = w.flush();
   assert.equal(inflateRawSync(w.out.subarray(0, end)).toString(), 'abababababa');
+});
+
+test('the image is the symbol encodeQR computes, mask and all, for texts of every length a BR Code has', () => {
+  // BR Codes run from about 100 to 300 characters; their masks vary with the content.
+  for (let length = 60; length <= 400; length += 7) {
+    const text = `br.gov.bcb.pix${randomBytes(length).toString('base64').slice(0, length - 14)}`;
+    const png = decode(Buffer.from(qrPngBase64(text), 'base64'));
+    const modules = encodeQR(text, 'raw', { ecc: 'medium', border: 2 });
+    assert.equal(png.width, modules.length * 4, `${length} characters`);
+    png.dark.forEach((d, i) => {
+      if (d !== modules[Math.floor(i / png.width / 4)]![Math.floor((i % png.width) / 4)]) assert.fail(`${length} characters: pixel ${i} differs`);
+    });
+  }
 });
