@@ -24,15 +24,18 @@ export interface Tlv {
   value: string;
 }
 
+/** CRC-16/CCITT-FALSE of every byte value, so the checksum takes one step a byte, not eight. */
+const CRC16_TABLE = Uint16Array.from({ length: 256 }, (_, byte) => {
+  let crc = byte << 8;
+  for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  return crc;
+});
+
 /** CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no xor-out), 4 upper-case hex. */
 export function crc16CcittFalse(text: string): string {
+  const bytes = Buffer.from(text, 'utf8');
   let crc = 0xffff;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) {
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-    }
-  }
+  for (let i = 0; i < bytes.length; i++) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[(crc >>> 8) ^ bytes[i]!]!;
   return crc.toString(16).toUpperCase().padStart(4, '0');
 }
 

@@ -16,6 +16,19 @@ test('CRC-16/CCITT-FALSE matches the standard check value and the BCB sample', (
   assert.equal(verifyPixCrc(BCB_SAMPLE.slice(0, -4) + '1d3d'), true); // hex case does not matter
   assert.equal(verifyPixCrc(BCB_SAMPLE.slice(0, -4) + '1D3E'), false);
   assert.equal(verifyPixCrc('nonsense'), false);
+  // The table-driven CRC against the bit-by-bit definition, on every byte value in many orders.
+  const bitwise = (bytes: Buffer) => {
+    let crc = 0xffff;
+    for (const byte of bytes) {
+      crc ^= byte << 8;
+      for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    }
+    return crc.toString(16).toUpperCase().padStart(4, '0');
+  };
+  for (let n = 0; n < 200; n++) {
+    const text = String.fromCharCode(...Array.from({ length: 1 + (n % 60) }, () => Math.floor(Math.random() * 0x800)));
+    assert.equal(crc16CcittFalse(text), bitwise(Buffer.from(text, 'utf8')), JSON.stringify(text));
+  }
 });
 
 test('the builder reproduces the BCB sample byte for byte', () => {
