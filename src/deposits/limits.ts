@@ -104,11 +104,11 @@ export function checkAmountOnly(rule: LimitRule, c: Pick<LimitCheck, 'amountUsd'
   return exceededLimit(rule, c.amountUsd, NO_USAGE);
 }
 
-/** The lock keys of a customer: by user id, and by document when there is one. */
-function customerLockKeys(c: LimitCheck): string[] {
-  const keys = [lockKey(`deposit-customer:${c.merchantId}:user:${c.userId}`)];
-  if (c.document) keys.push(lockKey(`deposit-customer:${c.merchantId}:doc:${c.document}`));
-  return keys;
+/** Who a customer is: a merchant's user id, and the document when there is one (either identifies them). */
+function customerIdentities(c: LimitCheck): string[] {
+  const ids = [`deposit-customer:${c.merchantId}:user:${c.userId}`];
+  if (c.document) ids.push(`deposit-customer:${c.merchantId}:doc:${c.document}`);
+  return ids;
 }
 
 /**
@@ -119,9 +119,9 @@ function customerLockKeys(c: LimitCheck): string[] {
 export function firstOfEachCustomer(checks: readonly LimitCheck[]): boolean[] {
   const seen = new Set<string>();
   return checks.map((c) => {
-    const keys = customerLockKeys(c);
-    if (keys.some((k) => seen.has(k))) return false;
-    for (const k of keys) seen.add(k);
+    const ids = customerIdentities(c);
+    if (ids.some((id) => seen.has(id))) return false;
+    for (const id of ids) seen.add(id);
     return true;
   });
 }
@@ -159,7 +159,7 @@ GROUP BY u.i`;
  * are held until it ends, so the usage read next cannot change before the new deposits are written.
  */
 export async function checkCustomerLimits(q: Queryable, items: readonly RuleCheck[]): Promise<(LimitKind | null)[]> {
-  const keys = [...new Set(items.flatMap(({ check }) => customerLockKeys(check)))].sort();
+  const keys = [...new Set(items.flatMap(({ check }) => customerIdentities(check)))].map(lockKey).sort();
   // count() over unnest: the locks are taken one row at a time, in the array's (sorted) order.
   await q.query('SELECT count(pg_advisory_xact_lock(k)) FROM unnest($1::bigint[]) AS k', [keys], { name: 'caja_customer_locks' });
 
