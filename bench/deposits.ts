@@ -29,6 +29,7 @@ import pg from 'pg';
 import { createScratchDatabase, postgresUrl } from '../test/helpers/databases.ts';
 import { paced, type PacedRequest, percentiles } from './paced.ts';
 import { onRecycledWal, type WalUse } from './wal.ts';
+import { type CpuSplit, type PgbenchCpu, withCpuSplit, withPgbenchCpu } from './cpu-split.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -261,6 +262,7 @@ SELECT * FROM d;
 
 interface PgbenchResult {
   tps: number;
+  transactions: number;
   latency_avg_ms: number;
   failed: number;
   connections: number;
@@ -285,8 +287,9 @@ export function pgbench(databaseUrl: string, script: string, connections: number
   const tps = /tps = ([\d.]+)/.exec(r.stdout);
   const latency = /latency average = ([\d.]+) ms/.exec(r.stdout);
   const failed = /number of failed transactions: (\d+)/.exec(r.stdout);
+  const transactions = /number of transactions actually processed: (\d+)/.exec(r.stdout);
   if (!tps) throw new Error(`pgbench failed: ${r.stderr || r.stdout}`);
-  const result = { tps: Math.round(Number(tps[1])), latency_avg_ms: Number(latency?.[1] ?? 0), failed: Number(failed?.[1] ?? 0), connections };
+  const result = { tps: Math.round(Number(tps[1])), transactions: Number(transactions?.[1] ?? 0), latency_avg_ms: Number(latency?.[1] ?? 0), failed: Number(failed?.[1] ?? 0), connections };
   return rate ? { ...result, rate_per_s: rate, ...percentiles(loggedLatencies(dir)) } : result;
 }
 
@@ -304,6 +307,8 @@ function loggedLatencies(dir: string): number[] {
 
 const walCreated = (w: WalUse) => ('skipped' in w ? 'not known' : w.segments_created);
 
+const cpuLine = (c: CpuSplit | PgbenchCpu | { skipped: string }) =>
+  'skipped' in c ? `not known (${c.skipped})` : `${Object.values(c).join(', ')} µs`;
 const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : null);
 
 interface Creds { merchant_id: number; deposits: { login: string; secret_key: string } }
@@ -326,7 +331,7 @@ async function pgbenchAfter(databaseUrl: string, merchantId: number, kind: Kind,
   );
   await client.end();
   const script = await pgbenchScript(databaseUrl, Number(rows[0]!.id), kind, { signedRequestClaim: true });
-  return pgbench(databaseUrl, script, POOL * processes, DURATION, rate);
+  return withPgbenchCpu(() => pgbench(databaseUrl, script, POOL * processes, DURATION, rate));
 }
 
 /** One server (of `processes` processes) through every HTTP measurement. */
@@ -349,7 +354,8 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
     await runHttp(url, WARMUP, depositRequests(login, secret, 'pix', `${tag}-warm`));
 
     const health = summary(await runHttp(`${url}/health`, DURATION));
-    const hosted = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'hosted', tag)));
+    const pids = () => serverPids(child.pid!);
+    const hosted = await withCpuSplit(pids, async () => summary(await runHttp(url, DURATION, depositRequests(login, secret, 'hosted', tag))));
     // Latency below saturation: 70 % of the peak just measured (right after it: the machine's
     // speed drifts over minutes, and 70 % of an earlier, faster minute's peak can be all of this
     // one's), evenly paced (bench/paced.ts), and 35 %, to show how it grows with load.
@@ -363,7 +369,7 @@ async function measureServer(databaseUrl: string, processes: number, masterKey: 
     const at35 = await pacedAt(0.35, '35');
     const hostedWrites = await pgbenchAfter(databaseUrl, merchantId, 'hosted', processes);
     const keyed = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'hosted', `${tag}-keyed`, true)));
-    const pix = summary(await runHttp(url, DURATION, depositRequests(login, secret, 'pix', tag)));
+    const pix = await withCpuSplit(pids, async () => summary(await runHttp(url, DURATION, depositRequests(login, secret, 'pix', tag))));
     const pixWrites = await pgbenchAfter(databaseUrl, merchantId, 'pix', processes);
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
@@ -461,6 +467,8 @@ export async function benchDeposits(): Promise<Record<string, unknown>> {
         + `HOSTED at ${r.hosted_at_70_percent.rate_per_s}/s: p50 ${r.hosted_at_70_percent.p50_ms} ms, p99 ${r.hosted_at_70_percent.p99_ms} ms `
         + `(pgbench, same writes and rate: p50 ${r.pgbench.hosted_writes_at_70_percent.p50_ms} ms, p99 ${r.pgbench.hosted_writes_at_70_percent.p99_ms} ms; WAL segments created during them: ${walCreated(r.hosted_at_70_percent.wal)}, ${walCreated(r.pgbench.hosted_writes_at_70_percent.wal)}); `
         + `at ${r.hosted_at_35_percent.rate_per_s}/s: p50 ${r.hosted_at_35_percent.p50_ms} ms, p99 ${r.hosted_at_35_percent.p99_ms} ms; RSS ${r.rss_mb_per_process_after.join(', ')} MB`);
+      console.log(`${p} process(es), CPU per creation at peak (server, PostgreSQL, load generator): HOSTED ${cpuLine(r.deposit_hosted.cpu)}; Pix ${cpuLine(r.deposit_pix_one_shot.cpu)}; `
+        + `pgbench's same writes (PostgreSQL, pgbench): HOSTED ${cpuLine(r.pgbench.hosted_writes.cpu)}; Pix ${cpuLine(r.pgbench.pix_writes.cpu)}`);
       console.log(`${p} process(es) vs pgbench with ${r.pgbench.connections} connections, each right after its phase (HOSTED writes ${r.pgbench.hosted_writes.tps} tx/s, Pix writes ${r.pgbench.pix_writes.tps} tx/s): `
         + `HOSTED ${r.ratios.hosted_vs_pgbench}, Pix ${r.ratios.pix_vs_pgbench}, Pix/HOSTED ${r.ratios.pix_vs_hosted}, keyed/HOSTED ${r.ratios.keyed_vs_hosted}, under a daily customer limit/HOSTED ${r.ratios.limited_vs_hosted}, GET deposit/health ${r.ratios.get_deposit_vs_health}`);
       runs.push(r);
