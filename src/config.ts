@@ -148,7 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: int(env, 'CAJA_SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
     heapGrowingPercent: int(env, 'CAJA_HEAP_GROWING_PERCENT', 100, 0, 1000),
     cacheSeconds: int(env, 'CAJA_CACHE_SECONDS', 5, 0, 3600),
-    depositBatch: { maxBatch: int(env, 'CAJA_DEPOSIT_BATCH_SIZE', 64, 1, 1000), maxInFlight: int(env, 'CAJA_DEPOSIT_BATCH_IN_FLIGHT', 4, 1, 100) },
+    depositBatch: { maxBatch: int(env, 'CAJA_DEPOSIT_BATCH_SIZE', 64, 1, 1000), maxInFlight: int(env, 'CAJA_DEPOSIT_BATCH_IN_FLIGHT', 1, 1, 100) },
     workers: bool(env, 'CAJA_WORKERS', true),
     notifications: {
       timeoutMs: int(env, 'CAJA_NOTIFY_TIMEOUT_MS', 10000, 100, 120000),

@@ -276,8 +276,11 @@ async function writeDeposits(q: Queryable, rows: NewDepositRow[]): Promise<(Crea
   });
 }
 
-// By default up to 64 deposits a statement, 4 statements at a time: enough to keep two cores'
-// worth of database busy without taking more than a few of the pool's 20 connections.
+// By default up to 64 deposits a statement, one statement at a time per process. Measured on two
+// cores against 2 and 4 at a time: concurrent statements of one merchant's deposits each lock
+// the merchant's row for their foreign keys (shared locks that become multixacts) and come in
+// smaller batches; one at a time cost PostgreSQL 96 µs a HOSTED creation instead of 143, the
+// server 125 µs instead of 146, and gave 5,540/s instead of 4,722/s, with a lower p99 at 70 %.
 const depositBatchOptions = (ctx: AppContext) => ({ ...ctx.config.depositBatch, onBatch: (n: number) => ctx.metrics.depositBatchSize.observe(n) });
 
 const batchedWriter = batcherPerDatabase<NewDepositRow, CreatedDeposit | null>(
