@@ -27,6 +27,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createScratchDatabase, postgresUrl } from '../test/helpers/databases.ts';
+import { serverEntry } from '../test/helpers/server-entry.ts';
 import { paced, type PacedRequest, percentiles } from './paced.ts';
 import { onRecycledWal, type WalUse } from './wal.ts';
 import { type CpuSplit, type PgbenchCpu, withCpuSplit, withPgbenchCpu } from './cpu-split.ts';
@@ -71,14 +72,14 @@ function freePort(): Promise<number> {
 }
 
 /**
- * Starts `src/main.ts` on a free port. `env` adds variables (CAJA_PROCESSES, or the master key
+ * Starts the compiled server (`dist/main.mjs`, what `npm start` runs) on a free port. `env` adds variables (CAJA_PROCESSES, or the master key
  * when a second server must read the credentials a first one created). BENCH_NODE_ARGS passes
  * node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 export async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-  const child = spawn(process.execPath, [...extra, '--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...extra, serverEntry()], {
     cwd: ROOT,
     env: {
       ...process.env,

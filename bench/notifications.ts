@@ -30,6 +30,7 @@ import { createMerchant } from '../src/merchants/merchants.ts';
 import { recordEvent } from '../src/notifications/outbox.ts';
 import type { AppContext } from '../src/context.ts';
 import { createScratchDatabase, postgresUrl } from '../test/helpers/databases.ts';
+import { serverEntry } from '../test/helpers/server-entry.ts';
 
 const N = Number(process.env.BENCH_NOTIFICATIONS ?? 10000);
 const CONCURRENCY = Number(process.env.BENCH_NOTIFY_CONCURRENCY ?? 32);
@@ -96,11 +97,11 @@ function freePort(): Promise<number> {
 }
 
 /**
- * `src/main.ts` with `processes` server processes (each with its notification worker), as
+ * The compiled server (`dist/main.mjs`) with `processes` server processes (each with its notification worker), as
  * `npm start` runs it; resolves once every server logged "caja ready".
  */
 async function startCaja(env: Record<string, string>, processes: number): Promise<{ stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [...NODE_ARGS, '--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...NODE_ARGS, serverEntry()], {
     cwd: ROOT,
     env: { ...process.env, ...env, CAJA_PROCESSES: String(processes), PORT: String(await freePort()), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -267,7 +268,7 @@ export async function benchNotifications(): Promise<Record<string, unknown>> {
     const b1 = result.baseline_plain_posts_per_s_concurrency_32;
     const b2 = result.baseline_plain_posts_per_s_concurrency_64;
     console.log(
-      `notifications: ${N} rows per run, concurrency ${CONCURRENCY} per process, each worker in its own process (src/main.ts)\n` +
+      `notifications: ${N} rows per run, concurrency ${CONCURRENCY} per process, each worker in its own process (dist/main.mjs)\n` +
         `  outbox writes           ${result.outbox_writes_per_s}/s (recordEvent, 100 per transaction)\n` +
         `  delivered, 1 process    ${result.delivered_per_s_one_worker}/s: ${result.ratio_one_worker_to_baseline} x plain POSTs at ${CONCURRENCY} (${b1}/s)\n` +
         `  delivered, 2 processes  ${result.delivered_per_s_two_workers}/s: ${result.ratio_two_workers_to_baseline} x plain POSTs at ${2 * CONCURRENCY} (${b2}/s)\n` +

@@ -1,6 +1,8 @@
 // `npm run bench`: every benchmark in one run. Each reports its figures with a baseline measured
 // in the same run (the machine is shared and noisy, so only ratios compare across runs).
 // `npm run bench -- deposits` runs one.
+import { buildServer } from '../test/helpers/server-entry.ts';
+
 const suites: Record<string, () => Promise<Record<string, unknown>>> = {
   deposits: async () => (await import('./deposits.ts')).benchDeposits(),
   cashouts: async () => (await import('./cashouts.ts')).benchCashouts(),
@@ -9,6 +11,8 @@ const suites: Record<string, () => Promise<Record<string, unknown>>> = {
   streamline: async () => (await import('./streamline.ts')).benchStreamline(),
 };
 
+// The servers the suites start run the compiled build, made now from the sources as they are.
+buildServer();
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const results: Record<string, unknown> = {};
 for (const [name, run] of Object.entries(suites)) {

@@ -15,6 +15,13 @@ function findTests(dir) {
   return out.sort();
 }
 
+// Tests that start caja as a process start the compiled build: made now, from the sources as they are.
+const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+if (build.status !== 0) {
+  console.log('0 passed, 1 failed, 0 skipped');
+  process.exit(1);
+}
+
 const files = process.argv.length > 2 ? process.argv.slice(2) : findTests('test');
 const summaryFile = join(mkdtempSync(join(tmpdir(), 'caja-test-')), 'summary.json');
 const result = spawnSync(

@@ -7,9 +7,10 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { serverEntry } from '../helpers/server-entry.ts';
 
 function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [serverEntry()], {
     env: { ...process.env, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -50,6 +51,10 @@ test('serves, logs JSON lines with request ids and never a secret, and stops cle
   const sig = createHmac('sha256', c.deposits.secret_key).update(xDate + c.deposits.login).digest('hex');
   const me = await fetch(`${base}/v3/me`, { headers: { 'X-Date': xDate, 'X-Login': c.deposits.login, Authorization: `SVC ${sig}` } });
   assert.equal(me.status, 200);
+  // The compiled build carries the files its modules read beside them: the migrations (the empty
+  // data dir above was migrated) and the OpenAPI document's examples.
+  const openapi = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+  assert.match(JSON.stringify(openapi.paths['/v3/deposits']), /"examples?"/);
 
   // A second process on the same embedded data dir is refused instead of corrupting it.
   const cli = spawnSync(process.execPath, ['bin/caja.mjs', 'merchant', 'create', '--name', 'X'], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, encoding: 'utf8' });
@@ -71,7 +76,7 @@ test('serves, logs JSON lines with request ids and never a secret, and stops cle
 });
 
 test('a bad configuration value stops the process with a message naming it', () => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: 'eighty' }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [serverEntry()], { env: { ...process.env, PORT: 'eighty' }, encoding: 'utf8' });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /configuration error: PORT must be a whole number/);
 });

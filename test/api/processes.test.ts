@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../../src/config.ts';
 import { processCount } from '../../src/processes.ts';
 import { createScratchDatabase, postgresUrl } from '../helpers/databases.ts';
+import { serverEntry } from '../helpers/server-entry.ts';
 
 const DB = 'postgres://x@127.0.0.1/y';
 
@@ -27,7 +28,7 @@ test('a bad CAJA_PROCESSES, or more than one on the embedded database, is a conf
     assert.throws(() => processCount({ CAJA_PROCESSES: v }, { env: 'staging', databaseUrl: DB }), ConfigError, v);
   }
   assert.throws(() => processCount({ CAJA_PROCESSES: '2' }, { env: 'staging', databaseUrl: undefined }), /needs DATABASE_URL.*PGlite/);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const r = spawnSync(process.execPath, [serverEntry()], {
     env: { ...process.env, DATABASE_URL: '', CAJA_PROCESSES: '2', DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-procs-')), PORT: '0' },
     encoding: 'utf8',
   });
@@ -40,7 +41,7 @@ const pgUrl = postgresUrl();
 test('CAJA_PROCESSES=2: two servers on one port share the requests, one killed is replaced, SIGTERM stops both', { skip: pgUrl ? false : 'needs DATABASE_URL (PostgreSQL)' }, async () => {
   const db = await createScratchDatabase(pgUrl!);
   const adminToken = randomBytes(18).toString('base64url');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [serverEntry()], {
     env: {
       ...process.env, DATABASE_URL: db.url, CAJA_PROCESSES: '2', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
       CAJA_ADMIN_TOKEN: adminToken, DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-procs-')),

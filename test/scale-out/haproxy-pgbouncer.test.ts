@@ -17,6 +17,7 @@ import pg from 'pg';
 import { createScratchDatabase, postgresUrl } from '../helpers/databases.ts';
 import { createMerchant, V3Client } from '../helpers/clients.ts';
 import { ADMIN_TOKEN } from '../helpers/server.ts';
+import { serverEntry } from '../helpers/server-entry.ts';
 
 const base = postgresUrl();
 const executable = (path: string) => {
@@ -107,7 +108,7 @@ ${process.getuid?.() === 0 ? 'user = postgres' : ''}
     const masterKey = randomBytes(32).toString('base64');
     const ports = [await freePort(), await freePort(), await freePort()];
     const instances = ports.map((port) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      const child = spawn(process.execPath, [serverEntry()], {
         env: {
           ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', CAJA_ENV: 'staging', CAJA_PROCESSES: '1',
           CAJA_ADMIN_TOKEN: ADMIN_TOKEN, CAJA_MASTER_KEY: masterKey, DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-scale-data-')), LOG_LEVEL: 'warn',
