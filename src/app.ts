@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.ts';
 import { registerBodyParsers } from './http/body-parsers.ts';
+import { registerInFlightTracking } from './http/in-flight.ts';
 import { registerIdAndPagingCheck } from './http/params.ts';
 import { registerReplayStore } from './auth/replay.ts';
 import { registerAdminSeparation } from './ops/admin-listener.ts';
@@ -53,6 +54,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   // Responses carry credentials and payment data: no cache keeps them unless a route says so
   // (logos do). Production behind TLS (an https PUBLIC_BASE_URL) also pins browsers to HTTPS.
+  registerInFlightTracking(app);
   const hsts = ctx.config.env === 'production' && ctx.config.publicBaseUrl.startsWith('https:');
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

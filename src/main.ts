@@ -60,6 +60,8 @@ async function main(): Promise<void> {
     force.unref();
     adminServer?.close();
     await app.close();
+    // Handlers of requests whose clients went away are not waited for by app.close().
+    await app.handlersSettled();
     await stopWorkers(workers);
     await ctx.db.close();
     release();

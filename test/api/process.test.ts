@@ -6,7 +6,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
+import { createScratchDatabase, postgresUrl } from '../helpers/databases.ts';
+import pg from 'pg';
 import { serverEntry } from '../helpers/server-entry.ts';
 
 function start(env: Record<string, string>) {
@@ -79,4 +82,59 @@ test('a bad configuration value stops the process with a message naming it', () 
   const r = spawnSync(process.execPath, [serverEntry()], { env: { ...process.env, PORT: 'eighty' }, encoding: 'utf8' });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /configuration error: PORT must be a whole number/);
+});
+
+test('SIGTERM with handlers running for clients that already left: they finish before the database closes', { skip: postgresUrl() ? false : 'needs PostgreSQL (DATABASE_URL)' }, async (t) => {
+  const db = await createScratchDatabase(postgresUrl()!);
+  t.after(db.drop);
+  const adminToken = randomBytes(18).toString('base64url');
+  const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-proc-')), CAJA_ADMIN_TOKEN: adminToken, CAJA_ENV: 'staging', DATABASE_URL: db.url, CAJA_MASTER_KEY: randomBytes(32).toString('base64') };
+  const server = start(env);
+  const base = await server.ready;
+  const created = await fetch(`${base}/admin/merchants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Leaving clients' }),
+  });
+  const { deposits: creds } = (await created.json()) as { deposits: { login: string; secret_key: string } };
+  const signedHeaders = (body: string): Record<string, string> => {
+    const xDate = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return { 'x-date': xDate, 'x-login': creds.login, authorization: `SVC ${createHmac('sha256', creds.secret_key).update(xDate + creds.login + body).digest('hex')}` };
+  };
+
+  // The deposits' statements wait on the merchant's row (their foreign key locks it to share) ...
+  const locker = new pg.Client({ connectionString: db.url });
+  await locker.connect();
+  await locker.query('BEGIN');
+  await locker.query('SELECT 1 FROM merchants FOR UPDATE');
+  const N = 200;
+  const { port } = new URL(base);
+  const sockets = Array.from({ length: N }, (_, i) => {
+    const body = JSON.stringify({ country: 'MX', currency: 'MXN', amount: '100.00', invoice_id: `leaving-${i}`, payer: { first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com', document: 'GODE561231GR8' } });
+    const head = Object.entries({ host: 'x', 'content-type': 'application/json', ...signedHeaders(body), 'content-length': String(Buffer.byteLength(body)) }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const s = connect(Number(port), '127.0.0.1');
+    s.on('error', () => {});
+    s.write(`POST /v3/deposits HTTP/1.1\r\n${head}\r\n${body}`);
+    return s;
+  });
+  // ... until every request has reached its handler (each is logged as it comes in), every
+  // client has gone away and the service has been told to stop.
+  const incoming = () => server.output().split('\n').filter((l) => l.includes('"msg":"incoming request"') && l.includes('/v3/deposits')).length;
+  for (let i = 0; i < 500 && incoming() < N; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(incoming(), N);
+  await new Promise((r) => setTimeout(r, 100));
+  for (const s of sockets) s.destroy();
+  server.child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 300));
+  await locker.query('COMMIT');
+  await locker.end();
+
+  assert.equal(await server.exited, 0);
+  const records = server.output().trim().split('\n').map((l) => JSON.parse(l) as { level: number; msg: string });
+  assert.deepEqual(records.filter((r) => r.level >= 50).map((r) => r.msg), [], 'no errors at shutdown');
+  const check = new pg.Client({ connectionString: db.url });
+  await check.connect();
+  const { rows } = await check.query<{ n: number }>(`SELECT count(*)::int AS n FROM deposits WHERE invoice_id LIKE 'leaving-%'`);
+  await check.end();
+  assert.equal(rows[0]!.n, N, 'every deposit whose handler had started was written');
 });
