@@ -72,9 +72,9 @@ function freePort(): Promise<number> {
 }
 
 /**
- * Starts the compiled server (`dist/main.mjs`, what `npm start` runs) on a free port. `env` adds variables (CAJA_PROCESSES, or the master key
- * when a second server must read the credentials a first one created). BENCH_NODE_ARGS passes
- * node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * Starts the compiled server (`dist/main.mjs`, what `npm start` runs) on a free port. `env` adds
+ * variables (CAJA_PROCESSES, or the master key when a second server must read the credentials a
+ * first one created). BENCH_NODE_ARGS passes node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 export async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();

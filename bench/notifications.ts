@@ -97,8 +97,8 @@ function freePort(): Promise<number> {
 }
 
 /**
- * The compiled server (`dist/main.mjs`) with `processes` server processes (each with its notification worker), as
- * `npm start` runs it; resolves once every server logged "caja ready".
+ * The compiled server (`dist/main.mjs`) with `processes` server processes (each with its
+ * notification worker), as `npm start` runs it; resolves once every server logged "caja ready".
  */
 async function startCaja(env: Record<string, string>, processes: number): Promise<{ stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [...NODE_ARGS, serverEntry()], {

@@ -52,9 +52,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
   });
+  registerInFlightTracking(app);
   // Responses carry credentials and payment data: no cache keeps them unless a route says so
   // (logos do). Production behind TLS (an https PUBLIC_BASE_URL) also pins browsers to HTTPS.
-  registerInFlightTracking(app);
   const hsts = ctx.config.env === 'production' && ctx.config.publicBaseUrl.startsWith('https:');
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

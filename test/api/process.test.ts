@@ -8,8 +8,10 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { createScratchDatabase, postgresUrl } from '../helpers/databases.ts';
 import pg from 'pg';
+import { createMerchant, hmac, xDateNow } from '../helpers/clients.ts';
+import { createScratchDatabase, postgresUrl } from '../helpers/databases.ts';
+import { ADMIN_TOKEN } from '../helpers/server.ts';
 import { serverEntry } from '../helpers/server-entry.ts';
 
 function start(env: Record<string, string>) {
@@ -87,19 +89,13 @@ test('a bad configuration value stops the process with a message naming it', () 
 test('SIGTERM with handlers running for clients that already left: they finish before the database closes', { skip: postgresUrl() ? false : 'needs PostgreSQL (DATABASE_URL)' }, async (t) => {
   const db = await createScratchDatabase(postgresUrl()!);
   t.after(db.drop);
-  const adminToken = randomBytes(18).toString('base64url');
-  const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-proc-')), CAJA_ADMIN_TOKEN: adminToken, CAJA_ENV: 'staging', DATABASE_URL: db.url, CAJA_MASTER_KEY: randomBytes(32).toString('base64') };
+  const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-proc-')), CAJA_ADMIN_TOKEN: ADMIN_TOKEN, CAJA_ENV: 'staging', DATABASE_URL: db.url, CAJA_MASTER_KEY: randomBytes(32).toString('base64') };
   const server = start(env);
   const base = await server.ready;
-  const created = await fetch(`${base}/admin/merchants`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Leaving clients' }),
-  });
-  const { deposits: creds } = (await created.json()) as { deposits: { login: string; secret_key: string } };
+  const { deposits: creds } = await createMerchant(base, 'Leaving clients');
   const signedHeaders = (body: string): Record<string, string> => {
-    const xDate = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    return { 'x-date': xDate, 'x-login': creds.login, authorization: `SVC ${createHmac('sha256', creds.secret_key).update(xDate + creds.login + body).digest('hex')}` };
+    const xDate = xDateNow();
+    return { 'x-date': xDate, 'x-login': creds.login, authorization: `SVC ${hmac(creds.secret_key, xDate + creds.login + body)}` };
   };
 
   // The deposits' statements wait on the merchant's row (their foreign key locks it to share) ...
