@@ -109,7 +109,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await app.register(async (streamline) => {
     useStreamlineFace(streamline);
-    registerReplayStore(streamline, ctx);
     registerStreamlineLookups(streamline, ctx);
     registerStreamlineRefunds(streamline, ctx);
     registerStreamlineDeposits(streamline, ctx);

@@ -1,12 +1,20 @@
-// Replay protection for signed requests that change state. The v3 signature covers X-Date,
-// X-Login and the body but nothing says a request is used once: a captured request could be
-// sent again while its date is valid. Each such request is claimed by inserting its hash
-// (method, path with query, X-Date, X-Login, body) under the merchant's primary key: one index
-// insert, atomic across processes. The copy that wins runs; its response is stored when sent;
-// any later copy is answered with that response and `Idempotent-Replayed: true`, changing
-// nothing. A copy arriving while the first still runs gets 409 and changes nothing either.
-// Deposit creation, the hottest write, claims inside its own insert statement instead (see
-// InlineClaim and deposits/service.ts): its copies are answered from the deposit it wrote.
+// Replay protection for signed v3 requests that change state. The v3 signature covers X-Date,
+// X-Login and the body (SVC2 also the method and the path) but nothing says a request is used
+// once: a captured request could be sent again while its date is valid. Such a request is
+// claimed by inserting a hash under the merchant's primary key in signed_requests: one index
+// insert, atomic across processes. The copy that wins runs; its response is stored when sent; any
+// later copy is answered with that response and `Idempotent-Replayed: true`, changing nothing. A
+// copy arriving while the first still runs waits for it (then 409, changing nothing either).
+//   What the hash is taken of is the route's replay rule (docs/security.md, Replay):
+//   - 'signature' (money-moving calls: refund creation): the signature value alone, so that
+//     nothing outside the signature (the path's spelling, the query, X-Idempotency-Key) makes
+//     a captured request new;
+//   - 'request' (the default for other v3 writes: sandbox transitions, notification resends):
+//     method, the route as the router matched it with its parameters, X-Date, X-Login and body,
+//     so that spellings of one path are one request. Not the signature alone: a plain SVC
+//     signature over an empty body is the same for every path in the same second;
+//   - 'none' (deposit creation): identical requests are distinct operations; X-Idempotency-Key
+//     and invoice_id make retries safe.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -16,25 +24,29 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set when this request claimed its hash: its response is stored for the copies. */
     replayClaim?: { merchantId: number; hash: string };
-    /** Set instead on a route that claims in its own write statement (claimsReplayInStatement). */
-    inlineClaim?: InlineClaim;
   }
   interface FastifyContextConfig {
-    /**
-     * The route's handler claims the request in the statement that does its work and answers
-     * copies from what that statement wrote (deposit creation: one round trip, one commit).
-     */
-    claimsReplayInStatement?: boolean;
+    /** What makes two requests to this v3 write one (see above); 'request' unless said. */
+    replayRule?: ReplayRule;
   }
 }
 
-/** A claim left to the route's own statement: a signed_requests row naming what it created. */
-export interface InlineClaim {
-  hash: string;
-  expiresAt: Date;
-}
+export type ReplayRule = 'signature' | 'request' | 'none';
 
 export const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The route a request reached, with its parameters, independent of how the path was spelled
+ * (case, trailing or doubled slashes, percent-encoding, the query, an id's leading zeros): the
+ * router already decided which route and parameters it means.
+ */
+export function canonicalRoute(request: FastifyRequest): string {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  return (request.routeOptions.url ?? '').replace(/:(\w+)/g, (_, name: string) => {
+    const v = String(params[name] ?? '');
+    return encodeURIComponent(/^\d+$/.test(v) ? v.replace(/^0+(?=\d)/, '') : v);
+  });
+}
 
 export function requestHash(parts: (string | Buffer)[]): string {
   const h = createHash('sha256');

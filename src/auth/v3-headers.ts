@@ -1,11 +1,11 @@
 // v3/v5 header authentication: X-Date, X-Login and `Authorization: SVC <hex>` (alias D24), an
 // HMAC-SHA256 of X-Date + X-Login + the raw body, keyed with the set's signature secret; or
 // `SVC2 <hex>`, which also covers the method and the path with its query (docs/security.md).
-// A v3 call that changes state is also claimed against replays (./replay.ts).
+// A v3 call that changes state is also claimed against replays, by its route's rule (./replay.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { svc2AuthMessage, v3AuthMessage, verifyHmacHex } from '../domain/signatures.ts';
-import { claimOrWait, requestHash, sendStored, WRITE_METHODS } from './replay.ts';
+import { canonicalRoute, claimOrWait, requestHash, sendStored, WRITE_METHODS } from './replay.ts';
 import { v3Errors } from '../http/errors.ts';
 import { findSigningSecret, type Merchant } from '../merchants/merchants.ts';
 import { v3LoginDetails, v3SignatureDetails } from './signature-debug.ts';
@@ -79,14 +79,16 @@ export function v3HeaderAuth(ctx: AppContext, set: 'deposits' | 'cashouts') {
     request.merchant = found.merchant;
     // v5 calls only read (account and key validation), so only v3 writes are claimed.
     if (set !== 'deposits' || !reply || !WRITE_METHODS.has(request.method)) return;
-    // An explicit idempotency key keeps its meaning: two keys are two requests.
-    const key = request.headers['x-idempotency-key'] ?? request.headers['x-idempontency-key'] ?? '';
-    const hash = requestHash([request.method, request.url, xDate, xLogin, rawBody, String(key)]);
+    const rule = request.routeOptions.config.replayRule ?? 'request';
+    if (rule === 'none') return;
+    // A money-moving call is the signature it carries (either hex case, any scheme word): no
+    // unsigned part (path spelling, query, X-Idempotency-Key) makes a captured copy new. Other
+    // writes are their route and signed content: an empty-body SVC signature is the same for
+    // every path in one second, so it cannot name the request alone.
+    const hash = rule === 'signature'
+      ? requestHash(['v3-signature', auth[2]!.toLowerCase()])
+      : requestHash(['v3-request', request.method, canonicalRoute(request), xDate, xLogin, rawBody]);
     const expiresAt = new Date(date.getTime() + ctx.config.xDateToleranceSeconds * 1000);
-    if (request.routeOptions.config.claimsReplayInStatement) {
-      request.inlineClaim = { hash, expiresAt };
-      return;
-    }
     const claim = await claimOrWait(ctx.db, found.merchant.id, hash, now, expiresAt);
     if (claim.claimed) {
       request.replayClaim = { merchantId: found.merchant.id, hash };

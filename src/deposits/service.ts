@@ -48,7 +48,6 @@ import { applicableRule, checkAmountOnly, checkCustomerLimits, firstOfEachCustom
 import { creditDeposit } from '../balances/service.ts';
 import { depositNotifications } from './notifications.ts';
 import { type DepositRow, findDeposit } from './store.ts';
-import type { InlineClaim } from '../auth/replay.ts';
 import { STATUS_VIEW_COLUMNS, type StatusViewRow } from './views.ts';
 
 export type DepositSource = 'v3' | 'streamline';
@@ -156,8 +155,6 @@ export interface CreateOptions {
   extra?: Record<string, unknown>;
   /** Who created it, for the history row; defaults to 'merchant'. */
   actor?: string;
-  /** The signed request's replay claim, taken by the statement that writes the deposit. */
-  replay?: InlineClaim;
 }
 
 export interface CreateResult {
@@ -198,22 +195,21 @@ export const CREATED_COLUMNS = [
 export type CreatedDeposit = Pick<DepositRow, (typeof CREATED_COLUMNS)[number] | 'payment_info'>;
 
 // One statement writes a batch of deposits (src/db/batcher.ts: concurrent creations share it),
-// each with its first history row, its creation event, its signed request's replay claim and its
-// idempotency key: atomic by itself, so a creation that needs no limit check is a single round
+// each with its first history row, its creation event and its idempotency key: atomic by itself, so a creation that needs no limit check is a single round
 // trip; inside a transaction it keeps the locks short. The rows come as one JSON array read into
 // the table's own row type, so the statement text is the same for any batch size (prepared once
 // per connection).
 //   A row is left out when its idempotency key is already taken (the caller then answers from the
-// key), when a copy of the same signed request claimed it first (auth/replay.ts: the copy is
-// answered from the deposit its claim names), or when its invoice id is already used; claims and
-// invoice ids of rows still being written wait for those to commit first. A key taken by a
+// key) or when its invoice id is already used; invoice ids of rows still being written wait for
+// those to commit first. Nothing else makes two creations one: two identical requests (even the
+// same signed bytes) are two deposits (docs/security.md, Replay). A key taken by a
 // creation still running when this one read the keys fails the statement (unique violation of
 // idempotency_keys) and so writes nothing of it: the caller answers from the key once that one
 // has committed, and the batcher writes the other rows of the batch again without it.
 const INSERT_SQL = `
 WITH i AS MATERIALIZED (
   SELECT COALESCE(r.id, nextval(pg_get_serial_sequence('deposits', 'id'))::integer) AS new_id, r.*,
-         j->>'actor' AS actor, j->>'at' AS at, j->>'request_hash' AS request_hash, (j->>'claim_expires_at')::timestamptz AS claim_expires_at,
+         j->>'actor' AS actor, j->>'at' AS at,
          j->>'idempotency_key' AS idempotency_key, j->>'idempotency_fingerprint' AS idempotency_fingerprint
   FROM jsonb_array_elements($1::jsonb) AS x(j), LATERAL jsonb_populate_record(NULL::deposits, j) AS r
 ), fresh AS (
@@ -224,14 +220,9 @@ WITH i AS MATERIALIZED (
     WHERE i.idempotency_key IS NOT NULL AND k.merchant_id = i.merchant_id AND k.scope = 'deposits' AND k.key = i.idempotency_key LIMIT 1
   ) t ON true
   WHERE t.taken IS NULL
-), c AS (
-  INSERT INTO signed_requests (merchant_id, request_hash, expires_at, deposit_id)
-  SELECT merchant_id, request_hash, claim_expires_at, new_id FROM fresh WHERE request_hash IS NOT NULL
-  ON CONFLICT DO NOTHING
-  RETURNING deposit_id
 ), d AS (
   INSERT INTO deposits (${COLUMNS.join(', ')})
-  SELECT new_id, ${COLUMNS.slice(1).join(', ')} FROM fresh WHERE request_hash IS NULL OR new_id IN (SELECT deposit_id FROM c)
+  SELECT new_id, ${COLUMNS.slice(1).join(', ')} FROM fresh
   ON CONFLICT (merchant_id, invoice_id) DO NOTHING
   RETURNING ${CREATED_COLUMNS.join(', ')}
 ), h AS (
@@ -258,8 +249,6 @@ SELECT * FROM d`;
 type NewDepositRow = Record<(typeof COLUMNS)[number], unknown> & {
   actor: string;
   at: string;
-  request_hash: string | null;
-  claim_expires_at: Date | null;
   idempotency_key: string | null;
   idempotency_fingerprint: string | null;
 };
@@ -391,7 +380,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
     payment_info: paymentInfo, sandbox_outcome: outcome,
     sandbox_due_at: outcome ? new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000) : null,
     expires_at: expiresAt, created_at: now, updated_at: now,
-    actor: opts.actor ?? 'merchant', at: now.toISOString(), request_hash: opts.replay?.hash ?? null, claim_expires_at: opts.replay?.expiresAt ?? null,
+    actor: opts.actor ?? 'merchant', at: now.toISOString(),
     idempotency_key: opts.idempotency?.key ?? null, idempotency_fingerprint: opts.idempotency?.fingerprint ?? null,
   };
   const limitCheck = {
@@ -420,8 +409,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
 
 /**
  * The answer to a creation whose row was left out (INSERT_SQL): the deposit its idempotency key
- * names (replayed; another body is 104), else the deposit a copy of its signed request created
- * first, else its invoice id is used.
+ * names (replayed; another body is 104), else its invoice id is used.
  */
 async function leftOutAnswer(ctx: AppContext, merchantId: number, opts: CreateOptions): Promise<CreateResult> {
   if (opts.idempotency) {
@@ -436,25 +424,12 @@ async function leftOutAnswer(ctx: AppContext, merchantId: number, opts: CreateOp
       return { deposit, replayed: true };
     }
   }
-  if (opts.replay) {
-    const deposit = await claimedDeposit(ctx.db, merchantId, opts.replay.hash);
-    if (deposit) return { deposit, replayed: true };
-  }
   throw depositErrors.invoiceUsed();
 }
 
 /** A creation running at the same time took the key after this one's statement had read the keys. */
 function isIdempotencyKeyTaken(err: unknown): boolean {
   return violatesConstraint(err, '23505', 'idempotency_keys_pkey');
-}
-
-/** The deposit a signed request created, when a copy of it ran first. */
-async function claimedDeposit(q: Queryable, merchantId: number, hash: string): Promise<DepositRow | null> {
-  const { rows } = await q.query<{ deposit_id: number | null }>(
-    `SELECT deposit_id FROM signed_requests WHERE merchant_id = $1 AND request_hash = $2`,
-    [merchantId, hash],
-  );
-  return rows[0]?.deposit_id ? findDeposit(q, rows[0].deposit_id) : null;
 }
 
 const STATUS_SQL = `SELECT merchant_id, ${STATUS_VIEW_COLUMNS.join(', ')} FROM deposits WHERE id = ANY($1::integer[])`;

@@ -9,16 +9,22 @@ import { type Decimal, fromDb, parseAmount } from '../../domain/money.ts';
 import { streamlineRefundDesc, streamlineRefundResult } from '../../domain/refund-rules.ts';
 import { hmacHexUpper, refundRequestMessage, refundResponseMessage, verifyHmacHex } from '../../domain/signatures.ts';
 import { parseId } from '../../http/params.ts';
-import { claimOrWait, releaseClaim, requestHash, sendStored } from '../../auth/replay.ts';
+import { fingerprint } from '../../deposits/service.ts';
 import { createRefund, getRefund, isCardPaymentType, RefundError, type RefundRow } from '../../refunds/service.ts';
 import { type Form, optional, required, sendRecord } from './face.ts';
 import { StreamlineError } from './format.ts';
 
 /** Streamline refund error codes beyond the shared ones (300, 301, 302, 401). */
-export const REFUND_ERROR_CODES = { notFound: 600, notCompleted: 601, invalidAmount: 602, missingBankAccount: 603, refundNotFound: 604, insufficientFunds: 605, idempotencyKeyUsed: 606, noCardConnector: 607, inFlight: 608 } as const;
+export const REFUND_ERROR_CODES = { notFound: 600, notCompleted: 601, invalidAmount: 602, missingBankAccount: 603, refundNotFound: 604, insufficientFunds: 605, idempotencyKeyUsed: 606, noCardConnector: 607 } as const;
 
-/** How long an identical refund form is answered with the first refund. */
-const FORM_REPLAY_WINDOW_MS = 24 * 3600_000;
+/**
+ * What an x_idempotency_key is compared by: every field of the form but the key, in name order,
+ * so that a retry of the same form matches whatever order its fields came in.
+ */
+function formFingerprint(form: Form): string {
+  const fields = Object.keys(form).filter((k) => k !== 'x_idempotency_key').sort();
+  return fingerprint(JSON.stringify(fields.map((k) => [k, form[k]])));
+}
 
 const ACCOUNT_TYPES = new Set(['C', 'S', 'V', 'O', 'P']);
 
@@ -29,6 +35,12 @@ const FORM_FIELDS: Record<BankAccountField, string> = {
   account_type: 'x_account_type',
   bank_code: 'x_bank_code',
 };
+
+/** X-Idempotency-Key (also read as X-Idempontency-Key), as v3 reads it; '' when absent. */
+function headerKey(headers: Record<string, string | string[] | undefined>): string {
+  const raw = headers['x-idempotency-key'] ?? headers['x-idempontency-key'];
+  return ((Array.isArray(raw) ? raw[0] : raw) ?? '').trim();
+}
 
 function streamlineRefundError(err: unknown): never {
   if (err instanceof RefundError) {
@@ -101,21 +113,15 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
       if (currency !== deposit.local_currency && currency !== deposit.currency) {
         throw new StreamlineError(300, `Invalid parameter: x_currency must be ${[...new Set([deposit.local_currency, deposit.currency])].join(' or ')}`);
       }
-      // The refund control carries no date, so a captured form could be replayed for ever: an
-      // identical form (same fields, same control) within 24 h answers the first refund. A
-      // merchant meaning a second identical refund sends its own x_idempotency_key (or header).
-      const formKey = form.x_idempotency_key ?? request.headers['x-idempotency-key'] ?? '';
-      const hash = requestHash(['streamline-refund', ...Object.keys(form).sort().flatMap((k) => [k, form[k]!]), String(formKey)]);
-      const now = ctx.now();
-      const claim = await claimOrWait(ctx.db, caller.merchant.id, hash, now, new Date(now.getTime() + FORM_REPLAY_WINDOW_MS));
-      if (!claim.claimed) {
-        if (claim.stored) return sendStored(reply, claim.stored);
-        throw new StreamlineError(REFUND_ERROR_CODES.inFlight, 'An identical refund request is being processed; it runs once');
-      }
+      // Identical forms are distinct refunds: the form carries no date, so a replay cannot be told
+      // from an intended twin. A merchant makes its retries safe with x_idempotency_key (or the
+      // X-Idempotency-Key header): the same key and form answer the first refund again.
+      const rawKey = optional(form, 'x_idempotency_key', 255).trim() || headerKey(request.headers);
+      if (rawKey.length > 255) throw new StreamlineError(300, 'Invalid parameter: X-Idempotency-Key must be at most 255 characters');
       let refund: RefundRow;
+      let replayed: boolean;
       try {
-        request.replayClaim = { merchantId: caller.merchant.id, hash };
-        ({ refund } = await createRefund(ctx, caller.merchant.id, {
+        ({ refund, replayed } = await createRefund(ctx, caller.merchant.id, {
           source: 'streamline',
           depositId: deposit.id,
           amount,
@@ -133,14 +139,12 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
               }
             : undefined,
           comments: f.x_comments || undefined,
+          idempotency: rawKey ? { key: rawKey, fingerprint: formFingerprint(form) } : undefined,
         }));
       } catch (err) {
-        // A refused refund changed nothing: the same form may run again (errors answer HTTP 200
-        // here, so the store after sending cannot tell them apart).
-        request.replayClaim = undefined;
-        await releaseClaim(ctx.db, { merchantId: caller.merchant.id, hash });
         streamlineRefundError(err);
       }
+      if (replayed) reply.header('Idempotent-Replayed', 'true');
       const result = streamlineRefundResult(refund.status);
       const xAmount = f.x_amount || formatMinor(fromDb(refund.local_amount), refund.local_currency);
       const xCurrency = f.x_currency || refund.local_currency;

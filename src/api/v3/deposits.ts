@@ -195,12 +195,13 @@ export function registerV3Deposits(app: FastifyInstance, ctx: AppContext): void 
     '/v3/deposits',
     {
       preValidation: v3HeaderAuth(ctx, 'deposits'),
-      config: { claimsReplayInStatement: true },
+      // Identical requests are distinct deposits (docs/security.md, Replay).
+      config: { replayRule: 'none' },
       validatorCompiler: acceptAnyBody,
       schema: {
         tags: ['deposits'],
         summary: 'Create a deposit: HOSTED (customer completes details on our checkout) or ONE_SHOT (payment_info returned)',
-        description: 'Optional header X-Idempotency-Key (also read as X-Idempontency-Key): the same key with the same body replays the first response with `Idempotent-Replayed: true`; with another body, error 104.',
+        description: 'Two identical requests, even the same signed bytes sent twice, create two deposits. To make a retry safe, send X-Idempotency-Key (also read as X-Idempontency-Key): the same key with the same body replays the first response with `Idempotent-Replayed: true`; with another body, error 104. An invoice_id is also used once per merchant (201 when taken).',
         security: [{ v3Signature: [] }],
         body: depositBodySchema,
         response: { 200: creationSchema, ...errorResponses },
@@ -223,7 +224,6 @@ export function registerV3Deposits(app: FastifyInstance, ctx: AppContext): void 
       const result = await createDeposit(ctx, request.merchant!, validated.value, {
         source: 'v3',
         idempotency: key ? { key, fingerprint: fingerprint(request.rawBody ?? '') } : undefined,
-        replay: request.inlineClaim,
       });
       if (result.replayed) reply.header('Idempotent-Replayed', 'true');
       return sendJson(reply, 200, creationResponse(ctx.config.publicBaseUrl, result.deposit));

@@ -148,6 +148,8 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
   app.post<{ Body: Record<string, any> }>(
     '/v3/refunds',
     {
+      // A refund moves money: a signature already accepted is a replay, whatever else changed.
+      config: { replayRule: 'signature' },
       // An empty or non-object body is 502 INVALID_REQUEST_BODY, as for deposits, not a schema 201.
       preValidation: [
         auth,
@@ -161,7 +163,7 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
       schema: {
         tags: ['refunds'],
         summary: 'Refund a completed deposit, fully or partly',
-        description: 'Without `amount`, refunds what remains of the deposit (a full refund, or the rest after partial ones); nothing left is 802. Optional header X-Idempotency-Key (also read as X-Idempontency-Key): the same key with the same body replays the first response with `Idempotent-Replayed: true`; with another body, error 104. Error 514 INSUFFICIENT_FUNDS when the available balance does not cover the refund\'s share of the deposit credit.',
+        description: 'Without `amount`, refunds what remains of the deposit (a full refund, or the rest after partial ones); nothing left is 802. A request whose signature (the Authorization value, SVC, D24 or SVC2, either hex case) was already accepted for this merchant within the X-Date window is a replay, whatever its path spelling, query or X-Idempotency-Key: it answers the first response with `Idempotent-Replayed: true` and moves no money. Optional header X-Idempotency-Key (also read as X-Idempontency-Key) adds protection across signatures: the same key with the same body replays the first response with `Idempotent-Replayed: true`; with another body, error 104. Error 514 INSUFFICIENT_FUNDS when the available balance does not cover the refund\'s share of the deposit credit.',
         security: [{ v3Signature: [] }],
         body: refundBodySchema,
         response: { 200: refundResponseSchema, ...errors },
