@@ -23,6 +23,11 @@ export class Batcher<I, O> {
   private queue: Pending<I, O>[] = [];
   private inFlight = 0;
 
+  /** Items submitted and not yet handed to a write (read at metrics scrape time). */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
   /** `write` returns one result per item, in order; it is all-or-nothing (one statement). */
   constructor(
     private readonly write: (items: I[]) => Promise<O[]>,

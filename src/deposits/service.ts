@@ -272,8 +272,14 @@ async function writeDeposits(q: Queryable, rows: NewDepositRow[]): Promise<(Crea
 // server 125 µs instead of 146, and gave 5,540/s instead of 4,722/s, with a lower p99 at 70 %.
 const depositBatchOptions = (ctx: AppContext) => ({ ...ctx.config.depositBatch, onBatch: (n: number) => ctx.metrics.depositBatchSize.observe(n) });
 
+/** A creation batcher whose queue the caja_deposit_batch_waiting gauge reads when scraped. */
+function watched<I, O>(ctx: AppContext, b: Batcher<I, O>): Batcher<I, O> {
+  ctx.metrics.depositQueues.push(() => b.waiting);
+  return b;
+}
+
 const batchedWriter = batcherPerDatabase<NewDepositRow, CreatedDeposit | null>(
-  (ctx) => new Batcher((rows) => writeDeposits(ctx.db, rows), depositBatchOptions(ctx)),
+  (ctx) => watched(ctx, new Batcher((rows) => writeDeposits(ctx.db, rows), depositBatchOptions(ctx))),
 );
 
 /** A deposit under a daily or monthly customer limit, with what its check needs. */
@@ -290,7 +296,7 @@ type CheckedOutcome = { exceeded: LimitKind } | { written: CreatedDeposit | null
  * a customer already in the batch is checked in a second round of the same transaction, whose
  * usage counts the first; so is a third, and so on, in the order they came.
  */
-const checkedWriter = batcherPerDatabase<CheckedRow, CheckedOutcome>((ctx) => new Batcher((items) => ctx.db.tx(async (q) => {
+const checkedWriter = batcherPerDatabase<CheckedRow, CheckedOutcome>((ctx) => watched(ctx, new Batcher((items) => ctx.db.tx(async (q) => {
   const outcomes = new Array<CheckedOutcome>(items.length);
   let pending = items.map((item, at) => ({ item, at }));
   while (pending.length > 0) {
@@ -308,7 +314,7 @@ const checkedWriter = batcherPerDatabase<CheckedRow, CheckedOutcome>((ctx) => ne
     });
   }
   return outcomes;
-}), depositBatchOptions(ctx)));
+}), depositBatchOptions(ctx))));
 
 async function writeChecked(ctx: AppContext, item: CheckedRow): Promise<CreatedDeposit | null> {
   const outcome = await checkedWriter(ctx).submit(item);

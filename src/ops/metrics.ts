@@ -13,6 +13,10 @@ export interface Metrics {
   notificationLatency: Histogram;
   /** Deposits written by one statement (src/db/batcher.ts): how much group commit happens. */
   depositBatchSize: Histogram;
+  /** Deposit creations queued for their insert statement, summed over `depositQueues` at scrape time. */
+  depositBatchWaiting: Gauge;
+  /** Where depositBatchWaiting reads (the creation batchers add themselves): nothing on the hot path. */
+  depositQueues: (() => number)[];
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -21,6 +25,7 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const depositQueues: (() => number)[] = [];
   return {
     registry,
     httpRequests: new Counter({
@@ -54,6 +59,15 @@ export function createMetrics(): Metrics {
       buckets: [1, 2, 4, 8, 16, 32, 64],
       registers: [registry],
     }),
+    depositBatchWaiting: new Gauge({
+      name: 'caja_deposit_batch_waiting',
+      help: 'Deposit creations waiting for an insert statement (they share the next one)',
+      registers: [registry],
+      collect() {
+        this.set(depositQueues.reduce((n, waiting) => n + waiting(), 0));
+      },
+    }),
+    depositQueues,
   };
 }
 
