@@ -3,8 +3,8 @@
 //   POST /v3/deposits HOSTED (also with X-Idempotency-Key, against HOSTED without) and BR Pix
 //   ONE_SHOT (with its QR), signed, each request with its own
 //     invoice_id, X-Date and signature   vs  pgbench running the same writes (a script of the real
-//     INSERTs rebuilt from rows the service wrote in this run: deposit, history row, event, the
-//     signed request's replay claim; and for Pix the nextval round trip before them) with as many
+//     INSERTs rebuilt from rows the service wrote in this run: deposit, history row, event; and
+//     for Pix the nextval round trip before them) with as many
 //     connections as the server's pools, run right after the phase it is the baseline of
 //   GET /v3/deposits/{id}, signed        vs  GET /health on the same server
 //   p50/p99 of HOSTED creation at 70 % of the peak rate measured just before, evenly paced
@@ -221,12 +221,11 @@ function literal(v: string | null): string {
 /**
  * The writes of one deposit creation as a pgbench script, rebuilt from a deposit the service
  * wrote in this run (every column as it stored it, so payment_info carries the same QR image),
- * its history row, its event and (signedRequestClaim, v3) the replay claim of the signed request,
- * in one statement as the service sends it; invoice_id, token and the request hash vary per
- * transaction. Pix first takes the id from the sequence in a round trip of its own, as
+ * its history row and its event, in one statement as the service sends it (a creation claims no
+ * signed request since issue 25); invoice_id and token vary per transaction. Pix first takes the id from the sequence in a round trip of its own, as
  * the service does before building the payment info.
  */
-export async function pgbenchScript(databaseUrl: string, depositId: number, kind: Kind, opts: { signedRequestClaim?: boolean } = {}): Promise<string> {
+export async function pgbenchScript(databaseUrl: string, depositId: number, kind: Kind): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -250,10 +249,7 @@ ${kind === 'pix' ? `SELECT nextval(pg_get_serial_sequence('deposits', 'id'))::in
 ), e AS (
   INSERT INTO events (merchant_id, type, subject_type, subject_id, data)
   SELECT merchant_id, 'deposit.created', 'deposit', id, ${literal(ev.data)}::jsonb FROM d
-)${opts.signedRequestClaim ? `, r AS (
-  INSERT INTO signed_requests (merchant_id, request_hash, expires_at, deposit_id)
-  SELECT merchant_id, 'pgb-' || :client_id || '-' || :n, now() + interval '5 minutes', id FROM d
-)` : ''}
+)
 SELECT * FROM d;
 `;
   } finally {
@@ -331,7 +327,7 @@ async function pgbenchAfter(databaseUrl: string, merchantId: number, kind: Kind,
     [merchantId],
   );
   await client.end();
-  const script = await pgbenchScript(databaseUrl, Number(rows[0]!.id), kind, { signedRequestClaim: true });
+  const script = await pgbenchScript(databaseUrl, Number(rows[0]!.id), kind);
   return withPgbenchCpu(() => pgbench(databaseUrl, script, POOL * processes, DURATION, rate));
 }
 

@@ -2426,7 +2426,7 @@ export interface paths {
         put?: never;
         /**
          * Create a deposit: HOSTED (customer completes details on our checkout) or ONE_SHOT (payment_info returned)
-         * @description Optional header X-Idempotency-Key (also read as X-Idempontency-Key): the same key with the same body replays the first response with `Idempotent-Replayed: true`; with another body, error 104.
+         * @description Two identical requests, even the same signed bytes sent twice, create two deposits. To make a retry safe, send X-Idempotency-Key (also read as X-Idempontency-Key): the same key with the same body replays the first response with `Idempotent-Replayed: true`; with another body, error 104. An invoice_id is also used once per merchant (201 when taken).
          */
         post: {
             parameters: {
@@ -4548,7 +4548,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a completed deposit, fully or partly
-         * @description Without `amount`, refunds what remains of the deposit (a full refund, or the rest after partial ones); nothing left is 802. Optional header X-Idempotency-Key (also read as X-Idempontency-Key): the same key with the same body replays the first response with `Idempotent-Replayed: true`; with another body, error 104. Error 514 INSUFFICIENT_FUNDS when the available balance does not cover the refund's share of the deposit credit.
+         * @description Without `amount`, refunds what remains of the deposit (a full refund, or the rest after partial ones); nothing left is 802. A request whose signature (the Authorization value, SVC, D24 or SVC2, either hex case) was already accepted for this merchant within the X-Date window is a replay, whatever its path spelling, query or X-Idempotency-Key: it answers the first response with `Idempotent-Replayed: true` and moves no money. Optional header X-Idempotency-Key (also read as X-Idempontency-Key) adds protection across signatures: the same key with the same body replays the first response with `Idempotent-Replayed: true`; with another body, error 104. Error 514 INSUFFICIENT_FUNDS when the available balance does not cover the refund's share of the deposit credit.
          */
         post: {
             parameters: {
