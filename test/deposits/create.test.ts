@@ -2,8 +2,8 @@
 // payment_info, exact amounts, invoice uniqueness and idempotency (also under concurrency).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends, depositBatches, startTestServer, type TestServer } from '../helpers/server.ts';
-import { createMerchant, hmac, type Res, V3Client, xDateNow, type Credentials } from '../helpers/clients.ts';
+import { backends, depositBatches, depositsWaiting, holdFirstDepositWrite, startTestServer, type TestServer } from '../helpers/server.ts';
+import { createMerchant, hmac, V3Client, xDateNow, type Credentials } from '../helpers/clients.ts';
 import { verifyPixCrc } from '../../src/domain/pix.ts';
 import { isValidClabe } from '../../src/domain/clabe.ts';
 import { boletoFromDigitableLine, isValidBoletoBarcode } from '../../src/domain/vouchers.ts';
@@ -205,40 +205,23 @@ for (const backend of backends()) {
       const batchesBefore = await depositBatches(s);
       // Hold the first insert statement at its door (the database itself stays free: credential,
       // rate and id reads go on) until the other creations wait in the batcher behind it.
-      const query = s.ctx.db.query;
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
-      let holding = false;
-      s.ctx.db.query = (async (sql: string, params?: unknown[], opts?: { name?: string }) => {
-        if (opts?.name === 'caja_deposit_insert' && !holding) {
-          holding = true;
-          await held;
-        }
-        return query.call(s.ctx.db, sql, params, opts);
-      }) as typeof query;
-      let settled: Promise<[Res[], Res[], Awaited<ReturnType<typeof copy>>[]]>;
+      const hold = holdFirstDepositWrite(s, 'insert');
+      const settled = Promise.all([
+        // One in five with an idempotency key: keyed creations are batched like the others.
+        Promise.all(bodies.map((b, i) => v3.post('/v3/deposits', b, i % 5 === 1 ? { 'X-Idempotency-Key': `${tag}-key-${i}` } : {}))),
+        Promise.all([...pairs, ...seconds].map((b) => v3.post('/v3/deposits', b))),
+        Promise.all(Array.from({ length: 10 }, copy)),
+      ]);
       try {
-        settled = Promise.all([
-          // One in five with an idempotency key: keyed creations are batched like the others.
-          Promise.all(bodies.map((b, i) => v3.post('/v3/deposits', b, i % 5 === 1 ? { 'X-Idempotency-Key': `${tag}-key-${i}` } : {}))),
-          Promise.all([...pairs, ...seconds].map((b) => v3.post('/v3/deposits', b))),
-          Promise.all(Array.from({ length: 10 }, copy)),
-        ]);
-        const queued = async () => (await s.ctx.metrics.depositBatchWaiting.get()).values[0]?.value ?? 0;
-        const deadline = Date.now() + 120_000;
-        while (!holding || (await queued()) < total - 1) {
-          assert.ok(Date.now() < deadline, `creations never all queued: ${await queued()} of ${total - 1}`);
-          await new Promise((r) => setTimeout(r, 10));
-        }
+        await hold.queued(total - 1);
       } finally {
-        release();
-        s.ctx.db.query = query;
+        hold.release();
       }
       const [distinct, paired, copies] = await settled;
       // The held statement wrote one deposit; the 129 queued behind it went in statements of at
       // most 64 (CAJA_DEPOSIT_BATCH_SIZE): three more.
       assert.equal((await depositBatches(s)) - batchesBefore, 1 + Math.ceil((total - 1) / 64), 'the queued creations shared statements');
-      assert.equal(await (async () => (await s.ctx.metrics.depositBatchWaiting.get()).values[0]?.value)(), 0);
+      assert.equal(await depositsWaiting(s), 0);
       distinct.forEach((r, i) => {
         assert.equal(r.status, 200, r.text);
         assert.equal(r.body.merchant_invoice_id, bodies[i]!.invoice_id, 'each answer is its own deposit');

@@ -74,3 +74,54 @@ export async function startTestServer(
 export async function depositBatches(s: TestServer): Promise<number> {
   return (await s.ctx.metrics.depositBatchSize.get()).values.find((v) => v.metricName === 'caja_deposit_batch_size_count')?.value ?? 0;
 }
+
+/** How many deposit creations wait in the server's batchers for their statement (caja_deposit_batch_waiting). */
+export async function depositsWaiting(s: TestServer): Promise<number> {
+  return (await s.ctx.metrics.depositBatchWaiting.get()).values[0]?.value ?? 0;
+}
+
+/**
+ * Drives group commit instead of timing it: holds the server's first deposit write at its door
+ * (`insert`: the shared insert statement; `checked`: the transaction of a batch under a customer
+ * limit) while the database itself stays free. `queued(n)` resolves once that write is held and n
+ * more creations wait in the batcher behind it; `release()` lets the write go (and stops holding).
+ * Whatever the machine's speed, the creations queued are then written by shared statements.
+ */
+export function holdFirstDepositWrite(s: TestServer, which: 'insert' | 'checked') {
+  const db = s.ctx.db;
+  const { query, tx } = db;
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  let holding = false;
+  if (which === 'insert') {
+    db.query = (async (sql: string, params?: unknown[], opts?: { name?: string }) => {
+      if (opts?.name === 'caja_deposit_insert' && !holding) {
+        holding = true;
+        await gate;
+      }
+      return query.call(db, sql, params, opts);
+    }) as typeof query;
+  } else {
+    db.tx = (async (fn: Parameters<typeof tx>[0]) => {
+      if (!holding) {
+        holding = true;
+        await gate;
+      }
+      return tx.call(db, fn);
+    }) as typeof tx;
+  }
+  return {
+    async queued(n: number, deadlineMs = 120_000): Promise<void> {
+      const deadline = Date.now() + deadlineMs;
+      while (!holding || (await depositsWaiting(s)) < n) {
+        if (Date.now() > deadline) throw new Error(`deposit creations never queued: ${await depositsWaiting(s)} of ${n} (write held: ${holding})`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    release(): void {
+      db.query = query;
+      db.tx = tx;
+      open();
+    },
+  };
+}
