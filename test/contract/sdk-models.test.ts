@@ -180,8 +180,7 @@ for (const backend of backends()) {
       assertModel('create-refund-response', bank);
       assertModel('refund-status-response', await sdk.refundStatus(bank.refund_id));
 
-      // Its own invoice_id: the same body signed in the same second (this client's X-Date has no
-      // milliseconds) as the card deposit of an earlier test would be that request replayed.
+      // A card deposit of its own to refund (identical creations are distinct deposits anyway).
       const card = await sdk.createDeposit({ country: 'BR', amount: '50.00', currency: 'BRL', payment_method: 'VI', payer: BR_PAYER, invoice_id: `sdk-card-refund-${Date.now()}` });
       await sdk.approve(card.deposit_id);
       const refund = await sdk.createRefund({ deposit_id: card.deposit_id, amount: 20 });

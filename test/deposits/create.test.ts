@@ -174,7 +174,7 @@ for (const backend of backends()) {
 
     test('concurrent requests with one invoice_id create exactly one deposit', async () => {
       const invoice = inv('race');
-      // Fifteen different requests (an identical signed copy would be a replay, answered from the first).
+      // Fifteen requests, each its own deposit but for the invoice id they share.
       const results = await Promise.all(Array.from({ length: 15 }, (_, i) => v3.post('/v3/deposits', { country: 'BR', amount: 3, invoice_id: invoice, description: `race ${i}` })));
       assert.equal(results.filter((r) => r.status === 200).length, 1, results.map((r) => r.status).join());
       assert.ok(results.filter((r) => r.status !== 200).every((r) => r.body.code === 201));

@@ -223,7 +223,7 @@ for (const backend of backends()) {
       const m = await createMerchant(s.url, 'Racer');
       const c = V3Client.deposits(s.url, m);
       await admin(s.url, 'PUT', '/admin/limits', { merchant_id: m.merchant_id, country: 'PE', daily: '50' });
-      // Twelve different requests: identical signed copies would be one request replayed.
+      // Twelve requests, each its own deposit but for the customer limit.
       const results = await Promise.all(Array.from({ length: 12 }, (_, i) => c.post('/v3/deposits', { country: 'PE', amount: '10', payer: { id: 'same' }, description: `race ${i}` })));
       assert.equal(results.filter((r) => r.status === 200).length, 5, results.map((r) => r.status).join());
       assert.ok(results.filter((r) => r.status !== 200).every((r) => r.body.code === 304));

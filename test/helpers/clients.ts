@@ -39,8 +39,8 @@ export function xDateNow(offsetSeconds = 0): string {
 }
 
 /**
- * X-Date with milliseconds (accepted by caja): two identical writes sent in the same second are
- * then two requests, not one signed request replayed (docs/security.md).
+ * X-Date with milliseconds (accepted by caja): two identical refunds or sandbox calls sent in the
+ * same second then carry two signatures, not one signed request replayed (docs/security.md).
  */
 export function xDateNowMs(): string {
   return new Date().toISOString();
