@@ -17,12 +17,16 @@ import { StreamlineError } from './format.ts';
 /** Streamline refund error codes beyond the shared ones (300, 301, 302, 401). */
 export const REFUND_ERROR_CODES = { notFound: 600, notCompleted: 601, invalidAmount: 602, missingBankAccount: 603, refundNotFound: 604, insufficientFunds: 605, idempotencyKeyUsed: 606, noCardConnector: 607 } as const;
 
+/** Fields that do not say which refund a form asks for: credentials, the key, the answer's format. */
+const NOT_FINGERPRINTED = new Set(['x_login', 'x_trans_key', 'x_idempotency_key', 'type']);
+
 /**
- * What an x_idempotency_key is compared by: every field of the form but the key, in name order,
- * so that a retry of the same form matches whatever order its fields came in.
+ * What an x_idempotency_key is compared by: every field of the form that says what to refund, in
+ * name order, so that a retry of the same form matches whatever order its fields came in (and
+ * no credential goes into a stored hash).
  */
 function formFingerprint(form: Form): string {
-  const fields = Object.keys(form).filter((k) => k !== 'x_idempotency_key').sort();
+  const fields = Object.keys(form).filter((k) => !NOT_FINGERPRINTED.has(k)).sort();
   return fingerprint(JSON.stringify(fields.map((k) => [k, form[k]])));
 }
 
