@@ -296,6 +296,16 @@ for (const backend of backends()) {
         assert.deepEqual(await post(viaHeader, { 'X-Idempotency-Key': `slh-${backend}-${depositId}` }), { ...h, replayed: 'true' });
         assert.equal(await refundsOf(depositId), 2);
       });
+
+      test('retries of one keyed form racing: one refund, every answer names it', async () => {
+        const depositId = await completedDeposit();
+        const keyed = await form(depositId, '9.00', { x_idempotency_key: `slr-${backend}-${depositId}` });
+        const answers = await Promise.all(Array.from({ length: 8 }, () => post(keyed)));
+        assert.ok(answers.every((a) => a.body.status === 'OK' && a.body.x_refund === answers[0]!.body.x_refund), JSON.stringify(answers));
+        assert.equal(answers.filter((a) => a.replayed === 'true').length, 7);
+        assert.equal(await refundsOf(depositId), 1);
+        await assertLedgerOk(s.ctx.db);
+      });
     });
 
     test('X-Date more than 60 s ahead is 103; the past window stays 5 minutes', async () => {
