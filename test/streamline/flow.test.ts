@@ -327,6 +327,34 @@ for (const backend of backends()) {
       assert.equal((await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '1.00' })).body.status, 'OK');
     });
 
+    test('refund: a field outside x_control changes neither the amount\'s currency nor the beneficiary\'s bank', async () => {
+      // A USD-priced deposit paid in BRL: USD 10.00 is BRL 54.32.
+      const d = await completedDeposit({ x_currency: 'USD', x_amount: '10.00' });
+      assert.equal(d.local, '54.32');
+      const refunded = async () => Number((await s.ctx.db.query<{ n: string }>(`SELECT count(*) AS n FROM refunds WHERE deposit_id = $1`, [Number(d.document)])).rows[0].n);
+      // x_currency is not covered: another currency than the deposit's is refused, nothing refunded.
+      for (const currency of ['USD', 'MXN']) {
+        const other = await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '10.00', x_currency: currency });
+        assert.deepEqual([other.body.status, other.body.error_code], ['ERROR', 300], other.text);
+        assert.match(other.body.description, /x_currency/);
+      }
+      assert.equal(await refunded(), 0);
+      // x_bank_code is not covered either: it must name the bank x_bank (covered) names.
+      const otherBank = await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '1.00', x_bank_code: '260' });
+      assert.deepEqual([otherBank.body.status, otherBank.body.error_code], ['ERROR', 300], otherBank.text);
+      assert.match(otherBank.body.description, /x_bank_code/);
+      const unnamed = await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '1.00', x_bank: '' });
+      assert.deepEqual([unnamed.body.status, unnamed.body.error_code], ['ERROR', 300], unnamed.text);
+      assert.equal(await refunded(), 0);
+      // The deposit's own currency, in any case, and a bank named by its name or its code, go through.
+      const same = await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '10.00', x_currency: 'brl' });
+      assert.deepEqual([same.body.status, same.body.x_amount_refunded], ['OK', '10.00'], same.text);
+      for (const [x_bank, x_bank_code] of [['341', '341'], ['ITAU UNIBANCO', '0341'], ['Itaú', '']]) {
+        const named = await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '1.00', x_bank, x_bank_code });
+        assert.equal(named.body.status, 'OK', `${x_bank} / ${x_bank_code}: ${named.text}`);
+      }
+    });
+
     test('refund errors: control 302, account type 300, unknown deposit 600, pending deposit 601, missing account 603, JSON default', async () => {
       const d = await completedDeposit();
       const bad = await refund({ x_invoice: d.invoice, x_document: d.document, x_control: 'F'.repeat(64) });
