@@ -156,6 +156,32 @@ for (const backend of backends()) {
       assert.equal((await newInvoice(invoiceFields({ x_currency: 'USD', x_amount: '50.01', type: 'json', x_version: '1.1' }))).body.status, '0');
     });
 
+    test('NewInvoice: x_currency, outside the control, can be pinned per merchant (newinvoice_currencies)', async () => {
+      const pm = await createMerchant(s.url, 'Streamline Pinned', { return_url: 'https://shop.example/back' });
+      const invoice = (extra: Record<string, string>) => {
+        const f = invoiceFields({ x_login: pm.deposits.login, x_trans_key: pm.deposits.trans_key, type: 'json', x_version: '1.1', x_amount: '10.00', ...extra });
+        f.control = invoiceControl(pm.deposits.secret_key, f);
+        return newInvoice(f);
+      };
+      // Not pinned (the default): the same signed form is priced in whichever currency it names.
+      assert.equal((await invoice({ x_currency: 'MXN' })).body.status, '0');
+      const pin = await admin(s.url, 'PATCH', `/admin/merchants/${pm.merchant_id}`, { newinvoice_currencies: ['USD'] });
+      assert.deepEqual([pin.status, pin.body.newinvoice_currencies], [200, ['USD']], pin.text);
+      for (const x_currency of ['BRL', 'MXN', 'brl']) {
+        const refused = await invoice({ x_currency });
+        assert.deepEqual([refused.body.status, refused.body.error_code], ['1', 300], refused.text);
+        assert.match(refused.body.desc, /x_currency must be USD/);
+      }
+      const usd = await invoice({ x_currency: 'usd' });
+      assert.deepEqual([usd.body.status, usd.body.local_currency], ['0', 'BRL'], usd.text);
+      const absent = await invoice({ x_currency: '' });
+      assert.equal(absent.body.status, '0', 'absent is USD');
+      assert.equal((await admin(s.url, 'PATCH', `/admin/merchants/${pm.merchant_id}`, { newinvoice_currencies: ['XYZ'] })).status, 400);
+      const unpin = await admin(s.url, 'PATCH', `/admin/merchants/${pm.merchant_id}`, { newinvoice_currencies: [] });
+      assert.deepEqual([unpin.status, unpin.body.newinvoice_currencies], [200, null], unpin.text);
+      assert.equal((await invoice({ x_currency: 'BRL' })).body.status, '0');
+    });
+
     test('Colombia requires x_mobile and x_address; national phone numbers are read in the country plan', async () => {
       const co = { x_country: 'CO', x_currency: 'COP', x_amount: '50000.00', x_bank: 'PC', x_cpf: '1020304050', x_state: '', x_zip: '', type: 'json', x_version: '1.1' };
       const noMobile = await newInvoice(invoiceFields({ ...co, x_mobile: '' }));
