@@ -123,6 +123,19 @@ for (const backend of backends()) {
       await assertLedgerOk(s.ctx.db);
     });
 
+    test('the signed bytes are read as JSON only: the Content-Type header, outside Payload-Signature, cannot make them mean other fields', async () => {
+      const r = await create(BR({ external_id: ext(), amount: '1.00' }));
+      assert.equal(r.status, 200, r.text);
+      // The same signature over a body read as a form would be a second way to spell fields.
+      const raw = `login=${m.cashouts.login}&pass=${m.cashouts.pass}&cashout_id=${r.body.cashout_id}`;
+      for (const type of ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8']) {
+        const res = await fetch(`${s.url}/v3/cashout/status`, { method: 'POST', headers: { 'Content-Type': type, 'Payload-Signature': hmac(m.cashouts.secret_key, raw) }, body: raw });
+        const body = await res.json();
+        assert.deepEqual([res.status, body.code], [400, 300], JSON.stringify(body));
+        assert.match(body.message, /application\/json/);
+      }
+    });
+
     test('external_id is unique per merchant (511); more than the available balance is 514 and reserves nothing', async () => {
       const external_id = ext();
       assert.equal((await create(BR({ external_id, amount: '1.00' }))).status, 200);

@@ -14,6 +14,7 @@ import { validateCashoutRequest } from '../../domain/cashout-request.ts';
 import { cashoutErrors } from '../../http/errors.ts';
 import { CashoutError, type CashoutIds, type CashoutRow, createCashout, findCashout, transitionCashout } from '../../cashouts/service.ts';
 import { cashoutErrorSchema, useCashoutErrors } from './face.ts';
+import { requireJsonContentType } from '../v3/face.ts';
 
 /** The error each service failure is, in the cashout face's table. */
 export function cashoutFailure(err: unknown): never {
@@ -117,6 +118,9 @@ const docs = (summary: string, description: string) => ({ tags: ['cashouts'], su
 
 export function registerCashouts(app: FastifyInstance, ctx: AppContext): void {
   useCashoutErrors(app);
+  // Payload-Signature covers the bytes, not the Content-Type header that says how to read them:
+  // the bytes are read as JSON only, so no unsigned header can make them spell other fields.
+  app.addHook('preValidation', async (request) => requireJsonContentType(request));
   const auth = cashoutAuth(ctx);
 
   app.post<{ Body: Record<string, unknown> }>(
