@@ -2,9 +2,9 @@
 // caseSensitive false, ignoreTrailingSlash, ignoreDuplicateSlashes; find-my-way's decoding).
 // Anything that decides by path (the admin port, replay) judges this form, never the raw target,
 // so a spelling the router accepts (`//admin`, `/%61dmin`, `/ADMIN/`, `http://host/admin`) is
-// judged as the route it reaches (Fastify 5 defaults: `;` is not a delimiter). The router
-// normalises every path this way; nothing is refused
-// for its spelling alone (a client whose base URL ends in `/` sends `//v3/...`).
+// judged as the route it reaches (Fastify 5 default: `;` is not a delimiter). The router
+// normalises every path this way; nothing is refused for its spelling alone (a client whose base
+// URL ends in `/` sends `//v3/...`).
 
 /**
  * The canonical path of a request target, or null when the router cannot read it (a malformed
