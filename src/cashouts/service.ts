@@ -16,16 +16,15 @@ import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
 import { type CashoutStatus, type CashoutTrigger, nextCashoutStatus, REJECTIONS, type RejectionCode } from '../domain/cashout-states.ts';
 import type { CashoutRequest } from '../domain/cashout-request.ts';
-import { minorUnits } from '../domain/currencies.ts';
-import { type Decimal, divideRate, neg, toDb } from '../domain/money.ts';
-import { fromUsd } from '../domain/settlement.ts';
+import { type Decimal, neg, toDb } from '../domain/money.ts';
+import { payoutFigures } from '../domain/settlement.ts';
 import { cajaAccount, findReservation, isInsufficientFunds, merchantAccount, post, reservationPostings, transfer, transferCtes, voidReservation } from '../ledger/ledger.ts';
 import { usdRate } from '../lookups/exchange-rates.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { cashoutNotifications } from './notifications.ts';
 
-export type CashoutFailure = 'external_id_used' | 'insufficient_funds' | 'not_found' | 'invalid_transition' | 'no_rate';
+export type CashoutFailure = 'external_id_used' | 'insufficient_funds' | 'not_found' | 'invalid_transition' | 'no_rate' | 'amount';
 
 export class CashoutError extends Error {
   constructor(
@@ -88,24 +87,23 @@ interface Amounts {
 
 /**
  * The cashout in the country's currency, in USD and in the merchant's settlement currency, at
- * the current rate, fixed now and stored with the cashout. One rounding per figure, half-up, to
- * the currency's minor unit.
+ * the current rate, fixed now and stored with the cashout (settlement.ts payoutFigures: one
+ * rounding per figure, never in the merchant's favour; too small to reserve is 'amount').
  */
 async function amountsOf(ctx: AppContext, merchant: Merchant, req: CashoutRequest): Promise<Amounts> {
   const rate = await usdRate(ctx.db, ctx.config.env, req.localCurrency);
   if (!rate) throw new CashoutError('no_rate', `No exchange rate is known for ${req.localCurrency}`);
-  const localAmount = req.currency === 'USD' ? fromUsd(req.amount, rate, req.localCurrency) : req.amount;
-  const usdAmount = req.currency === 'USD' ? req.amount : divideRate(req.amount, rate, minorUnits('USD'));
   const settlementCurrency = merchant.settlement_currency;
-  let settlementAmount: Decimal;
-  if (settlementCurrency === 'USD') settlementAmount = usdAmount;
-  else if (settlementCurrency === req.localCurrency) settlementAmount = localAmount;
-  else {
+  let settlementRate: Decimal | undefined;
+  if (settlementCurrency !== 'USD' && settlementCurrency !== req.localCurrency) {
     const toRate = await usdRate(ctx.db, ctx.config.env, settlementCurrency);
     if (!toRate) throw new CashoutError('no_rate', `No exchange rate is known for ${settlementCurrency}`);
-    settlementAmount = fromUsd(usdAmount, toRate, settlementCurrency);
+    settlementRate = toRate;
   }
-  return { localAmount, usdAmount, fxRate: rate, settlementAmount, settlementCurrency };
+  const figures = payoutFigures(req.amount, req.currency, req.localCurrency, settlementCurrency, { local: rate, settlement: settlementRate });
+  if (!figures.ok) throw new CashoutError('amount', `Invalid params: ${figures.reason}`);
+  const { local, usd, settlement } = figures.value;
+  return { localAmount: local, usdAmount: usd, fxRate: rate, settlementAmount: settlement, settlementCurrency };
 }
 
 const COLUMNS = [

@@ -37,7 +37,7 @@ import { computeCharges } from '../domain/fees.ts';
 import { minorUnits } from '../domain/currencies.ts';
 import { type Decimal, toDb } from '../domain/money.ts';
 import { buildPaymentInfo } from '../domain/payment-info.ts';
-import { ApiError, v3Errors } from '../http/errors.ts';
+import { v3Errors } from '../http/errors.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { resolveUsdRates } from '../lookups/exchange-rates.ts';
@@ -57,7 +57,7 @@ export const HOSTED_EXPIRY_MINUTES = 1440;
 
 export const depositErrors = {
   invoiceUsed: () => v3Errors.validation(['invoice_id: already used']),
-  invalidTransition: (reason: string) => new ApiError(409, 510, 'INVALID_STATUS_TRANSITION', reason),
+  invalidTransition: (reason: string) => v3Errors.invalidTransition(reason),
   notFound: () => v3Errors.notFound('Deposit not found'),
 };
 

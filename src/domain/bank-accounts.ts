@@ -95,6 +95,20 @@ function checkBankCode(country: string, bankCode: string | undefined, embedded?:
   return OK;
 }
 
+/**
+ * Whether the account number itself names its bank (an Argentine CBU that is not a CVU, a
+ * Mexican CLABE, a Peruvian CCI): a bank_code sent with it must then be that bank.
+ */
+export function accountEmbedsBank(country: string, account: string): boolean {
+  const digits = compactDigits(account);
+  switch (country.trim().toUpperCase()) {
+    case 'AR': return /^\d{22}$/.test(digits) && !digits.startsWith('000');
+    case 'MX': return /^\d{18}$/.test(digits);
+    case 'PE': return /^\d{20}$/.test(digits);
+    default: return false;
+  }
+}
+
 function validateArgentina(input: BankAccountInput): BankAccountResult {
   const account = compactDigits(input.account);
   if (!/^\d{22}$/.test(account)) return fail('account', 'must be a 22-digit CBU or CVU');

@@ -74,3 +74,31 @@ export function findBank(country: string, code: number | string): Bank | undefin
   const spei = cc === 'MX' && /^(37|40|90)\d{3}$/.test(text) ? text.slice(2) : text;
   return INDEX.get(cc)?.get(Number(spei));
 }
+
+/** Words that say "a bank" or join a name, not which bank: left out when names are compared. */
+const GENERIC_WORDS = new Set(['banco', 'bank', 'banque', 'de', 'do', 'da', 'dos', 'das', 'del', 'la', 'el', 'los', 'y', 'e', 'the', 'of', 'and', 's', 'a', 'sa', 'sau', 'ltda', 'plc', 'ltd', 'limited', 'inc', 'nv']);
+
+function nameWords(text: string): string[] {
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '' && !GENERIC_WORDS.has(w));
+}
+
+/**
+ * Whether `named` (free text a merchant wrote: a bank's code or its name) names the bank `bank`
+ * of `country`: the same code (zero-padding ignored), or a name whose every distinctive word is a
+ * word of the registry's name, case, accents and punctuation ignored ("Itaú", "ITAU UNIBANCO" for
+ * 341 Itaú Unibanco S.A.; not "Bradesco"). Streamline refunds use it to bind x_bank_code, which
+ * the refund control does not cover, to x_bank, which it does.
+ */
+export function namesBank(country: string, bank: Bank, named: string): boolean {
+  const text = named.trim();
+  if (/^\d{1,10}$/.test(text)) return findBank(country, text)?.code === bank.code;
+  const words = nameWords(text);
+  if (words.length === 0) return false;
+  const registry = new Set(nameWords(bank.name));
+  return words.every((w) => registry.has(w));
+}

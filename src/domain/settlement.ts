@@ -8,7 +8,7 @@
 // half-up, to the settlement currency's minor unit (currencies.ts); the net is gross minus fees,
 // so the parts always add up exactly.
 import { minorUnits, roundToMinor } from './currencies.ts';
-import { add, cmp, type Decimal, divideRate, eq, fromDb, isZero, multiplyRate, sub } from './money.ts';
+import { add, cmp, type Decimal, divideRate, eq, fromDb, isZero, multiplyRate, rescale, type Rounding, sub, toFixed } from './money.ts';
 
 export interface DepositFigures {
   amount: string;
@@ -85,6 +85,61 @@ export function refundDebit(
   }
   const share = divideRate(multiplyRate(refundAmount, grossCredit, scale + 12), depositAmount, scale, 'down');
   return isZero(share) ? { units: 0n, scale } : share;
+}
+
+export interface PayoutFigures {
+  /** What the beneficiary receives, in the country's currency. */
+  local: Decimal;
+  /** The payout's USD value (what limits and reports read). */
+  usd: Decimal;
+  /** What the merchant's balance gives, in its settlement currency: the reservation. */
+  settlement: Decimal;
+}
+
+export type PayoutResult = { ok: true; value: PayoutFigures } | { ok: false; reason: string };
+
+export interface PayoutRates {
+  /** Units of the local currency per USD. */
+  local: Decimal;
+  /** Units of the settlement currency per USD; needed only when it is neither USD nor local. */
+  settlement?: Decimal;
+}
+
+/**
+ * A payout of `amount` in `currency` (USD or the country's `localCurrency`) in its three
+ * figures. Each converted figure is rounded once, and never in the merchant's favour: what the
+ * merchant's balance gives (settlement and USD) rounds up, what the beneficiary receives (local)
+ * rounds down, so caja never pays out more than it reserved. A figure that is the requested one,
+ * or the settlement currency being the local one, is taken as is (the reservation is then exactly
+ * what the beneficiary receives). A payout worth less than one minor unit of the beneficiary's or
+ * the settlement currency is refused (reason names `amount`): rounding it up would charge several
+ * times its value, rounding it down would pay it for nothing.
+ */
+export function payoutFigures(amount: Decimal, currency: string, localCurrency: string, settlementCurrency: string, rates: PayoutRates): PayoutResult {
+  const localScale = minorUnits(localCurrency);
+  const settlementScale = minorUnits(settlementCurrency);
+  const usdScale = minorUnits('USD');
+  const inUsd = currency === 'USD';
+  const local = inUsd ? multiplyRate(amount, rates.local, localScale, 'down') : amount;
+  if (isZero(local)) return { ok: false, reason: `amount: ${toPlain(amount)} ${currency} is less than the smallest ${localCurrency} amount` };
+  const usd = inUsd ? amount : divideRate(amount, rates.local, usdScale, 'up');
+  // The exact value in the settlement currency, rounded as asked: one rounding from the request.
+  const inSettlement = (rounding: Rounding): Decimal => {
+    if (settlementCurrency === currency) return amount;
+    if (settlementCurrency === localCurrency) return local;
+    if (settlementCurrency === 'USD') return divideRate(amount, rates.local, usdScale, rounding);
+    if (!rates.settlement) throw new RangeError(`a USD rate for ${settlementCurrency} is needed`);
+    const exact = multiplyRate(amount, rates.settlement, amount.scale + rates.settlement.scale);
+    return inUsd ? rescale(exact, settlementScale, rounding) : divideRate(exact, rates.local, settlementScale, rounding);
+  };
+  if (isZero(inSettlement('down'))) {
+    return { ok: false, reason: `amount: ${toPlain(amount)} ${currency} is worth less than the smallest ${settlementCurrency} amount the settlement balance can reserve` };
+  }
+  return { ok: true, value: { local, usd, settlement: inSettlement('up') } };
+}
+
+function toPlain(d: Decimal): string {
+  return toFixed(d, d.scale);
 }
 
 /** A USD amount in `currency` at `usdRate` (units per USD), rounded half-up to its minor unit. */

@@ -23,6 +23,8 @@ export const v3Errors = {
   emptyHeader: (name: string) => new ApiError(400, 105, 'EMPTY_HEADER_VALUE', `Empty value in header: ${name}`),
   validation: (details: string[], d = 'Invalid request fields') => new ApiError(400, 201, 'BEAN_VALIDATION_ERROR', d, details),
   notFound: (d = 'Resource not found') => new ApiError(404, 208, 'RESOURCE_NOT_FOUND', d),
+  /** The resource is not in a state that allows this (deposits, refunds, cashouts alike). */
+  invalidTransition: (d: string) => new ApiError(409, 510, 'INVALID_STATUS_TRANSITION', d),
   invalidDocument: (d = 'Invalid document', details?: string[]) => new ApiError(400, 300, 'INVALID_DOCUMENT', d, details),
   invalidBankAccount: (d = 'Invalid bank account', details?: string[]) => new ApiError(400, 302, 'INVALID_BANK_ACCOUNT', d, details),
   userLimitExceeded: (kind: 'TRANSACTION' | 'DAILY' | 'MONTHLY') => new ApiError(400, 304, 'USER_LIMIT_EXCEEDED', `User limit exceeded: ${kind}`),
@@ -33,6 +35,26 @@ export const v3Errors = {
   featureDisabled: (d: string) => new ApiError(403, 106, 'FEATURE_NOT_ENABLED', d),
   serviceUnavailable: (d: string) => new ApiError(503, 503, 'SERVICE_UNAVAILABLE', d),
 };
+
+/**
+ * A failure a service names without knowing any face (`kind`), for the kinds every resource
+ * shares. Services throw their own error classes carrying such a kind (CashoutError,
+ * RefundTransitionError); only http/ decides the status they answer.
+ */
+export type SharedFailureKind = 'invalid_transition';
+
+function sharedKind(err: unknown): SharedFailureKind | null {
+  const kind = err instanceof Error ? (err as { kind?: unknown }).kind : undefined;
+  return kind === 'invalid_transition' ? kind : null;
+}
+
+/** The v3 answer to a shared service failure, or null when err is not one. */
+export function v3SharedError(err: unknown): ApiError | null {
+  switch (sharedKind(err)) {
+    case 'invalid_transition': return v3Errors.invalidTransition((err as Error).message);
+    default: return null;
+  }
+}
 
 export const cashoutErrors = {
   invalidParams: (m: string) => new ApiError(400, 300, undefined, m),

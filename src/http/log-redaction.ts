@@ -1,12 +1,19 @@
 // Page tokens are bearer secrets: whoever holds /pay/<token> sees the payer's payment details,
 // and /checkout/<token> lets them act on the deposit. Request logs keep the route, never the
-// token (nor the page's query string, which may carry it again).
-const TOKEN_PATH = /^\/(pay|checkout|return|vouchers)\/[^/?#]+/i;
+// token (nor the page's query string, which may carry it again). A page is recognised on the
+// canonical path, the one the router matched, so `//pay/<token>` or `/%70ay/<token>` is redacted
+// like `/pay/<token>`.
+import { canonicalPath } from './canonical-path.ts';
+
+const TOKEN_PAGES = new Set(['pay', 'checkout', 'return', 'vouchers']);
 
 export function redactUrl(url: string): string {
-  const [path, query] = [url.split('?')[0]!, url.includes('?')];
-  if (!TOKEN_PATH.test(path)) return url;
-  return `${path.replace(TOKEN_PATH, (_, page: string) => `/${page.toLowerCase()}/[token]`)}${query ? '?[query]' : ''}`;
+  const path = canonicalPath(url);
+  // A target the router cannot read reaches no page, but may still hold a token: not logged.
+  if (path === null) return '[unreadable request target]';
+  const [, page, token, ...rest] = path.split('/');
+  if (page === undefined || !TOKEN_PAGES.has(page) || !token) return url;
+  return `/${page}/[token]${rest.length ? `/${rest.join('/')}` : ''}${url.includes('?') ? '?[query]' : ''}`;
 }
 
 /** pino serializer of the request Fastify logs ("incoming request"): its fields, URL redacted. */

@@ -22,6 +22,11 @@ export interface Merchant {
   settlement_currency: string;
   /** v3/v5 calls must be signed with SVC2 (method, path and query covered). */
   require_svc2: boolean;
+  /**
+   * The currencies a streamline NewInvoice may be priced in (x_currency, which its control does
+   * not cover), or null for any currency caja has a rate for.
+   */
+  newinvoice_currencies: string[] | null;
   /** Staging: its notifications are duplicated, delayed and reordered (docs/notifications.md). */
   sandbox_chaos: boolean;
   created_at: Date;
@@ -137,6 +142,7 @@ export interface MerchantPatch {
   pix_key_validation_enabled?: boolean;
   settlement_currency?: string;
   require_svc2?: boolean;
+  newinvoice_currencies?: string[] | null;
   sandbox_chaos?: boolean;
 }
 
@@ -270,6 +276,7 @@ export function merchantView(m: Merchant) {
     features: { account_validation: m.account_validation_enabled, pix_key_validation: m.pix_key_validation_enabled },
     settlement_currency: m.settlement_currency,
     require_svc2: m.require_svc2,
+    newinvoice_currencies: m.newinvoice_currencies,
     sandbox_chaos: m.sandbox_chaos,
     created_at: m.created_at,
     updated_at: m.updated_at,

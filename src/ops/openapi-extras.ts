@@ -22,6 +22,12 @@ const ERRORS: Record<string, Record<string, string>> = {
   'post /v3/cashout/status': { 400: '300 invalid params', 401: '401 invalid login, pass or Payload-Signature', 404: '509 cashout not found' },
   'put /v3/cashout/status': { 400: '300, 510 invalid status transition', 401: '401', 404: '509' },
   'delete /v3/cashout/cancel': { 400: '300, 510 invalid status transition', 401: '401', 404: '509' },
+  // "Not in a state that allows this" is one answer for every resource: 409 with 510.
+  ...Object.fromEntries(
+    [['deposits', ['approve', 'cancel', 'expire']], ['refunds', ['complete', 'reject']], ['cashouts', ['deliver', 'complete', 'reject']]].flatMap(([kind, actions]) =>
+      (actions as string[]).map((action) => [`post /v3/sandbox/${kind}/{id}/${action}`, { 404: '208 RESOURCE_NOT_FOUND', 409: `510 INVALID_STATUS_TRANSITION (the ${(kind as string).slice(0, -1)}'s status does not allow it)` }]),
+    ),
+  ),
 };
 
 const header = (name: string, description: string, required: boolean, schema: Json = { type: 'string' }) => ({ in: 'header', name, required, description, schema });

@@ -247,7 +247,10 @@ export async function getRefund(q: Queryable, merchantId: number | null, refundI
   return rows[0] ?? null;
 }
 
-export class RefundTransitionError extends Error {}
+/** The refund's status does not allow the change asked for (510 INVALID_STATUS_TRANSITION). */
+export class RefundTransitionError extends Error {
+  readonly kind = 'invalid_transition' as const;
+}
 
 /**
  * A refund created before the double-entry ledger (still PENDING at the upgrade) reserved

@@ -1,7 +1,7 @@
 // CAJA_ADMIN_PORT: /admin and /metrics only on the admin listener (127.0.0.1), nothing else there.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.ts';
 import { listenAdmin } from '../../src/ops/admin-listener.ts';
@@ -34,6 +34,59 @@ describe('admin port', () => {
     assert.deepEqual([hidden.status, (await hidden.json()).code], [404, 208]);
     assert.equal((await get(s.url, '/metrics')).status, 404);
     assert.equal((await get(s.url, '/ADMIN/merchants')).status, 404, 'paths match without regard to case');
+  });
+
+  /** A request with its target sent exactly as written (fetch would normalise some spellings). */
+  const raw = (base: string, method: string, target: string, body?: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const { hostname, port } = new URL(base);
+      const req = http.request({ hostname, port, method, path: target, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  // Every spelling the router takes for an admin path: empty segments, percent-encoded
+  // unreserved characters, case, a trailing slash, a query or fragment, the absolute form.
+  const adminSpellings = (id: number) => [
+    `//admin/merchants/${id}`, `/%61dmin/merchants/${id}`, `/%61DMIN/Merchants/${id}/`, `/admin//merchants/${id}`, `///admin/merchants/${id}?x=1`,
+    `/%2561dmin/merchants/${id}`, `http://localhost/admin/merchants/${id}`, `http://localhost//%61dmin/merchants/${id}`,
+  ];
+  const metricsSpellings = ['//metrics', '///metrics', '/%6detrics', '/%6Detrics/', '/METRICS', '/metrics#x', '/metrics?x=1', 'http://localhost//metrics'];
+
+  test('an admin path in another spelling is not served on the public port', async () => {
+    const created = await raw(s.url, 'POST', '//admin/merchants', '{"name":"Through the public port"}');
+    assert.equal(created.status, 404, created.body);
+    assert.equal((await raw(s.url, 'POST', '/%61dmin/merchants', '{"name":"Through the public port"}')).status, 404);
+    const listed = await s.ctx.db.query<{ n: string }>(`SELECT count(*) AS n FROM merchants WHERE name = 'Through the public port'`);
+    assert.equal(Number(listed.rows[0].n), 0, 'no merchant was created through the public port');
+    const made = await fetch(`${adminUrl}/admin/merchants`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{"name":"Spellings"}' });
+    const id = (await made.json()).merchant_id;
+    for (const target of [...adminSpellings(id), ...metricsSpellings]) {
+      const answer = await raw(s.url, 'GET', target);
+      assert.equal(answer.status, 404, `${target} on the public port: ${answer.status} ${answer.body.slice(0, 80)}`);
+      assert.doesNotMatch(answer.body, /caja_|merchant_id/, target);
+    }
+  });
+
+  test('the admin listener answers the same spellings as the router matches them', async () => {
+    const created = await raw(adminUrl, 'POST', '//%61dmin/merchants/', '{"name":"Through the admin port"}');
+    assert.equal(created.status, 201, created.body);
+    const id = JSON.parse(created.body).merchant_id as number;
+    for (const target of adminSpellings(id)) {
+      // %2561 is "%61" to the router, not "a": no route, on either port.
+      const expected = target.includes('%25') ? 404 : 200;
+      assert.equal((await raw(adminUrl, 'GET', target)).status, expected, target);
+    }
+    for (const target of metricsSpellings) assert.equal((await raw(adminUrl, 'GET', target)).status, 200, target);
+    for (const target of ['//health', '/%68ealth', '/HEALTH/', '//v3//me', 'http://localhost/health']) {
+      assert.equal((await raw(adminUrl, 'GET', target)).status, 404, `${target} on the admin port`);
+      assert.notEqual((await raw(s.url, 'GET', target)).status, 404, `${target} on the public port`);
+    }
   });
 
   test('the admin listener serves nothing else', async () => {

@@ -102,6 +102,40 @@ for (const backend of backends()) {
       assert.deepEqual([row.local_amount, row.usd_amount, row.settlement_amount], ['182.50', '10.00', '10.00']);
     });
 
+    test('a conversion never rounds in the merchant\'s favour: the reservation rounds up, the beneficiary\'s amount down; worth less than 0.01 USD is 300 naming amount', async () => {
+      const before = await balance();
+      // BRL 0.01 at 5.4321 per USD is USD 0.0018: no whole cent of the settlement currency.
+      const tiny = await create(BR({ external_id: ext(), currency: 'BRL', amount: '0.01' }));
+      assert.deepEqual([tiny.status, tiny.body.code], [400, 300], tiny.text);
+      assert.match(tiny.body.message, /amount/);
+      // BRL 0.08 is USD 0.0147: the reservation is USD 0.02, never 0.01.
+      const r = await create(BR({ external_id: ext(), currency: 'BRL', amount: '0.08' }));
+      assert.equal(r.status, 200, r.text);
+      const row = (await s.ctx.db.query('SELECT local_amount, usd_amount, settlement_amount FROM cashouts WHERE id = $1', [r.body.cashout_id])).rows[0];
+      assert.deepEqual([row.local_amount, row.usd_amount, row.settlement_amount], ['0.08', '0.02', '0.02']);
+      const after = await balance();
+      assert.equal(Math.round((after.reserved - before.reserved) * 100), 2);
+      // USD 0.02 is BRL 0.108642: the beneficiary receives BRL 0.10, the merchant gives USD 0.02.
+      const usd = await create(BR({ external_id: ext(), currency: 'USD', amount: '0.02' }));
+      assert.equal(usd.status, 200, usd.text);
+      const usdRow = (await s.ctx.db.query('SELECT local_amount, usd_amount, settlement_amount FROM cashouts WHERE id = $1', [usd.body.cashout_id])).rows[0];
+      assert.deepEqual([usdRow.local_amount, usdRow.usd_amount, usdRow.settlement_amount], ['0.10', '0.02', '0.02']);
+      await assertLedgerOk(s.ctx.db);
+    });
+
+    test('the signed bytes are read as JSON only: the Content-Type header, outside Payload-Signature, cannot make them mean other fields', async () => {
+      const r = await create(BR({ external_id: ext(), amount: '1.00' }));
+      assert.equal(r.status, 200, r.text);
+      // The same signature over a body read as a form would be a second way to spell fields.
+      const raw = `login=${m.cashouts.login}&pass=${m.cashouts.pass}&cashout_id=${r.body.cashout_id}`;
+      for (const type of ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8']) {
+        const res = await fetch(`${s.url}/v3/cashout/status`, { method: 'POST', headers: { 'Content-Type': type, 'Payload-Signature': hmac(m.cashouts.secret_key, raw) }, body: raw });
+        const body = await res.json();
+        assert.deepEqual([res.status, body.code], [400, 300], JSON.stringify(body));
+        assert.match(body.message, /application\/json/);
+      }
+    });
+
     test('external_id is unique per merchant (511); more than the available balance is 514 and reserves nothing', async () => {
       const external_id = ext();
       assert.equal((await create(BR({ external_id, amount: '1.00' }))).status, 200);

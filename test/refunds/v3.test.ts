@@ -64,9 +64,24 @@ for (const backend of backends()) {
       }
       assert.deepEqual([changed.data.status, changed.data.previous_status, changed.data.cause], ['COMPLETED', 'PENDING', 'sandbox complete']);
       const again = await v3.post(`/v3/sandbox/refunds/${r.body.refund_id}/reject`, '');
-      assert.equal(again.status, 400, 'a completed refund is final');
+      assert.equal(again.status, 409, 'a completed refund is final');
       const dep = await v3.get(`/v3/deposits/${d.deposit_id}`);
       assert.equal(dep.status, 200);
+    });
+
+    test('a sandbox transition the refund\'s state forbids: 409 with 510, as for deposits and cashouts', async () => {
+      const d = await completed();
+      const r = await v3.post('/v3/refunds', { deposit_id: d.deposit_id, amount: '5.00', bank_account: account });
+      assert.equal((await v3.post(`/v3/sandbox/refunds/${r.body.refund_id}/complete`, '')).status, 200);
+      for (const action of ['complete', 'reject']) {
+        const again = await v3.post(`/v3/sandbox/refunds/${r.body.refund_id}/${action}`, '');
+        assert.deepEqual([again.status, again.body.code, again.body.type], [409, 510, 'INVALID_STATUS_TRANSITION'], `${action}: ${again.text}`);
+        assert.match(again.body.description, /COMPLETED/);
+      }
+      // The same answer a deposit gives for a transition its state forbids.
+      const deposit = await v3.post(`/v3/sandbox/deposits/${d.deposit_id}/approve`, '');
+      assert.deepEqual([deposit.status, deposit.body.code, deposit.body.type], [409, 510, 'INVALID_STATUS_TRANSITION']);
+      assert.equal((await v3.get(`/v3/refunds/${r.body.refund_id}`)).body.status, 'COMPLETED');
     });
 
     test('a card deposit refund goes to the card: SUCCESS at once, or REJECTED with a reason code', async () => {

@@ -156,6 +156,32 @@ for (const backend of backends()) {
       assert.equal((await newInvoice(invoiceFields({ x_currency: 'USD', x_amount: '50.01', type: 'json', x_version: '1.1' }))).body.status, '0');
     });
 
+    test('NewInvoice: x_currency, outside the control, can be pinned per merchant (newinvoice_currencies)', async () => {
+      const pm = await createMerchant(s.url, 'Streamline Pinned', { return_url: 'https://shop.example/back' });
+      const invoice = (extra: Record<string, string>) => {
+        const f = invoiceFields({ x_login: pm.deposits.login, x_trans_key: pm.deposits.trans_key, type: 'json', x_version: '1.1', x_amount: '10.00', ...extra });
+        f.control = invoiceControl(pm.deposits.secret_key, f);
+        return newInvoice(f);
+      };
+      // Not pinned (the default): the same signed form is priced in whichever currency it names.
+      assert.equal((await invoice({ x_currency: 'MXN' })).body.status, '0');
+      const pin = await admin(s.url, 'PATCH', `/admin/merchants/${pm.merchant_id}`, { newinvoice_currencies: ['USD'] });
+      assert.deepEqual([pin.status, pin.body.newinvoice_currencies], [200, ['USD']], pin.text);
+      for (const x_currency of ['BRL', 'MXN', 'brl']) {
+        const refused = await invoice({ x_currency });
+        assert.deepEqual([refused.body.status, refused.body.error_code], ['1', 300], refused.text);
+        assert.match(refused.body.desc, /x_currency must be USD/);
+      }
+      const usd = await invoice({ x_currency: 'usd' });
+      assert.deepEqual([usd.body.status, usd.body.local_currency], ['0', 'BRL'], usd.text);
+      const absent = await invoice({ x_currency: '' });
+      assert.equal(absent.body.status, '0', 'absent is USD');
+      assert.equal((await admin(s.url, 'PATCH', `/admin/merchants/${pm.merchant_id}`, { newinvoice_currencies: ['XYZ'] })).status, 400);
+      const unpin = await admin(s.url, 'PATCH', `/admin/merchants/${pm.merchant_id}`, { newinvoice_currencies: [] });
+      assert.deepEqual([unpin.status, unpin.body.newinvoice_currencies], [200, null], unpin.text);
+      assert.equal((await invoice({ x_currency: 'BRL' })).body.status, '0');
+    });
+
     test('Colombia requires x_mobile and x_address; national phone numbers are read in the country plan', async () => {
       const co = { x_country: 'CO', x_currency: 'COP', x_amount: '50000.00', x_bank: 'PC', x_cpf: '1020304050', x_state: '', x_zip: '', type: 'json', x_version: '1.1' };
       const noMobile = await newInvoice(invoiceFields({ ...co, x_mobile: '' }));
@@ -325,6 +351,34 @@ for (const backend of backends()) {
       assert.equal((await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '1.00' })).body.error_code, 602);
       assert.equal((await v3.post(`/v3/sandbox/refunds/${first.body.x_refund}/reject`, '')).status, 200);
       assert.equal((await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '1.00' })).body.status, 'OK');
+    });
+
+    test('refund: a field outside x_control changes neither the amount\'s currency nor the beneficiary\'s bank', async () => {
+      // A USD-priced deposit paid in BRL: USD 10.00 is BRL 54.32.
+      const d = await completedDeposit({ x_currency: 'USD', x_amount: '10.00' });
+      assert.equal(d.local, '54.32');
+      const refunded = async () => Number((await s.ctx.db.query<{ n: string }>(`SELECT count(*) AS n FROM refunds WHERE deposit_id = $1`, [Number(d.document)])).rows[0].n);
+      // x_currency is not covered: another currency than the deposit's is refused, nothing refunded.
+      for (const currency of ['USD', 'MXN']) {
+        const other = await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '10.00', x_currency: currency });
+        assert.deepEqual([other.body.status, other.body.error_code], ['ERROR', 300], other.text);
+        assert.match(other.body.description, /x_currency/);
+      }
+      assert.equal(await refunded(), 0);
+      // x_bank_code is not covered either: it must name the bank x_bank (covered) names.
+      const otherBank = await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '1.00', x_bank_code: '260' });
+      assert.deepEqual([otherBank.body.status, otherBank.body.error_code], ['ERROR', 300], otherBank.text);
+      assert.match(otherBank.body.description, /x_bank_code/);
+      const unnamed = await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '1.00', x_bank: '' });
+      assert.deepEqual([unnamed.body.status, unnamed.body.error_code], ['ERROR', 300], unnamed.text);
+      assert.equal(await refunded(), 0);
+      // The deposit's own currency, in any case, and a bank named by its name or its code, go through.
+      const same = await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '10.00', x_currency: 'brl' });
+      assert.deepEqual([same.body.status, same.body.x_amount_refunded], ['OK', '10.00'], same.text);
+      for (const [x_bank, x_bank_code] of [['341', '341'], ['ITAU UNIBANCO', '0341'], ['Itaú', '']]) {
+        const named = await refund({ x_invoice: d.invoice, x_document: d.document, x_amount: '1.00', x_bank, x_bank_code });
+        assert.equal(named.body.status, 'OK', `${x_bank} / ${x_bank_code}: ${named.text}`);
+      }
     });
 
     test('refund errors: control 302, account type 300, unknown deposit 600, pending deposit 601, missing account 603, JSON default', async () => {

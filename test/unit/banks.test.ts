@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { banksForCountry, findBank } from '../../src/domain/banks.ts';
+import { banksForCountry, findBank, namesBank } from '../../src/domain/banks.ts';
+import { accountEmbedsBank } from '../../src/domain/bank-accounts.ts';
 import { ACCEPTED_COUNTRIES } from '../../src/domain/countries.ts';
 
 test('every accepted country has at least 3 banks, unique codes, sorted by code', () => {
@@ -57,4 +58,21 @@ test('registries: the full participant lists, with ISPB for Brazil; SPEI 5-digit
   assert.equal(findBank('MX', '90646'), findBank('MX', 646));
   assert.equal(findBank('MX', '41012'), undefined);
   assert.equal(findBank('BR', '40012'), undefined);
+});
+
+test('namesBank: x_bank names a bank by its code or by the distinctive words of its registry name', () => {
+  const itau = findBank('BR', '341')!;
+  for (const named of ['341', '0341', 'Itaú', 'ITAU', 'itaú unibanco', 'Itaú Unibanco S.A.', ' Banco Itaú ']) assert.equal(namesBank('BR', itau, named), true, named);
+  for (const named of ['', 'Banco', 'S.A.', 'Bradesco', '237', 'Itaú Bradesco', 'ItauBank', '34', 'x341']) assert.equal(namesBank('BR', itau, named), false, named);
+  assert.equal(namesBank('BR', findBank('BR', '1')!, 'Banco do Brasil'), true);
+  assert.equal(namesBank('BR', findBank('BR', '260')!, 'Itaú'), false);
+});
+
+test('accountEmbedsBank: CBU (not CVU), CLABE and CCI carry their bank', () => {
+  assert.equal(accountEmbedsBank('AR', '2850590940090418135201'), true);
+  assert.equal(accountEmbedsBank('AR', '0000003100010000000001'), false);
+  assert.equal(accountEmbedsBank('MX', '012180001234567899'), true);
+  assert.equal(accountEmbedsBank('PE', '00219300123456789012'), true);
+  assert.equal(accountEmbedsBank('PE', '1234567890'), false);
+  assert.equal(accountEmbedsBank('BR', '12345-4'), false);
 });

@@ -36,6 +36,13 @@ test('page URLs are logged without their token', () => {
   assert.equal(redactUrl('/RETURN/abc'), '/return/[token]');
   assert.equal(redactUrl('/vouchers/abc'), '/vouchers/[token]');
   assert.equal(redactUrl('/v3/banks?country=BR'), '/v3/banks?country=BR');
+  // Every spelling the router takes for a page is a page (issue 25 §4: one canonical path).
+  assert.equal(redactUrl('//pay/abcDEF123'), '/pay/[token]');
+  assert.equal(redactUrl('/%70ay/abcDEF123'), '/pay/[token]');
+  assert.equal(redactUrl('/pay//abcDEF123/'), '/pay/[token]');
+  assert.equal(redactUrl('http://h//Checkout/abc/card?x=1'), '/checkout/[token]/card?[query]');
+  assert.equal(redactUrl('/pay/abc%E0%A4%A'), '[unreadable request target]');
+  assert.equal(redactUrl('/pay'), '/pay');
 });
 
 test('request logging of a real server carries no page token', async () => {
@@ -49,6 +56,8 @@ test('request logging of a real server carries no page token', async () => {
     const port = (app.server.address() as AddressInfo).port;
     await fetch(`http://127.0.0.1:${port}/pay/TOKENthatMustNotBeLogged123`);
     await fetch(`http://127.0.0.1:${port}/checkout/TOKENthatMustNotBeLogged123?iframe_view=1`);
+    await fetch(`http://127.0.0.1:${port}//pay/TOKENthatMustNotBeLogged123`);
+    await fetch(`http://127.0.0.1:${port}/%70ay/TOKENthatMustNotBeLogged123`);
   } finally {
     await app.close();
     await ctx.db.close();

@@ -3,8 +3,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { minorUnits, roundToMinor } from '../../src/domain/currencies.ts';
-import { dec, toDb } from '../../src/domain/money.ts';
-import { depositCredit, type DepositFigures, fromUsd, refundDebit } from '../../src/domain/settlement.ts';
+import { type Decimal, dec, toDb, toFixed } from '../../src/domain/money.ts';
+import { depositCredit, type DepositFigures, fromUsd, payoutFigures, refundDebit } from '../../src/domain/settlement.ts';
 import { checkBalanced, UnbalancedTransfer } from '../../src/ledger/ledger.ts';
 
 const deposit = (over: Partial<DepositFigures> = {}): DepositFigures => ({
@@ -68,4 +68,49 @@ describe('conversion and transfers', () => {
     assert.throws(() => checkBalanced([p('USD', '-1.00'), p('USD', '0.99')]), UnbalancedTransfer);
     assert.throws(() => checkBalanced([p('USD', '-1.00'), p('BRL', '1.00')]), UnbalancedTransfer);
   });
+});
+
+test('payoutFigures: a conversion never rounds in the merchant\'s favour, and a payout too small to reserve is refused', () => {
+  const brl = dec('5.4321');
+  const figures = (amount: string, currency: string, settlement: string, rates: { local: Decimal; settlement?: Decimal } = { local: brl }) => {
+    const r = payoutFigures(dec(amount), currency, 'BRL', settlement, rates);
+    return r.ok ? [toFixed(r.value.local, 2), toFixed(r.value.usd, 2), toFixed(r.value.settlement, r.value.settlement.scale)] : r.reason;
+  };
+  // BRL 0.08 = USD 0.0147: the USD-settled merchant reserves 0.02 (half-up gave 0.01).
+  assert.deepEqual(figures('0.08', 'BRL', 'USD'), ['0.08', '0.02', '0.02']);
+  // BRL 0.01 = USD 0.0018: no whole cent to reserve; refused, naming amount (was a 500).
+  assert.match(String(figures('0.01', 'BRL', 'USD')), /^amount: 0\.01 BRL is worth less than/);
+  // BRL 0.06 = USD 0.011: one cent is there, the reservation rounds up to 0.02.
+  assert.deepEqual(figures('0.06', 'BRL', 'USD'), ['0.06', '0.02', '0.02']);
+  // USD 0.02 = BRL 0.108642: the beneficiary receives 0.10, never 0.11.
+  assert.deepEqual(figures('0.02', 'USD', 'USD'), ['0.10', '0.02', '0.02']);
+  // Settled in the local currency: the reservation is exactly what the beneficiary receives.
+  assert.deepEqual(figures('0.02', 'USD', 'BRL'), ['0.10', '0.02', '0.10']);
+  assert.deepEqual(figures('10.00', 'BRL', 'BRL'), ['10.00', '1.85', '10.00']);
+  // A third settlement currency, in one rounding from the request: BRL 10.00 → EUR 10 × 0.92 / 5.4321 = 1.6936…
+  assert.deepEqual(figures('10.00', 'BRL', 'EUR', { local: brl, settlement: dec('0.92') }), ['10.00', '1.85', '1.70']);
+  assert.deepEqual(figures('1.00', 'USD', 'EUR', { local: brl, settlement: dec('0.925') }), ['5.43', '1.00', '0.93']);
+  // Zero-decimal settlement (CLP 950 per USD): BRL 0.01 is CLP 1.7… → reserves CLP 2.
+  assert.deepEqual(figures('0.01', 'BRL', 'CLP', { local: brl, settlement: dec('950') }), ['0.01', '0.01', '2']);
+  // Exact conversions are not moved: MXN 182.50 at 18.25 is USD 10.00.
+  const mx = payoutFigures(dec('182.50'), 'MXN', 'MXN', 'USD', { local: dec('18.25') });
+  assert.ok(mx.ok && toFixed(mx.value.settlement, 2) === '10.00' && toFixed(mx.value.usd, 2) === '10.00');
+});
+
+test('payoutFigures: over many amounts, the reservation is never worth less than what the beneficiary receives', () => {
+  const rate = dec('5.4321');
+  for (let cents = 1; cents <= 3000; cents += 7) {
+    const amount = { units: BigInt(cents), scale: 2 };
+    for (const currency of ['USD', 'BRL']) {
+      const r = payoutFigures(amount, currency, 'BRL', 'USD', { local: rate });
+      if (!r.ok) {
+        assert.ok(currency === 'BRL' && cents * 1 < 5.4321, `${cents} ${currency} refused`);
+        continue;
+      }
+      // settlement (USD) × rate ≥ local (BRL), compared exactly in integers (10^-6).
+      const reserveInLocal = r.value.settlement.units * 54321n; // USD cents × rate×10^4 → BRL 10^-6
+      const paid = r.value.local.units * 10000n;
+      assert.ok(reserveInLocal >= paid, `${cents} ${currency}: reserve ${toFixed(r.value.settlement, 2)} USD for ${toFixed(r.value.local, 2)} BRL`);
+    }
+  }
 });

@@ -35,6 +35,7 @@ const merchantSchema = {
     features: { type: 'object', properties: { account_validation: { type: 'boolean' }, pix_key_validation: { type: 'boolean' } } },
     settlement_currency: { type: 'string', description: 'Currency the balance is kept in (USD unless configured)' },
     require_svc2: { type: 'boolean', description: 'v3/v5 calls must be signed with SVC2 (method and path covered); see docs/security.md' },
+    newinvoice_currencies: { type: 'array', items: { type: 'string' }, nullable: true, description: 'The currencies a streamline NewInvoice may be priced in (x_currency is not covered by its control); null: any' },
     sandbox_chaos: { type: 'boolean', description: 'Staging: notifications duplicated, delayed and reordered (docs/notifications.md)' },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
@@ -112,6 +113,10 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
             features: { type: 'object', properties: { account_validation: { type: 'boolean' }, pix_key_validation: { type: 'boolean' } }, additionalProperties: false },
             settlement_currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Currency of the balance from now on: USD, or a currency caja has a rate for. Balances already held stay in their currency.' },
             require_svc2: { type: 'boolean', description: 'Refuse v3/v5 calls not signed with SVC2' },
+            newinvoice_currencies: {
+              type: 'array', items: { type: 'string', pattern: '^[A-Z]{3}$' }, maxItems: 10, uniqueItems: true,
+              description: 'Refuse a streamline NewInvoice whose x_currency (absent: USD) is not one of these; x_currency is outside its control, so pinning it is what keeps a captured form from being re-priced. [] unpins: any currency caja has a rate for',
+            },
             sandbox_chaos: { type: 'boolean', description: 'Staging only: duplicate, delay and reorder this merchant\'s notifications (docs/notifications.md)' },
           },
           additionalProperties: false,
@@ -126,6 +131,9 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         details.push(`settlement_currency: no exchange rate is known for ${b.settlement_currency}`);
       }
       if (b.sandbox_chaos !== undefined && ctx.config.env !== 'staging') details.push('sandbox_chaos: staging only');
+      for (const currency of (b.newinvoice_currencies ?? []) as string[]) {
+        if (!(await usdRate(ctx.db, ctx.config.env, currency))) details.push(`newinvoice_currencies: no exchange rate is known for ${currency}`);
+      }
       if (details.length) throw v3Errors.validation(details);
       const merchant = await updateMerchant(ctx.db, request.params.id, {
         name: b.name,
@@ -136,6 +144,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         pix_key_validation_enabled: b.features?.pix_key_validation,
         settlement_currency: b.settlement_currency,
         require_svc2: b.require_svc2,
+        newinvoice_currencies: b.newinvoice_currencies === undefined ? undefined : b.newinvoice_currencies.length ? b.newinvoice_currencies : null,
         sandbox_chaos: b.sandbox_chaos,
       }, ctx.cache);
       if (!merchant) throw v3Errors.notFound('Merchant not found');

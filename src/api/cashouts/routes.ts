@@ -14,6 +14,7 @@ import { validateCashoutRequest } from '../../domain/cashout-request.ts';
 import { cashoutErrors } from '../../http/errors.ts';
 import { CashoutError, type CashoutIds, type CashoutRow, createCashout, findCashout, transitionCashout } from '../../cashouts/service.ts';
 import { cashoutErrorSchema, useCashoutErrors } from './face.ts';
+import { requireJsonContentType } from '../v3/face.ts';
 
 /** The error each service failure is, in the cashout face's table. */
 export function cashoutFailure(err: unknown): never {
@@ -24,6 +25,7 @@ export function cashoutFailure(err: unknown): never {
       case 'not_found': throw cashoutErrors.notFound();
       case 'invalid_transition': throw cashoutErrors.invalidTransition(err.message);
       case 'no_rate': throw cashoutErrors.invalidParams(err.message);
+      case 'amount': throw cashoutErrors.invalidParams(err.message);
     }
   }
   throw err;
@@ -116,6 +118,9 @@ const docs = (summary: string, description: string) => ({ tags: ['cashouts'], su
 
 export function registerCashouts(app: FastifyInstance, ctx: AppContext): void {
   useCashoutErrors(app);
+  // Payload-Signature covers the bytes, not the Content-Type header that says how to read them:
+  // the bytes are read as JSON only, so no unsigned header can make them spell other fields.
+  app.addHook('preValidation', async (request) => requireJsonContentType(request));
   const auth = cashoutAuth(ctx);
 
   app.post<{ Body: Record<string, unknown> }>(

@@ -150,10 +150,17 @@ export function registerStreamlineDeposits(app: FastifyInstance, ctx: AppContext
       const bank = form.x_bank.trim();
       if (!findMethod(country, bank)) throw new StreamlineError(300, `Invalid parameter: x_bank '${bank}' is not a payment method of ${country} (see get_banks_by_country)`);
 
+      // x_currency is outside the control: a merchant that pinned its currencies refuses others,
+      // so a captured form cannot be re-priced (docs/security.md, field by field).
+      const currency = form.x_currency?.trim() || 'USD';
+      const pinned = caller.merchant.newinvoice_currencies;
+      if (pinned && !pinned.includes(currency.toUpperCase())) {
+        throw new StreamlineError(300, `Invalid parameter: x_currency must be ${pinned.join(' or ')} for this merchant (x_currency is not covered by control)`);
+      }
       const body = {
         country,
         amount: form.x_amount.trim(),
-        currency: form.x_currency?.trim() || 'USD',
+        currency,
         invoice_id: form.x_invoice,
         payment_method: bank,
         description: form.x_description || undefined,

@@ -3,7 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { streamlineAuth } from '../../auth/streamline.ts';
-import { type BankAccountField, normalizeAccountType, validateBankAccount } from '../../domain/bank-accounts.ts';
+import { accountEmbedsBank, type BankAccountField, normalizeAccountType, validateBankAccount } from '../../domain/bank-accounts.ts';
+import { findBank, namesBank } from '../../domain/banks.ts';
 import { formatMinor } from '../../domain/currencies.ts';
 import { type Decimal, fromDb, parseAmount } from '../../domain/money.ts';
 import { streamlineRefundDesc, streamlineRefundResult } from '../../domain/refund-rules.ts';
@@ -112,10 +113,21 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
           bankCode: f.x_bank_code || undefined,
         });
         if (!account.ok) throw new StreamlineError(300, `Invalid parameter: ${FORM_FIELDS[account.field]} ${account.reason}`);
+        // x_bank_code is outside x_control: it may only repeat what covered fields say, the bank
+        // the account number embeds (checked above) or the one x_bank names.
+        const code = f.x_bank_code.trim();
+        if (code && !accountEmbedsBank(deposit.country, f.x_bank_account)) {
+          const bank = findBank(deposit.country, code);
+          if (!bank || !namesBank(deposit.country, bank, f.x_bank)) {
+            throw new StreamlineError(300, `Invalid parameter: x_bank_code ${code} is not the bank x_bank names ('${f.x_bank}'): x_bank_code is not covered by x_control, so x_bank must name the same bank, by its code or its name in the bank list`);
+          }
+        }
       }
-      const currency = (f.x_currency || deposit.local_currency).toUpperCase();
-      if (currency !== deposit.local_currency && currency !== deposit.currency) {
-        throw new StreamlineError(300, `Invalid parameter: x_currency must be ${[...new Set([deposit.local_currency, deposit.currency])].join(' or ')}`);
+      // x_currency is outside x_control too: it cannot change what x_amount means. A refund is in
+      // the deposit's currency, the local currency x_amount defaults to; another one is refused.
+      const currency = (f.x_currency.trim() || deposit.local_currency).toUpperCase();
+      if (currency !== deposit.local_currency) {
+        throw new StreamlineError(300, `Invalid parameter: x_currency must be ${deposit.local_currency}, the deposit's currency (x_currency is not covered by x_control)`);
       }
       // Identical forms are distinct refunds: the form carries no date, so a replay cannot be told
       // from an intended twin. A merchant makes its retries safe with x_idempotency_key (or the
@@ -129,7 +141,7 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
           source: 'streamline',
           depositId: deposit.id,
           amount,
-          amountInLocal: currency === deposit.local_currency,
+          amountInLocal: true,
           requestedAmount: f.x_amount || undefined,
           requestedCurrency: f.x_currency || undefined,
           bankAccount: f.x_bank_account

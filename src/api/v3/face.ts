@@ -1,9 +1,11 @@
 // The v3/v5 JSON face: errors as {code, description, details?, type?} with a non-2xx status.
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, v3Errors } from '../../http/errors.ts';
+import { ApiError, v3Errors, v3SharedError } from '../../http/errors.ts';
 
 export function toV3Error(err: FastifyError | ApiError | Error): ApiError {
   if (err instanceof ApiError) return err;
+  const shared = v3SharedError(err);
+  if (shared) return shared;
   const fe = err as FastifyError;
   if (fe.validation) {
     const details = fe.validation.map((v) => {

@@ -10,9 +10,9 @@ import { fromDb, parseAmount, type Decimal } from '../../domain/money.ts';
 import { toJson } from '../../deposits/json.ts';
 import { cardRefundResult } from '../../domain/refund-rules.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
-import { v3Errors, ApiError } from '../../http/errors.ts';
+import { v3Errors } from '../../http/errors.ts';
 import { formatDateTime } from '../../domain/payment-info.ts';
-import { createRefund, getRefund, isCardPaymentType, RefundError, type RefundBankAccount, type RefundRow, RefundTransitionError, transitionRefund } from '../../refunds/service.ts';
+import { createRefund, getRefund, isCardPaymentType, RefundError, type RefundBankAccount, type RefundRow, transitionRefund } from '../../refunds/service.ts';
 import { requireJsonContentType, v3ErrorSchema } from './face.ts';
 import { idempotencyKey } from './deposits.ts';
 import { fingerprint } from '../../deposits/service.ts';
@@ -285,27 +285,24 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
           summary: `Staging only: the bank ${action === 'complete' ? 'completes' : 'rejects'} a pending refund`,
           security: [{ v3Signature: [] }],
           params: { type: 'object', properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } } },
-          response: { 200: refundStatusSchema, ...errors },
+          response: { 200: refundStatusSchema, ...errors, 409: v3ErrorSchema },
         },
       },
       async (request, reply) => {
         if (ctx.config.env !== 'staging') throw v3Errors.notFound('Route not found');
-        try {
-          const r = await transitionRefund(
-            ctx,
-            request.merchant!.id,
-            request.params.id,
-            action === 'complete' ? 'COMPLETED' : 'REJECTED',
-            `sandbox ${action}`,
-            action === 'reject' ? 'The beneficiary bank rejected the refund (sandbox)' : undefined,
-            action === 'reject' ? 'SANDBOX_REJECTED' : undefined,
-          );
-          if (!r) throw v3Errors.notFound('Refund not found');
-          return sendExact(reply, refundStatusView(r));
-        } catch (err) {
-          if (err instanceof RefundTransitionError) throw new ApiError(400, 201, 'BEAN_VALIDATION_ERROR', err.message, [`status: ${err.message}`]);
-          throw err;
-        }
+        // A status that does not allow it (RefundTransitionError) answers 409/510 through the v3
+        // face's one mapping (http/errors.ts v3SharedError), as for deposits and cashouts.
+        const r = await transitionRefund(
+          ctx,
+          request.merchant!.id,
+          request.params.id,
+          action === 'complete' ? 'COMPLETED' : 'REJECTED',
+          `sandbox ${action}`,
+          action === 'reject' ? 'The beneficiary bank rejected the refund (sandbox)' : undefined,
+          action === 'reject' ? 'SANDBOX_REJECTED' : undefined,
+        );
+        if (!r) throw v3Errors.notFound('Refund not found');
+        return sendExact(reply, refundStatusView(r));
       },
     );
   }

@@ -5,10 +5,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { v3HeaderAuth } from '../../auth/v3-headers.ts';
-import { CashoutError, type CashoutRow, findCashout, transitionCashout } from '../../cashouts/service.ts';
+import { type CashoutRow, findCashout, transitionCashout } from '../../cashouts/service.ts';
 import { payoutConnector } from '../../cashouts/connector.ts';
 import { isRejectionCode, REJECTIONS, type RejectionCode } from '../../domain/cashout-states.ts';
-import { ApiError, v3Errors } from '../../http/errors.ts';
+import { v3Errors } from '../../http/errors.ts';
 import { cashoutStatusView } from '../cashouts/routes.ts';
 import { acceptAnyBody, parseDepositId } from './deposits.ts';
 import { v3ErrorSchema } from './face.ts';
@@ -62,17 +62,13 @@ export function registerSandboxCashouts(app: FastifyInstance, ctx: AppContext): 
           bankAccount: c.bank_account, bankBranch: c.bank_branch, accountType: c.account_type, documentId: c.document_id,
           beneficiaryName: c.beneficiary_name,
         })).bankReference : undefined;
-        let updated: CashoutRow;
-        try {
-          updated = await transitionCashout(ctx, c.id, action, {
-            actor: 'sandbox', cause: `sandbox ${action}`, merchantId, rejection, bankReference,
-            // A sandbox delivery waits for the sandbox's answer, not the staging bank's.
-            outcomeAt: action === 'deliver' ? new Date('9999-12-31T00:00:00Z') : undefined,
-          });
-        } catch (err) {
-          if (err instanceof CashoutError && err.kind === 'invalid_transition') throw new ApiError(409, 510, 'INVALID_STATUS_TRANSITION', err.message);
-          throw err;
-        }
+        // A transition the status forbids (CashoutError invalid_transition) answers 409/510
+        // through the v3 face's one mapping (http/errors.ts v3SharedError).
+        const updated: CashoutRow = await transitionCashout(ctx, c.id, action, {
+          actor: 'sandbox', cause: `sandbox ${action}`, merchantId, rejection, bankReference,
+          // A sandbox delivery waits for the sandbox's answer, not the staging bank's.
+          outcomeAt: action === 'deliver' ? new Date('9999-12-31T00:00:00Z') : undefined,
+        });
         return { ...cashoutStatusView(updated), status: updated.status, bank_reference_id: updated.bank_reference_id ?? undefined };
       },
     );
