@@ -2,6 +2,7 @@
 import { usdRate } from '../../lookups/exchange-rates.ts';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { checkFrameOrigins, MAX_FRAME_ORIGINS } from '../../domain/frame-origins.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
 import { v3Errors } from '../../http/errors.ts';
 import {
@@ -36,6 +37,14 @@ const merchantSchema = {
     settlement_currency: { type: 'string', description: 'Currency the balance is kept in (USD unless configured)' },
     require_svc2: { type: 'boolean', description: 'v3/v5 calls must be signed with SVC2 (method and path covered); see docs/security.md' },
     sandbox_chaos: { type: 'boolean', description: 'Staging: notifications duplicated, delayed and reordered (docs/notifications.md)' },
+    frame_origins: {
+      type: 'array', nullable: true, items: { type: 'string' },
+      description: 'Origins allowed to frame the customer pages opened with `iframe_view=1`, as set; null: the default (the origins of notification_url and return_url)',
+    },
+    frame_origins_in_effect: {
+      type: 'array', items: { type: 'string' },
+      description: 'The CSP `frame-ancestors` of those pages: frame_origins, or the default; empty: no site may frame them',
+    },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
@@ -113,6 +122,13 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
             settlement_currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Currency of the balance from now on: USD, or a currency caja has a rate for. Balances already held stay in their currency.' },
             require_svc2: { type: 'boolean', description: 'Refuse v3/v5 calls not signed with SVC2' },
             sandbox_chaos: { type: 'boolean', description: 'Staging only: duplicate, delay and reorder this merchant\'s notifications (docs/notifications.md)' },
+            frame_origins: {
+              type: 'array', nullable: true, maxItems: MAX_FRAME_ORIGINS, items: { type: 'string', maxLength: 300 },
+              description:
+                'Origins (scheme, host and optional port, no path: `https://shop.example`) allowed to frame the checkout and payment pages opened with `iframe_view=1` ' +
+                '(CSP `frame-ancestors`). https only in production; staging also accepts http on localhost, 127.0.0.1 and [::1]. `[]`: no site may frame them. ' +
+                '`null`: back to the default, the origins of the merchant\'s notification_url and return_url. See docs/security.md, "Embedding".',
+            },
           },
           additionalProperties: false,
         },
@@ -126,6 +142,13 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         details.push(`settlement_currency: no exchange rate is known for ${b.settlement_currency}`);
       }
       if (b.sandbox_chaos !== undefined && ctx.config.env !== 'staging') details.push('sandbox_chaos: staging only');
+      let frameOrigins: string[] | null | undefined;
+      if (b.frame_origins === null) frameOrigins = null;
+      else if (b.frame_origins !== undefined) {
+        const r = checkFrameOrigins(b.frame_origins, ctx.config.env);
+        if ('reasons' in r) details.push(...r.reasons.map((x) => `frame_origins: ${x}`));
+        else frameOrigins = r.origins;
+      }
       if (details.length) throw v3Errors.validation(details);
       const merchant = await updateMerchant(ctx.db, request.params.id, {
         name: b.name,
@@ -137,6 +160,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         settlement_currency: b.settlement_currency,
         require_svc2: b.require_svc2,
         sandbox_chaos: b.sandbox_chaos,
+        frame_origins: frameOrigins,
       }, ctx.cache);
       if (!merchant) throw v3Errors.notFound('Merchant not found');
       return merchantView(merchant);
