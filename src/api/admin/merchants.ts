@@ -123,11 +123,11 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
             require_svc2: { type: 'boolean', description: 'Refuse v3/v5 calls not signed with SVC2' },
             sandbox_chaos: { type: 'boolean', description: 'Staging only: duplicate, delay and reorder this merchant\'s notifications (docs/notifications.md)' },
             frame_origins: {
-              type: 'array', nullable: true, maxItems: MAX_FRAME_ORIGINS, items: { type: 'string', maxLength: 300 },
+              type: ['array', 'string'], maxItems: MAX_FRAME_ORIGINS, items: { type: 'string', maxLength: 300 },
               description:
                 'Origins (scheme, host and optional port, no path: `https://shop.example`) allowed to frame the checkout and payment pages opened with `iframe_view=1` ' +
                 '(CSP `frame-ancestors`). https only in production; staging also accepts http on localhost, 127.0.0.1 and [::1]. `[]`: no site may frame them. ' +
-                '`null`: back to the default, the origins of the merchant\'s notification_url and return_url. See docs/security.md, "Embedding".',
+                '`"default"`: back to the default, the origins of the merchant\'s notification_url and return_url. See docs/security.md, "Embedding".',
             },
           },
           additionalProperties: false,
@@ -143,7 +143,8 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
       }
       if (b.sandbox_chaos !== undefined && ctx.config.env !== 'staging') details.push('sandbox_chaos: staging only');
       let frameOrigins: string[] | null | undefined;
-      if (b.frame_origins === null) frameOrigins = null;
+      if (b.frame_origins === 'default') frameOrigins = null;
+      else if (typeof b.frame_origins === 'string') details.push('frame_origins: must be a list of origins, or "default"');
       else if (b.frame_origins !== undefined) {
         const r = checkFrameOrigins(b.frame_origins, ctx.config.env);
         if ('reasons' in r) details.push(...r.reasons.map((x) => `frame_origins: ${x}`));
