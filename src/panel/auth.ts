@@ -4,6 +4,9 @@
 //   `credentials`); an operator's rotation of that set is the password reset, and it ends the
 //   owner's sessions (a session older than the credentials is refused). Invited users have their
 //   own scrypt hash in panel_users.
+// - An e-mail is unique within a merchant, not across merchants: the password says which account
+//   is meant (checked against every account of the e-mail, at least SIGN_IN_CHECKS times), and
+//   when it fits several, the person picks the merchant (a signed ticket, chooseAccount).
 // - Sessions live in the database, keyed by a keyed hash of a random cookie value; a new value is
 //   issued at every sign-in and after the second factor (no fixation). They end after
 //   IDLE_MINUTES without use or ABSOLUTE_HOURS after sign-in, at sign-out, and everywhere at once
@@ -11,7 +14,7 @@
 // - MAX_FAILURES wrong passwords for one e-mail within LOCK_MINUTES lock it for LOCK_MINUTES,
 //   known e-mail or not (so the answer does not tell which exist).
 // - Optional TOTP: a session whose password was right but whose code is still owed can do
-//   nothing but send the code.
+//   nothing but send the code. A code is accepted once (useTotpStep).
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
