@@ -198,13 +198,6 @@ export async function chooseAccount(ctx: AppContext, ticket: string | undefined,
   return c ? openSession(ctx, c, t.email, ip, ua) : null;
 }
 
-/** The choices a ticket still offers (merchant names), for the chooser page. */
-export async function choiceOptions(ctx: AppContext, ticket: string | undefined): Promise<{ key: string; merchant: string; role: Role }[] | null> {
-  const t = readChoiceTicket(ctx, ticket);
-  if (!t) return null;
-  return (await findCandidates(ctx.db, t.email)).filter((c) => t.keys.includes(c.key)).map((c) => ({ key: c.key, merchant: c.merchantName, role: c.role }));
-}
-
 /** The live session of a cookie value, touched; null when unknown, expired or revoked. */
 export async function loadSession(ctx: AppContext, token: string | undefined, ip: string | null): Promise<Session | null> {
   if (!token || !/^[\w-]{43}$/.test(token)) return null;

@@ -56,6 +56,7 @@ pre{white-space:pre-wrap;word-break:break-all;background:var(--bg);border:1px so
 .pager{display:flex;gap:1rem;margin:.5rem 0 1rem}
 h1{font-size:1.5rem}
 .login{max-width:26rem;margin:3rem auto}
+.choices{list-style:none;margin:1rem 0 0;padding:0;display:grid;gap:.5rem}
 @media (max-width:40rem){.who{margin-left:0}th,td{padding:.35rem .4rem}}
 `;
 
@@ -198,7 +199,7 @@ export function choosePage(b: BareFrame, v: { options: { key: string; merchant: 
   const buttons = v.options.map((o) => `<li><form method="post" action="/panel/login/choose">
 <input type="hidden" name="account" value="${esc(o.key)}">${v.next ? `<input type="hidden" name="next" value="${esc(v.next)}">` : ''}
 <button class="button wide">${esc(o.merchant)} · ${esc(t[`role${o.role}` as keyof PanelStrings])}</button></form></li>`).join('');
-  return bare(b, t.chooseTitle, `<p>${esc(t.chooseHint)}</p><ul class="stack choices">${buttons}</ul>`);
+  return bare(b, t.chooseTitle, `<p>${esc(t.chooseHint)}</p><ul class="choices">${buttons}</ul>`);
 }
 
 export function codePage(b: BareFrame, csrf: string, v: { error?: string }): Page {
@@ -445,7 +446,7 @@ export function apiPage(f: Frame, v: {
   const creds = table(t.credentialSet, [t.credentialSet, t.login, t.actions], v.logins.map((l) => [
     esc(t[SET_LABEL[l.set]!]), l.set === 'read_only' ? esc(t.keyHidden) : `<span class="mono">${esc(l.login ?? '')}</span>`,
     // A set the role may not rotate is not offered (its post answers 403 anyway).
-    isCredentialSet(l.set) && can(f.role, rotateAction(l.set)) ? `<a href="/panel/settings/api/rotate?set=${esc(l.set)}">${esc(t.rotate)}</a>` : esc(t.rotateNotYours),
+    isCredentialSet(l.set) && can(f.role, rotateAction(l.set)) ? `<a href="/panel/settings/api/rotate?set=${esc(l.set)}">${esc(t.rotate)}</a>` : esc(l.set === 'panel' ? t.rotateOwnerOnly : t.rotateNotYours),
   ]));
   const test = v.test
     ? `<section class="card" aria-live="polite"><h3>${esc(t.testRequest)}</h3><pre>${esc(v.test.request)}</pre><h3>${esc(t.testResponse)}</h3>
