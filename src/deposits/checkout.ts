@@ -15,7 +15,6 @@
 // The payer fields go through the API's own payer rules (validatePayerInput), and the amounts
 // through the same fee, bounds and payment-info code as creation, so a deposit completed here
 // cannot differ from one the merchant completed in one request.
-import { frameOriginsInEffect } from '../domain/frame-origins.ts';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
 import { cardDetail, checkCard, type CardDetail, type CardField, type CardInput, type CardProblem, stagingOutcome } from '../domain/cards.ts';
@@ -23,6 +22,7 @@ import { findMethod, methodsForCountry, type PayerField, type PaymentMethod } fr
 import { methodAmountProblem, type Payer, payerHas, validatePayerInput } from '../domain/deposit-request.ts';
 import { computeCharges } from '../domain/fees.ts';
 import { minorUnits } from '../domain/currencies.ts';
+import { frameOriginsInEffect } from '../domain/frame-origins.ts';
 import { fromDb, toDb } from '../domain/money.ts';
 import { buildPaymentInfo } from '../domain/payment-info.ts';
 import { v3Errors } from '../http/errors.ts';
