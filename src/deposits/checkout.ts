@@ -22,6 +22,7 @@ import { findMethod, methodsForCountry, type PayerField, type PaymentMethod } fr
 import { methodAmountProblem, type Payer, payerHas, validatePayerInput } from '../domain/deposit-request.ts';
 import { computeCharges } from '../domain/fees.ts';
 import { minorUnits } from '../domain/currencies.ts';
+import { frameOriginsInEffect } from '../domain/frame-origins.ts';
 import { fromDb, toDb } from '../domain/money.ts';
 import { buildPaymentInfo } from '../domain/payment-info.ts';
 import { v3Errors } from '../http/errors.ts';
@@ -275,18 +276,28 @@ export interface CustomerDeposit {
   cancelCause: string | null;
   /** The card a card deposit was paid with (deposits.card_detail), masked. */
   cardDetail: CardDetail | null;
+  /** Origins that may frame its pages opened with iframe_view=1 (domain/frame-origins.ts); empty: none. */
+  frameOrigins: string[];
 }
 
 export async function customerDeposit(ctx: AppContext, token: string): Promise<CustomerDeposit | null> {
   if (!/^[A-Za-z0-9_-]{22}$/.test(token)) return null;
-  const { rows } = await ctx.db.query<DepositRow & { merchant_name: string; merchant_logo: string | null; merchant_return_url: string | null; cancel_cause: string | null; card_detail: CardDetail | null }>(
+  const { rows } = await ctx.db.query<DepositRow & {
+    merchant_name: string; merchant_logo: string | null; merchant_return_url: string | null; merchant_notification_url: string | null;
+    merchant_frame_origins: string[] | null; cancel_cause: string | null; card_detail: CardDetail | null;
+  }>(
     `SELECT d.*, m.logo_url AS merchant_logo, m.name AS merchant_name, m.return_url AS merchant_return_url,
+            m.notification_url AS merchant_notification_url, m.frame_origins AS merchant_frame_origins,
             (SELECT cause FROM deposit_status_changes c WHERE c.deposit_id = d.id AND c.to_status = 'CANCELLED' ORDER BY c.id DESC LIMIT 1) AS cancel_cause
      FROM deposits d JOIN merchants m ON m.id = d.merchant_id WHERE d.token = $1`,
     [token],
   );
   const row = rows[0];
   if (!row) return null;
-  const { merchant_name, merchant_logo, merchant_return_url, cancel_cause, card_detail, ...d } = row;
-  return { d: d as DepositRow, merchantName: merchant_name, merchantLogo: d.logo ?? merchant_logo, merchantReturnUrl: merchant_return_url, cancelCause: cancel_cause, cardDetail: card_detail };
+  const { merchant_name, merchant_logo, merchant_return_url, merchant_notification_url, merchant_frame_origins, cancel_cause, card_detail, ...d } = row;
+  const frameOrigins = frameOriginsInEffect({ frame_origins: merchant_frame_origins, notification_url: merchant_notification_url, return_url: merchant_return_url }, ctx.config.env);
+  return {
+    d: d as DepositRow, merchantName: merchant_name, merchantLogo: d.logo ?? merchant_logo, merchantReturnUrl: merchant_return_url, cancelCause: cancel_cause,
+    cardDetail: card_detail, frameOrigins,
+  };
 }

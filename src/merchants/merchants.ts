@@ -3,6 +3,7 @@
 import type { Db, Queryable } from '../db/db.ts';
 import type { Environment } from '../config.ts';
 import type { Caches } from '../cache/ttl-cache.ts';
+import { frameOriginsInEffect } from '../domain/frame-origins.ts';
 import { credentialContext, hashPassword, randomToken, type SecretBox } from './secrets.ts';
 
 export type CredentialSet = 'deposits' | 'web_status' | 'cashouts' | 'read_only' | 'panel';
@@ -29,6 +30,8 @@ export interface Merchant {
   newinvoice_currencies: string[] | null;
   /** Staging: its notifications are duplicated, delayed and reordered (docs/notifications.md). */
   sandbox_chaos: boolean;
+  /** Origins that may frame its iframe_view=1 pages; null: those of its notification and return URLs (domain/frame-origins.ts). */
+  frame_origins: string[] | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -144,6 +147,8 @@ export interface MerchantPatch {
   require_svc2?: boolean;
   newinvoice_currencies?: string[] | null;
   sandbox_chaos?: boolean;
+  /** Checked by domain/frame-origins.ts; null goes back to the default. */
+  frame_origins?: string[] | null;
 }
 
 export async function updateMerchant(db: Db, id: number, patch: MerchantPatch, cache?: Caches): Promise<Merchant | null> {
@@ -278,6 +283,8 @@ export function merchantView(m: Merchant) {
     require_svc2: m.require_svc2,
     newinvoice_currencies: m.newinvoice_currencies,
     sandbox_chaos: m.sandbox_chaos,
+    frame_origins: m.frame_origins,
+    frame_origins_in_effect: frameOriginsInEffect(m, m.environment),
     created_at: m.created_at,
     updated_at: m.updated_at,
   };

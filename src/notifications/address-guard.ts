@@ -66,10 +66,25 @@ export interface ResolvedTarget {
 }
 
 export class RefusedTarget extends Error {
-  /** True when retrying cannot help (bad URL or scheme); false when DNS may yet change. */
-  constructor(message: string, readonly permanent: boolean) {
+  /**
+   * permanent: true when retrying cannot help (bad URL or scheme); false when DNS may yet change.
+   * brief: the message without the addresses a name resolved to, for where production shows it
+   * to a merchant (see refusalText).
+   */
+  constructor(message: string, readonly permanent: boolean, readonly brief?: string) {
     super(message);
   }
+}
+
+/**
+ * What a merchant is told of a failed call. In production a refused destination is only
+ * "refused: private address": naming the address a host resolved to would let a merchant map
+ * caja's internal network and DNS through its notification URL. Staging keeps the detail, which
+ * is what a developer testing against their own machine needs.
+ */
+export function refusalText(err: unknown, policy: Policy): string {
+  if (err instanceof RefusedTarget && policy === 'production' && err.brief) return err.brief;
+  return (err as Error).message;
 }
 
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
@@ -104,7 +119,7 @@ export async function resolveTarget(rawUrl: string, policy: Policy, resolve: Res
   }
   for (const a of addresses) {
     const reason = refuseAddress(a.address, policy);
-    if (reason) throw new RefusedTarget(`refused: ${hostname} ${reason}`, false);
+    if (reason) throw new RefusedTarget(`refused: ${hostname} ${reason}`, false, 'refused: private address');
   }
   const first = addresses[0];
   return { url, hostname, address: first.address, family: first.family === 6 ? 6 : 4 };

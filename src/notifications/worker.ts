@@ -7,7 +7,7 @@ import type { AppContext } from '../context.ts';
 import { cajaSignatureHeader } from '../domain/signatures.ts';
 import { credentialContext } from '../merchants/secrets.ts';
 import type { Worker } from '../workers.ts';
-import { isPublicAddress, policyFor, RefusedTarget, resolveTarget, type Resolver } from './address-guard.ts';
+import { isPublicAddress, policyFor, RefusedTarget, refusalText, resolveTarget, type Resolver } from './address-guard.ts';
 import { OriginGate, retryDelaySeconds } from './backoff.ts';
 import { postNotification, type PostResult } from './http-post.ts';
 import { type AttemptOutcome, claimDue, type ClaimedRow, finishAttempts, recordLostAttempt } from './store.ts';
@@ -184,7 +184,10 @@ export class NotificationWorker implements Worker {
       if (!isPublicAddress(target.address)) result.excerpt = null;
     } catch (err) {
       permanent = err instanceof RefusedTarget && err.permanent;
-      result = { statusCode: null, latencyMs: Math.round(performance.now() - t0), error: (err as Error).message, excerpt: null };
+      const shown = refusalText(err, policyFor(config.env));
+      // The merchant reads `shown`; the operator's log keeps the detail it leaves out.
+      if (shown !== (err as Error).message) this.ctx.log.warn({ notification_id: row.id, reason: (err as Error).message }, 'notification destination refused');
+      result = { statusCode: null, latencyMs: Math.round(performance.now() - t0), error: shown, excerpt: null };
     }
     const code = result.statusCode;
     const ok = code !== null && code >= 200 && code < 300;

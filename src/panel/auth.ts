@@ -4,6 +4,9 @@
 //   `credentials`); an operator's rotation of that set is the password reset, and it ends the
 //   owner's sessions (a session older than the credentials is refused). Invited users have their
 //   own scrypt hash in panel_users.
+// - An e-mail is unique within a merchant, not across merchants: the password says which account
+//   is meant (checked against every account of the e-mail, at least SIGN_IN_CHECKS times), and
+//   when it fits several, the person picks the merchant (a signed ticket, chooseAccount).
 // - Sessions live in the database, keyed by a keyed hash of a random cookie value; a new value is
 //   issued at every sign-in and after the second factor (no fixation). They end after
 //   IDLE_MINUTES without use or ABSOLUTE_HOURS after sign-in, at sign-out, and everywhere at once
@@ -11,14 +14,14 @@
 // - MAX_FAILURES wrong passwords for one e-mail within LOCK_MINUTES lock it for LOCK_MINUTES,
 //   known e-mail or not (so the answer does not tell which exist).
 // - Optional TOTP: a session whose password was right but whose code is still owed can do
-//   nothing but send the code.
+//   nothing but send the code. A code is accepted once (useTotpStep).
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
 import { hashPassword, randomToken, safeEqualText, verifyPassword } from '../merchants/secrets.ts';
 import { type Actor, audit } from './audit.ts';
 import type { Role } from './roles.ts';
-import { newTotpSecret, verifyTotp } from './totp.ts';
+import { newTotpSecret, totpMatchStep } from './totp.ts';
 
 export const IDLE_MINUTES = 30;
 export const ABSOLUTE_HOURS = 12;
@@ -40,6 +43,7 @@ export interface Session {
 
 export type SignInResult =
   | { ok: true; token: string; mfa: boolean }
+  | { ok: 'choose'; ticket: string; options: { key: string; merchant: string; role: Role }[] }
   | { ok: false; reason: 'locked'; until: Date }
   | { ok: false; reason: 'invalid' };
 
@@ -67,26 +71,43 @@ async function recordFailure(q: Queryable, email: string, now: Date): Promise<vo
   );
 }
 
+/** One panel account an e-mail may open: a merchant's owner, or a member invited by a merchant. */
 interface Candidate {
+  /** `o:<merchant id>` for an owner, `u:<user id>` for a member: how a choice names it. */
+  key: string;
   merchantId: number;
+  merchantName: string;
   role: Role;
   hash: string;
   userId: number | null;
 }
 
-async function findCandidate(q: Queryable, email: string): Promise<Candidate | null> {
-  const owner = await q.query<{ merchant_id: number; secret_hash: string }>(
-    `SELECT merchant_id, secret_hash FROM credentials WHERE set_name = 'panel' AND login = $1`,
+/**
+ * Every account of an e-mail. An e-mail is unique within a merchant's team, not across
+ * merchants (one person may work for several, and no merchant can tell which addresses another
+ * uses): the password says which account is meant.
+ */
+async function findCandidates(q: Queryable, email: string): Promise<Candidate[]> {
+  const owner = await q.query<{ merchant_id: number; secret_hash: string; name: string }>(
+    `SELECT c.merchant_id, c.secret_hash, m.name FROM credentials c JOIN merchants m ON m.id = c.merchant_id WHERE c.set_name = 'panel' AND c.login = $1`,
     [email],
   );
-  if (owner.rows[0]) return { merchantId: owner.rows[0].merchant_id, role: 'owner', hash: owner.rows[0].secret_hash, userId: null };
-  const user = await q.query<{ id: number; merchant_id: number; role: Role; password_hash: string }>(
-    `SELECT id, merchant_id, role, password_hash FROM panel_users WHERE email = $1 AND role <> 'owner' AND disabled_at IS NULL AND password_hash IS NOT NULL`,
+  const users = await q.query<{ id: number; merchant_id: number; role: Role; password_hash: string; name: string }>(
+    `SELECT u.id, u.merchant_id, u.role, u.password_hash, m.name FROM panel_users u JOIN merchants m ON m.id = u.merchant_id
+     WHERE u.email = $1 AND u.role <> 'owner' AND u.disabled_at IS NULL AND u.password_hash IS NOT NULL ORDER BY u.id`,
     [email],
   );
-  const u = user.rows[0];
-  return u ? { merchantId: u.merchant_id, role: u.role, hash: u.password_hash, userId: u.id } : null;
+  return [
+    ...owner.rows.map((o) => ({ key: `o:${o.merchant_id}`, merchantId: o.merchant_id, merchantName: o.name, role: 'owner' as Role, hash: o.secret_hash, userId: null })),
+    ...users.rows.map((u) => ({ key: `u:${u.id}`, merchantId: u.merchant_id, merchantName: u.name, role: u.role, hash: u.password_hash, userId: u.id })),
+  ];
 }
+
+/**
+ * Password checks made at every sign-in, whatever the number of accounts the e-mail has (up to
+ * this many): the time taken does not tell whether an address is also used at another merchant.
+ */
+export const SIGN_IN_CHECKS = 2;
 
 /** The owner's panel_users row, made or re-pointed at the current panel e-mail. */
 async function ownerUserId(q: Queryable, merchantId: number, email: string): Promise<number> {
@@ -109,18 +130,9 @@ async function newSession(q: Queryable, ctx: AppContext, userId: number, merchan
   return token;
 }
 
-export async function signIn(ctx: AppContext, emailIn: string, password: string, ip: string | null, ua: string | null): Promise<SignInResult> {
-  const email = normEmail(emailIn);
+/** The password was right for this account: its session (pending the second factor when it has one). */
+async function openSession(ctx: AppContext, c: Candidate, email: string, ip: string | null, ua: string | null): Promise<{ ok: true; token: string; mfa: boolean }> {
   const now = ctx.now();
-  const until = await lockedUntil(ctx.db, email, now);
-  if (until) return { ok: false, reason: 'locked', until };
-  const c = email ? await findCandidate(ctx.db, email) : null;
-  const good = verifyPassword(password.slice(0, 200), c?.hash ?? DUMMY_HASH) && c !== null;
-  if (!good || !c) {
-    await ctx.db.tx((q) => recordFailure(q, email, now));
-    const lockedNow = await lockedUntil(ctx.db, email, now);
-    return lockedNow ? { ok: false, reason: 'locked', until: lockedNow } : { ok: false, reason: 'invalid' };
-  }
   return ctx.db.tx(async (q) => {
     await q.query('DELETE FROM panel_login_failures WHERE email = $1', [email]);
     const userId = c.userId ?? (await ownerUserId(q, c.merchantId, email));
@@ -130,6 +142,60 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
     await audit(q, { userId, merchantId: c.merchantId, email, role: c.role, ip }, mfa ? 'sign_in.password' : 'sign_in', null, {}, now);
     return { ok: true as const, token, mfa };
   });
+}
+
+export const CHOICE_MINUTES = 5;
+
+/** A signed, short-lived note of the accounts one password opened, kept in a cookie until the person picks one. */
+function choiceTicket(ctx: AppContext, email: string, keys: string[]): string {
+  const payload = Buffer.from(JSON.stringify({ e: email, k: keys, x: ctx.now().getTime() + CHOICE_MINUTES * 60_000 })).toString('base64url');
+  return `${payload}.${ctx.box.hash(`panel-choice|${payload}`)}`;
+}
+
+function readChoiceTicket(ctx: AppContext, ticket: string | undefined): { email: string; keys: string[] } | null {
+  const [payload, mac, extra] = (ticket ?? '').split('.');
+  if (!payload || !mac || extra !== undefined || !safeEqualText(ctx.box.hash(`panel-choice|${payload}`), mac)) return null;
+  try {
+    const v = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { e: string; k: string[]; x: number };
+    return v.x > ctx.now().getTime() ? { email: v.e, keys: v.k } : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function signIn(ctx: AppContext, emailIn: string, password: string, ip: string | null, ua: string | null): Promise<SignInResult> {
+  const email = normEmail(emailIn);
+  const now = ctx.now();
+  const until = await lockedUntil(ctx.db, email, now);
+  if (until) return { ok: false, reason: 'locked', until };
+  const candidates = email ? await findCandidates(ctx.db, email) : [];
+  const pw = password.slice(0, 200);
+  const matched: Candidate[] = [];
+  for (let i = 0; i < Math.max(SIGN_IN_CHECKS, candidates.length); i++) {
+    const c = candidates[i];
+    if (verifyPassword(pw, c?.hash ?? DUMMY_HASH) && c) matched.push(c);
+  }
+  if (matched.length === 0) {
+    await ctx.db.tx((q) => recordFailure(q, email, now));
+    const lockedNow = await lockedUntil(ctx.db, email, now);
+    return lockedNow ? { ok: false, reason: 'locked', until: lockedNow } : { ok: false, reason: 'invalid' };
+  }
+  if (matched.length === 1) return openSession(ctx, matched[0]!, email, ip, ua);
+  // The same person with the same password at several merchants: they say which one.
+  await ctx.db.query('DELETE FROM panel_login_failures WHERE email = $1', [email]);
+  return {
+    ok: 'choose',
+    ticket: choiceTicket(ctx, email, matched.map((c) => c.key)),
+    options: matched.map((c) => ({ key: c.key, merchant: c.merchantName, role: c.role })),
+  };
+}
+
+/** The account picked after a password that opened several: must be one the ticket names, still active. */
+export async function chooseAccount(ctx: AppContext, ticket: string | undefined, key: string, ip: string | null, ua: string | null): Promise<{ ok: true; token: string; mfa: boolean } | null> {
+  const t = readChoiceTicket(ctx, ticket);
+  if (!t || !t.keys.includes(key)) return null;
+  const c = (await findCandidates(ctx.db, t.email)).find((x) => x.key === key);
+  return c ? openSession(ctx, c, t.email, ip, ua) : null;
 }
 
 /** The live session of a cookie value, touched; null when unknown, expired or revoked. */
@@ -176,7 +242,8 @@ export async function completeMfa(ctx: AppContext, s: Session, code: string, ua:
   const { rows } = await ctx.db.query<{ totp_secret_enc: string | null }>('SELECT totp_secret_enc FROM panel_users WHERE id = $1', [s.actor.userId]);
   const enc = rows[0]?.totp_secret_enc;
   const now = ctx.now();
-  if (!enc || !verifyTotp(ctx.box.decrypt(enc), code, now)) {
+  const step = enc ? totpMatchStep(ctx.box.decrypt(enc), code, now) : null;
+  if (step === null || !(await useTotpStep(ctx.db, s.actor.userId, step))) {
     await ctx.db.tx(async (q) => {
       await recordFailure(q, s.actor.email, now);
       await audit(q, s.actor, 'sign_in.totp_failed', null, {}, now);
@@ -191,6 +258,18 @@ export async function completeMfa(ctx: AppContext, s: Session, code: string, ua:
     await audit(q, s.actor, 'sign_in', null, { totp: true }, now);
     return newSession(q, ctx, s.actor.userId, s.actor.merchantId, false, s.actor.ip, ua);
   });
+}
+
+/**
+ * A code is accepted once: the member's last accepted time step moves forward, atomically; a
+ * code of that step or an earlier one (seen over a shoulder, or replayed) is refused.
+ */
+async function useTotpStep(q: Queryable, userId: number, step: number): Promise<boolean> {
+  const { rows } = await q.query<{ id: number }>(
+    'UPDATE panel_users SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2) RETURNING id',
+    [userId, step],
+  );
+  return rows.length === 1;
 }
 
 export async function signOut(ctx: AppContext, s: Session): Promise<void> {
@@ -232,7 +311,7 @@ export async function changePassword(ctx: AppContext, s: Session, current: strin
 /** Starts TOTP enrolment: a fresh secret, kept encrypted, used only once a code from it is confirmed. */
 export async function startTotp(ctx: AppContext, s: Session): Promise<string> {
   const secret = newTotpSecret();
-  await ctx.db.query('UPDATE panel_users SET totp_secret_enc = $2 WHERE id = $1 AND NOT totp_enabled', [s.actor.userId, ctx.box.encrypt(secret)]);
+  await ctx.db.query('UPDATE panel_users SET totp_secret_enc = $2, totp_last_step = NULL WHERE id = $1 AND NOT totp_enabled', [s.actor.userId, ctx.box.encrypt(secret)]);
   return secret;
 }
 
@@ -243,7 +322,9 @@ export async function pendingTotpSecret(ctx: AppContext, s: Session): Promise<st
 
 export async function confirmTotp(ctx: AppContext, s: Session, code: string): Promise<boolean> {
   const secret = await pendingTotpSecret(ctx, s);
-  if (!secret || !verifyTotp(secret, code, ctx.now())) return false;
+  const step = secret ? totpMatchStep(secret, code, ctx.now()) : null;
+  // The code that confirms the key is used up too: it cannot then sign in.
+  if (step === null || !(await useTotpStep(ctx.db, s.actor.userId, step))) return false;
   await ctx.db.tx(async (q) => {
     await q.query('UPDATE panel_users SET totp_enabled = true WHERE id = $1', [s.actor.userId]);
     await audit(q, s.actor, 'totp.enabled', null, {}, ctx.now());

@@ -32,10 +32,12 @@ export async function inviteUser(ctx: AppContext, a: Actor, emailIn: string, rol
   if (!(INVITABLE_ROLES as string[]).includes(role)) return { ok: false, error: 'role' };
   const password = randomToken(20);
   return ctx.db.tx(async (q) => {
-    const owner = await q.query(`SELECT 1 FROM credentials WHERE set_name = 'panel' AND login = $1`, [email]);
+    // An e-mail is unique within this merchant's team only: whether another merchant uses the
+    // address is never looked at (nor told), and inviting it claims nothing there.
+    const owner = await q.query(`SELECT 1 FROM credentials WHERE merchant_id = $1 AND set_name = 'panel' AND login = $2`, [a.merchantId, email]);
     if (owner.rows.length) return { ok: false as const, error: 'taken' as const };
     const { rows } = await q.query<{ id: number }>(
-      `INSERT INTO panel_users (merchant_id, email, role, password_hash) VALUES ($1, $2, $3, $4) ON CONFLICT (email) DO NOTHING RETURNING id`,
+      `INSERT INTO panel_users (merchant_id, email, role, password_hash) VALUES ($1, $2, $3, $4) ON CONFLICT (merchant_id, email) DO NOTHING RETURNING id`,
       [a.merchantId, email, role, hashPassword(password)],
     );
     if (!rows[0]) return { ok: false as const, error: 'taken' as const };

@@ -5,7 +5,7 @@
 import type { AppContext } from '../context.ts';
 import { cajaSignatureHeader } from '../domain/signatures.ts';
 import { depositsSignerOf, getMerchant } from '../merchants/merchants.ts';
-import { isPublicAddress, policyFor, resolveTarget } from '../notifications/address-guard.ts';
+import { isPublicAddress, policyFor, refusalText, resolveTarget } from '../notifications/address-guard.ts';
 import { postNotification } from '../notifications/http-post.ts';
 import { type Actor, audit } from './audit.ts';
 
@@ -38,7 +38,8 @@ export async function sendTestNotification(ctx: AppContext, a: Actor): Promise<T
     const answer = isPublicAddress(target.address) ? (r.excerpt ?? '') : undefined;
     result = r.error ? { request, error: r.error } : { request, status: r.statusCode ?? undefined, body: answer };
   } catch (err) {
-    result = { request, error: (err as Error).message };
+    // Production: "refused: private address", never the address the host resolved to.
+    result = { request, error: refusalText(err, policyFor(ctx.config.env)) };
   }
   await audit(ctx.db, a, 'notification.test_sent', null, { url, status: result.status ?? null, error: result.error ?? null }, ctx.now());
   return result;

@@ -44,7 +44,7 @@ export function newTotpSecret(): string {
 }
 
 export function totpCode(secret: string, at: Date, stepOffset = 0): string {
-  const counter = Math.floor(at.getTime() / 30000) + stepOffset;
+  const counter = totpStep(at) + stepOffset;
   const msg = Buffer.alloc(8);
   msg.writeBigUInt64BE(BigInt(counter));
   const h = createHmac('sha1', base32Decode(secret)).update(msg).digest();
@@ -53,11 +53,29 @@ export function totpCode(secret: string, at: Date, stepOffset = 0): string {
   return String(n).padStart(6, '0');
 }
 
-/** Accepts the current step and one either side (clocks drift, people type slowly). */
-export function verifyTotp(secret: string, code: string, at: Date): boolean {
+export function totpStep(at: Date): number {
+  return Math.floor(at.getTime() / 30000);
+}
+
+/**
+ * The time step a code belongs to, or null: the current step and one either side are accepted
+ * (clocks drift, people type slowly). The caller refuses a step at or before the last one it
+ * accepted for that person, so a code works once (auth.ts).
+ */
+export function totpMatchStep(secret: string, code: string, at: Date): number | null {
   const given = code.replace(/\s/g, '');
-  if (!/^\d{6}$/.test(given)) return false;
-  return [-1, 0, 1].some((d) => timingSafeEqual(Buffer.from(totpCode(secret, at, d)), Buffer.from(given)));
+  if (!/^\d{6}$/.test(given)) return null;
+  let found: number | null = null;
+  // Every candidate is compared, so the time taken does not tell which one matched.
+  for (const d of [-1, 0, 1]) {
+    if (timingSafeEqual(Buffer.from(totpCode(secret, at, d)), Buffer.from(given)) && found === null) found = totpStep(at) + d;
+  }
+  return found;
+}
+
+/** Whether a code is right now (any step of the window); see totpMatchStep for the once-only rule. */
+export function verifyTotp(secret: string, code: string, at: Date): boolean {
+  return totpMatchStep(secret, code, at) !== null;
 }
 
 export function otpauthUri(secret: string, account: string): string {

@@ -14,6 +14,7 @@ import { toPlainString, fromDb } from '../domain/money.ts';
 import type { DepositRow } from '../deposits/store.ts';
 import type { CardDetail } from '../domain/cards.ts';
 import { customerDeposit } from '../deposits/checkout.ts';
+import { frameAncestors } from '../domain/frame-origins.ts';
 import { runSandboxAction } from '../deposits/sandbox.ts';
 import { ApiError } from '../http/errors.ts';
 import { code128Svg } from './code128.ts';
@@ -65,6 +66,8 @@ export interface Loaded {
   staging: boolean;
   /** Opened with iframe_view=1 and allowed to be framed. */
   embedded: boolean;
+  /** Who may frame it then: the merchant's origins (domain/frame-origins.ts); empty, nobody. */
+  frameOrigins: string[];
   now: Date;
 }
 
@@ -131,6 +134,7 @@ export async function load(ctx: AppContext, token: string, req: PageRequest): Pr
     timeZone: COUNTRY_TIME_ZONES[d.country] ?? 'UTC',
     staging: ctx.config.env === 'staging',
     embedded: req.iframe && mayFrame(d, method),
+    frameOrigins: c.frameOrigins,
     now,
   };
 }
@@ -440,8 +444,9 @@ export function customerRoute(
       return sendHtml(reply, html, {
         status: out.status,
         nonce,
-        // Merchants test on their own machine in staging, as with their other URLs.
-        frameAncestors: l.embedded ? (ctx.config.env === 'production' ? 'https:' : 'https: http://localhost:* http://127.0.0.1:* http://[::1]:*') : undefined,
+        // Only the merchant's own sites may frame it (its setting, else the origins of its
+        // notification and return URLs); without any, nobody: 'none' and X-Frame-Options DENY.
+        frameAncestors: l.embedded ? frameAncestors(l.frameOrigins) : undefined,
         formAction: ["'self'", ...redirectOrigins(l)],
         imgSources: logo ? [new URL(logo).origin] : [],
       });

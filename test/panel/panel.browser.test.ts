@@ -19,6 +19,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, cashoutRequest, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
+import { PanelClient } from './helpers.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
@@ -330,6 +331,51 @@ describe('merchant panel in Chromium', { skip }, () => {
     assert.match(await sp.locator('main p').first().textContent() ?? '', /Your role \(Support\) cannot do this/);
     await checkPage(sp, '19-support-refused');
     await sp.close();
+  });
+
+  test('a developer sees logins and rotates only the read-only key; one e-mail at two merchants with one password asks which merchant', async () => {
+    await page.goto(`${s.url}/panel/team`);
+    const email = `dev-${process.pid}@example.com`;
+    await page.fill('#f-email', email);
+    await page.selectOption('#f-role', 'developer');
+    await page.click('button:has-text("Invite")');
+    const first = (await page.locator('.ok .secret').textContent())!;
+    // The other merchant invites the same address (it is told nothing about this one).
+    const otherOwner = new PanelClient(s.url);
+    await otherOwner.signIn(other.panel.email, other.panel.password);
+    const second = /class="secret">([^<]+)</.exec((await otherOwner.submit('/panel/team', '/panel/team/invite', { email, role: 'finance' })).html)![1]!;
+    const shared = 'one passphrase for two shops';
+    const atOther = new PanelClient(s.url);
+    await atOther.signIn(email, second);
+    assert.equal((await atOther.submit('/panel/account', '/panel/account/password', { current: second, next: shared, confirm: shared })).url, '/panel/account?done=password');
+
+    const fresh = await context.browser()?.newContext() ?? null;
+    const dp = fresh ? await fresh.newPage() : await context.newPage();
+    if (!fresh) await context.clearCookies();
+    await signIn(dp, email, first);
+    await dp.waitForURL(`${s.url}/panel`);
+    await dp.goto(`${s.url}/panel/settings/api`);
+    const rotatable = await dp.locator('a[href^="/panel/settings/api/rotate"]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    assert.deepEqual(rotatable, ['/panel/settings/api/rotate?set=read_only']);
+    assert.ok(await dp.locator(`text=${m.cashouts.login}`).isVisible(), 'the logins are shown');
+    await checkPage(dp, '22-developer-api');
+    const refused = await dp.goto(`${s.url}/panel/settings/api/rotate?set=cashouts`);
+    assert.equal(refused?.status(), 403);
+    await dp.goto(`${s.url}/panel/account`);
+    await dp.fill('#f-current', first);
+    await dp.fill('#f-next', shared);
+    await dp.fill('#f-confirm', shared);
+    await dp.click('form[action="/panel/account/password"] button');
+    await dp.waitForURL(`${s.url}/panel/account?done=password`);
+    await dp.click('form[action="/panel/logout"] button');
+    await dp.waitForURL(`${s.url}/panel/login?out=1`);
+    await signIn(dp, email, shared);
+    assert.equal(await dp.locator('h1').textContent(), 'Choose a merchant');
+    await checkPage(dp, '23-choose-merchant');
+    await dp.click(`button:has-text("${other.name}")`);
+    await dp.waitForURL(`${s.url}/panel`);
+    assert.match(await dp.locator('.brand').textContent() ?? '', new RegExp(other.name));
+    await dp.close();
   });
 
   test('on a phone, in Spanish', async () => {

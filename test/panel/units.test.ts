@@ -1,9 +1,9 @@
 // The panel's pure pieces: TOTP against RFC 6238's published vectors, base32, and CSV in and out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { base32Decode, base32Encode, totpCode, verifyTotp } from '../../src/panel/totp.ts';
+import { base32Decode, base32Encode, totpCode, totpMatchStep, verifyTotp } from '../../src/panel/totp.ts';
 import { csvCell, csvLine, parseCsv } from '../../src/panel/csv.ts';
-import { can, ROLES } from '../../src/panel/roles.ts';
+import { ACTIONS, can, ROLES, rotateAction } from '../../src/panel/roles.ts';
 
 test('TOTP: RFC 6238 SHA-1 vectors (last six digits), a step either side accepted, two steps not', () => {
   const secret = base32Encode(Buffer.from('12345678901234567890'));
@@ -15,6 +15,10 @@ test('TOTP: RFC 6238 SHA-1 vectors (last six digits), a step either side accepte
   assert.ok(!verifyTotp(secret, totpCode(secret, new Date(at.getTime() + 60_000)), at));
   assert.ok(!verifyTotp(secret, '12345', at));
   assert.ok(!verifyTotp(secret, 'abcdef', at));
+  // The step a code belongs to, which the sign-in remembers so that a code works once.
+  assert.equal(totpMatchStep(secret, '005924', at), Math.floor(1234567890 / 30));
+  assert.equal(totpMatchStep(secret, totpCode(secret, new Date(at.getTime() + 30_000)), at), Math.floor(1234567890 / 30) + 1);
+  assert.equal(totpMatchStep(secret, '12345', at), null);
 });
 
 test('base32 round trip', () => {
@@ -36,9 +40,19 @@ test('CSV export: formulas neutralised, negative numbers kept', () => {
   assert.equal(csvCell(null), '');
 });
 
-test('roles: support reads only; only owner and admin manage the team', () => {
-  assert.deepEqual(ROLES.filter((r) => can(r, 'money')), ['owner', 'admin', 'finance']);
-  assert.deepEqual(ROLES.filter((r) => can(r, 'team')), ['owner', 'admin']);
-  assert.deepEqual(ROLES.filter((r) => !can(r, 'view')), []);
-  assert.deepEqual(['money', 'sandbox', 'api', 'team', 'audit'].filter((p) => can('support', p as never)), []);
+test('roles: one table decides every action, role by role', () => {
+  // Written out in full: a change to the table has to change this too.
+  const expected: Record<string, string[]> = {
+    owner: ['view', 'money', 'sandbox', 'api.view', 'settings.edit', 'notifications', 'rotate:deposits', 'rotate:web_status', 'rotate:cashouts', 'rotate:read_only', 'rotate:panel', 'team', 'audit'],
+    admin: ['view', 'money', 'sandbox', 'api.view', 'settings.edit', 'notifications', 'rotate:deposits', 'rotate:web_status', 'rotate:cashouts', 'rotate:read_only', 'team', 'audit'],
+    // Sees every login, the read-only key and the settings; never a secret that moves money.
+    developer: ['view', 'sandbox', 'api.view', 'settings.edit', 'notifications', 'rotate:read_only'],
+    finance: ['view', 'money', 'sandbox'],
+    support: ['view'],
+  };
+  assert.deepEqual(Object.keys(expected), [...ROLES]);
+  for (const role of ROLES) assert.deepEqual(ACTIONS.filter((a) => can(role, a)), expected[role], role);
+  // Rotation (the only way secrets are shown) of the sets that move money: owner and admin only.
+  for (const set of ['deposits', 'cashouts'] as const) assert.deepEqual(ROLES.filter((r) => can(r, rotateAction(set))), ['owner', 'admin'], set);
+  assert.deepEqual(ROLES.filter((r) => can(r, rotateAction('panel'))), ['owner']);
 });

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
-import { createMerchant, V3Client, type Credentials, type Res } from '../helpers/clients.ts';
+import { admin, createMerchant, V3Client, type Credentials, type Res } from '../helpers/clients.ts';
 import { PATTERNS } from '../../src/web/code128.ts';
 
 const BR_PAYER = { document: '529.982.247-25', first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com' };
@@ -134,7 +134,8 @@ function assertSecurityHeaders(p: Page, framing: 'deny' | 'allow' = 'deny') {
     assert.match(csp, /frame-ancestors 'none'/);
     assert.equal(p.headers.get('x-frame-options'), 'DENY');
   } else {
-    assert.match(csp, /frame-ancestors https:/);
+    // Only the merchant's own origins (set below), never any https site.
+    assert.match(csp, /frame-ancestors https:\/\/shop\.example(;|$)/);
     assert.equal(p.headers.get('x-frame-options'), null);
   }
 }
@@ -359,7 +360,9 @@ for (const backend of backends()) {
       assert.match(back.html, /action="https:\/\/returns\.example\.com\/done"/);
     });
 
-    test('framing: allowed with iframe_view=1 for the hosted checkout and methods that support an iframe', async () => {
+    test('framing: allowed with iframe_view=1 for the hosted checkout and methods that support an iframe, by the merchant\'s origins', async () => {
+      const set = await admin(s.url, 'PATCH', `/admin/merchants/${creds.merchant_id}`, { frame_origins: ['https://shop.example'] });
+      assert.equal(set.status, 200, set.text);
       // Card methods (the iframe-capable ones) always go through the hosted checkout.
       const card = await create({ country: 'BR', amount: '30.00', currency: 'BRL', payment_method: 'VI', payer: BR_PAYER });
       assert.match(card.body.redirect_url, /\/checkout\//);

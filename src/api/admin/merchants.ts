@@ -2,6 +2,7 @@
 import { usdRate } from '../../lookups/exchange-rates.ts';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { checkFrameOrigins, MAX_FRAME_ORIGINS } from '../../domain/frame-origins.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
 import { v3Errors } from '../../http/errors.ts';
 import {
@@ -37,6 +38,14 @@ const merchantSchema = {
     require_svc2: { type: 'boolean', description: 'v3/v5 calls must be signed with SVC2 (method and path covered); see docs/security.md' },
     newinvoice_currencies: { type: 'array', items: { type: 'string' }, nullable: true, description: 'The currencies a streamline NewInvoice may be priced in (x_currency is not covered by its control); null: any' },
     sandbox_chaos: { type: 'boolean', description: 'Staging: notifications duplicated, delayed and reordered (docs/notifications.md)' },
+    frame_origins: {
+      type: 'array', nullable: true, items: { type: 'string' },
+      description: 'Origins allowed to frame the customer pages opened with `iframe_view=1`, as set; null: the default (the origins of notification_url and return_url)',
+    },
+    frame_origins_in_effect: {
+      type: 'array', items: { type: 'string' },
+      description: 'The CSP `frame-ancestors` of those pages: frame_origins, or the default; empty: no site may frame them',
+    },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
@@ -118,6 +127,13 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
               description: 'Refuse a streamline NewInvoice whose x_currency (absent: USD) is not one of these; x_currency is outside its control, so pinning it is what keeps a captured form from being re-priced. [] unpins: any currency caja has a rate for',
             },
             sandbox_chaos: { type: 'boolean', description: 'Staging only: duplicate, delay and reorder this merchant\'s notifications (docs/notifications.md)' },
+            frame_origins: {
+              type: ['array', 'string'], maxItems: MAX_FRAME_ORIGINS, items: { type: 'string', maxLength: 300 },
+              description:
+                'Origins (scheme, host and optional port, no path: `https://shop.example`) allowed to frame the checkout and payment pages opened with `iframe_view=1` ' +
+                '(CSP `frame-ancestors`). https only in production; staging also accepts http on localhost, 127.0.0.1 and [::1]. `[]`: no site may frame them. ' +
+                '`"default"`: back to the default, the origins of the merchant\'s notification_url and return_url. See docs/security.md, "Embedding".',
+            },
           },
           additionalProperties: false,
         },
@@ -134,6 +150,14 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
       for (const currency of (b.newinvoice_currencies ?? []) as string[]) {
         if (!(await usdRate(ctx.db, ctx.config.env, currency))) details.push(`newinvoice_currencies: no exchange rate is known for ${currency}`);
       }
+      let frameOrigins: string[] | null | undefined;
+      if (b.frame_origins === 'default') frameOrigins = null;
+      else if (typeof b.frame_origins === 'string') details.push('frame_origins: must be a list of origins, or "default"');
+      else if (b.frame_origins !== undefined) {
+        const r = checkFrameOrigins(b.frame_origins, ctx.config.env);
+        if ('reasons' in r) details.push(...r.reasons.map((x) => `frame_origins: ${x}`));
+        else frameOrigins = r.origins;
+      }
       if (details.length) throw v3Errors.validation(details);
       const merchant = await updateMerchant(ctx.db, request.params.id, {
         name: b.name,
@@ -146,6 +170,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         require_svc2: b.require_svc2,
         newinvoice_currencies: b.newinvoice_currencies === undefined ? undefined : b.newinvoice_currencies.length ? b.newinvoice_currencies : null,
         sandbox_chaos: b.sandbox_chaos,
+        frame_origins: frameOrigins,
       }, ctx.cache);
       if (!merchant) throw v3Errors.notFound('Merchant not found');
       return merchantView(merchant);

@@ -17,6 +17,7 @@ import { validateCashoutRequest } from '../../domain/cashout-request.ts';
 import { CASHOUT_STATUSES, type CashoutStatus, type CashoutTrigger } from '../../domain/cashout-states.ts';
 import { methodsForCountry } from '../../domain/catalog.ts';
 import { DEPOSIT_STATUSES, type DepositStatus } from '../../domain/deposit-states.ts';
+import { checkFrameOrigins, frameOriginsInEffect } from '../../domain/frame-origins.ts';
 import { toFixed } from '../../domain/money.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
 import { listDeposits, notificationIdsOf, refundsOfDeposit, type DepositFilter } from '../../deposits/list.ts';
@@ -26,11 +27,11 @@ import { getRefund, RefundTransitionError, transitionRefund } from '../../refund
 import { ApiError } from '../../http/errors.ts';
 import { merchantBalances } from '../../ledger/ledger.ts';
 import { allUsdRates } from '../../lookups/exchange-rates.ts';
-import { type CredentialSet, CREDENTIAL_SETS, getMerchant, rotateCredentials, updateMerchant } from '../../merchants/merchants.ts';
+import { getMerchant, rotateCredentials, updateMerchant } from '../../merchants/merchants.ts';
 import { getNotification, listNotifications, resendNotification } from '../../notifications/store.ts';
 import { audit, listAudit } from '../../panel/audit.ts';
 import {
-  ABSOLUTE_HOURS, changePassword, completeMfa, confirmTotp, csrfMatches, disableTotp, loadSession, pendingTotpSecret, type Session, signIn, signOut,
+  ABSOLUTE_HOURS, CHOICE_MINUTES, chooseAccount, changePassword, completeMfa, confirmTotp, csrfMatches, disableTotp, loadSession, pendingTotpSecret, type Session, signIn, signOut,
   signOutEverywhere, startTotp,
 } from '../../panel/auth.ts';
 import { movements } from '../../panel/balance.ts';
@@ -38,7 +39,7 @@ import { IMPORT_COLUMNS, importCashouts } from '../../panel/cashout-import.ts';
 import { credentialLogins } from '../../panel/credentials.ts';
 import { csvLine } from '../../panel/csv.ts';
 import { refundFromPanel } from '../../panel/refund.ts';
-import { can, type Permission } from '../../panel/roles.ts';
+import { type Action, can, isCredentialSet, rotateAction } from '../../panel/roles.ts';
 import { homeStats } from '../../panel/stats.ts';
 import { inviteUser, listTeam, removeUser, resetUser } from '../../panel/team.ts';
 import { sendTestNotification } from '../../panel/test-notification.ts';
@@ -50,6 +51,7 @@ import * as V from './views.ts';
 
 const COOKIE = 'caja_panel';
 const LANG_COOKIE = 'caja_panel_lang';
+const CHOICE_COOKIE = 'caja_panel_choice';
 const PAGE_SIZE = 50;
 const EXPORT_BATCH = 500;
 
@@ -140,6 +142,11 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     return sendHtml(reply, html, { status: page.status, nonce, formAction: ["'self'"] });
   }
 
+  function choiceCookie(reply: FastifyReply, ticket: string | null): void {
+    const attrs = `Path=/panel/login; HttpOnly; SameSite=Strict${env === 'production' ? '; Secure' : ''}`;
+    reply.header('set-cookie', ticket ? `${CHOICE_COOKIE}=${ticket}; ${attrs}; Max-Age=${CHOICE_MINUTES * 60}` : `${CHOICE_COOKIE}=; ${attrs}; Max-Age=0`);
+  }
+
   function sessionCookie(reply: FastifyReply, token: string | null): void {
     const attrs = `Path=/panel; HttpOnly; SameSite=Strict${env === 'production' ? '; Secure' : ''}`;
     reply.header('set-cookie', token ? `${COOKIE}=${token}; ${attrs}; Max-Age=${ABSOLUTE_HOURS * 3600}` : `${COOKIE}=; ${attrs}; Max-Age=0`);
@@ -165,7 +172,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   type Result = V.Page | { redirect: string } | { csv: Readable; filename: string };
 
   /** The gate every signed-in page and action passes. */
-  function panelRoute(perm: Permission, handler: (c: Ctx) => Promise<Result>, o: { upload?: boolean } = {}) {
+  function panelRoute(perm: Action, handler: (c: Ctx) => Promise<Result>, o: { upload?: boolean } = {}) {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const bare = bareOf(request, reply);
       const s = await loadSession(ctx, cookies(request)[COOKIE], request.ip);
@@ -199,6 +206,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   }
 
   const notFound = (c: Ctx): V.Page => V.messagePage(c.f, c.f.t.notFoundTitle, c.f.t.notFound, 404, c.f);
+  const forbidden = (c: Ctx): V.Page => V.messagePage(c.f, c.f.t.forbiddenTitle, c.f.t.forbidden.replace('{role}', c.f.t[`role${c.s.actor.role}`]), 403, c.f);
 
   // ------------------------------------------------------------------ sign-in
 
@@ -217,10 +225,26 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     const email = typeof body.email === 'string' ? body.email : '';
     const password = typeof body.password === 'string' ? body.password : '';
     const r = await signIn(ctx, email, password, request.ip, request.headers['user-agent'] ?? null);
+    if (r.ok === 'choose') {
+      choiceCookie(reply, r.ticket);
+      return render(reply, b.lang, V.choosePage(b, { options: r.options, next: body.next }));
+    }
     if (!r.ok) {
       const error = r.reason === 'locked' ? b.t.locked.replace('{time}', `${r.until.toISOString().slice(11, 16)} UTC`) : b.t.badCredentials;
       return render(reply, b.lang, V.loginPage(b, { email, error, next: body.next, status: r.reason === 'locked' ? 429 : 401 }));
     }
+    sessionCookie(reply, r.token);
+    return reply.redirect(r.mfa ? '/panel/login/code' : safeNext(body.next), 303);
+  });
+
+  // The merchant picked after a password that opened several (the ticket cookie names which).
+  app.post('/panel/login/choose', async (request, reply) => {
+    const b = bareOf(request, reply);
+    const body = (request.body ?? {}) as Body;
+    if (!sameOrigin(request)) return render(reply, b.lang, V.messagePage(b, b.t.csrfTitle, b.t.csrf, 403));
+    const r = await chooseAccount(ctx, cookies(request)[CHOICE_COOKIE], typeof body.account === 'string' ? body.account : '', request.ip, request.headers['user-agent'] ?? null);
+    choiceCookie(reply, null);
+    if (!r) return render(reply, b.lang, V.loginPage(b, { error: b.t.badCredentials, next: body.next, status: 401 }));
     sessionCookie(reply, r.token);
     return reply.redirect(r.mfa ? '/panel/login/code' : safeNext(body.next), 303);
   });
@@ -375,7 +399,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     }));
   }
 
-  app.get('/panel/notifications', panelRoute('api', async (c) => {
+  app.get('/panel/notifications', panelRoute('notifications', async (c) => {
     const status = c.query.status;
     if (status && status !== 'pending' && status !== 'delivered' && status !== 'failed') {
       return V.messagePage(c.f, c.f.t.errorTitle, c.f.t.badRequest.replace('{reason}', 'unknown status'), 400, c.f);
@@ -385,7 +409,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     return V.notificationsPage(c.f, { rows: rows.slice(0, PAGE_SIZE), next, q: c.query });
   }));
 
-  app.post('/panel/notifications/:id/resend', panelRoute('api', async (c) => {
+  app.post('/panel/notifications/:id/resend', panelRoute('notifications', async (c) => {
     const id = idParam((c.request.params as Query).id);
     const ok = id !== null && (await resendNotification(ctx.db, id, c.s.actor.merchantId));
     if (!ok) return notFound(c);
@@ -495,7 +519,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     return V.cashoutPage(c.f, { c: x, history: await cashoutHistory(ctx.db, x.id), staging, done: c.query.done ? c.f.t.cashoutNow.replace('{status}', statusText(c.f.t, x.status)) : undefined });
   }));
 
-  const CASHOUT_TRIGGERS: Record<string, { perm: Permission; staging: boolean }> = {
+  const CASHOUT_TRIGGERS: Record<string, { perm: Action; staging: boolean }> = {
     hold: { perm: 'money', staging: false }, release: { perm: 'money', staging: false }, cancel: { perm: 'money', staging: false },
     deliver: { perm: 'sandbox', staging: true }, complete: { perm: 'sandbox', staging: true }, reject: { perm: 'sandbox', staging: true },
   };
@@ -549,34 +573,42 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     const merchant = (await getMerchant(ctx.db, c.s.actor.merchantId))!;
     const logins = await credentialLogins(ctx.db, c.s.actor.merchantId);
     return V.apiPage(c.f, {
-      logins, urls: { notification_url: merchant.notification_url ?? '', return_url: merchant.return_url ?? '', logo_url: merchant.logo_url ?? '' }, urlErrors: {},
+      logins,
+      urls: {
+        notification_url: merchant.notification_url ?? '', return_url: merchant.return_url ?? '', logo_url: merchant.logo_url ?? '',
+        frame_origins: merchant.frame_origins === null ? '' : merchant.frame_origins.length ? merchant.frame_origins.join(' ') : 'none',
+      },
+      frameOriginsInEffect: frameOriginsInEffect(merchant, env),
+      urlErrors: {},
       baseUrl: ctx.config.publicBaseUrl, done: c.query.done ? c.f.t.urlsSaved : undefined, ...extra,
     });
   }
 
-  app.get('/panel/settings/api', panelRoute('api', async (c) => apiView(c)));
+  app.get('/panel/settings/api', panelRoute('api.view', async (c) => apiView(c)));
 
-  app.get('/panel/settings/api/rotate', panelRoute('api', async (c) => {
+  // Rotation is the only way a set's secrets are shown: the role table decides per set, for the
+  // confirmation page and for the post alike.
+  app.get('/panel/settings/api/rotate', panelRoute('api.view', async (c) => {
     const set = c.query.set;
-    if (!set || !(CREDENTIAL_SETS as string[]).includes(set)) return notFound(c);
+    if (!isCredentialSet(set)) return notFound(c);
+    if (!can(c.s.actor.role, rotateAction(set))) return forbidden(c);
     return V.rotateConfirmPage(c.f, set);
   }));
 
-  app.post('/panel/settings/api/rotate', panelRoute('api', async (c) => {
+  app.post('/panel/settings/api/rotate', panelRoute('api.view', async (c) => {
     const set = c.body.set;
-    if (!set || !(CREDENTIAL_SETS as string[]).includes(set)) return notFound(c);
-    // Only the owner may replace the owner's own panel password from here.
-    if (set === 'panel' && c.s.actor.role !== 'owner') return V.messagePage(c.f, c.f.t.forbiddenTitle, c.f.t.forbidden.replace('{role}', c.f.t[`role${c.s.actor.role}`]), 403, c.f);
-    const r = await rotateCredentials(ctx.db, ctx.box, c.s.actor.merchantId, set as CredentialSet, ctx.cache);
+    if (!isCredentialSet(set)) return notFound(c);
+    if (!can(c.s.actor.role, rotateAction(set))) return forbidden(c);
+    const r = await rotateCredentials(ctx.db, ctx.box, c.s.actor.merchantId, set, ctx.cache);
     await audit(ctx.db, c.s.actor, 'credentials.rotated', `credentials:${set}`, {}, ctx.now());
     const issued = r!.credentials as Record<string, unknown>;
     const values = (set === 'read_only' ? { read_only_key: issued.read_only_key } : issued[set]) as Record<string, string>;
     return V.rotatedPage(c.f, set, values);
   }));
 
-  app.post('/panel/settings/urls', panelRoute('api', async (c) => {
+  app.post('/panel/settings/urls', panelRoute('settings.edit', async (c) => {
     const errors: Record<string, string> = {};
-    const patch: { notification_url?: string | null; return_url?: string | null; logo_url?: string | null } = {};
+    const patch: { notification_url?: string | null; return_url?: string | null; logo_url?: string | null; frame_origins?: string[] | null } = {};
     for (const k of ['notification_url', 'return_url', 'logo_url'] as const) {
       const v = c.body[k]?.trim() ?? '';
       if (v === '') patch[k] = null;
@@ -586,15 +618,25 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
         else patch[k] = v;
       }
     }
+    // Origins separated by spaces or commas; empty: the default (the URLs' origins); "none": no site.
+    const framing = (c.body.frame_origins ?? '').trim();
+    if (framing === '') patch.frame_origins = null;
+    else if (framing.toLowerCase() === 'none') patch.frame_origins = [];
+    else {
+      const r = checkFrameOrigins(framing.split(/[\s,]+/).filter(Boolean), env);
+      if ('reasons' in r) errors.frame_origins = r.reasons.join('; ');
+      else patch.frame_origins = r.origins;
+    }
     if (Object.keys(errors).length) {
-      return apiView(c, { urlErrors: errors, urls: { notification_url: c.body.notification_url ?? '', return_url: c.body.return_url ?? '', logo_url: c.body.logo_url ?? '' } });
+      const b = c.body;
+      return apiView(c, { urlErrors: errors, urls: { notification_url: b.notification_url ?? '', return_url: b.return_url ?? '', logo_url: b.logo_url ?? '', frame_origins: b.frame_origins ?? '' } });
     }
     await updateMerchant(ctx.db, c.s.actor.merchantId, patch, ctx.cache);
     await audit(ctx.db, c.s.actor, 'settings.urls_changed', null, patch, ctx.now());
     return { redirect: '/panel/settings/api?done=urls' };
   }));
 
-  app.post('/panel/settings/test-notification', panelRoute('api', async (c) => apiView(c, { test: await sendTestNotification(ctx, c.s.actor) })));
+  app.post('/panel/settings/test-notification', panelRoute('notifications', async (c) => apiView(c, { test: await sendTestNotification(ctx, c.s.actor) })));
 
   // ------------------------------------------------------------------ team, audit, account, methods
 

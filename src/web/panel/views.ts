@@ -14,7 +14,7 @@ import type { RejectedRow } from '../../panel/cashout-import.ts';
 import type { Movement } from '../../panel/balance.ts';
 import type { HomeStats } from '../../panel/stats.ts';
 import type { TeamMember } from '../../panel/team.ts';
-import { can, INVITABLE_ROLES, type Permission, type Role } from '../../panel/roles.ts';
+import { type Action, can, INVITABLE_ROLES, isCredentialSet, rotateAction, type Role } from '../../panel/roles.ts';
 import type { Lang } from '../i18n.ts';
 import { esc } from '../layout.ts';
 import { barChart } from './chart.ts';
@@ -56,6 +56,7 @@ pre{white-space:pre-wrap;word-break:break-all;background:var(--bg);border:1px so
 .pager{display:flex;gap:1rem;margin:.5rem 0 1rem}
 h1{font-size:1.5rem}
 .login{max-width:26rem;margin:3rem auto}
+.choices{list-style:none;margin:1rem 0 0;padding:0;display:grid;gap:.5rem}
 @media (max-width:40rem){.who{margin-left:0}th,td{padding:.35rem .4rem}}
 `;
 
@@ -99,10 +100,10 @@ function langLinks(lang: Lang, here: string, t: PanelStrings): string {
 
 const envBadge = (t: PanelStrings, env: string) => `<span class="env ${esc(env)}">${esc(env === 'staging' ? t.staging : t.production)}</span>`;
 
-const NAV: [string, keyof PanelStrings, Permission][] = [
+const NAV: [string, keyof PanelStrings, Action][] = [
   ['/panel', 'navHome', 'view'], ['/panel/deposits', 'navDeposits', 'view'], ['/panel/cashouts', 'navCashouts', 'view'],
-  ['/panel/balance', 'navBalance', 'view'], ['/panel/methods', 'navMethods', 'view'], ['/panel/notifications', 'notifications', 'api'],
-  ['/panel/settings/api', 'navApi', 'api'],
+  ['/panel/balance', 'navBalance', 'view'], ['/panel/methods', 'navMethods', 'view'], ['/panel/notifications', 'notifications', 'notifications'],
+  ['/panel/settings/api', 'navApi', 'api.view'],
   ['/panel/team', 'navTeam', 'team'], ['/panel/audit', 'navAudit', 'audit'], ['/panel/account', 'navAccount', 'view'],
 ];
 
@@ -190,6 +191,15 @@ ${v.next ? `<input type="hidden" name="next" value="${esc(v.next)}">` : ''}
 ${field('email', t.email, v.email, { type: 'email', required: true, autocomplete: 'username' })}
 ${field('password', t.password, '', { type: 'password', required: true, autocomplete: 'current-password' })}
 <button class="button wide">${esc(t.signIn)}</button></form>`, v.status);
+}
+
+/** After a password that opens the panel of several merchants: one button per merchant. */
+export function choosePage(b: BareFrame, v: { options: { key: string; merchant: string; role: Role }[]; next?: string }): Page {
+  const t = b.t;
+  const buttons = v.options.map((o) => `<li><form method="post" action="/panel/login/choose">
+<input type="hidden" name="account" value="${esc(o.key)}">${v.next ? `<input type="hidden" name="next" value="${esc(v.next)}">` : ''}
+<button class="button wide">${esc(o.merchant)} · ${esc(t[`role${o.role}` as keyof PanelStrings])}</button></form></li>`).join('');
+  return bare(b, t.chooseTitle, `<p>${esc(t.chooseHint)}</p><ul class="choices">${buttons}</ul>`);
 }
 
 export function codePage(b: BareFrame, csrf: string, v: { error?: string }): Page {
@@ -316,7 +326,7 @@ ${field('comments', t.comments, r.comments)}
   const notes = v.notifications.length
     ? v.notifications.map((n) => `<section class="card"><h3>${esc(n.event_type)} → <span class="mono">${esc(n.url)}</span> ${badge(t, n.status.toUpperCase())}</h3>
 ${n.attempts.length ? table(t.attempts, ['#', t.when, t.responseCode, t.excerpt], n.attempts.map((a) => [String(a.attempt_no), when(a.started_at), esc(a.status_code ?? a.error ?? ''), a.response_excerpt ? `<pre>${esc(a.response_excerpt)}</pre>` : ''])) : `<p>${esc(t.noAttempts)}</p>`}
-${can(f.role, 'api') ? actionButton(f, `/panel/notifications/${n.id}/resend?deposit=${d.id}`, t.resend) : ''}</section>`).join('')
+${can(f.role, 'notifications') ? actionButton(f, `/panel/notifications/${n.id}/resend?deposit=${d.id}`, t.resend) : ''}</section>`).join('')
     : `<p>${esc(t.none)}</p>`;
   return frame(f, '/panel/deposits', fill(t.depositTitle, { id: d.id }), `${notice(v.done)}${summary}${sandbox}
 <h2>${esc(t.timeline)}</h2>${timeline}<h2>${esc(t.refunds)}</h2>${refunds}${refundForm}<h2>${esc(t.notifications)}</h2>${notes}`, v.refundError ? 422 : undefined);
@@ -346,7 +356,7 @@ ${rows.length ? table(t.cashoutsTitle, [t.id, t.externalId, t.status, t.amount, 
 ${pager(t, '/panel/cashouts', v.q, v.next, !v.q.before)}`, v.error ? 400 : undefined);
 }
 
-const CASHOUT_ACTIONS: Record<string, { from: string[]; key: keyof PanelStrings; perm: Permission; staging?: boolean; cls: string }> = {
+const CASHOUT_ACTIONS: Record<string, { from: string[]; key: keyof PanelStrings; perm: Action; staging?: boolean; cls: string }> = {
   hold: { from: ['PENDING'], key: 'hold', perm: 'money', cls: 'secondary' },
   release: { from: ['ON_HOLD'], key: 'release', perm: 'money', cls: 'secondary' },
   cancel: { from: ['PENDING', 'ON_HOLD'], key: 'cancelCashout', perm: 'money', cls: 'danger' },
@@ -428,25 +438,35 @@ export const SET_LABEL: Record<string, keyof PanelStrings> = {
 };
 
 export function apiPage(f: Frame, v: {
-  logins: { set: string; login: string | null }[]; urls: { notification_url: string; return_url: string; logo_url: string }; urlErrors: Record<string, string>;
+  logins: { set: string; login: string | null }[]; urls: { notification_url: string; return_url: string; logo_url: string; frame_origins: string };
+  frameOriginsInEffect: string[]; urlErrors: Record<string, string>;
   done?: string; test?: { request: string; status?: number; body?: string; error?: string }; baseUrl: string;
 }): Page {
   const t = f.t;
   const creds = table(t.credentialSet, [t.credentialSet, t.login, t.actions], v.logins.map((l) => [
     esc(t[SET_LABEL[l.set]!]), l.set === 'read_only' ? esc(t.keyHidden) : `<span class="mono">${esc(l.login ?? '')}</span>`,
-    `<a href="/panel/settings/api/rotate?set=${esc(l.set)}">${esc(t.rotate)}</a>`,
+    // A set the role may not rotate is not offered (its post answers 403 anyway).
+    isCredentialSet(l.set) && can(f.role, rotateAction(l.set)) ? `<a href="/panel/settings/api/rotate?set=${esc(l.set)}">${esc(t.rotate)}</a>` : esc(l.set === 'panel' ? t.rotateOwnerOnly : t.rotateNotYours),
   ]));
   const test = v.test
     ? `<section class="card" aria-live="polite"><h3>${esc(t.testRequest)}</h3><pre>${esc(v.test.request)}</pre><h3>${esc(t.testResponse)}</h3>
 ${v.test.error ? alert(fill(t.testFailed, { reason: v.test.error })) : `<pre>${esc(`${v.test.status}\n\n${v.test.body ?? t.bodyWithheld}`)}</pre>`}</section>`
     : '';
-  return frame(f, '/panel/settings/api', t.apiTitle, `${notice(v.done)}${creds}
-<section class="card"><h2>${esc(t.urlsTitle)}</h2><form method="post" action="/panel/settings/urls">${csrfField(f)}
+  const framingNow = v.frameOriginsInEffect.length ? v.frameOriginsInEffect.join(' ') : t.frameOriginsNone;
+  const urlForm = can(f.role, 'settings.edit')
+    ? `<form method="post" action="/panel/settings/urls">${csrfField(f)}
 ${field('notification_url', t.notificationUrl, v.urls.notification_url, { type: 'url', error: v.urlErrors.notification_url, hint: t.notificationUrlHint })}
 ${field('return_url', t.returnUrl, v.urls.return_url, { type: 'url', error: v.urlErrors.return_url })}
 ${field('logo_url', t.logoUrl, v.urls.logo_url, { type: 'url', error: v.urlErrors.logo_url, hint: t.logoUrlHint })}
-<button class="button">${esc(t.save)}</button></form>
-<form method="post" action="/panel/settings/test-notification" class="actions">${csrfField(f)}<button class="button secondary">${esc(t.testNotification)}</button></form></section>${test}
+${field('frame_origins', t.frameOrigins, v.urls.frame_origins, { error: v.urlErrors.frame_origins, hint: t.frameOriginsHint.replace('{current}', framingNow) })}
+<button class="button">${esc(t.save)}</button></form>`
+    : '';
+  const testForm = can(f.role, 'notifications')
+    ? `<form method="post" action="/panel/settings/test-notification" class="actions">${csrfField(f)}<button class="button secondary">${esc(t.testNotification)}</button></form>`
+    : '';
+  return frame(f, '/panel/settings/api', t.apiTitle, `${notice(v.done)}${creds}
+<section class="card"><h2>${esc(t.urlsTitle)}</h2>${urlForm}
+${testForm}</section>${test}
 <p><a href="/docs">${esc(t.docs)}</a> · <a href="/openapi.json">${esc(t.openapi)}</a></p>`, Object.keys(v.urlErrors).length ? 422 : undefined);
 }
 
