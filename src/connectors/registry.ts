@@ -23,6 +23,7 @@ import type { PayinConnector } from './payin.ts';
 import type { PayoutConnector } from './payout.ts';
 import { stagingSimulator } from './staging/simulator.ts';
 import { loadConnectorRows, type StoredConnector } from './store.ts';
+import { pixKind } from './pix/connector.ts';
 
 /** A kind of real connector: what it can serve and how it is built from its stored configuration. */
 export interface ConnectorKind {
@@ -33,7 +34,7 @@ export interface ConnectorKind {
 }
 
 /** Every kind of real connector caja has; a new connector is one more entry (docs/connectors.md). */
-const KINDS: readonly ConnectorKind[] = [];
+const KINDS: readonly ConnectorKind[] = [pixKind];
 
 export function connectorKind(name: string): ConnectorKind | undefined {
   return KINDS.find((k) => k.name === name);

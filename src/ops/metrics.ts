@@ -13,6 +13,8 @@ export interface Metrics {
   notificationLatency: Histogram;
   /** Deposits written by one statement (src/db/batcher.ts): how much group commit happens. */
   depositBatchSize: Histogram;
+  /** Payments a connector's provider received, by how they were applied: applied, unmatched, duplicate. */
+  connectorPayments: Counter<'connector' | 'status'>;
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -52,6 +54,12 @@ export function createMetrics(): Metrics {
       name: 'caja_deposit_batch_size',
       help: 'Deposits created by one insert statement (concurrent creations share one)',
       buckets: [1, 2, 4, 8, 16, 32, 64],
+      registers: [registry],
+    }),
+    connectorPayments: new Counter({
+      name: 'caja_connector_payments_total',
+      help: 'Payments read from a connector\'s provider: applied (completed a deposit), unmatched (kept for the operator), duplicate (already seen)',
+      labelNames: ['connector', 'status'],
       registers: [registry],
     }),
   };
