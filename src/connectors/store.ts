@@ -2,6 +2,9 @@
 // key, bound to the connector's name) and the health facts it records as it works.
 import type { AppContext } from '../context.ts';
 
+/** What writing a configuration needs: the service's context, or the CLI's database and box. */
+export type ConnectorStoreContext = Pick<AppContext, 'db' | 'box' | 'now'> & { cache?: AppContext['cache'] };
+
 export interface StoredConnector {
   name: string;
   enabled: boolean;
@@ -46,7 +49,7 @@ export async function loadConnectorRows(ctx: AppContext): Promise<StoredConnecto
 }
 
 /** Creates or replaces a connector's configuration; its health facts start over. */
-export async function saveConnector(ctx: AppContext, name: string, settings: Record<string, string>, secrets: Record<string, string>): Promise<void> {
+export async function saveConnector(ctx: ConnectorStoreContext, name: string, settings: Record<string, string>, secrets: Record<string, string>): Promise<void> {
   const sealed = ctx.box.encrypt(JSON.stringify(secrets), secretsContext(name));
   await ctx.db.query(
     `INSERT INTO connectors (name, settings, secrets, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
@@ -54,12 +57,13 @@ export async function saveConnector(ctx: AppContext, name: string, settings: Rec
        token_obtained_at = NULL, webhook_registered_at = NULL, webhook_url = NULL, last_error = NULL, last_error_at = NULL`,
     [name, JSON.stringify(settings), sealed, ctx.now()],
   );
-  // Deposit creation reads the connectors through the cache: the new configuration applies now.
-  ctx.cache.changed();
+  // Deposit creation reads the connectors through the cache: the new configuration applies now
+  // in this process (others, and a CLI change, within CAJA_CACHE_SECONDS).
+  ctx.cache?.changed();
 }
 
 /** Settings and health of a connector, never its secrets; null when not configured. */
-export async function connectorView(ctx: AppContext, name: string): Promise<{ settings: Record<string, string>; health: ConnectorHealthRow; updatedAt: Date } | null> {
+export async function connectorView(ctx: Pick<AppContext, 'db'>, name: string): Promise<{ settings: Record<string, string>; health: ConnectorHealthRow; updatedAt: Date } | null> {
   const { rows } = await ctx.db.query<Row>(
     `SELECT settings, updated_at, token_obtained_at, webhook_registered_at, webhook_url, last_poll_at, last_poll_ok, poll_until, last_error, last_error_at
      FROM connectors WHERE name = $1`,

@@ -9,11 +9,9 @@ import type { PayinConnector } from './payin.ts';
 import { reconcile } from './payments.ts';
 import { trackConnectorRefunds } from './refunds.ts';
 import { configuredConnectors } from './registry.ts';
+import { callbackUrl } from './pix/view.ts';
 
-/** Where a connector's provider posts its callbacks (Pix appends /pix). */
-export function callbackUrl(ctx: AppContext, name: string): string {
-  return `${ctx.config.publicBaseUrl}/connectors/${name}/webhook`;
-}
+export { callbackUrl };
 
 /** How often a connector's reconciliation poll runs, in seconds. */
 function pollSeconds(ctx: AppContext, connector: PayinConnector): number {

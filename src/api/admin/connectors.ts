@@ -6,38 +6,12 @@ import { v3Errors } from '../../http/errors.ts';
 import { PIX_CONNECTOR } from '../../connectors/pix/connector.ts';
 import { validatePixConfig } from '../../connectors/pix/settings.ts';
 import { payinConnectorNamed } from '../../connectors/registry.ts';
-import { connectorView, saveConnector } from '../../connectors/store.ts';
+import { saveConnector } from '../../connectors/store.ts';
 import { callbackUrl } from '../../connectors/worker.ts';
+import { pixView } from '../../connectors/pix/view.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-/** The configuration as shown: settings (no client_secret, no private_key) and health. */
-async function pixView(ctx: AppContext) {
-  const view = await connectorView(ctx, PIX_CONNECTOR);
-  if (!view) return null;
-  const h = view.health;
-  return {
-    ...view.settings,
-    client_secret: '(set)',
-    private_key: '(set)',
-    updated_at: view.updatedAt.toISOString(),
-    health: {
-      token_obtained: h.token_obtained_at !== null,
-      token_obtained_at: iso(h.token_obtained_at),
-      webhook_registered: h.webhook_registered_at !== null && h.webhook_url === callbackUrl(ctx, PIX_CONNECTOR),
-      webhook_registered_at: iso(h.webhook_registered_at),
-      webhook_url: h.webhook_url,
-      last_poll_at: iso(h.last_poll_at),
-      last_poll_ok: h.last_poll_ok,
-      polled_until: iso(h.poll_until),
-      last_error: h.last_error,
-      last_error_at: iso(h.last_error_at),
-    },
-  };
-}
 
 const configBody = {
   type: 'object',
