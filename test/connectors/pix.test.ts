@@ -312,6 +312,39 @@ for (const backend of backends()) {
       assert.ok(puts.length <= 1, JSON.stringify(puts));
     });
 
+    test('hosted checkout: picking Pix creates the cob (a PSP outage leaves the choice open), then the payment completes it', async () => {
+      const r = await v3.post('/v3/deposits', { country: 'BR', currency: 'BRL', amount: '50.00', invoice_id: `pix-hosted-${backend}-${Date.now()}`, payment_method: 'IX' });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.checkout_type, 'HOSTED');
+      const url = r.body.redirect_url as string;
+      const token = url.split('/').pop()!;
+      const page = await (await fetch(url, { headers: { 'accept-language': 'en' } })).text();
+      const csrf = /name="csrf" value="([0-9a-f]+)"/.exec(page)?.[1] ?? '';
+      const choose = () => fetch(url, {
+        method: 'POST', redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url, 'accept-language': 'en' },
+        body: new URLSearchParams({ csrf, method: 'IX', 'payer.document': cpf('529982247'), 'payer.first_name': 'Ana', 'payer.last_name': 'Silva', 'payer.email': 'ana@example.com' }).toString(),
+      });
+      await sim.control.outage('503');
+      const down = await choose();
+      assert.equal(down.status, 200);
+      assert.match(await down.text(), /not available right now/);
+      const still = (await s.ctx.db.query<{ payment_method: string | null; payment_info: unknown }>('SELECT payment_method, payment_info FROM deposits WHERE id = $1', [r.body.deposit_id])).rows[0]!;
+      assert.deepEqual([still.payment_method, still.payment_info], ['IX', null], 'the merchant named the method; nothing was set up');
+      await sim.control.outage('none');
+      const chose = await choose();
+      assert.equal(chose.status, 303, await chose.text());
+      assert.match(chose.headers.get('location') ?? '', new RegExp(`/pay/${token}`));
+      const d = (await s.ctx.db.query<{ connector: string; connector_reference: string; payment_info: any }>('SELECT connector, connector_reference, payment_info FROM deposits WHERE id = $1', [r.body.deposit_id])).rows[0]!;
+      assert.equal(d.connector, 'pix');
+      const info = typeof d.payment_info === 'string' ? JSON.parse(d.payment_info) : d.payment_info;
+      const cob = (await sim.state()).cobs.find((c: any) => c.txid === d.connector_reference);
+      assert.equal(info.secondary_metadata.digitable_line, cob.pixCopiaECola);
+      assert.deepEqual(cob.devedor, { cpf: cpf('529982247'), nome: 'Ana Silva' });
+      await sim.control.pay(d.connector_reference);
+      await until('hosted deposit completed', () => status(r.body.deposit_id), (x) => x === 'COMPLETED');
+    });
+
     test('every request caja made follows the API Pix document', async () => {
       assert.deepEqual(await sim.violations(), []);
     });
