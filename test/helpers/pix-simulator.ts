@@ -44,8 +44,8 @@ export interface PixSimulatorOptions {
   dir?: string;
   port?: number;
   controlPort?: number;
-  /** PEM CA to trust for https webhook receivers, besides the system's. */
-  webhookCa?: string;
+  /** File of a PEM CA to trust for https webhook receivers, besides the system's. */
+  webhookCaFile?: string;
   /** Webhook retries after the first attempt (default 4) and first backoff (default 250 ms). */
   webhookRetries?: number;
   webhookBackoffMs?: number;
@@ -150,7 +150,7 @@ export async function startPixSimulator(opts: PixSimulatorOptions = {}): Promise
     if (opts.tokenTtl !== undefined) a.push('--token-ttl', String(opts.tokenTtl));
     if (opts.webhookRetries !== undefined) a.push('--webhook-retries', String(opts.webhookRetries));
     if (opts.webhookBackoffMs !== undefined) a.push('--webhook-backoff-ms', String(opts.webhookBackoffMs));
-    if (opts.webhookCa) a.push('--webhook-ca', opts.webhookCa);
+    if (opts.webhookCaFile) a.push('--webhook-ca', opts.webhookCaFile);
     return a;
   };
   const stderr = opts.stderr ?? 'pipe';

@@ -154,8 +154,7 @@ export function buildApi(o: ApiOptions): FastifyInstance {
   });
   app.addHook('onResponse', async (req, reply) => {
     const rec = (req as Json).simRecord;
-    if (rec) rec.status = reply.statusCode;
-    store.save();
+    if (rec) rec.status = reply.statusCode; // saved with the next change; the log is for tests
   });
 
   app.post('/oauth/token', async (req, reply) => {

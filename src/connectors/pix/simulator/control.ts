@@ -111,6 +111,7 @@ export function buildControl(o: ControlOptions): FastifyInstance {
   app.get('/control/violations', async () => store.state.violations);
 
   app.post('/control/reset', async () => {
+    webhooks.cancel();
     await webhooks.idle();
     store.reset();
     webhooks.mode = 'deliver';
