@@ -26,6 +26,10 @@ function template(path: string): string | undefined {
   return TEMPLATES.find((t) => new RegExp('^' + t.replace(/\{\w+\}/g, '[^/]+') + '$').test(p));
 }
 
+/** A second PKI, with a CA of its own (made with the simulator's code): a stranger's client certificate, a webhook receiver's server certificate. */
+let other: ReturnType<typeof loadOrCreatePki> | undefined;
+const otherPki = () => (other ??= loadOrCreatePki(mkdtempSync(join(tmpdir(), 'caja-pixsim-other-')), 'stranger'));
+
 let txidSeq = 0;
 /** A fresh txid: 26 to 35 letters and digits. */
 const newTxid = () => `caja${Date.now().toString(36)}${String(++txidSeq).padStart(6, '0')}`.padEnd(28, 'x');
@@ -139,15 +143,11 @@ describe('API Pix PSP simulator', () => {
     });
 
     test('a certificate from another CA fails the handshake; the issued one passes', async () => {
-      const other = await startPixSimulator();
-      try {
-        await assert.rejects(
-          pixHttps(sim.config, { method: 'POST', url: sim.config.token_url, tls: { cert: other.config.certificate, key: other.config.private_key } }),
-          /unknown ca|certificate|alert|ECONNRESET|hang up/i,
-        );
-      } finally {
-        await other.stop();
-      }
+      const other = otherPki();
+      await assert.rejects(
+        pixHttps(sim.config, { method: 'POST', url: sim.config.token_url, tls: { cert: other.client.cert, key: other.client.key } }),
+        /unknown ca|certificate|alert|ECONNRESET|hang up/i,
+      );
       assert.ok(await pixToken(sim.config));
     });
 
@@ -437,8 +437,7 @@ describe('API Pix PSP simulator', () => {
     });
 
     test('https webhooks: the receiver is checked against --webhook-ca, and the simulator presents its certificate', async () => {
-      // The receiver's certificate comes from a CA of its own (made with the simulator's code).
-      const pki = loadOrCreatePki(mkdtempSync(join(tmpdir(), 'caja-pixsim-receiver-')), 'receiver');
+      const pki = otherPki();
       const posts: Json[] = [];
       let peer: Json;
       const server = https.createServer({ key: pki.server.key, cert: pki.server.cert, requestCert: true, rejectUnauthorized: false }, (req, res) => {
