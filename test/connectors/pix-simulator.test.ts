@@ -518,6 +518,22 @@ describe('API Pix PSP simulator', () => {
       await assertNoViolations();
     });
 
+    test('a Pix to the key without a charge: listed (txIdPresente=false), no webhook; the request log keeps each query', async () => {
+      const cob = await createCob();
+      await sim.control.pay(cob.txid);
+      const { endToEndId } = await sim.control.payKey('3.33', { infoPagador: 'sem cobrança' });
+      await sim.control.webhooksIdle();
+      assert.equal(hook.posts.length, 1); // the charge's only
+      const window = 'inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z';
+      const without = await api('GET', `/pix?${window}&txIdPresente=false`);
+      assert.deepEqual(without.body.pix.map((p: Json) => [p.endToEndId, p.txid, p.valor]), [[endToEndId, undefined, '3.33']]);
+      assert.equal(without.body.parametros.txIdPresente, false);
+      assert.equal((await api('GET', `/pix?${window}&txIdPresente=true`)).body.pix[0].txid, cob.txid);
+      const polls = (await sim.state()).requests.filter((r) => r.path === '/v2/pix');
+      assert.deepEqual(polls.map((r) => r.query), [`${window}&txIdPresente=false`, `${window}&txIdPresente=true`]);
+      await assertNoViolations();
+    });
+
     test('bad queries: 400 PixConsultaInvalida', async () => {
       for (const q of ['fim=2026-01-01T00:00:00Z', 'inicio=2026-01-02T00:00:00Z&fim=2026-01-01T00:00:00Z', 'inicio=ontem&fim=2026-01-01T00:00:00Z', 'inicio=2026-01-01T00:00:00Z&fim=2026-01-02T00:00:00Z&paginacao.itensPorPagina=0']) {
         const res = await api('GET', `/pix?${q}`);

@@ -62,7 +62,7 @@ export interface PixSimulatorState {
   devolucoes: Json[];
   webhooks: Array<{ chave: string; webhookUrl: string; criacao: string }>;
   tokensIssued: number;
-  requests: Array<{ method: string; path: string; status: number | null }>;
+  requests: Array<{ method: string; path: string; query?: string; status: number | null }>;
   deliveries: Delivery[];
   modes: Json;
 }
@@ -70,6 +70,8 @@ export interface PixSimulatorState {
 export interface PixSimulatorControl {
   /** The payer pays the cob (default: its original amount, now); answers the end-to-end id. */
   pay(txid: string, opts?: { valor?: string; horario?: string; infoPagador?: string; force?: boolean }): Promise<{ endToEndId: string; pix: Json }>;
+  /** A Pix straight to the key, no cob, no txid (listed by GET /pix; no webhook). */
+  payKey(valor: string, opts?: { horario?: string; infoPagador?: string }): Promise<{ endToEndId: string; pix: Json }>;
   webhookMode(mode: WebhookMode): Promise<void>;
   outage(mode: OutageMode): Promise<void>;
   /** The next `count` (default 1) cob creations are refused with `status` and a problem body. */
@@ -180,6 +182,7 @@ export async function startPixSimulator(opts: PixSimulatorOptions = {}): Promise
 
   const control: PixSimulatorControl = {
     pay: (txid, o = {}) => call('POST', '/control/pay', { txid, ...o }),
+    payKey: (valor, o = {}) => call('POST', '/control/pay', { valor, ...o }),
     webhookMode: async (mode) => void (await call('POST', '/control/webhook-mode', { mode })),
     outage: async (mode) => void (await call('POST', '/control/outage', { mode })),
     failNextCob: async (status, count = 1, detail) => void (await call('POST', '/control/fail-next-cob', { status, count, ...(detail ? { detail } : {}) })),

@@ -143,8 +143,8 @@ export function buildApi(o: ApiOptions): FastifyInstance {
   }
 
   app.addHook('onRequest', async (req, reply) => {
-    const path = req.url.split('?')[0]!;
-    store.state.requests.push({ method: req.method, path, status: null, at: new Date().toISOString() });
+    const [path, query] = req.url.split('?', 2) as [string, string | undefined];
+    store.state.requests.push({ method: req.method, path, ...(query ? { query } : {}), status: null, at: new Date().toISOString() });
     (req as Json).simRecord = store.state.requests[store.state.requests.length - 1];
     const mode = o.outage();
     if (mode === '503') return send(req, reply, { status: 503, body: problem('ServicoIndisponivel') });
