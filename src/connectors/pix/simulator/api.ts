@@ -9,7 +9,7 @@ import type { OAuth } from './oauth.ts';
 import { problem, type ProblemType } from './problems.ts';
 import type { Answer, Psp } from './psp.ts';
 import type { PixApiSchemas, Violacao } from './schema.ts';
-import type { Store } from './store.ts';
+import type { RequestRecord, Store } from './store.ts';
 
 type Json = any;
 export type OutageMode = 'none' | '503' | 'hang' | 'reset';
@@ -123,6 +123,7 @@ export function buildApi(o: ApiOptions): FastifyInstance {
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
   const docPathOf = new Map<string, string>(); // fastify route url → document path
+  const records = new WeakMap<FastifyRequest, RequestRecord>();
 
   /** Sends an answer, checking it against the document first when the route is an API Pix one. */
   function send(req: FastifyRequest, reply: FastifyReply, a: Answer): FastifyReply {
@@ -144,8 +145,9 @@ export function buildApi(o: ApiOptions): FastifyInstance {
 
   app.addHook('onRequest', async (req, reply) => {
     const [path, query] = req.url.split('?', 2) as [string, string | undefined];
-    store.state.requests.push({ method: req.method, path, ...(query ? { query } : {}), status: null, at: new Date().toISOString() });
-    (req as Json).simRecord = store.state.requests[store.state.requests.length - 1];
+    const record: RequestRecord = { method: req.method, path, ...(query ? { query } : {}), status: null, at: new Date().toISOString() };
+    store.state.requests.push(record);
+    records.set(req, record);
     const mode = o.outage();
     if (mode === '503') return send(req, reply, { status: 503, body: problem('ServicoIndisponivel') });
     if (mode === 'hang') {
@@ -159,8 +161,8 @@ export function buildApi(o: ApiOptions): FastifyInstance {
     }
   });
   app.addHook('onResponse', async (req, reply) => {
-    const rec = (req as Json).simRecord;
-    if (rec) rec.status = reply.statusCode; // saved with the next change; the log is for tests
+    const record = records.get(req);
+    if (record) record.status = reply.statusCode; // saved with the next change; the log is for tests
   });
 
   app.post('/oauth/token', async (req, reply) => {
@@ -182,9 +184,9 @@ export function buildApi(o: ApiOptions): FastifyInstance {
 
         const params = req.params as Record<string, string>;
         const query = req.query as Record<string, string | undefined>;
-        const invalid = (violacoes: Violacao[], detail?: string) => {
+        const invalid = (violacoes: Violacao[]) => {
           store.violation({ side: 'request', method: req.method, path: req.url, errors: violacoes.map((v) => `${v.propriedade}: ${v.razao}`) });
-          return send(req, reply, { status: 400, body: problem(route.invalid, detail, violacoes) });
+          return send(req, reply, { status: 400, body: problem(route.invalid, undefined, violacoes) });
         };
         const paramViolations = schemas.validateParameters(route.method, route.path, { path: params, query });
         if (paramViolations.length) return invalid(paramViolations);
