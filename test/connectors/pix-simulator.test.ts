@@ -4,8 +4,14 @@
 // each group ends with no violation recorded on the simulator's side.
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { loadOrCreatePki } from '../../src/connectors/pix/simulator/certs.ts';
 import { parsePixBrCode, verifyPixCrc } from '../../src/domain/pix.ts';
 import { PixApiSchemas } from '../../src/connectors/pix/simulator/schema.ts';
 import { pixHttps, pixToken, startPixSimulator, type PixHttpResponse, type PixSimulator } from '../helpers/pix-simulator.ts';
@@ -19,6 +25,10 @@ function template(path: string): string | undefined {
   const p = path.split('?')[0]!;
   return TEMPLATES.find((t) => new RegExp('^' + t.replace(/\{\w+\}/g, '[^/]+') + '$').test(p));
 }
+
+/** A second PKI, with a CA of its own (made with the simulator's code): a stranger's client certificate, a webhook receiver's server certificate. */
+let other: ReturnType<typeof loadOrCreatePki> | undefined;
+const otherPki = () => (other ??= loadOrCreatePki(mkdtempSync(join(tmpdir(), 'caja-pixsim-other-')), 'stranger'));
 
 let txidSeq = 0;
 /** A fresh txid: 26 to 35 letters and digits. */
@@ -133,15 +143,11 @@ describe('API Pix PSP simulator', () => {
     });
 
     test('a certificate from another CA fails the handshake; the issued one passes', async () => {
-      const other = await startPixSimulator();
-      try {
-        await assert.rejects(
-          pixHttps(sim.config, { method: 'POST', url: sim.config.token_url, tls: { cert: other.config.certificate, key: other.config.private_key } }),
-          /unknown ca|certificate|alert|ECONNRESET|hang up/i,
-        );
-      } finally {
-        await other.stop();
-      }
+      const other = otherPki();
+      await assert.rejects(
+        pixHttps(sim.config, { method: 'POST', url: sim.config.token_url, tls: { cert: other.client.cert, key: other.client.key } }),
+        /unknown ca|certificate|alert|ECONNRESET|hang up/i,
+      );
       assert.ok(await pixToken(sim.config));
     });
 
@@ -429,6 +435,51 @@ describe('API Pix PSP simulator', () => {
       assert.equal(remote.status, 400);
       await assertNoViolations();
     });
+
+    test('https webhooks: the receiver is checked against --webhook-ca, and the simulator presents its certificate', async () => {
+      const pki = otherPki();
+      const posts: Json[] = [];
+      let peer: Json;
+      const server = https.createServer({ key: pki.server.key, cert: pki.server.cert, requestCert: true, rejectUnauthorized: false }, (req, res) => {
+        peer = (req.socket as TLSSocket).getPeerCertificate();
+        let body = '';
+        req.on('data', (d) => (body += d));
+        req.on('end', () => {
+          posts.push(JSON.parse(body));
+          res.end();
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const trusting = await startPixSimulator({ webhookCaFile: pki.files.ca });
+      try {
+        const t = await pixToken(trusting.config);
+        const call = (method: string, path: string, body: Json) =>
+          pixHttps(trusting.config, { method, url: trusting.config.api_url + path, headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        assert.equal((await call('PUT', `/webhook/${trusting.config.pix_key}`, { webhookUrl: url })).status, 200);
+        const txid = newTxid();
+        assert.equal((await call('PUT', `/cob/${txid}`, { calendario: { expiracao: 60 }, valor: { original: '1.00' }, chave: trusting.config.pix_key })).status, 201);
+        await trusting.control.pay(txid);
+        await trusting.control.webhooksIdle();
+        assert.equal(posts.length, 1);
+        assert.equal(posts[0].pix[0].txid, txid);
+        assert.equal(peer.issuer.CN, 'caja Pix PSP simulator CA');
+        assert.deepEqual(await trusting.violations(), []);
+
+        // A simulator that does not trust the receiver's CA fails every attempt.
+        assert.equal((await api('PUT', `/webhook/${sim.config.pix_key}`, { webhookUrl: url })).status, 200);
+        const cob = await createCob();
+        await sim.control.pay(cob.txid);
+        await sim.control.webhooksIdle();
+        const d = (await sim.state()).deliveries;
+        assert.equal(d.length, 5);
+        assert.ok(d.every((x) => x.status === null && /certificate/i.test(x.error ?? '')), JSON.stringify(d[0]));
+        assert.equal(posts.length, 1);
+      } finally {
+        await trusting.stop();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
   });
 
   describe('GET /pix', () => {
@@ -464,6 +515,22 @@ describe('API Pix PSP simulator', () => {
       assert.equal(one.body.parametros.txid, outside.txid);
       const empty = await api('GET', `/pix?inicio=2025-01-01T00:00:00Z&fim=2025-01-02T00:00:00Z`);
       assert.deepEqual(empty.body.parametros.paginacao, { paginaAtual: 0, itensPorPagina: 100, quantidadeDePaginas: 1, quantidadeTotalDeItens: 0 });
+      await assertNoViolations();
+    });
+
+    test('a Pix to the key without a charge: listed (txIdPresente=false), no webhook; the request log keeps each query', async () => {
+      const cob = await createCob();
+      await sim.control.pay(cob.txid);
+      const { endToEndId } = await sim.control.payKey('3.33', { infoPagador: 'sem cobrança' });
+      await sim.control.webhooksIdle();
+      assert.equal(hook.posts.length, 1); // the charge's only
+      const window = 'inicio=2020-01-01T00:00:00Z&fim=2099-01-01T00:00:00Z';
+      const without = await api('GET', `/pix?${window}&txIdPresente=false`);
+      assert.deepEqual(without.body.pix.map((p: Json) => [p.endToEndId, p.txid, p.valor]), [[endToEndId, undefined, '3.33']]);
+      assert.equal(without.body.parametros.txIdPresente, false);
+      assert.equal((await api('GET', `/pix?${window}&txIdPresente=true`)).body.pix[0].txid, cob.txid);
+      const polls = (await sim.state()).requests.filter((r) => r.path === '/v2/pix');
+      assert.deepEqual(polls.map((r) => r.query), [`${window}&txIdPresente=false`, `${window}&txIdPresente=true`]);
       await assertNoViolations();
     });
 
@@ -577,5 +644,32 @@ describe('API Pix PSP simulator', () => {
     assert.equal((await api('GET', `/cob/${cob.txid}`)).body.status, 'CONCLUIDA'); // the old token still works
     assert.equal((await api('GET', `/pix/${endToEndId}`)).status, 200);
     await assertNoViolations();
+  });
+});
+
+describe('reading the API Pix OpenAPI document', () => {
+  test('patterns match whole values; the CPF pattern written as /…/ works', () => {
+    const amount = (original: string) => schemas.validateComponent('CobValor', { original }, 'valor');
+    assert.deepEqual(amount('10.50'), []);
+    for (const bad of ['10.5', '10.555', 'R$10.50', '10,50']) assert.equal(amount(bad).length, 1, bad);
+    assert.deepEqual(schemas.validateComponent('PessoaFisica', { cpf: '12345678909', nome: 'A' }), []);
+    assert.equal(schemas.validateComponent('PessoaFisica', { cpf: '123.456.789-09', nome: 'A' }).length, 1);
+    assert.equal(schemas.validateComponent('TxId', 'a'.repeat(36)).length, 1);
+  });
+
+  test('the document\'s own examples of a saque and of a payload location validate (oneOf and location readings)', () => {
+    const doc = schemas.doc;
+    const cob = doc.components.examples.cobBody6.value;
+    assert.ok(cob.valor.retirada.saque);
+    assert.deepEqual(schemas.validateRequestBody('PUT', '/cob/{txid}', { calendario: { expiracao: 3600 }, ...cob }, 'cob'), []);
+    assert.equal(schemas.validateComponent('CobValor', { original: '1.00', retirada: { saque: {}, troco: {} } }).length > 0, true);
+    assert.deepEqual(schemas.validateComponent('PayloadLocation', { id: 1, location: 'pix.example.com/qr/v2/9d36b84fc70b478fb95c12729b90ca25', tipoCob: 'cob', criacao: '2020-03-11T21:19:51.013Z' }), []);
+  });
+
+  test('GET /pix answers are read with `pix`, not the `cobs` the schema requires by mistake', () => {
+    assert.ok(schemas.doc.components.schemas.PixConsultados.required.includes('cobs'));
+    const parametros = { inicio: '2020-01-01T00:00:00Z', fim: '2020-01-02T00:00:00Z', paginacao: { paginaAtual: 0, itensPorPagina: 100, quantidadeDePaginas: 1, quantidadeTotalDeItens: 0 } };
+    assert.deepEqual(schemas.validateResponse('GET', '/pix', 200, 'application/json', { parametros, pix: [] }), []);
+    assert.notDeepEqual(schemas.validateResponse('GET', '/pix', 418, 'application/json', {}), []);
   });
 });

@@ -44,8 +44,8 @@ export interface PixSimulatorOptions {
   dir?: string;
   port?: number;
   controlPort?: number;
-  /** PEM CA to trust for https webhook receivers, besides the system's. */
-  webhookCa?: string;
+  /** File of a PEM CA to trust for https webhook receivers, besides the system's. */
+  webhookCaFile?: string;
   /** Webhook retries after the first attempt (default 4) and first backoff (default 250 ms). */
   webhookRetries?: number;
   webhookBackoffMs?: number;
@@ -62,7 +62,7 @@ export interface PixSimulatorState {
   devolucoes: Json[];
   webhooks: Array<{ chave: string; webhookUrl: string; criacao: string }>;
   tokensIssued: number;
-  requests: Array<{ method: string; path: string; status: number | null }>;
+  requests: Array<{ method: string; path: string; query?: string; status: number | null }>;
   deliveries: Delivery[];
   modes: Json;
 }
@@ -70,6 +70,8 @@ export interface PixSimulatorState {
 export interface PixSimulatorControl {
   /** The payer pays the cob (default: its original amount, now); answers the end-to-end id. */
   pay(txid: string, opts?: { valor?: string; horario?: string; infoPagador?: string; force?: boolean }): Promise<{ endToEndId: string; pix: Json }>;
+  /** A Pix straight to the key, no cob, no txid (listed by GET /pix; no webhook). */
+  payKey(valor: string, opts?: { horario?: string; infoPagador?: string }): Promise<{ endToEndId: string; pix: Json }>;
   webhookMode(mode: WebhookMode): Promise<void>;
   outage(mode: OutageMode): Promise<void>;
   /** The next `count` (default 1) cob creations are refused with `status` and a problem body. */
@@ -150,7 +152,7 @@ export async function startPixSimulator(opts: PixSimulatorOptions = {}): Promise
     if (opts.tokenTtl !== undefined) a.push('--token-ttl', String(opts.tokenTtl));
     if (opts.webhookRetries !== undefined) a.push('--webhook-retries', String(opts.webhookRetries));
     if (opts.webhookBackoffMs !== undefined) a.push('--webhook-backoff-ms', String(opts.webhookBackoffMs));
-    if (opts.webhookCa) a.push('--webhook-ca', opts.webhookCa);
+    if (opts.webhookCaFile) a.push('--webhook-ca', opts.webhookCaFile);
     return a;
   };
   const stderr = opts.stderr ?? 'pipe';
@@ -180,6 +182,7 @@ export async function startPixSimulator(opts: PixSimulatorOptions = {}): Promise
 
   const control: PixSimulatorControl = {
     pay: (txid, o = {}) => call('POST', '/control/pay', { txid, ...o }),
+    payKey: (valor, o = {}) => call('POST', '/control/pay', { valor, ...o }),
     webhookMode: async (mode) => void (await call('POST', '/control/webhook-mode', { mode })),
     outage: async (mode) => void (await call('POST', '/control/outage', { mode })),
     failNextCob: async (status, count = 1, detail) => void (await call('POST', '/control/fail-next-cob', { status, count, ...(detail ? { detail } : {}) })),

@@ -9,7 +9,7 @@ import type { OAuth } from './oauth.ts';
 import { problem, type ProblemType } from './problems.ts';
 import type { Answer, Psp } from './psp.ts';
 import type { PixApiSchemas, Violacao } from './schema.ts';
-import type { Store } from './store.ts';
+import type { RequestRecord, Store } from './store.ts';
 
 type Json = any;
 export type OutageMode = 'none' | '503' | 'hang' | 'reset';
@@ -116,19 +116,26 @@ export function buildApi(o: ApiOptions): FastifyInstance {
     forceCloseConnections: true,
     logger: false,
     bodyLimit: 1 << 20,
+    exposeHeadRoutes: false, // only the document's operations
   });
   // Bodies arrive as text; the routes parse them, so a malformed one gets the API Pix's problem.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
   const docPathOf = new Map<string, string>(); // fastify route url → document path
+  const records = new WeakMap<FastifyRequest, RequestRecord>();
 
   /** Sends an answer, checking it against the document first when the route is an API Pix one. */
   function send(req: FastifyRequest, reply: FastifyReply, a: Answer): FastifyReply {
     const contentType = a.body === undefined ? undefined : a.status >= 400 ? 'application/problem+json' : 'application/json';
     const docPath = docPathOf.get(req.routeOptions.url ?? '');
     if (docPath) {
-      const errors = schemas.validateResponse(req.method, docPath, a.status, contentType, a.body);
+      let errors: string[];
+      try {
+        errors = schemas.validateResponse(req.method, docPath, a.status, contentType, a.body);
+      } catch (err) {
+        errors = [`could not be checked: ${(err as Error).message}`];
+      }
       if (errors.length) store.violation({ side: 'response', method: req.method, path: req.url, status: a.status, errors });
     }
     reply.code(a.status).headers(a.headers ?? {});
@@ -137,9 +144,10 @@ export function buildApi(o: ApiOptions): FastifyInstance {
   }
 
   app.addHook('onRequest', async (req, reply) => {
-    const path = req.url.split('?')[0]!;
-    store.state.requests.push({ method: req.method, path, status: null, at: new Date().toISOString() });
-    (req as Json).simRecord = store.state.requests[store.state.requests.length - 1];
+    const [path, query] = req.url.split('?', 2) as [string, string | undefined];
+    const record: RequestRecord = { method: req.method, path, ...(query ? { query } : {}), status: null, at: new Date().toISOString() };
+    store.state.requests.push(record);
+    records.set(req, record);
     const mode = o.outage();
     if (mode === '503') return send(req, reply, { status: 503, body: problem('ServicoIndisponivel') });
     if (mode === 'hang') {
@@ -153,9 +161,8 @@ export function buildApi(o: ApiOptions): FastifyInstance {
     }
   });
   app.addHook('onResponse', async (req, reply) => {
-    const rec = (req as Json).simRecord;
-    if (rec) rec.status = reply.statusCode;
-    store.save();
+    const record = records.get(req);
+    if (record) record.status = reply.statusCode; // saved with the next change; the log is for tests
   });
 
   app.post('/oauth/token', async (req, reply) => {
@@ -177,9 +184,9 @@ export function buildApi(o: ApiOptions): FastifyInstance {
 
         const params = req.params as Record<string, string>;
         const query = req.query as Record<string, string | undefined>;
-        const invalid = (violacoes: Violacao[], detail?: string) => {
+        const invalid = (violacoes: Violacao[]) => {
           store.violation({ side: 'request', method: req.method, path: req.url, errors: violacoes.map((v) => `${v.propriedade}: ${v.razao}`) });
-          return send(req, reply, { status: 400, body: problem(route.invalid, detail, violacoes) });
+          return send(req, reply, { status: 400, body: problem(route.invalid, undefined, violacoes) });
         };
         const paramViolations = schemas.validateParameters(route.method, route.path, { path: params, query });
         if (paramViolations.length) return invalid(paramViolations);

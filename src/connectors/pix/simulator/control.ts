@@ -31,8 +31,13 @@ export function buildControl(o: ControlOptions): FastifyInstance {
 
   app.post('/control/pay', async (req, reply) => {
     const b = (req.body ?? {}) as Json;
-    if (typeof b.txid !== 'string') return reply.code(400).send(bad('txid is required'));
-    const a = psp.pay(b.txid, { valor: b.valor, horario: b.horario, infoPagador: b.infoPagador, force: b.force === true });
+    const opts = { valor: b.valor, horario: b.horario, infoPagador: b.infoPagador };
+    if (b.txid === undefined) {
+      const a = psp.payKey(opts);
+      return reply.code(a.status).send(a.body);
+    }
+    if (typeof b.txid !== 'string') return reply.code(400).send(bad('txid must be a string'));
+    const a = psp.pay(b.txid, { ...opts, force: b.force === true });
     return reply.code(a.status).send(a.body);
   });
 
@@ -97,7 +102,7 @@ export function buildControl(o: ControlOptions): FastifyInstance {
       devolucoes: store.devolucoes(),
       webhooks: Object.values(s.webhooks),
       tokensIssued: s.tokensIssued,
-      requests: s.requests.map(({ method, path, status }) => ({ method, path, status })),
+      requests: s.requests.map(({ method, path, query, status }) => ({ method, path, ...(query ? { query } : {}), status })),
       deliveries: s.deliveries,
       modes: {
         webhook: webhooks.mode,
@@ -111,6 +116,7 @@ export function buildControl(o: ControlOptions): FastifyInstance {
   app.get('/control/violations', async () => store.state.violations);
 
   app.post('/control/reset', async () => {
+    webhooks.cancel();
     await webhooks.idle();
     store.reset();
     webhooks.mode = 'deliver';

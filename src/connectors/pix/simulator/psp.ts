@@ -239,18 +239,36 @@ export class Psp {
     if (!cob) return { status: 404, body: { error: `no cob ${txid}` } };
     if (cob.status === 'CONCLUIDA') return { status: 409, body: { error: `cob ${txid} is already CONCLUIDA` } };
     if (cob.status !== 'ATIVA' && !opts.force) return { status: 409, body: { error: `cob ${txid} is ${cob.status}; pass force: true to pay it anyway` } };
-    const valor = opts.valor ?? cob.valor.original;
-    if (!/^\d{1,10}\.\d{2}$/.test(valor)) return { status: 400, body: { error: 'valor must look like 10.50' } };
-    const at = opts.horario ? new Date(opts.horario) : new Date();
-    if (Number.isNaN(at.getTime())) return { status: 400, body: { error: 'horario must be an RFC 3339 date-time' } };
-    const pix: PixRecord = { endToEndId: endToEndId(at), txid, valor, chave: cob.chave, horario: rfc3339(at), devolucoes: [] };
-    if (opts.infoPagador !== undefined) pix.infoPagador = opts.infoPagador;
-    this.s.pix[pix.endToEndId] = pix;
+    const pix = this.receive({ ...opts, valor: opts.valor ?? cob.valor.original, txid, chave: cob.chave });
+    if ('status' in pix) return pix;
     cob.status = 'CONCLUIDA';
     cob.pix.push(pix.endToEndId);
     this.store.save();
     this.webhooks.notify(cob.chave, [this.pixView(pix)]);
     return { status: 200, body: { endToEndId: pix.endToEndId, pix: this.pixView(pix) } };
+  }
+
+  /**
+   * A payer sends a Pix straight to the key, with no charge (no txid): it shows in GET /pix but,
+   * as the document says of the callback, no webhook is sent for it.
+   */
+  payKey(opts: { valor?: string; horario?: string; infoPagador?: string }): Answer {
+    if (opts.valor === undefined) return { status: 400, body: { error: 'valor is required to pay the key without a txid' } };
+    const pix = this.receive({ ...opts, valor: opts.valor, chave: this.receiver.pixKey });
+    if ('status' in pix) return pix;
+    this.store.save();
+    return { status: 200, body: { endToEndId: pix.endToEndId, pix: this.pixView(pix) } };
+  }
+
+  private receive(o: { valor: string; chave: string; txid?: string; horario?: string; infoPagador?: string }): PixRecord | Answer {
+    if (!/^\d{1,10}\.\d{2}$/.test(o.valor)) return { status: 400, body: { error: 'valor must look like 10.50' } };
+    const at = o.horario ? new Date(o.horario) : new Date();
+    if (Number.isNaN(at.getTime())) return { status: 400, body: { error: 'horario must be an RFC 3339 date-time' } };
+    const pix: PixRecord = { endToEndId: endToEndId(at), valor: o.valor, chave: o.chave, horario: rfc3339(at), devolucoes: [] };
+    if (o.txid !== undefined) pix.txid = o.txid;
+    if (o.infoPagador !== undefined) pix.infoPagador = o.infoPagador;
+    this.s.pix[pix.endToEndId] = pix;
+    return pix;
   }
 
   getPix(e2eid: string): Answer {

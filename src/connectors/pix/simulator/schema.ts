@@ -13,6 +13,12 @@
 //   mean it ("txid: 26 a 35 caracteres"); JSON Schema alone would accept any value *containing*
 //   a match, so "10.5" passes `\d{1,10}\.\d{2}` if followed by a digit. Patterns written as
 //   regular-expression literals (`/^\d{11}$/`, the CPF pattern) lose their slashes.
+// - A `oneOf` whose branches are objects of one property each and require nothing can never
+//   match exactly one branch (an object matches every branch that does not constrain it): each
+//   branch is read as requiring its property. That is `valor.retirada` (`saque` or `troco`),
+//   whose examples in the document fail without this reading.
+// - A `location` property is a payload location without scheme (`pix.example.com/qr/v2/…`, in
+//   the document's examples and in BR Codes), so its `format: uri` is read as `uri-reference`.
 // And one erratum, checked at load so a corrected document makes it fail loudly:
 // - `PixConsultados` (answer of GET /pix) requires `cobs`, a property it does not define; the
 //   list is `pix`. The simulator answers `pix`, as PSPs do.
@@ -54,12 +60,20 @@ export function adaptSchema(schema: Json): Json {
       out[key] = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, adaptSchema(v)]));
     } else out[key] = adaptSchema(value);
   }
+  if (Array.isArray(out.oneOf) && out.oneOf.length > 1 && out.oneOf.every(singlePropertyObject)) {
+    out.oneOf = out.oneOf.map((b: Json) => ({ ...b, required: Object.keys(b.properties) }));
+  }
+  if (out.properties?.location?.format === 'uri') out.properties.location = { ...out.properties.location, format: 'uri-reference' };
   if (schema.nullable === true) {
     if (typeof out.type === 'string') out.type = [out.type, 'null'];
     if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
     if (out.type === undefined && out.enum === undefined) return { anyOf: [out, { type: 'null' }] };
   }
   return out;
+}
+
+function singlePropertyObject(b: Json): boolean {
+  return !!b && typeof b === 'object' && !b.$ref && !b.required && !!b.properties && Object.keys(b.properties).length === 1;
 }
 
 function applyErrata(schemas: Json): void {

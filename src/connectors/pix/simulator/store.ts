@@ -63,6 +63,8 @@ export interface Token {
 export interface RequestRecord {
   method: string;
   path: string;
+  /** The query string, without `?`, when there is one (the window of a GET /pix poll). */
+  query?: string;
   /** null while unanswered, and for good when an outage hangs or resets the request. */
   status: number | null;
   at: string;

@@ -28,7 +28,9 @@ export class WebhookSender {
   mode: WebhookMode = 'deliver';
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
-  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Bumped by cancel(): deliveries of an older generation stop retrying. */
+  private generation = 0;
+  private readonly timers = new Map<NodeJS.Timeout, () => void>();
 
   constructor(
     private readonly store: Store,
@@ -61,9 +63,19 @@ export class WebhookSender {
     while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
   }
 
+  /** Abandons the retries of every delivery under way (a control reset). */
+  cancel(): void {
+    this.generation++;
+    for (const [t, resolve] of this.timers) {
+      clearTimeout(t);
+      resolve();
+    }
+    this.timers.clear();
+  }
+
   stop(): void {
     this.stopped = true;
-    for (const t of this.timers) clearTimeout(t);
+    this.cancel();
   }
 
   private track(p: Promise<void>): void {
@@ -74,8 +86,10 @@ export class WebhookSender {
   private async deliver(url: string, body: string, endToEndIds: string[]): Promise<void> {
     const retries = this.opts.retries ?? 4;
     const backoff = this.opts.backoffMs ?? 250;
-    for (let attempt = 1; attempt <= retries + 1 && !this.stopped; attempt++) {
+    const generation = this.generation;
+    for (let attempt = 1; attempt <= retries + 1 && !this.stopped && generation === this.generation; attempt++) {
       const { status, error } = await this.post(url, body);
+      if (generation !== this.generation) return; // reset meanwhile: not this state's delivery
       this.store.state.deliveries.push({ url, status, attempt, endToEndIds, at: new Date().toISOString(), ...(error ? { error } : {}) });
       this.store.save();
       if (status !== null && status >= 200 && status < 300) return;
@@ -89,7 +103,7 @@ export class WebhookSender {
         this.timers.delete(t);
         resolve();
       }, ms);
-      this.timers.add(t);
+      this.timers.set(t, resolve);
     });
   }
 
