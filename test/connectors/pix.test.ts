@@ -192,6 +192,20 @@ for (const backend of backends()) {
         // The next window overlaps this one: the same payment is seen again and applied no more.
         await reconcile(s.ctx, connector, 3600, true);
         assert.equal((await payments(d.txid)).length, 1);
+        const windows = (await sim.state()).requests
+          .filter((q) => q.method === 'GET' && /\/pix$/.test(q.path) && q.query)
+          .map((q) => new URLSearchParams(q.query!))
+          .map((q) => ({ inicio: Date.parse(q.get('inicio')!), fim: Date.parse(q.get('fim')!) }));
+        const [prev, last] = windows.slice(-2);
+        assert.ok(prev && last && last.inicio < prev.fim && last.fim >= prev.fim, JSON.stringify(windows.slice(-2)));
+        // A Pix straight to the key, with no charge: seen by the poll, kept for the operator.
+        const loose = await sim.control.payKey('12.34');
+        await reconcile(s.ctx, connector, 3600, true);
+        const unmatched = (await admin(s.url, 'GET', '/admin/connectors/pix/payments?status=unmatched')).body.payments as any[];
+        const row = unmatched.find((x) => x.end_to_end_id === loose.endToEndId);
+        assert.ok(row, 'a Pix without txid is listed');
+        assert.deepEqual([row.txid, row.deposit_id, row.amount, row.seen_via], [null, null, '12.34', 'poll']);
+        assert.match(row.reason, /without a txid/);
         const health = (await admin(s.url, 'GET', '/admin/connectors/pix')).body.health;
         assert.equal(health.last_poll_ok, true);
         assert.ok(health.polled_until);
