@@ -63,6 +63,8 @@ function buildOnce(ctx: AppContext, kind: ConnectorKind, stored: StoredConnector
   const hit = perDb.get(stored.name);
   if (hit && hit.version === version) return hit.connector;
   const connector = kind.build(ctx, stored);
+  // The previous configuration's connector lets its connections go (calls in flight finish).
+  hit?.connector.close?.();
   perDb.set(stored.name, { version, connector });
   return connector;
 }

@@ -377,6 +377,13 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
       payer: { document: input.payer.document, documentType: input.payer.document_type, name: payerName }, publicBaseUrl: ctx.config.publicBaseUrl,
     };
     if (connector) {
+      // A real provider's charge outlives a creation that is then left out: a replay, a copy
+      // of the signed request or a used invoice id is answered before the provider is asked
+      // (and answered even while the provider is down).
+      if (!connector.simulated) {
+        const prior = await answerBeforeCharge(ctx, merchant.id, invoiceId, opts);
+        if (prior) return prior;
+      }
       const charge = await chargeOrError(connector, order);
       paymentInfo = toJson(charge.paymentInfo);
       connectorName = connector.name;
@@ -463,6 +470,22 @@ async function leftOutAnswer(ctx: AppContext, merchantId: number, opts: CreateOp
     if (deposit) return { deposit, replayed: true };
   }
   throw depositErrors.invoiceUsed();
+}
+
+/**
+ * For a charge made at a provider: the answer when the request's idempotency key, signed request
+ * or invoice id already names a deposit (as leftOutAnswer would give after the insert), or null.
+ */
+async function answerBeforeCharge(ctx: AppContext, merchantId: number, invoiceId: string, opts: CreateOptions): Promise<CreateResult | null> {
+  const { rows } = await ctx.db.query<{ key: boolean; invoice: boolean; claim: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM idempotency_keys WHERE merchant_id = $1 AND scope = 'deposits' AND key = $2) AS key,
+            EXISTS (SELECT 1 FROM deposits WHERE merchant_id = $1 AND invoice_id = $3) AS invoice,
+            EXISTS (SELECT 1 FROM signed_requests WHERE merchant_id = $1 AND request_hash = $4) AS claim`,
+    [merchantId, opts.idempotency?.key ?? null, invoiceId, opts.replay?.hash ?? null],
+  );
+  const r = rows[0]!;
+  if (r.key || r.claim || r.invoice) return leftOutAnswer(ctx, merchantId, { ...opts, idempotency: r.key ? opts.idempotency : undefined, replay: r.claim ? opts.replay : undefined });
+  return null;
 }
 
 /** A creation running at the same time took the key after this one's statement had read the keys. */

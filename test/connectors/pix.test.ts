@@ -238,6 +238,24 @@ for (const backend of backends()) {
         assert.equal(back.status, 200, `${mode}: ${back.text}`);
         assert.ok(back.body.payment_info.secondary_metadata.digitable_line);
       }
+      // A replay is answered from the deposit, without the PSP (even while it is down), and
+      // makes no second cob; a used invoice id is 201 without asking the PSP either.
+      const b = body();
+      const first = await v3.post('/v3/deposits', b, { 'X-Idempotency-Key': `replay-${b.invoice_id}` });
+      assert.equal(first.status, 200, first.text);
+      const cobs = (await sim.state()).cobs.length;
+      await sim.control.outage('503');
+      try {
+        const replay = await v3.post('/v3/deposits', b, { 'X-Idempotency-Key': `replay-${b.invoice_id}` });
+        assert.equal(replay.status, 200, replay.text);
+        assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+        assert.equal(replay.body.deposit_id, first.body.deposit_id);
+        const used = await v3.post('/v3/deposits', b);
+        assert.deepEqual([used.status, used.body.code], [400, 201]);
+      } finally {
+        await sim.control.outage('none');
+      }
+      assert.equal((await sim.state()).cobs.length, cobs);
       assert.ok((await admin(s.url, 'GET', '/admin/connectors/pix')).body.health.last_error);
     });
 

@@ -159,6 +159,11 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
       }
     },
 
+    close() {
+      // Calls in flight finish first (each has its deadline).
+      setTimeout(() => client.close(), 2 * ctx.config.connectors.timeoutMs).unref();
+    },
+
     async health() {
       try {
         await client.bearer();
