@@ -13,6 +13,42 @@ import { v3ErrorSchema } from '../v3/face.ts';
 
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
 
+const when = { type: ['string', 'null'] } as const;
+const pixViewSchema = {
+  type: 'object',
+  required: ['api_url', 'token_url', 'client_id', 'pix_key', 'certificate', 'client_secret', 'private_key', 'updated_at', 'health'],
+  properties: {
+    api_url: { type: 'string' }, token_url: { type: 'string' }, client_id: { type: 'string' }, pix_key: { type: 'string' },
+    certificate: { type: 'string', description: 'PEM of the client certificate (public)' }, ca: { type: 'string' },
+    client_secret: { type: 'string', enum: ['(set)'], description: 'never answered' }, private_key: { type: 'string', enum: ['(set)'], description: 'never answered' },
+    updated_at: { type: 'string' },
+    health: {
+      type: 'object',
+      properties: {
+        token_obtained: { type: 'boolean' }, token_obtained_at: when, webhook_registered: { type: 'boolean' }, webhook_registered_at: when,
+        webhook_url: when, last_poll_at: when, last_poll_ok: { type: ['boolean', 'null'] }, polled_until: when, last_error: when, last_error_at: when,
+      },
+    },
+  },
+} as const;
+const paymentsSchema = {
+  type: 'object',
+  required: ['payments'],
+  properties: {
+    payments: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          end_to_end_id: { type: 'string' }, txid: when, deposit_id: { type: ['integer', 'null'] }, amount: { type: 'string' }, currency: { type: 'string' },
+          key: when, paid_at: { type: 'string' }, status: { type: 'string', enum: ['applied', 'unmatched'] }, reason: when,
+          seen_via: { type: 'string', enum: ['webhook', 'poll'] }, recorded_at: { type: 'string' },
+        },
+      },
+    },
+  },
+} as const;
+
 const configBody = {
   type: 'object',
   properties: {
@@ -31,7 +67,7 @@ export function registerAdminConnectors(app: FastifyInstance, ctx: AppContext): 
         description: 'Secrets (client_secret, private_key) are encrypted at rest and never answered. The webhook is registered at the PSP at once (best effort; see health).',
         security: [{ adminToken: [] }],
         body: configBody,
-        response: errors,
+        response: { 200: pixViewSchema, ...errors },
       },
     },
     async (request) => {
@@ -53,7 +89,7 @@ export function registerAdminConnectors(app: FastifyInstance, ctx: AppContext): 
 
   app.get(
     '/admin/connectors/pix',
-    { schema: { tags: ['admin'], summary: 'The API Pix connector: configuration without secrets, and health', security: [{ adminToken: [] }], response: errors } },
+    { schema: { tags: ['admin'], summary: 'The API Pix connector: configuration without secrets, and health', security: [{ adminToken: [] }], response: { 200: pixViewSchema, ...errors } } },
     async () => {
       const view = await pixView(ctx);
       if (!view) throw v3Errors.notFound('The Pix connector is not configured');
@@ -72,7 +108,7 @@ export function registerAdminConnectors(app: FastifyInstance, ctx: AppContext): 
           type: 'object',
           properties: { status: { type: 'string', enum: ['applied', 'unmatched'] }, limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 } },
         },
-        response: errors,
+        response: { 200: paymentsSchema, ...errors },
       },
     },
     async (request) => {
