@@ -134,6 +134,8 @@ export interface PayinConnector {
   /** The provider's answer for a refund sent earlier (or null: never received it). */
   refundStatus(order: RefundOrder): Promise<RefundOutcome | null>;
   health(): Promise<ConnectorHealth>;
+  /** Withdraws a charge whose deposit was cancelled, so it can no longer be paid (best effort). */
+  cancelCharge?(reference: string): Promise<void>;
   /** Lets go of connections (a replaced configuration's connector). */
   close?(): void;
   /** The provider's reference of a refund, derived from its id (so a resend names the same one). */

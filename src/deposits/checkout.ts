@@ -30,6 +30,7 @@ import { recordEvent } from '../notifications/outbox.ts';
 import { toJson } from './json.ts';
 import { payinConnectorFor } from '../connectors/registry.ts';
 import { type Charge, type ChargeOrder, ConnectorError } from '../connectors/payin.ts';
+import { withdrawCharge } from '../connectors/charges.ts';
 import { transitionDepositIn } from './service.ts';
 import { type DepositRow, findDeposit, findDepositByToken } from './store.ts';
 
@@ -307,11 +308,13 @@ export async function confirmCardChallenge(
 
 /** The customer cancels on the hosted checkout: the merchant is told, as for any cancellation. */
 export async function cancelByCustomer(ctx: AppContext, token: string): Promise<DepositRow> {
-  return ctx.db.tx(async (q) => {
+  const cancelled = await ctx.db.tx(async (q) => {
     const d = await lockByToken(q, token);
     if (!isPayable(d, ctx.now())) throw new CheckoutError('not_payable');
     return transitionDepositIn(q, ctx, d.id, 'CANCELLED', 'cancel', { actor: 'customer' });
   });
+  await withdrawCharge(ctx, cancelled);
+  return cancelled;
 }
 
 /** What the customer pages show of a deposit, read in one query. */

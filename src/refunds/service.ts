@@ -260,7 +260,9 @@ async function insertRefund(ctx: AppContext, q: Queryable, merchantId: number, i
 /** The provider payment that completed a deposit, when a real connector's provider paid it. */
 async function connectorPayment(q: Queryable, depositId: number, connector: string): Promise<{ connector: string; paymentId: string } | null> {
   const { rows } = await q.query<{ payment_id: string }>(
-    `SELECT payment_id FROM connector_payments WHERE deposit_id = $1 AND connector = $2 AND status = 'applied' ORDER BY created_at LIMIT 1`,
+    // The payment that completed it; else (an operator completed it as a late payment: POST
+    // /admin/deposits/{id}/complete) the payment recorded as unmatched for it.
+    `SELECT payment_id FROM connector_payments WHERE deposit_id = $1 AND connector = $2 ORDER BY status = 'applied' DESC, created_at LIMIT 1`,
     [depositId, connector],
   );
   return rows[0] ? { connector, paymentId: rows[0].payment_id } : null;

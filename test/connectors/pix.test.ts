@@ -14,6 +14,7 @@ import { verifyPixCrc } from '../../src/domain/pix.ts';
 import { reconcile } from '../../src/connectors/payments.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
 import { expireDueDeposits } from '../../src/deposits/worker.ts';
+import { cancelByCustomer } from '../../src/deposits/checkout.ts';
 
 async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
@@ -375,6 +376,30 @@ for (const backend of backends()) {
       assert.deepEqual(cob.devedor, { cpf: cpf('529982247'), nome: 'Ana Silva' });
       await sim.control.pay(d.connector_reference);
       await until('hosted deposit completed', () => status(r.body.deposit_id), (x) => x === 'COMPLETED');
+    });
+
+    test('a hosted Pix deposit the customer cancels has its cob withdrawn at the PSP; a payment still made is kept unmatched', async () => {
+      const r = await v3.post('/v3/deposits', { country: 'BR', currency: 'BRL', amount: '20.00', invoice_id: `pix-cancel-${backend}-${Date.now()}`, payment_method: 'IX' });
+      const url = r.body.redirect_url as string;
+      const token = url.split('/').pop()!;
+      const page = await (await fetch(url, { headers: { 'accept-language': 'en' } })).text();
+      const csrf = /name="csrf" value="([0-9a-f]+)"/.exec(page)?.[1] ?? '';
+      const chose = await fetch(url, {
+        method: 'POST', redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url, 'accept-language': 'en' },
+        body: new URLSearchParams({ csrf, method: 'IX', 'payer.document': cpf('529982247'), 'payer.first_name': 'Ana', 'payer.last_name': 'Silva', 'payer.email': 'ana@example.com' }).toString(),
+      });
+      assert.equal(chose.status, 303);
+      const txid = (await s.ctx.db.query<{ connector_reference: string }>('SELECT connector_reference FROM deposits WHERE id = $1', [r.body.deposit_id])).rows[0]!.connector_reference;
+      await cancelByCustomer(s.ctx, token);
+      assert.equal(await status(r.body.deposit_id), 'CANCELLED');
+      const cob = (await sim.state()).cobs.find((c: any) => c.txid === txid);
+      assert.equal(cob.status, 'REMOVIDA_PELO_USUARIO_RECEBEDOR');
+      const paid = await sim.control.pay(txid, { force: true });
+      await until('unmatched payment listed',
+        async () => (await admin(s.url, 'GET', '/admin/connectors/pix/payments?status=unmatched')).body.payments as any[],
+        (p) => p.some((x) => x.end_to_end_id === paid.endToEndId && x.deposit_id === r.body.deposit_id));
+      assert.equal(await status(r.body.deposit_id), 'CANCELLED');
     });
 
     test('every request caja made follows the API Pix document', async () => {

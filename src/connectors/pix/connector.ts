@@ -137,6 +137,10 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
       }
     },
 
+    async cancelCharge(txid) {
+      await guarded('cob removal', () => client.call('PATCH', `/cob/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }));
+    },
+
     async registerCallback(url) {
       await guarded('webhook', () => client.call('PUT', `/webhook/${encodeURIComponent(pixKey)}`, { webhookUrl: url }));
       await recordHealth(ctx, PIX_CONNECTOR, { kind: 'webhook', url });
