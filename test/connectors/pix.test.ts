@@ -6,7 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
-import { admin, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
+import { admin, createMerchant, formPost, V3Client, type Credentials } from '../helpers/clients.ts';
+import { createHmac } from 'node:crypto';
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
@@ -108,6 +109,8 @@ for (const backend of backends()) {
       assert.ok(!JSON.stringify(rows[0]!.settings).includes(sim.config.client_secret));
       const state = await sim.state();
       assert.deepEqual(state.webhooks.map((w) => [w.chave, w.webhookUrl]), [[sim.config.pix_key, `${s.url}/connectors/pix/webhook`]]);
+      // The worker's first reconciliation poll (the later ones are driven by the tests).
+      await until('first poll', async () => (await admin(s.url, 'GET', '/admin/connectors/pix')).body.health.last_poll_ok, (ok) => ok === true);
       // Unauthenticated: refused like every /admin route.
       assert.equal((await admin(s.url, 'GET', '/admin/connectors/pix', undefined, 'wrong-token-0123456789')).status, 401);
     });
@@ -400,6 +403,39 @@ for (const backend of backends()) {
         async () => (await admin(s.url, 'GET', '/admin/connectors/pix/payments?status=unmatched')).body.payments as any[],
         (p) => p.some((x) => x.end_to_end_id === paid.endToEndId && x.deposit_id === r.body.deposit_id));
       assert.equal(await status(r.body.deposit_id), 'CANCELLED');
+    });
+
+    test('streamline NewInvoice: a Pix invoice gets the PSP\'s cob; the PSP down is error 320, a refused cob 321, nothing stored', async () => {
+      const fields = (invoice: string) => {
+        const f: Record<string, string> = {
+          x_login: m.deposits.login, x_trans_key: m.deposits.trans_key, x_invoice: invoice, x_amount: '100.00', x_currency: 'BRL',
+          x_country: 'BR', x_bank: 'IX', x_iduser: '4411', x_cpf: cpf('529982247'), x_name: 'João da Silva', x_email: 'joao@example.com',
+          x_address: 'Rua Augusta 1500', x_zip: '01304-001', x_city: 'São Paulo', x_state: 'SP', x_version: '1.1', type: 'json',
+          x_return: 'https://shop.example/return',
+        };
+        const v = (k: string) => f[k] ?? '';
+        f.control = createHmac('sha256', m.deposits.secret_key).update(
+          `${v('x_invoice')}V${v('x_amount')}I${v('x_iduser')}2${v('x_bank')}1${v('x_cpf')}H${v('x_bdate')}G${v('x_email')}Y${v('x_zip')}A${v('x_address')}P${v('x_city')}S${v('x_state')}P`, 'utf8',
+        ).digest('hex').toUpperCase();
+        return f;
+      };
+      const invoice = `SL-pix-${backend}-${Date.now()}`;
+      await sim.control.outage('503');
+      try {
+        const down = await formPost(s.url, '/api_curl/streamline/NewInvoice', fields(invoice));
+        assert.equal(down.status, 200);
+        assert.deepEqual([down.body.status, down.body.error_code], ['1', 320], down.text);
+      } finally {
+        await sim.control.outage('none');
+      }
+      await sim.control.failNextCob(400);
+      const refused = await formPost(s.url, '/api_curl/streamline/NewInvoice', fields(invoice));
+      assert.deepEqual([refused.body.status, refused.body.error_code], ['1', 321], refused.text);
+      assert.deepEqual((await s.ctx.db.query('SELECT id FROM deposits WHERE invoice_id = $1', [invoice])).rows, []);
+      const ok = await formPost(s.url, '/api_curl/streamline/NewInvoice', fields(invoice));
+      assert.equal(ok.body.status, '0', ok.text);
+      const { rows } = await s.ctx.db.query<{ connector: string; checkout_type: string }>('SELECT connector, checkout_type FROM deposits WHERE invoice_id = $1', [invoice]);
+      assert.deepEqual(rows, [{ connector: 'pix', checkout_type: 'ONE_SHOT' }]);
     });
 
     test('every request caja made follows the API Pix document', async () => {
