@@ -9,6 +9,7 @@
 //   payinConnectorNamed(ctx, name)           the connector a deposit was created through
 //                                            (deposits.connector), for its completion and refunds
 //   payoutConnector(config)                  the bank network cashouts go through
+//   cardRefundConnector(config)              the card network card refunds go through
 //
 // A real connector's configuration lives in the `connectors` table (secrets sealed with the
 // master key) and is read through the process's TTL cache (ctx.cache, cleared when this process
@@ -19,6 +20,7 @@ import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { methodsForCountry } from '../domain/catalog.ts';
 import { stagingBank } from '../cashouts/staging-bank.ts';
+import { type CardRefundConnector, stagingCardNetwork } from '../refunds/card-connector.ts';
 import type { PayinConnector } from './payin.ts';
 import type { PayoutConnector } from './payout.ts';
 import { stagingSimulator } from './staging/simulator.ts';
@@ -122,4 +124,9 @@ export async function configuredConnectors(ctx: AppContext): Promise<PayinConnec
 /** The bank network of cashouts: staging's simulated bank; production has none plugged in yet. */
 export function payoutConnector(config: Pick<Config, 'env'>): PayoutConnector | null {
   return config.env === 'staging' ? stagingBank : null;
+}
+
+/** The card network card refunds go through: staging's simulator; production has none yet. */
+export function cardRefundConnector(config: Pick<Config, 'env'>): CardRefundConnector | null {
+  return config.env === 'staging' ? stagingCardNetwork : null;
 }
