@@ -141,7 +141,7 @@ export interface PayinConnector {
   /** The provider's reference of a refund, derived from its id (so a resend names the same one). */
   refundReference?(refundId: number): string;
   /** Whether a payment read from the provider completes the deposit (its matching rule). */
-  checkPayment?(payment: ProviderPayment, deposit: { status: string; payerAmount: Decimal; reference: string | null }): { ok: true } | { ok: false; reason: string };
+  checkPayment?(payment: ProviderPayment, deposit: { status: string; payerAmount: Decimal; reference: string | null; expiresAt: Date | null }): { ok: true } | { ok: false; reason: string };
   /** Registers the address the provider posts its callbacks to (Pix: PUT /webhook/{chave}). */
   registerCallback?(url: string): Promise<void>;
   /** Every payment received in [from, to] (Pix: GET /pix?inicio&fim, page by page): reconciliation. */

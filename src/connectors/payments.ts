@@ -28,13 +28,15 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
     if (seen.rows.length > 0) return { status: 'duplicate' };
     const { rows } = payment.chargeReference === null
       ? { rows: [] }
-      : await q.query<{ id: number; status: string; payer_amount: string; connector_reference: string }>(
-          'SELECT id, status, payer_amount, connector_reference FROM deposits WHERE connector = $1 AND connector_reference = $2 FOR UPDATE',
+      : await q.query<{ id: number; status: string; payer_amount: string; connector_reference: string; expires_at: Date }>(
+          'SELECT id, status, payer_amount, connector_reference, expires_at FROM deposits WHERE connector = $1 AND connector_reference = $2 FOR UPDATE',
           [connector.name, payment.chargeReference],
         );
     const d = rows[0] ?? null;
     const check = connector.checkPayment
-      ? connector.checkPayment(payment, d ? { status: d.status, payerAmount: fromDb(d.payer_amount), reference: d.connector_reference } : { status: 'NONE', payerAmount: payment.amount, reference: null })
+      ? connector.checkPayment(payment, d
+        ? { status: d.status, payerAmount: fromDb(d.payer_amount), reference: d.connector_reference, expiresAt: d.expires_at }
+        : { status: 'NONE', payerAmount: payment.amount, reference: null, expiresAt: null })
       : { ok: false as const, reason: 'the connector has no matching rule' };
     const status = check.ok ? 'applied' : 'unmatched';
     const reason = check.ok ? null : check.reason;

@@ -275,7 +275,8 @@ for (const backend of backends()) {
 
     test('a payment for an expired deposit is kept as unmatched and shown to the operator, never credited', async () => {
       const d = await pixDeposit();
-      await s.ctx.db.query(`UPDATE deposits SET expires_at = now() - interval '1 second' WHERE id = $1`, [d.id]);
+      // Past its expiry and the grace period a deposit charged at the PSP keeps for late news.
+      await s.ctx.db.query(`UPDATE deposits SET expires_at = now() - interval '2 hours' WHERE id = $1`, [d.id]);
       await expireDueDeposits(s.ctx);
       assert.equal(await status(d.id), 'CANCELLED');
       const paid = await sim.control.pay(d.txid, { force: true });
@@ -289,6 +290,30 @@ for (const backend of backends()) {
       assert.equal(await status(d.id), 'CANCELLED');
       const metrics = await (await fetch(`${s.url}/metrics`)).text();
       assert.match(metrics, /caja_connector_payments_total\{connector="pix",status="unmatched"\} [1-9]/);
+    });
+
+    test('paid in time, heard of after the expiry: the deposit is still PENDING during the grace period and completes', async () => {
+      await sim.control.webhookMode('drop');
+      try {
+        const d = await pixDeposit();
+        const expiredAt = new Date(Date.now() - 30_000);
+        await s.ctx.db.query('UPDATE deposits SET expires_at = $2 WHERE id = $1', [d.id, expiredAt]);
+        await expireDueDeposits(s.ctx);
+        assert.equal(await status(d.id), 'PENDING', 'within the grace period');
+        await sim.control.pay(d.txid, { horario: new Date(expiredAt.getTime() - 5_000).toISOString() });
+        await reconcile(s.ctx, (await payinConnectorNamed(s.ctx, 'pix'))!, 3600, true);
+        assert.equal(await status(d.id), 'COMPLETED');
+        // Another one, paid after its expiry (the PSP still took it): kept for the operator.
+        const late = await pixDeposit();
+        await s.ctx.db.query('UPDATE deposits SET expires_at = $2 WHERE id = $1', [late.id, new Date(Date.now() - 180_000)]);
+        const paid = await sim.control.pay(late.txid);
+        await reconcile(s.ctx, (await payinConnectorNamed(s.ctx, 'pix'))!, 3600, true);
+        assert.equal(await status(late.id), 'PENDING');
+        const row = (await admin(s.url, 'GET', '/admin/connectors/pix/payments?status=unmatched')).body.payments.find((x: any) => x.end_to_end_id === paid.endToEndId);
+        assert.match(row.reason, /after the deposit expired/);
+      } finally {
+        await sim.control.webhookMode('deliver');
+      }
     });
 
     async function paidDeposit() {

@@ -106,6 +106,12 @@ test('matching rule: same txid, same amount to the cent, the configured key, a P
     assert.ok(!r.ok && r.reason.includes(status));
   }
   assert.ok(sameKey('Pix@Caja.Example', 'pix@caja.example'));
+  // Paid before the expiry (a minute's clock difference allowed), not after.
+  const expiresAt = new Date('2026-11-26T11:00:00Z');
+  assert.deepEqual(matchPayment(pay({ paidAt: new Date('2026-11-26T10:59:59Z') }), { ...dep, expiresAt }, key), { ok: true });
+  assert.deepEqual(matchPayment(pay({ paidAt: new Date('2026-11-26T11:00:59Z') }), { ...dep, expiresAt }, key), { ok: true });
+  const late = matchPayment(pay({ paidAt: new Date('2026-11-26T11:01:01Z') }), { ...dep, expiresAt }, key);
+  assert.ok(!late.ok && /after the deposit expired/.test(late.reason));
 });
 
 test('devolução outcomes', () => {

@@ -111,7 +111,7 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
     parseHint: parsePixHint,
 
     checkPayment(payment, deposit) {
-      return matchPayment(payment, { status: deposit.status, payerAmount: deposit.payerAmount, txid: deposit.reference }, pixKey);
+      return matchPayment(payment, { status: deposit.status, payerAmount: deposit.payerAmount, txid: deposit.reference, expiresAt: deposit.expiresAt }, pixKey);
     },
 
     refundReference: devolucaoIdFor,

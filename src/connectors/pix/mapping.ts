@@ -139,13 +139,18 @@ export interface MatchTarget {
   status: string;
   payerAmount: Decimal;
   txid: string | null;
+  /** When the deposit (and its cob) expired; a payment made later is not taken. */
+  expiresAt?: Date | null;
 }
+
+/** Clock difference allowed between the PSP's horario and caja's expiry. */
+export const PAID_IN_TIME_TOLERANCE_MS = 60_000;
 
 export type MatchResult = { ok: true } | { ok: false; reason: string };
 
 /**
  * Whether a payment read from the PSP completes a deposit: same txid, same amount to the cent,
- * paid to the configured key, and the deposit still waiting for it. Anything else is kept for
+ * paid to the configured key, the deposit still waiting for it, and paid before it expired. Anything else is kept for
  * the operator as unmatched, never credited.
  */
 export function matchPayment(payment: ProviderPayment, deposit: MatchTarget | null, pixKey: string): MatchResult {
@@ -154,6 +159,9 @@ export function matchPayment(payment: ProviderPayment, deposit: MatchTarget | nu
   if (payment.receiver === null || !sameKey(payment.receiver, pixKey)) return { ok: false, reason: `paid to key ${payment.receiver ?? '(none)'}, not the configured one` };
   if (!eq(payment.amount, deposit.payerAmount)) return { ok: false, reason: `paid ${formatValor(payment.amount)}, the deposit asks ${formatValor(deposit.payerAmount)}` };
   if (deposit.status !== 'PENDING') return { ok: false, reason: `the deposit is ${deposit.status}` };
+  if (deposit.expiresAt && payment.paidAt.getTime() > deposit.expiresAt.getTime() + PAID_IN_TIME_TOLERANCE_MS) {
+    return { ok: false, reason: `paid at ${payment.paidAt.toISOString()}, after the deposit expired at ${deposit.expiresAt.toISOString()}` };
+  }
   return { ok: true };
 }
 
