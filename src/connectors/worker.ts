@@ -1,7 +1,8 @@
 // The connectors worker, in every process: registers each real connector's callback address at
 // its provider (on start, and again when the configuration changes), runs the reconciliation
 // poll when due (Pix: every CAJA_PIX_POLL_SECONDS, one process at a time), and moves refunds
-// sent through connectors along (src/connectors/refunds.ts).
+// sent through connectors along (src/connectors/refunds.ts). It runs every CAJA_EXPIRY_INTERVAL_MS,
+// like the deposit worker.
 import type { AppContext } from '../context.ts';
 import { periodicWorker } from '../periodic-worker.ts';
 import type { Worker } from '../workers.ts';
@@ -40,5 +41,5 @@ export async function runConnectorJobs(ctx: AppContext, registered: WeakSet<Payi
 
 export function connectorWorker(ctx: AppContext): Worker {
   const registered = new WeakSet<PayinConnector>();
-  return periodicWorker(ctx, 'connectors', Math.min(ctx.config.expiryIntervalMs, 1000), () => runConnectorJobs(ctx, registered));
+  return periodicWorker(ctx, 'connectors', ctx.config.expiryIntervalMs, () => runConnectorJobs(ctx, registered));
 }
