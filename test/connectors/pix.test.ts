@@ -263,6 +263,19 @@ for (const backend of backends()) {
       assert.ok((await admin(s.url, 'GET', '/admin/connectors/pix')).body.health.last_error);
     });
 
+    test('PSP process killed then restarted: creation refused with 520 while it is gone, the first one after works', async () => {
+      await sim.kill();
+      const b = body();
+      const gone = await v3.post('/v3/deposits', b);
+      assert.deepEqual([gone.status, gone.body.code], [503, 520], gone.text);
+      await sim.restart();
+      const back = await v3.post('/v3/deposits', b);
+      assert.equal(back.status, 200, back.text);
+      const d = await pixDeposit();
+      await sim.control.pay(d.txid);
+      await until('deposit completed', () => status(d.id), (x) => x === 'COMPLETED');
+    });
+
     test('cob creation refused: 521 with the PSP\'s reason, nothing stored, the retry works', async () => {
       await sim.control.failNextCob(400, 1, 'Chave não pertence ao usuário');
       const b = body();

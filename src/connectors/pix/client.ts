@@ -123,7 +123,22 @@ export class PixClient {
     return { status: r.status, body: (r.text === '' ? null : parseJson(r, `${method} ${path}`)) as T };
   }
 
-  private send(method: string, url: URL, headers: Record<string, string>, body?: string): Promise<RawResponse> {
+  /**
+   * One HTTP exchange. A kept-alive connection the PSP closed while idle fails at once
+   * (ECONNRESET on a reused socket, before any answer): that request is sent again once on a new
+   * connection, as Node's documentation advises; every call caja makes is idempotent at the PSP
+   * (PUTs name their resource).
+   */
+  private async send(method: string, url: URL, headers: Record<string, string>, body?: string): Promise<RawResponse> {
+    try {
+      return await this.sendOnce(method, url, headers, body);
+    } catch (err) {
+      if (err instanceof StaleSocket) return this.sendOnce(method, url, headers, body);
+      throw err;
+    }
+  }
+
+  private sendOnce(method: string, url: URL, headers: Record<string, string>, body?: string): Promise<RawResponse> {
     return new Promise((resolve, reject) => {
       let settled = false;
       const fail = (err: ConnectorError) => {
@@ -154,11 +169,22 @@ export class PixClient {
         res.on('error', (err) => fail(new ConnectorError('unavailable', `${method} ${url.pathname}: ${err.message}`)));
       });
       const deadline = setTimeout(() => fail(new ConnectorError('unavailable', `${method} ${url.pathname}: no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-      req.on('error', (err) => fail(new ConnectorError('unavailable', `${method} ${url.host}${url.pathname}: ${err.message}`)));
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && !settled) {
+          settled = true;
+          clearTimeout(deadline);
+          reject(new StaleSocket());
+          return;
+        }
+        fail(new ConnectorError('unavailable', `${method} ${url.host}${url.pathname}: ${err.message}`));
+      });
       req.end(body);
     });
   }
 }
+
+/** A reused keep-alive connection was found closed before anything was answered. */
+class StaleSocket extends Error {}
 
 function problemOf(res: RawResponse): ConnectorError['provider'] {
   let p: Record<string, unknown> = {};
