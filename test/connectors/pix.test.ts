@@ -276,6 +276,23 @@ for (const backend of backends()) {
       await until('deposit completed', () => status(d.id), (x) => x === 'COMPLETED');
     });
 
+    test('PSP unreadable when its webhook comes: answered 503 (the PSP retries), nothing credited, the poll completes it later', async () => {
+      const d = await pixDeposit();
+      await sim.control.outage('503');
+      try {
+        const paid = await sim.control.pay(d.txid);
+        await sim.control.webhooksIdle();
+        const deliveries = (await sim.state()).deliveries.filter((x) => x.endToEndIds.includes(paid.endToEndId));
+        assert.ok(deliveries.length >= 2 && deliveries.every((x) => x.status === 503), JSON.stringify(deliveries));
+        assert.equal(await status(d.id), 'PENDING');
+        assert.deepEqual(await payments(d.txid), []);
+      } finally {
+        await sim.control.outage('none');
+      }
+      await reconcile(s.ctx, (await payinConnectorNamed(s.ctx, 'pix'))!, 3600, true);
+      assert.equal(await status(d.id), 'COMPLETED');
+    });
+
     test('cob creation refused: 521 with the PSP\'s reason, nothing stored, the retry works', async () => {
       await sim.control.failNextCob(400, 1, 'Chave não pertence ao usuário');
       const b = body();
