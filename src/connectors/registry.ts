@@ -105,6 +105,8 @@ export async function payinConnectorFor(ctx: AppContext, country: string, method
 export async function servedMethods(ctx: AppContext, country: string): Promise<Set<string>> {
   const all = methodsForCountry(country).map((m) => m.code);
   if (ctx.config.env === 'staging') return new Set(all);
+  // No kind of real connector serves the country: nothing to read.
+  if (!all.some((code) => servableByKind(country, code))) return new Set();
   const { byPair } = await configured(ctx);
   return new Set(all.filter((code) => byPair.has(pairKey(country, code))));
 }
