@@ -28,6 +28,8 @@ import { registerV3Refunds } from './api/v3/refunds.ts';
 import { registerV5Validation } from './api/v5/validation.ts';
 import { registerAdminExchangeRates } from './api/admin/exchange-rates.ts';
 import { registerAdminBalance } from './api/admin/balance.ts';
+import { registerAdminConnectors } from './api/admin/connectors.ts';
+import { registerConnectorCallbacks } from './connectors/routes.ts';
 import { registerBalance } from './api/v3/balance.ts';
 import { registerSandboxCashouts } from './api/v3/sandbox-cashouts.ts';
 import { registerCashouts } from './api/cashouts/routes.ts';
@@ -84,7 +86,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerAdminNotifications(admin, ctx);
     registerAdminExchangeRates(admin, ctx);
     registerAdminBalance(admin, ctx);
+    registerAdminConnectors(admin, ctx);
   });
+
+  // Providers' callbacks (hints, read back from the provider before anything is applied).
+  await app.register(async (callbacks) => registerConnectorCallbacks(callbacks, ctx));
 
   await app.register(async (v3) => {
     registerReplayStore(v3, ctx);

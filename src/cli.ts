@@ -1,7 +1,12 @@
 // `caja` command line: migrations, merchant provisioning, balance adjustments and the ledger
 // check, straight against the database.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { PIX_CONNECTOR } from './connectors/pix/connector.ts';
+import { validatePixConfig } from './connectors/pix/settings.ts';
+import { pixView } from './connectors/pix/view.ts';
+import { saveConnector } from './connectors/store.ts';
 import { migrate } from './db/migrate.ts';
 import { openDb } from './db/db.ts';
 import { lockDataDir } from './embedded-lock.ts';
@@ -26,6 +31,8 @@ const USAGE = `usage:
   caja balance show --id MERCHANT_ID
   caja balance adjust --id MERCHANT_ID --credit|--debit AMOUNT --currency USD --reason TEXT [--operator NAME]
   caja ledger check                           check the ledger's invariants; exit 1 with a report when broken
+  caja connector pix set --file CONFIG.json   configure the API Pix connector (the body of PUT /admin/connectors/pix)
+  caja connector pix show                     its configuration (no secrets) and health
 
 Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KEY, CAJA_ENV). On the embedded
 database these need the service stopped; on PostgreSQL they run beside it.`;
@@ -61,6 +68,10 @@ async function run(argv: string[]): Promise<void> {
       const report = await checkLedger(db);
       console.log(JSON.stringify(report, null, 2));
       if (!report.ok) process.exitCode = 1;
+      return;
+    }
+    if (command === 'connector') {
+      await connectorCommand(db, config, sub, rest);
       return;
     }
     if (command !== 'merchant' && command !== 'balance') throw new UsageError(`unknown command '${command}'`);
@@ -124,6 +135,31 @@ async function run(argv: string[]): Promise<void> {
     await db.close();
     release();
   }
+}
+
+/** `caja connector pix set|show`: the same validation and sealed storage as PUT /admin/connectors/pix. */
+async function connectorCommand(db: Db, config: Config, name: string | undefined, rest: string[]): Promise<void> {
+  if (name !== 'pix') throw new UsageError(`unknown connector '${name ?? ''}' (known: pix)`);
+  const [action, ...args] = rest;
+  const { values } = parseArgs({ args, options: { file: { type: 'string' } } });
+  if (action === 'set') {
+    if (!values.file) throw new UsageError('connector pix set needs --file CONFIG.json');
+    let body: unknown;
+    try {
+      body = JSON.parse(readFileSync(values.file, 'utf8'));
+    } catch (err) {
+      throw new UsageError(`${values.file}: ${err instanceof Error ? err.message : err}`);
+    }
+    const result = validatePixConfig(body);
+    if (!result.ok) throw new UsageError(`invalid Pix connector configuration:\n  ${result.details.join('\n  ')}`);
+    await saveConnector({ db, box: secretBox(config.masterKey), now: () => new Date() }, PIX_CONNECTOR, { ...result.settings }, { ...result.secrets });
+    console.error('saved; running caja processes take it within CAJA_CACHE_SECONDS and register the webhook at the PSP');
+  } else if (action !== 'show') {
+    throw new UsageError(`unknown connector pix command '${action ?? ''}'`);
+  }
+  const view = await pixView({ db, config });
+  if (!view) throw new UsageError('the Pix connector is not configured');
+  console.log(JSON.stringify(view, null, 2));
 }
 
 /** `caja balance adjust`: the same recorded adjustment as POST /admin/merchants/{id}/balance_adjustments. */

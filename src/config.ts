@@ -35,6 +35,8 @@ export interface Config {
   /** Group commit of deposit creations (src/db/batcher.ts): rows per statement, statements at once. */
   depositBatch: { maxBatch: number; maxInFlight: number };
   workers: boolean;
+  /** Connectors (src/connectors/): deadline of each provider call; Pix reconciliation poll interval. */
+  connectors: { timeoutMs: number; pixPollSeconds: number };
   notifications: {
     timeoutMs: number;
     /** Seconds to wait before each retry; the last entry repeats until maxAgeSeconds. */
@@ -150,6 +152,10 @@ export function loadConfig(env: Env = process.env): Config {
     cacheSeconds: int(env, 'CAJA_CACHE_SECONDS', 5, 0, 3600),
     depositBatch: { maxBatch: int(env, 'CAJA_DEPOSIT_BATCH_SIZE', 64, 1, 1000), maxInFlight: int(env, 'CAJA_DEPOSIT_BATCH_IN_FLIGHT', 1, 1, 100) },
     workers: bool(env, 'CAJA_WORKERS', true),
+    connectors: {
+      timeoutMs: int(env, 'CAJA_CONNECTOR_TIMEOUT_MS', 10000, 100, 120000),
+      pixPollSeconds: int(env, 'CAJA_PIX_POLL_SECONDS', 60, 1, 86400),
+    },
     notifications: {
       timeoutMs: int(env, 'CAJA_NOTIFY_TIMEOUT_MS', 10000, 100, 120000),
       retryScheduleSeconds: secondsList(env, 'CAJA_NOTIFY_RETRY_SECONDS', [30, 60, 300, 900, 1800, 3600, 7200, 14400]),

@@ -4,6 +4,7 @@ import type { AppContext } from './context.ts';
 import { notificationWorker } from './notifications/worker.ts';
 import { depositWorker } from './deposits/worker.ts';
 import { cashoutWorker } from './cashouts/worker.ts';
+import { connectorWorker } from './connectors/worker.ts';
 
 export interface Worker {
   name: string;
@@ -12,7 +13,7 @@ export interface Worker {
 
 type WorkerFactory = (ctx: AppContext) => Worker | null;
 
-const factories: WorkerFactory[] = [notificationWorker, depositWorker, cashoutWorker];
+const factories: WorkerFactory[] = [notificationWorker, depositWorker, cashoutWorker, connectorWorker];
 
 export function startWorkers(ctx: AppContext): Worker[] {
   return factories.map((f) => f(ctx)).filter((w): w is Worker => w !== null);

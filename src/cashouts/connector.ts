@@ -1,40 +1,4 @@
-// Banks behind one interface (STYLE.md "Providers behind one interface"): the cashout worker
-// hands a PENDING cashout to the bank network and later asks for its outcome, never knowing which
-// network it talks to. The staging bank is the one implementation that ships; a production
-// network is another implementation of this interface, chosen once, here, by CAJA_ENV.
-import type { Config } from '../config.ts';
-import type { RejectionCode } from '../domain/cashout-states.ts';
-import { stagingBank } from './staging-bank.ts';
-
-/** What the bank needs to pay a beneficiary. */
-export interface PayoutOrder {
-  cashoutId: number;
-  country: string;
-  /** In the country's currency. */
-  amount: string;
-  currency: string;
-  bankCode: string | null;
-  bankAccount: string;
-  bankBranch: string | null;
-  accountType: string | null;
-  documentId: string;
-  beneficiaryName: string;
-}
-
-export type PayoutOutcome =
-  | { status: 'completed'; /** The beneficiary bank will send it back later with this code. */ returnsWith?: RejectionCode }
-  | { status: 'rejected'; code: RejectionCode }
-  | { status: 'processing' };
-
-export interface PayoutConnector {
-  readonly name: string;
-  /** Hands the payout to the bank; answers the bank's reference for it. */
-  submit(order: PayoutOrder): Promise<{ bankReference: string }>;
-  /** The bank's answer for a delivered payout. */
-  outcome(order: PayoutOrder, bankReference: string): Promise<PayoutOutcome>;
-}
-
-/** The connector of this environment; production has none until a bank network is plugged in. */
-export function payoutConnector(config: Pick<Config, 'env'>): PayoutConnector | null {
-  return config.env === 'staging' ? stagingBank : null;
-}
+// The payout connector now lives beside the pay-in one (src/connectors/); this keeps the
+// cashout code's imports short.
+export type { PayoutConnector, PayoutOrder, PayoutOutcome } from '../connectors/payout.ts';
+export { payoutConnector } from '../connectors/registry.ts';

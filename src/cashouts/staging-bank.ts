@@ -6,7 +6,7 @@
 //   anything else                            completed
 import { createHash } from 'node:crypto';
 import type { RejectionCode } from '../domain/cashout-states.ts';
-import type { PayoutConnector, PayoutOrder, PayoutOutcome } from './connector.ts';
+import type { PayoutConnector, PayoutOrder, PayoutOutcome } from '../connectors/payout.ts';
 
 export function stagingOutcome(bankAccount: string): PayoutOutcome {
   const digits = bankAccount.replace(/\D/g, '');

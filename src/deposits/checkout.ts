@@ -29,11 +29,14 @@ import { v3Errors } from '../http/errors.ts';
 import { safeEqualText } from '../merchants/secrets.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { toJson } from './json.ts';
+import { payinConnectorFor } from '../connectors/registry.ts';
+import { type Charge, type ChargeOrder, ConnectorError } from '../connectors/payin.ts';
+import { withdrawCharge } from '../connectors/charges.ts';
 import { transitionDepositIn } from './service.ts';
 import { type DepositRow, findDeposit, findDepositByToken } from './store.ts';
 
 /** Why the checkout cannot go on; the pages say it in the customer's language. */
-export type CheckoutProblem = 'not_found' | 'not_payable' | 'method_unavailable' | 'already_chosen';
+export type CheckoutProblem = 'not_found' | 'not_payable' | 'method_unavailable' | 'already_chosen' | 'provider_unavailable';
 
 export class CheckoutError extends Error {
   constructor(readonly problem: CheckoutProblem) {
@@ -105,46 +108,94 @@ export type ChooseResult = { ok: true; deposit: DepositRow } | { ok: false; erro
  * Sets the deposit's method and the payer fields the customer typed (only those the method still
  * needs are read). Field errors come back per field; a deposit that can no longer be paid or a
  * method the request does not allow throws CheckoutError.
+ *
+ * A method a real connector serves (Pix through a PSP) has its charge created at the provider
+ * between two transactions: the first checks the choice, the charge is asked for with no lock
+ * held, the second checks again and writes. A provider that refuses or does not answer leaves the
+ * deposit as it was (CheckoutError 'provider_unavailable'): the customer may try again.
  */
 export async function chooseMethod(ctx: AppContext, token: string, code: string, form: Record<string, string | undefined>): Promise<ChooseResult> {
+  const planned = await ctx.db.tx((q) => planChoice(q, ctx, token, code, form));
+  if (!planned.ok) return planned.result;
+  const { d, method } = planned;
+  const connector = method.kind === 'card' ? null : await payinConnectorFor(ctx, d.country, method.code);
+  let charge: Charge | null = null;
+  if (connector && !connector.simulated) {
+    try {
+      charge = await connector.createCharge(chargeOrder(ctx, planned));
+    } catch (err) {
+      if (!(err instanceof ConnectorError)) throw err;
+      ctx.log.warn({ err, depositId: d.id, connector: connector.name }, 'checkout: the provider did not create the charge');
+      throw new CheckoutError('provider_unavailable');
+    }
+  }
   return ctx.db.tx(async (q) => {
-    const d = await lockByToken(q, token);
-    const now = ctx.now();
-    if (!isPayable(d, now)) throw new CheckoutError('not_payable');
-    if (methodSettled(d)) throw new CheckoutError('already_chosen');
-    const method = allowedMethods(d).find((m) => m.code === code.trim().toUpperCase());
-    if (!method) throw new CheckoutError('method_unavailable');
-
-    const needed = neededPayerFields(d, method);
-    const { payer: entered, errors } = validatePayerInput(d.country, payerBodyOf(needed, form));
-    for (const f of needed) if (!errors[f] && !payerHas(entered, f)) errors[f] = 'is required';
-    if (Object.keys(errors).length > 0) return { ok: false, errors };
-
-    const payer = mergePayer(d.payer, entered);
-    const { local, usd } = chargesFor(d, method);
-    const expiresAt = new Date(now.getTime() + method.expiryMinutes * 60_000);
-    const paymentInfo =
-      method.kind === 'card'
-        ? null
-        : toJson(await buildPaymentInfo({
-            depositId: d.id, token: d.token, method, amount: local.payerAmount, createdAt: d.created_at, expiresAt,
-            payerDocument: payer.document, payerDocumentType: payer.document_type, publicBaseUrl: ctx.config.publicBaseUrl,
-          }));
+    const again = await planChoice(q, ctx, token, code, form);
+    if (!again.ok) return again.result;
+    const order = chargeOrder(ctx, again);
+    // Staging's simulator (or a deposit in production no connector serves yet) builds it here.
+    const info = method.kind === 'card' ? null : charge ? charge.paymentInfo : await buildPaymentInfo({
+      depositId: order.depositId, token: order.token, method, amount: order.amount, createdAt: order.createdAt, expiresAt: order.expiresAt,
+      payerDocument: order.payer.document, payerDocumentType: order.payer.documentType, publicBaseUrl: ctx.config.publicBaseUrl,
+    });
+    const { payer, local, usd, expiresAt, now } = again;
     const payerName = [payer.first_name, payer.last_name].filter(Boolean).join(' ') || null;
     const { rows } = await q.query<DepositRow>(
       `UPDATE deposits SET payment_method = $2, payment_type = $3, fee_local = $4, surcharge_local = $5, payer_amount = $6,
          fee_usd = $7, merchant_usd = $8, payer = $9, payer_document = $10, payer_document_type = $11, payer_name = $12,
-         payer_email = $13, missing_fields = '{}', invalid_fields = '{}', payment_info = $14, expires_at = $15, updated_at = $16
+         payer_email = $13, missing_fields = '{}', invalid_fields = '{}', payment_info = $14, expires_at = $15, updated_at = $16,
+         connector = $17, connector_reference = $18
        WHERE id = $1 RETURNING *`,
       [
         d.id, method.code, method.type, toDb(local.fee), toDb(local.surcharge), toDb(local.payerAmount), toDb(usd.fee),
         toDb(usd.merchantAmount), JSON.stringify(payer), payer.document ?? null, payer.document_type ?? null, payerName,
-        payer.email ?? null, paymentInfo, expiresAt, now,
+        payer.email ?? null, info ? toJson(info) : null, charge ? planned.expiresAt : expiresAt, now,
+        info ? (charge ? connector!.name : connector?.name ?? null) : null, charge?.reference ?? null,
       ],
     );
     await methodChosenEvent(q, rows[0]!, 'customer', now);
     return { ok: true, deposit: rows[0]! };
   });
+}
+
+interface PlannedChoice {
+  ok: true;
+  d: DepositRow;
+  method: PaymentMethod;
+  payer: Payer;
+  local: ReturnType<typeof computeCharges>;
+  usd: ReturnType<typeof computeCharges>;
+  expiresAt: Date;
+  now: Date;
+}
+
+/** Checks a choice against the locked deposit and works out what it sets (writes nothing). */
+async function planChoice(q: Queryable, ctx: AppContext, token: string, code: string, form: Record<string, string | undefined>): Promise<PlannedChoice | { ok: false; result: ChooseResult }> {
+  const d = await lockByToken(q, token);
+  const now = ctx.now();
+  if (!isPayable(d, now)) throw new CheckoutError('not_payable');
+  if (methodSettled(d)) throw new CheckoutError('already_chosen');
+  const method = allowedMethods(d).find((m) => m.code === code.trim().toUpperCase());
+  if (!method) throw new CheckoutError('method_unavailable');
+
+  const needed = neededPayerFields(d, method);
+  const { payer: entered, errors } = validatePayerInput(d.country, payerBodyOf(needed, form));
+  for (const f of needed) if (!errors[f] && !payerHas(entered, f)) errors[f] = 'is required';
+  if (Object.keys(errors).length > 0) return { ok: false, result: { ok: false, errors } };
+
+  const payer = mergePayer(d.payer, entered);
+  const { local, usd } = chargesFor(d, method);
+  const expiresAt = new Date(now.getTime() + method.expiryMinutes * 60_000);
+  return { ok: true, d, method, payer, local, usd, expiresAt, now };
+}
+
+function chargeOrder(ctx: AppContext, p: PlannedChoice): ChargeOrder {
+  return {
+    depositId: p.d.id, token: p.d.token, method: p.method, amount: p.local.payerAmount, createdAt: p.d.created_at, expiresAt: p.expiresAt,
+    description: p.d.description,
+    payer: { document: p.payer.document, documentType: p.payer.document_type, name: [p.payer.first_name, p.payer.last_name].filter(Boolean).join(' ') || null },
+    publicBaseUrl: ctx.config.publicBaseUrl,
+  };
 }
 
 /** In the merchant's event feed (not a notification: the status did not change). */
@@ -258,11 +309,13 @@ export async function confirmCardChallenge(
 
 /** The customer cancels on the hosted checkout: the merchant is told, as for any cancellation. */
 export async function cancelByCustomer(ctx: AppContext, token: string): Promise<DepositRow> {
-  return ctx.db.tx(async (q) => {
+  const cancelled = await ctx.db.tx(async (q) => {
     const d = await lockByToken(q, token);
     if (!isPayable(d, ctx.now())) throw new CheckoutError('not_payable');
     return transitionDepositIn(q, ctx, d.id, 'CANCELLED', 'cancel', { actor: 'customer' });
   });
+  await withdrawCharge(ctx, cancelled);
+  return cancelled;
 }
 
 /** What the customer pages show of a deposit, read in one query. */

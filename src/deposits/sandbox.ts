@@ -4,6 +4,7 @@
 import type { AppContext } from '../context.ts';
 import { statusAfterPayment } from '../domain/deposit-states.ts';
 import { assignMethodIn } from './checkout.ts';
+import { withdrawCharge } from '../connectors/charges.ts';
 import { depositErrors, isCrypto, transitionDeposit, transitionDepositIn } from './service.ts';
 import type { DepositRow } from './store.ts';
 
@@ -28,5 +29,8 @@ export function runSandboxAction(ctx: AppContext, d: DepositRow, action: Sandbox
       return transitionDepositIn(q, ctx, d.id, statusAfterPayment(current.status, isCrypto(current)), 'payment', opts);
     });
   }
-  return transitionDeposit(ctx, d.id, 'CANCELLED', action === 'expire' ? 'expiry' : 'cancel', opts);
+  return transitionDeposit(ctx, d.id, 'CANCELLED', action === 'expire' ? 'expiry' : 'cancel', opts).then(async (cancelled) => {
+    await withdrawCharge(ctx, cancelled);
+    return cancelled;
+  });
 }

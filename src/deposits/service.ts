@@ -37,6 +37,8 @@ import { computeCharges } from '../domain/fees.ts';
 import { minorUnits } from '../domain/currencies.ts';
 import { type Decimal, toDb } from '../domain/money.ts';
 import { buildPaymentInfo } from '../domain/payment-info.ts';
+import { payinConnectorFor } from '../connectors/registry.ts';
+import { chargeOrError } from '../connectors/charges.ts';
 import { v3Errors } from '../http/errors.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
@@ -175,7 +177,7 @@ const COLUMNS = [
   'payer_document', 'payer_document_type', 'payer_name', 'payer_email', 'missing_fields', 'invalid_fields', 'description',
   'notification_url', 'confirmation_url', 'return_url', 'back_url', 'success_url', 'error_url', 'logo', 'language', 'client_ip',
   'device_id', 'mobile', 'early_release', 'bonus_amount', 'bonus_relative', 'strikethrough_price', 'reported_info',
-  'bank_account', 'crypto', 'extra', 'payment_info', 'sandbox_outcome', 'sandbox_due_at', 'expires_at', 'created_at', 'updated_at',
+  'bank_account', 'crypto', 'extra', 'payment_info', 'connector', 'connector_reference', 'sandbox_outcome', 'sandbox_due_at', 'expires_at', 'created_at', 'updated_at',
 ] as const;
 
 /**
@@ -354,14 +356,41 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
 
   // ONE_SHOT payment info is built before the insert (a Pix QR image is ≈0.1 ms of CPU that no
   // statement should wait for), so its id is taken from the sequence up front.
+  // The charge comes from the method's connector (src/connectors/registry.ts): staging's
+  // simulator builds it in memory; a real one (Pix) asks its provider, and a provider that
+  // refuses or does not answer fails the creation before anything is written.
   let id: number | null = null;
   let paymentInfo: string | null = null;
+  let connectorName: string | null = null;
+  let connectorReference: string | null = null;
   if (input.checkoutType === 'ONE_SHOT' && method) {
+    const connector = await payinConnectorFor(ctx, input.country, method.code);
     id = await nextDepositId(ctx);
-    paymentInfo = toJson(await buildPaymentInfo({
-      depositId: id, token, method, amount: local.payerAmount, createdAt: now, expiresAt,
-      payerDocument: input.payer.document, payerDocumentType: input.payer.document_type, publicBaseUrl: ctx.config.publicBaseUrl,
-    }));
+    const payerName = [input.payer.first_name, input.payer.last_name].filter(Boolean).join(' ') || null;
+    const order = {
+      depositId: id, token, method, amount: local.payerAmount, createdAt: now, expiresAt, description: input.description,
+      payer: { document: input.payer.document, documentType: input.payer.document_type, name: payerName }, publicBaseUrl: ctx.config.publicBaseUrl,
+    };
+    if (connector) {
+      // A real provider's charge outlives a creation that is then left out: an idempotent
+      // replay or a used invoice id is answered before the provider is asked (and answered
+      // even while the provider is down).
+      if (!connector.simulated) {
+        const prior = await answerBeforeCharge(ctx, merchant.id, invoiceId, opts);
+        if (prior) return prior;
+      }
+      const charge = await chargeOrError(connector, order);
+      paymentInfo = toJson(charge.paymentInfo);
+      connectorName = connector.name;
+      connectorReference = charge.reference;
+    } else {
+      // No connector serves the method in this environment (issue 26 §2 decides what production
+      // answers here); until then the simulated details, as before.
+      paymentInfo = toJson(await buildPaymentInfo({
+        depositId: id, token, method, amount: local.payerAmount, createdAt: now, expiresAt,
+        payerDocument: input.payer.document, payerDocumentType: input.payer.document_type, publicBaseUrl: ctx.config.publicBaseUrl,
+      }));
+    }
   }
 
   const payerName = [input.payer.first_name, input.payer.last_name].filter(Boolean).join(' ') || null;
@@ -383,7 +412,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
     strikethrough_price: input.strikethroughPrice ? toDb(input.strikethroughPrice) : null,
     reported_info: input.reportedInfo ?? null, bank_account: input.bankAccount ?? null,
     crypto: crypto === null ? null : JSON.parse(crypto), extra: opts.extra ?? {},
-    payment_info: paymentInfo, sandbox_outcome: outcome,
+    payment_info: paymentInfo, connector: connectorName, connector_reference: connectorReference, sandbox_outcome: outcome,
     sandbox_due_at: outcome ? new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000) : null,
     expires_at: expiresAt, created_at: now, updated_at: now,
     actor: opts.actor ?? 'merchant', at: now.toISOString(),
@@ -431,6 +460,21 @@ async function leftOutAnswer(ctx: AppContext, merchantId: number, opts: CreateOp
     }
   }
   throw depositErrors.invoiceUsed();
+}
+
+/**
+ * For a charge made at a provider: the answer when the request's idempotency key or invoice id
+ * already names a deposit (as leftOutAnswer would give after the insert), or null.
+ */
+async function answerBeforeCharge(ctx: AppContext, merchantId: number, invoiceId: string, opts: CreateOptions): Promise<CreateResult | null> {
+  const { rows } = await ctx.db.query<{ key: boolean; invoice: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM idempotency_keys WHERE merchant_id = $1 AND scope = 'deposits' AND key = $2) AS key,
+            EXISTS (SELECT 1 FROM deposits WHERE merchant_id = $1 AND invoice_id = $3) AS invoice`,
+    [merchantId, opts.idempotency?.key ?? null, invoiceId],
+  );
+  const r = rows[0]!;
+  if (r.key || r.invoice) return leftOutAnswer(ctx, merchantId, { ...opts, idempotency: r.key ? opts.idempotency : undefined });
+  return null;
 }
 
 /** A creation running at the same time took the key after this one's statement had read the keys. */

@@ -61,6 +61,9 @@ export interface DepositRow {
   card_detail: Record<string, unknown> | null;
   extra: Record<string, unknown>;
   payment_info: string | null;
+  /** The connector its charge was created through ('staging', 'pix'), and the provider's reference (Pix: txid). */
+  connector: string | null;
+  connector_reference: string | null;
   refunded_amount: string;
   sandbox_outcome: 'approve' | 'cancel' | null;
   sandbox_due_at: Date | null;

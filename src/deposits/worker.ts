@@ -12,17 +12,29 @@ import { purgeExpiredRequests } from '../auth/replay.ts';
 const BATCH = 100;
 const KEY_RETENTION_HOURS = 48;
 
-/** Cancels one batch of expired deposits; returns how many. */
+/**
+ * Cancels one batch of expired deposits; returns how many. A deposit whose charge is at a real
+ * provider (Pix through the PSP) waits a grace period past its expiry first (connectorGraceMs):
+ * a payment made in time whose webhook, or the poll that finds it, comes a little later still
+ * completes it, instead of landing on a cancelled deposit.
+ */
 export async function expireDueDeposits(ctx: AppContext): Promise<number> {
   return ctx.db.tx(async (q) => {
+    const now = ctx.now();
     const { rows } = await q.query<{ id: number }>(
       `SELECT id FROM deposits WHERE status = 'PENDING' AND expires_at <= $1
+         AND (connector IS NULL OR connector = 'staging' OR expires_at <= $2)
        ORDER BY expires_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
-      [ctx.now()],
+      [now, new Date(now.getTime() - connectorGraceMs(ctx))],
     );
     for (const r of rows) await transitionDepositIn(q, ctx, r.id, 'CANCELLED', 'expiry', { actor: 'worker' });
     return rows.length;
   });
+}
+
+/** How long past its expiry a deposit charged at a real provider stays PENDING: two polls, 5 to 60 minutes. */
+export function connectorGraceMs(ctx: AppContext): number {
+  return Math.min(3600_000, Math.max(5 * 60_000, 2 * ctx.config.connectors.pixPollSeconds * 1000));
 }
 
 /** Staging: completes or cancels deposits created with a magic value once their delay is over. */

@@ -34,6 +34,10 @@ export const v3Errors = {
   insufficientFunds: (d = 'Insufficient funds in the available balance') => new ApiError(400, 514, 'INSUFFICIENT_FUNDS', d),
   featureDisabled: (d: string) => new ApiError(403, 106, 'FEATURE_NOT_ENABLED', d),
   serviceUnavailable: (d: string) => new ApiError(503, 503, 'SERVICE_UNAVAILABLE', d),
+  /** The method's payment provider did not answer (docs/connectors.md): nothing was created, retry. */
+  providerUnavailable: (d: string) => new ApiError(503, 520, 'PAYMENT_PROVIDER_UNAVAILABLE', d),
+  /** The method's payment provider refused the charge: nothing was created. */
+  providerRefused: (d: string, details?: string[]) => new ApiError(502, 521, 'PAYMENT_PROVIDER_REFUSED', d, details),
 };
 
 /**

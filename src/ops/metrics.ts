@@ -17,6 +17,8 @@ export interface Metrics {
   depositBatchWaiting: Gauge;
   /** Where depositBatchWaiting reads (the creation batchers add themselves): nothing on the hot path. */
   depositQueues: (() => number)[];
+  /** Payments a connector's provider received, by how they were applied: applied, unmatched, duplicate. */
+  connectorPayments: Counter<'connector' | 'status'>;
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -68,6 +70,12 @@ export function createMetrics(): Metrics {
       },
     }),
     depositQueues,
+    connectorPayments: new Counter({
+      name: 'caja_connector_payments_total',
+      help: 'Payments read from a connector\'s provider: applied (completed a deposit), unmatched (kept for the operator), duplicate (already seen)',
+      labelNames: ['connector', 'status'],
+      registers: [registry],
+    }),
   };
 }
 

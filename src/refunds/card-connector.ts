@@ -1,8 +1,8 @@
 // Card refunds go back through the card network that captured the deposit (STYLE.md "Providers
 // behind one interface"). Staging ships a simulator; production has no card connector until one
-// is plugged in here, and then a card refund is refused rather than answered SUCCESS without any
-// provider being asked. Chosen once, here, by CAJA_ENV.
-import type { Config } from '../config.ts';
+// is plugged in (src/connectors/registry.ts chooses, the one place that reads CAJA_ENV for
+// providers), and then a card refund is refused rather than answered SUCCESS without any
+// provider being asked.
 import type { RefundStatus } from '../domain/refund-rules.ts';
 import { type Decimal, toFixed } from '../domain/money.ts';
 
@@ -35,6 +35,4 @@ export const stagingCardNetwork: CardRefundConnector = {
   },
 };
 
-export function cardRefundConnector(config: Pick<Config, 'env'>): CardRefundConnector | null {
-  return config.env === 'staging' ? stagingCardNetwork : null;
-}
+export { cardRefundConnector } from '../connectors/registry.ts';

@@ -19,6 +19,8 @@ import { depositCreditOf } from '../balances/service.ts';
 import { cajaAccount, findReservation, InsufficientFunds, merchantAccount, post, reserve, transfer, voidReservation } from '../ledger/ledger.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { cardRefundConnector } from './card-connector.ts';
+import { connectorRefundReference } from '../connectors/refund-reference.ts';
+import { kickConnectorRefund } from '../connectors/refunds.ts';
 
 const HOLDING_STATUSES = REFUND_STATUSES.filter(holdsAmount);
 
@@ -103,6 +105,7 @@ interface LockedDeposit {
   local_amount: string;
   local_currency: string;
   payment_type: string | null;
+  connector: string | null;
 }
 
 /** The merchant's deposit by id and/or invoice (both must agree when both are given), locked. */
@@ -119,7 +122,7 @@ async function lockDeposit(q: Queryable, merchantId: number, depositId?: number,
     conditions.push(`invoice_id = $${params.length}`);
   }
   const { rows } = await q.query<LockedDeposit>(
-    `SELECT id, status, amount, currency, local_amount, local_currency, payment_type FROM deposits WHERE ${conditions.join(' AND ')} FOR UPDATE`,
+    `SELECT id, status, amount, currency, local_amount, local_currency, payment_type, connector FROM deposits WHERE ${conditions.join(' AND ')} FOR UPDATE`,
     params,
   );
   return rows[0] ?? null;
@@ -160,10 +163,13 @@ async function claimKey(q: Queryable, merchantId: number, idem: { key: string; f
 
 export async function createRefund(ctx: AppContext, merchantId: number, input: RefundInput): Promise<CreateRefundResult> {
   let id: number;
+  let viaConnector = false;
   try {
     id = await ctx.db.tx(async (q) => {
       if (input.idempotency) await claimKey(q, merchantId, input.idempotency);
-      const refundId = await insertRefund(ctx, q, merchantId, input);
+      const inserted = await insertRefund(ctx, q, merchantId, input);
+      const refundId = inserted.refundId;
+      viaConnector = inserted.viaConnector;
       if (input.idempotency) {
         await q.query(`UPDATE idempotency_keys SET refund_id = $3 WHERE merchant_id = $1 AND scope = 'refunds' AND key = $2`, [merchantId, input.idempotency.key, refundId]);
       }
@@ -176,15 +182,21 @@ export async function createRefund(ctx: AppContext, merchantId: number, input: R
     }
     throw err;
   }
+  // A refund through a connector is sent once committed, without making the merchant wait for
+  // the provider (the connectors worker takes over if this fails or the process stops).
+  if (viaConnector) void kickConnectorRefund(ctx, id);
   return { refund: (await getRefund(ctx.db, merchantId, id))!, replayed: false };
 }
 
-async function insertRefund(ctx: AppContext, q: Queryable, merchantId: number, input: RefundInput): Promise<number> {
+async function insertRefund(ctx: AppContext, q: Queryable, merchantId: number, input: RefundInput): Promise<{ refundId: number; viaConnector: boolean }> {
   const deposit = await lockDeposit(q, merchantId, input.depositId, input.invoiceId);
   if (!deposit) throw new RefundError('not_found', 'Deposit not found');
   if (deposit.status !== 'COMPLETED') throw new RefundError('not_completed', `Only completed deposits can be refunded; this one is ${deposit.status}`);
   const card = isCardPaymentType(deposit.payment_type);
-  if (!card && !input.bankAccount) throw new RefundError('missing_bank_account', 'bank_account is required to refund this deposit');
+  // A deposit paid through a real connector is refunded through it (Pix: a devolução, which
+  // returns the money to the paying account): the bank account is neither needed nor used.
+  const paidVia = !card && deposit.connector !== null && deposit.connector !== 'staging' ? await connectorPayment(q, deposit.id, deposit.connector) : null;
+  if (!card && !paidVia && !input.bankAccount) throw new RefundError('missing_bank_account', 'bank_account is required to refund this deposit');
   const cardNetwork = card ? cardRefundConnector(ctx.config) : null;
   if (card && !cardNetwork) throw new RefundError('no_card_connector', 'Card refunds are not available: no card connector is configured for this environment');
   const held = (
@@ -230,13 +242,30 @@ async function insertRefund(ctx: AppContext, q: Queryable, merchantId: number, i
     subjectId: refundId,
     data: { refund_id: refundId, deposit_id: deposit.id, status: 'PENDING', amount: toFixed(amounts.amount, 2), currency: deposit.currency },
   });
+  if (paidVia) {
+    await q.query(
+      `INSERT INTO connector_refunds (refund_id, connector, reference, payment_id, state) VALUES ($1, $2, $3, $4, 'new')`,
+      [refundId, paidVia.connector, connectorRefundReference(paidVia.connector, refundId), paidVia.paymentId],
+    );
+  }
   if (cardNetwork) {
     const outcome = await cardNetwork.refund({ refundId, depositId: deposit.id, amount: amounts.amount, currency: deposit.currency });
     // Settled in the same transaction: a card refund answers SUCCESS or REJECTED directly
     // (IN_PROGRESS when the network answers later).
     if (outcome.status !== 'PENDING') await applyTransition(q, refundId, outcome.status, 'card network answer', outcome.reason, outcome.reasonCode, false);
   }
-  return refundId;
+  return { refundId, viaConnector: paidVia !== null };
+}
+
+/** The provider payment that completed a deposit, when a real connector's provider paid it. */
+async function connectorPayment(q: Queryable, depositId: number, connector: string): Promise<{ connector: string; paymentId: string } | null> {
+  const { rows } = await q.query<{ payment_id: string }>(
+    // The payment that completed it; else (an operator completed it as a late payment: POST
+    // /admin/deposits/{id}/complete) the payment recorded as unmatched for it.
+    `SELECT payment_id FROM connector_payments WHERE deposit_id = $1 AND connector = $2 ORDER BY status = 'applied' DESC, created_at LIMIT 1`,
+    [depositId, connector],
+  );
+  return rows[0] ? { connector, paymentId: rows[0].payment_id } : null;
 }
 
 export async function getRefund(q: Queryable, merchantId: number | null, refundId: number): Promise<RefundRow | null> {

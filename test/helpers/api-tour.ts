@@ -75,6 +75,11 @@ export async function apiTour(base: string): Promise<Recorded[]> {
   await rec('post', '/admin/merchants/{id}/balance_adjustments', adjustment, admin(base, 'POST', `/admin/merchants/${id}/balance_adjustments`, adjustment));
   await rec('get', '/admin/merchants/{id}/balance', undefined, admin(base, 'GET', `/admin/merchants/${id}/balance`));
   await rec('get', '/admin/ledger/check', undefined, admin(base, 'GET', '/admin/ledger/check'));
+  // The Pix connector (docs/connectors.md; configured for real in test/connectors/pix.test.ts).
+  await rec('get', '/admin/connectors/pix', undefined, admin(base, 'GET', '/admin/connectors/pix'));
+  const pixConfig = { api_url: 'http://psp.example/v2', token_url: 'https://psp.example/oauth/token', client_id: 'caja', client_secret: 's', certificate: 'x', private_key: 'y', pix_key: 'pix@caja.example' };
+  await rec('put', '/admin/connectors/pix', pixConfig, admin(base, 'PUT', '/admin/connectors/pix', pixConfig));
+  await rec('get', '/admin/connectors/pix/payments', undefined, admin(base, 'GET', '/admin/connectors/pix/payments?status=unmatched'));
   await rec('get', '/v3/balance', undefined, v3.get('/v3/balance'));
   await rec('get', '/v3/balance/transactions', undefined, v3.get('/v3/balance/transactions?limit=2'));
   const cashoutBody = {

@@ -15,6 +15,7 @@ import { ApiError } from '../../http/errors.ts';
 import { depositsSignerOf } from '../../merchants/merchants.ts';
 import { streamlineFields } from '../../deposits/notifications.ts';
 import { type CreatedDeposit, createDeposit, prepareDepositRequest } from '../../deposits/service.ts';
+import { isProviderError } from '../../connectors/charges.ts';
 import { type DepositRow, findDepositByToken } from '../../deposits/store.ts';
 import { redirectUrl } from '../../deposits/views.ts';
 import { esc, newNonce, sendHtml } from '../../web/layout.ts';
@@ -22,7 +23,8 @@ import { type Form, optional, required, sendRecord } from './face.ts';
 import { StreamlineError } from './format.ts';
 
 /** Streamline error codes (shared: 300 invalid, 301 empty, 302 control, 401 credentials, 505 country). */
-export const INVOICE_ERROR_CODES = { invoiceUsed: 303, userLimit: 304, invalidDocument: 310, invalidUrl: 311 } as const;
+/** 320/321: the method's payment provider did not answer / refused the charge (docs/connectors.md). */
+export const INVOICE_ERROR_CODES = { invoiceUsed: 303, userLimit: 304, invalidDocument: 310, invalidUrl: 311, providerUnavailable: 320, providerRefused: 321 } as const;
 
 const AFRICA = new Set(['CM', 'GH', 'KE', 'NG', 'TZ', 'UG', 'ZA']);
 
@@ -198,6 +200,7 @@ export function registerStreamlineDeposits(app: FastifyInstance, ctx: AppContext
       } catch (err) {
         if (err instanceof ApiError && err.code === 304) throw new StreamlineError(INVOICE_ERROR_CODES.userLimit, err.message);
         if (err instanceof ApiError && err.code === 201) throw new StreamlineError(INVOICE_ERROR_CODES.invoiceUsed, `x_invoice already used: ${form.x_invoice}`);
+        if (isProviderError(err)) throw new StreamlineError(err.code === 520 ? INVOICE_ERROR_CODES.providerUnavailable : INVOICE_ERROR_CODES.providerRefused, err.message);
         throw err;
       }
       let link = redirectUrl(ctx.config.publicBaseUrl, deposit);

@@ -66,6 +66,10 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
         return detailsPage(l, { method, needed: neededPayerFields(l.d, method), canChange: methods.length > 1, values, errors: r.errors }, csrfOf(l), base());
       } catch (err) {
         // The spec's error_url: where the customer goes when a method cannot be set up.
+        // The method's provider refused or did not answer: nothing was set; the customer may retry.
+        if (err instanceof CheckoutError && err.problem === 'provider_unavailable') {
+          return methodListPage(l, allowedMethods(l.d), csrfOf(l), base(), l.t.probProviderUnavailable);
+        }
         if (err instanceof CheckoutError && err.problem === 'method_unavailable') {
           const out = safeHref(l.d.error_url);
           return out ? { redirect: out } : methodListPage(l, allowedMethods(l.d), csrfOf(l), base(), l.t.probMethodUnavailable);

@@ -1,0 +1,149 @@
+// Pay-in providers behind one interface (STYLE.md "Providers behind one interface"): the deposit
+// and refund services hand a charge, a refund or a provider's callback to a PayinConnector and
+// never know which provider it is. A connector is mostly mapping between these types and its
+// provider's wire format (Hyperswitch's "transformers"); the flow around it (create the deposit,
+// complete it through transitionDeposit, refund through transitionRefund) is written once.
+//
+// Implementations:
+//   staging simulator   src/connectors/staging/simulator.ts  today's simulated collection
+//                       details, completed by the sandbox (and staging's magic values)
+//   API Pix             src/connectors/pix/                  Brazil's Pix through a PSP that speaks
+//                       the Central Bank's API Pix v2 (mTLS, OAuth2, cob, webhook, devolução)
+// Which one serves a (country, method) is decided by src/connectors/registry.ts from the
+// operator's configuration, never by the services.
+import type { PaymentMethod } from '../domain/catalog.ts';
+import type { Decimal } from '../domain/money.ts';
+import type { PaymentInfo } from '../domain/payment-info.ts';
+
+/** What a connector error means to the caller, whatever the provider said. */
+export type ConnectorErrorKind =
+  /** The provider did not answer (timeout, connection refused or reset, 5xx): safe to retry. */
+  | 'unavailable'
+  /** The provider answered and refused the request (4xx other than auth): retrying the same fails. */
+  | 'refused'
+  /** The provider refused our credentials even after renewing them. */
+  | 'auth'
+  /** The provider does not know the thing asked for (404). */
+  | 'not_found'
+  /** The provider answered something we cannot read. */
+  | 'invalid_response'
+  /** The connector is not configured (or its configuration is unusable). */
+  | 'not_configured';
+
+export class ConnectorError extends Error {
+  constructor(
+    readonly kind: ConnectorErrorKind,
+    message: string,
+    /** The provider's HTTP status and problem type, when it answered. */
+    readonly provider?: { status?: number; type?: string; title?: string; detail?: string },
+  ) {
+    super(message);
+    this.name = 'ConnectorError';
+  }
+}
+
+/** A deposit to collect: what the connector needs to create the charge the customer pays. */
+export interface ChargeOrder {
+  depositId: number;
+  /** The deposit's unguessable token (checkout and voucher URLs). */
+  token: string;
+  method: PaymentMethod;
+  /** What the customer pays, in the method's currency. */
+  amount: Decimal;
+  createdAt: Date;
+  expiresAt: Date;
+  payer: { document?: string; documentType?: string; name?: string | null };
+  description?: string | null;
+  publicBaseUrl: string;
+}
+
+/** The created charge: what the customer is shown, and the provider's name for it (stored). */
+export interface Charge {
+  paymentInfo: PaymentInfo;
+  /** The provider's reference of the charge (Pix: the txid); null when the simulator makes none. */
+  reference: string | null;
+}
+
+/** A payment the provider received, read from the provider itself (never from a callback body). */
+export interface ProviderPayment {
+  /** Unique per payment at the provider (Pix: the end-to-end id): applied once. */
+  id: string;
+  /** The charge it pays (Pix: the txid), null when the payer paid the key without one. */
+  chargeReference: string | null;
+  amount: Decimal;
+  currency: string;
+  /** The account or key it was paid to (Pix: the receiving key). */
+  receiver: string | null;
+  paidAt: Date;
+  raw?: unknown;
+}
+
+export type ChargeStatus =
+  | { status: 'pending' }
+  | { status: 'paid'; payments: ProviderPayment[] }
+  | { status: 'cancelled'; reason?: string };
+
+/**
+ * What a provider's callback asks us to look up. A callback is a hint, never the truth: the
+ * service reads each one back from the provider (readPayment) before crediting anything.
+ */
+export type Hint = { kind: 'payment'; id: string } | { kind: 'charge'; reference: string };
+
+export interface RefundOrder {
+  refundId: number;
+  depositId: number;
+  /** The provider's reference of the deposit's charge and of the payment being refunded. */
+  chargeReference: string | null;
+  paymentId: string | null;
+  amount: Decimal;
+  currency: string;
+}
+
+export interface RefundOutcome {
+  status: 'PENDING' | 'COMPLETED' | 'REJECTED';
+  /** The provider's reference of the refund (Pix: the devolução id). */
+  reference?: string;
+  reason?: string;
+  reasonCode?: string;
+}
+
+export interface ConnectorHealth {
+  ok: boolean;
+  /** Connector-specific facts (token obtained, webhook registered, last poll, last error). */
+  [fact: string]: unknown;
+}
+
+export interface PayinConnector {
+  /** Stored with each deposit it creates ('staging', 'pix'): later steps find it by name. */
+  readonly name: string;
+  /**
+   * True for staging's simulator: its deposits are completed by the sandbox and magic values,
+   * and its refunds wait for the sandbox. A real connector's are completed by its provider.
+   */
+  readonly simulated: boolean;
+  /** Creates the charge the customer pays. Throws ConnectorError; nothing is stored on failure. */
+  createCharge(order: ChargeOrder): Promise<Charge>;
+  /** The charge's state at the provider, with the payments it received. */
+  chargeStatus(reference: string): Promise<ChargeStatus>;
+  /** One payment, read from the provider (the truth a hint is checked against); null if unknown. */
+  readPayment(id: string): Promise<ProviderPayment | null>;
+  /** Turns a callback body into what to look up; throws nothing (an unreadable body is no hint). */
+  parseHint(body: unknown): Hint[];
+  /** Asks the provider to refund; PENDING until refundStatus says otherwise. */
+  refund(order: RefundOrder): Promise<RefundOutcome>;
+  /** The provider's answer for a refund sent earlier (or null: never received it). */
+  refundStatus(order: RefundOrder): Promise<RefundOutcome | null>;
+  health(): Promise<ConnectorHealth>;
+  /** Withdraws a charge whose deposit was cancelled, so it can no longer be paid (best effort). */
+  cancelCharge?(reference: string): Promise<void>;
+  /** Lets go of connections (a replaced configuration's connector). */
+  close?(): void;
+  /** The provider's reference of a refund, derived from its id (so a resend names the same one). */
+  refundReference?(refundId: number): string;
+  /** Whether a payment read from the provider completes the deposit (its matching rule). */
+  checkPayment?(payment: ProviderPayment, deposit: { status: string; payerAmount: Decimal; reference: string | null; expiresAt: Date | null }): { ok: true } | { ok: false; reason: string };
+  /** Registers the address the provider posts its callbacks to (Pix: PUT /webhook/{chave}). */
+  registerCallback?(url: string): Promise<void>;
+  /** Every payment received in [from, to] (Pix: GET /pix?inicio&fim, page by page): reconciliation. */
+  paymentsBetween?(from: Date, to: Date): AsyncIterable<ProviderPayment>;
+}

@@ -1,0 +1,186 @@
+// The API Pix connector: Brazil's Pix (BR/IX) collected through any PSP that speaks the Central
+// Bank's API Pix v2. A charge is a cob (PUT /cob/{txid}), a payment is read back with
+// GET /pix/{e2eid} (the webhook only says which), reconciliation reads GET /pix?inicio&fim, a
+// refund is a devolução (PUT/GET /pix/{e2eid}/devolucao/{id}). docs/connectors.md.
+import type { AppContext } from '../../context.ts';
+import { ConnectorError, type PayinConnector, type ProviderPayment } from '../payin.ts';
+import type { ConnectorKind } from '../registry.ts';
+import { recordHealth, type StoredConnector } from '../store.ts';
+import { PixClient } from './client.ts';
+import { cobBody, devolucaoIdFor, sameActiveCob, devolucaoOutcome, formatValor, matchPayment, parsePixHint, paymentInfoFromCob, pixToPayment, txidFor } from './mapping.ts';
+
+export const PIX_CONNECTOR = 'pix';
+
+/** What PUT /admin/connectors/pix stores: settings shown back, secrets sealed. */
+export interface PixSettings {
+  api_url: string;
+  token_url: string;
+  client_id: string;
+  pix_key: string;
+  certificate: string;
+  ca?: string;
+}
+
+export interface PixSecrets {
+  client_secret: string;
+  private_key: string;
+}
+
+export interface PixConnector extends PayinConnector {
+  readonly pixKey: string;
+  readonly client: PixClient;
+}
+
+/** Pages of GET /pix read in one reconciliation pass at most (100 items each by default). */
+const MAX_PAGES = 1000;
+
+export function buildPixConnector(ctx: AppContext, stored: StoredConnector): PixConnector {
+  const settings = stored.settings as unknown as PixSettings;
+  const secrets = stored.secrets as unknown as PixSecrets;
+  const client = new PixClient({
+    apiUrl: settings.api_url,
+    tokenUrl: settings.token_url,
+    clientId: settings.client_id,
+    clientSecret: secrets.client_secret,
+    certificate: settings.certificate,
+    privateKey: secrets.private_key,
+    ca: settings.ca || undefined,
+    timeoutMs: ctx.config.connectors.timeoutMs,
+    onToken: () => void recordHealth(ctx, PIX_CONNECTOR, { kind: 'token' }),
+  });
+  const pixKey = settings.pix_key;
+
+  /** Runs a PSP call; a failure is recorded as the connector's last error and rethrown. */
+  async function guarded<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof ConnectorError && err.kind !== 'not_found') await recordHealth(ctx, PIX_CONNECTOR, { kind: 'error', message: `${what}: ${err.message}` });
+      throw err;
+    }
+  }
+
+  return {
+    name: PIX_CONNECTOR,
+    simulated: false,
+    pixKey,
+    client,
+
+    async createCharge(order) {
+      const txid = txidFor(order.depositId, (t) => ctx.box.hash(t));
+      type Cob = { pixCopiaECola?: unknown; txid?: unknown; status?: unknown };
+      let body: Cob | null;
+      try {
+        ({ body } = await guarded('cob', () => client.call<Cob>('PUT', `/cob/${txid}`, cobBody(order, pixKey, ctx.now()))));
+      } catch (err) {
+        // A hosted deposit's txid is the same on a second try: an earlier PUT that timed out may
+        // have created the cob. The same cob, still active, is taken; anything else fails.
+        if (!(err instanceof ConnectorError) || (err.kind !== 'refused' && err.kind !== 'unavailable')) throw err;
+        const existing = await client.call<Cob>('GET', `/cob/${txid}`).catch(() => null);
+        if (!existing || !sameActiveCob(existing.body, order, pixKey)) throw err;
+        body = existing.body;
+      }
+      if (!body || typeof body !== 'object' || typeof body.pixCopiaECola !== 'string' || body.pixCopiaECola === '') {
+        throw new ConnectorError('invalid_response', `PUT /cob/${txid}: the answer has no pixCopiaECola`);
+      }
+      if (body.txid !== undefined && body.txid !== txid) throw new ConnectorError('invalid_response', `PUT /cob/${txid}: the answer names txid ${String(body.txid)}`);
+      return { paymentInfo: paymentInfoFromCob(order, txid, body), reference: txid };
+    },
+
+    async chargeStatus(txid) {
+      const { body } = await guarded('cob status', () => client.call<{ status?: unknown; pix?: unknown }>('GET', `/cob/${txid}`));
+      const payments = Array.isArray(body?.pix) ? body.pix.map(pixToPayment).filter((p): p is ProviderPayment => p !== null) : [];
+      if (body?.status === 'CONCLUIDA') return { status: 'paid', payments };
+      if (typeof body?.status === 'string' && body.status.startsWith('REMOVIDA')) return { status: 'cancelled', reason: body.status };
+      return { status: 'pending' };
+    },
+
+    async readPayment(e2eid) {
+      try {
+        const { body } = await guarded('pix', () => client.call('GET', `/pix/${encodeURIComponent(e2eid)}`));
+        const payment = pixToPayment(body);
+        if (!payment) throw new ConnectorError('invalid_response', `GET /pix/${e2eid}: unreadable Pix`);
+        // The PSP answered another payment than the one asked: not this one.
+        return payment.id === e2eid ? payment : null;
+      } catch (err) {
+        if (err instanceof ConnectorError && err.kind === 'not_found') return null;
+        throw err;
+      }
+    },
+
+    parseHint: parsePixHint,
+
+    checkPayment(payment, deposit) {
+      return matchPayment(payment, { status: deposit.status, payerAmount: deposit.payerAmount, txid: deposit.reference, expiresAt: deposit.expiresAt }, pixKey);
+    },
+
+    refundReference: devolucaoIdFor,
+
+    async refund(order) {
+      if (!order.paymentId) throw new ConnectorError('refused', 'the deposit has no Pix payment to return');
+      const id = devolucaoIdFor(order.refundId);
+      const { body } = await guarded('devolucao', () => client.call('PUT', `/pix/${encodeURIComponent(order.paymentId!)}/devolucao/${id}`, { valor: formatValor(order.amount) }));
+      return devolucaoOutcome(body) ?? { status: 'PENDING', reference: id };
+    },
+
+    async refundStatus(order) {
+      if (!order.paymentId) return null;
+      const id = devolucaoIdFor(order.refundId);
+      try {
+        const { body } = await guarded('devolucao status', () => client.call('GET', `/pix/${encodeURIComponent(order.paymentId!)}/devolucao/${id}`));
+        const outcome = devolucaoOutcome(body);
+        if (!outcome) throw new ConnectorError('invalid_response', `GET devolucao ${id}: unknown status`);
+        return outcome;
+      } catch (err) {
+        if (err instanceof ConnectorError && err.kind === 'not_found') return null;
+        throw err;
+      }
+    },
+
+    async cancelCharge(txid) {
+      await guarded('cob removal', () => client.call('PATCH', `/cob/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }));
+    },
+
+    async registerCallback(url) {
+      await guarded('webhook', () => client.call('PUT', `/webhook/${encodeURIComponent(pixKey)}`, { webhookUrl: url }));
+      await recordHealth(ctx, PIX_CONNECTOR, { kind: 'webhook', url });
+    },
+
+    async *paymentsBetween(from, to) {
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const { body } = await guarded('pix list', () => client.call<{ pix?: unknown; parametros?: { paginacao?: { quantidadeDePaginas?: unknown } } }>('GET', '/pix', undefined, {
+          inicio: from.toISOString(),
+          fim: to.toISOString(),
+          'paginacao.paginaAtual': String(page),
+        }));
+        const list = Array.isArray(body?.pix) ? body.pix : [];
+        for (const entry of list) {
+          const payment = pixToPayment(entry);
+          if (payment) yield payment;
+        }
+        const pages = body?.parametros?.paginacao?.quantidadeDePaginas;
+        if (typeof pages !== 'number' || page + 1 >= pages || list.length === 0) return;
+      }
+    },
+
+    close() {
+      // Calls in flight finish first (each has its deadline).
+      setTimeout(() => client.close(), 2 * ctx.config.connectors.timeoutMs).unref();
+    },
+
+    async health() {
+      try {
+        await client.bearer();
+        return { ok: true, token_obtained: true };
+      } catch (err) {
+        return { ok: false, token_obtained: false, error: err instanceof Error ? err.message : String(err) };
+      }
+    },
+  };
+}
+
+export const pixKind: ConnectorKind = {
+  name: PIX_CONNECTOR,
+  serves: [{ country: 'BR', method: 'IX' }],
+  build: buildPixConnector,
+};

@@ -1,0 +1,184 @@
+// The API Pix connector's transformers (pure): caja's deposits and refunds to the API Pix v2 wire
+// format (cob, pix, devolução) and back. No I/O here; the unit tests cover each rule.
+import { classifyPixKey } from '../../domain/pix.ts';
+import { type Decimal, eq, parseAmount, toFixed } from '../../domain/money.ts';
+import { qrPngBase64 } from '../../domain/qr.ts';
+import { depositReference, formatDateTime, type PaymentInfo } from '../../domain/payment-info.ts';
+import type { ChargeOrder, Hint, ProviderPayment, RefundOutcome } from '../payin.ts';
+
+/** The API Pix's txid of a charge: 26 to 35 letters or digits. */
+export const TXID = /^[a-zA-Z0-9]{26,35}$/;
+
+/**
+ * The txid of a deposit's charge: `caja`, the deposit id on 12 digits and 16 hex characters of a
+ * keyed hash of the id (the master key's: another caja installation on the same PSP account never
+ * makes the same txid, and nobody can guess one from a deposit id). 32 characters.
+ */
+export function txidFor(depositId: number, keyedHash: (text: string) => string): string {
+  if (!Number.isSafeInteger(depositId) || depositId < 0) throw new RangeError('deposit id must be a non-negative integer');
+  const txid = `caja${String(depositId).padStart(12, '0')}${keyedHash(`pix txid ${depositId}`).replace(/[^a-zA-Z0-9]/g, '').slice(0, 16)}`;
+  if (!TXID.test(txid)) throw new RangeError(`txid ${txid} does not fit [a-zA-Z0-9]{26,35}`);
+  return txid;
+}
+
+/** The devolução id of a refund: `cajarefund` and the refund id ([a-zA-Z0-9]{1,35}). */
+export function devolucaoIdFor(refundId: number): string {
+  if (!Number.isSafeInteger(refundId) || refundId < 0) throw new RangeError('refund id must be a non-negative integer');
+  return `cajarefund${refundId}`;
+}
+
+/** BRL with two decimals, as valor.original and valor take it ("10.50"). */
+export function formatValor(amount: Decimal): string {
+  return toFixed(amount, 2);
+}
+
+/** A valor from the PSP ("10.50"), or null when it is not a positive decimal with at most 2 places. */
+export function parseValor(value: unknown): Decimal | null {
+  const parsed = parseAmount(value, { maxDecimals: 2, maxIntegerDigits: 15 });
+  return parsed.ok ? parsed.value : null;
+}
+
+/** The cob's expiry in whole seconds from now (at least 1). */
+export function expiracaoSeconds(createdAt: Date, expiresAt: Date): number {
+  return Math.max(1, Math.floor((expiresAt.getTime() - createdAt.getTime()) / 1000));
+}
+
+/** The body of PUT /cob/{txid}, created at `now` (its expiry counts from the cob's creation). */
+export function cobBody(order: ChargeOrder, pixKey: string, now: Date = order.createdAt): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    calendario: { expiracao: expiracaoSeconds(now, order.expiresAt) },
+    valor: { original: formatValor(order.amount) },
+    chave: pixKey,
+  };
+  const devedor = devedorOf(order.payer);
+  if (devedor) body.devedor = devedor;
+  const solicitacao = (order.description ?? '').replace(/\s+/g, ' ').trim().slice(0, 140);
+  if (solicitacao) body.solicitacaoPagador = solicitacao;
+  return body;
+}
+
+/** devedor: cpf (11 digits) or cnpj (14) with nome; the API wants both or neither. */
+export function devedorOf(payer: ChargeOrder['payer']): Record<string, string> | null {
+  const doc = (payer.document ?? '').replace(/[.\-/\s]/g, '').toUpperCase();
+  const nome = (payer.name ?? '').replace(/\s+/g, ' ').trim().slice(0, 200);
+  if (!doc || !nome) return null;
+  if (/^\d{11}$/.test(doc)) return { cpf: doc, nome };
+  if (/^[0-9A-Z]{12}\d{2}$/.test(doc)) return { cnpj: doc, nome };
+  return null;
+}
+
+/** The deposit's payment_info from the PSP's cob: its pixCopiaECola is the BR Code shown. */
+export function paymentInfoFromCob(order: ChargeOrder, txid: string, cob: { pixCopiaECola?: unknown; location?: unknown }): PaymentInfo {
+  const brCode = typeof cob.pixCopiaECola === 'string' ? cob.pixCopiaECola : '';
+  if (!brCode) throw new Error('the cob has no pixCopiaECola');
+  const reference = depositReference(order.depositId);
+  return {
+    type: order.method.type,
+    payment_method: order.method.code,
+    payment_method_name: order.method.name,
+    amount: order.amount,
+    currency: order.method.currency,
+    expiration_date: formatDateTime(order.expiresAt),
+    created_at: formatDateTime(order.createdAt),
+    metadata: { reference, txid },
+    secondary_metadata: { reference, qr_code: qrPngBase64(brCode), digitable_line: brCode },
+  };
+}
+
+/** Whether a cob read back (GET /cob/{txid}) is the one we asked for, still payable. */
+export function sameActiveCob(cob: unknown, order: ChargeOrder, pixKey: string): boolean {
+  if (typeof cob !== 'object' || cob === null) return false;
+  const c = cob as { status?: unknown; valor?: { original?: unknown }; chave?: unknown; pixCopiaECola?: unknown };
+  const valor = parseValor(c.valor?.original);
+  return c.status === 'ATIVA' && valor !== null && eq(valor, order.amount) && typeof c.chave === 'string' && sameKey(c.chave, pixKey)
+    && typeof c.pixCopiaECola === 'string' && c.pixCopiaECola !== '';
+}
+
+/** A Pix (GET /pix/{e2eid}, or an entry of GET /pix) as a provider payment; null when unreadable. */
+export function pixToPayment(pix: unknown): ProviderPayment | null {
+  if (typeof pix !== 'object' || pix === null) return null;
+  const p = pix as Record<string, unknown>;
+  const amount = parseValor(p.valor);
+  const paidAt = typeof p.horario === 'string' ? new Date(p.horario) : null;
+  if (typeof p.endToEndId !== 'string' || !E2E.test(p.endToEndId) || !amount || !paidAt || Number.isNaN(paidAt.getTime())) return null;
+  return {
+    id: p.endToEndId,
+    chargeReference: typeof p.txid === 'string' && p.txid !== '' ? p.txid : null,
+    amount,
+    currency: 'BRL',
+    receiver: typeof p.chave === 'string' ? p.chave : null,
+    paidAt,
+    raw: pix,
+  };
+}
+
+/** End-to-end ids are 32 characters (E, the ISPB, date and time, a sequence); a bit of room. */
+const E2E = /^[a-zA-Z0-9]{20,40}$/;
+
+/** The webhook body {pix: [{endToEndId, …}]} as payments to look up (at most 200). */
+export function parsePixHint(body: unknown): Hint[] {
+  if (typeof body !== 'object' || body === null) return [];
+  const list = (body as { pix?: unknown }).pix;
+  if (!Array.isArray(list)) return [];
+  const ids = new Set<string>();
+  for (const entry of list.slice(0, 200)) {
+    const id = (entry as { endToEndId?: unknown } | null)?.endToEndId;
+    if (typeof id === 'string' && E2E.test(id)) ids.add(id);
+  }
+  return [...ids].map((id) => ({ kind: 'payment' as const, id }));
+}
+
+/** The same key, whatever its spelling (CNPJ punctuation, e-mail case, UUID case). */
+export function sameKey(a: string, b: string): boolean {
+  const na = classifyPixKey(a, { anyUuidVersion: true });
+  const nb = classifyPixKey(b, { anyUuidVersion: true });
+  return na.ok && nb.ok ? na.normalized === nb.normalized : a.trim() === b.trim();
+}
+
+export interface MatchTarget {
+  status: string;
+  payerAmount: Decimal;
+  txid: string | null;
+  /** When the deposit (and its cob) expired; a payment made later is not taken. */
+  expiresAt?: Date | null;
+}
+
+/** Clock difference allowed between the PSP's horario and caja's expiry. */
+export const PAID_IN_TIME_TOLERANCE_MS = 60_000;
+
+export type MatchResult = { ok: true } | { ok: false; reason: string };
+
+/**
+ * Whether a payment read from the PSP completes a deposit: same txid, same amount to the cent,
+ * paid to the configured key, the deposit still waiting for it, and paid before it expired. Anything else is kept for
+ * the operator as unmatched, never credited.
+ */
+export function matchPayment(payment: ProviderPayment, deposit: MatchTarget | null, pixKey: string): MatchResult {
+  if (!payment.chargeReference) return { ok: false, reason: 'paid without a txid' };
+  if (!deposit || deposit.txid !== payment.chargeReference) return { ok: false, reason: `no deposit has txid ${payment.chargeReference}` };
+  if (payment.receiver === null || !sameKey(payment.receiver, pixKey)) return { ok: false, reason: `paid to key ${payment.receiver ?? '(none)'}, not the configured one` };
+  if (!eq(payment.amount, deposit.payerAmount)) return { ok: false, reason: `paid ${formatValor(payment.amount)}, the deposit asks ${formatValor(deposit.payerAmount)}` };
+  if (deposit.status !== 'PENDING') return { ok: false, reason: `the deposit is ${deposit.status}` };
+  if (deposit.expiresAt && payment.paidAt.getTime() > deposit.expiresAt.getTime() + PAID_IN_TIME_TOLERANCE_MS) {
+    return { ok: false, reason: `paid at ${payment.paidAt.toISOString()}, after the deposit expired at ${deposit.expiresAt.toISOString()}` };
+  }
+  return { ok: true };
+}
+
+/** A devolução's status (GET or PUT /pix/{e2eid}/devolucao/{id}) as a refund outcome. */
+export function devolucaoOutcome(devolucao: unknown): RefundOutcome | null {
+  if (typeof devolucao !== 'object' || devolucao === null) return null;
+  const d = devolucao as Record<string, unknown>;
+  const reference = typeof d.id === 'string' ? d.id : undefined;
+  const motivo = typeof d.motivo === 'string' && d.motivo ? d.motivo : undefined;
+  switch (d.status) {
+    case 'EM_PROCESSAMENTO':
+      return { status: 'PENDING', reference };
+    case 'DEVOLVIDO':
+      return { status: 'COMPLETED', reference };
+    case 'NAO_REALIZADO':
+      return { status: 'REJECTED', reference, reason: motivo ? `The Pix return was not made: ${motivo}` : 'The Pix return was not made', reasonCode: 'NAO_REALIZADO' };
+    default:
+      return null;
+  }
+}

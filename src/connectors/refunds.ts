@@ -1,0 +1,132 @@
+// Refunds of deposits paid through a real connector (Pix: a devolução), sent and tracked here.
+//
+// The refund service writes the refund PENDING with its reservation and a connector_refunds row
+// ('new') in its transaction; then (right after, and from the connectors worker until settled):
+//   new       → 'sending' is written BEFORE the provider is asked, then the request (PUT)
+//   sending   → a request may have reached the provider (crash, timeout): it is looked up (GET)
+//               first, and sent only if the provider does not know it; the reference is derived
+//               from the refund id, so it is the same one either way: never sent twice
+//   sent      → looked up until the provider settles it
+// A settled answer moves the refund through transitionRefund (COMPLETED posts the reservation,
+// REJECTED voids it; event and notification as for every refund), and the row is 'done'.
+import type { AppContext } from '../context.ts';
+import { fromDb } from '../domain/money.ts';
+import { RefundTransitionError, transitionRefund } from '../refunds/service.ts';
+import { ConnectorError, type RefundOrder, type RefundOutcome } from './payin.ts';
+import { payinConnectorNamed } from './registry.ts';
+
+/** Seconds before the next look-up of a refund still in progress, by look-ups so far. */
+const BACKOFF_SECONDS = [1, 2, 5, 10, 30, 60];
+
+interface Row {
+  refund_id: number;
+  connector: string;
+  reference: string;
+  payment_id: string;
+  state: 'new' | 'sending' | 'sent' | 'done';
+  attempts: number;
+  merchant_id: number;
+  deposit_id: number;
+  amount: string;
+  currency: string;
+  refund_status: string;
+  connector_reference: string | null;
+}
+
+/** Refunds due for a step, claimed (pushed later) so that one process works on each at a time. */
+async function claim(ctx: AppContext, refundId: number | null, limit: number): Promise<Row[]> {
+  const now = ctx.now();
+  const lease = new Date(now.getTime() + 2 * ctx.config.connectors.timeoutMs + 5000);
+  const { rows } = await ctx.db.query<Row>(
+    `WITH due AS (
+       SELECT refund_id FROM connector_refunds
+       WHERE state <> 'done' AND next_check_at <= $1 AND ($3::integer IS NULL OR refund_id = $3)
+       ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED
+     ), c AS (
+       UPDATE connector_refunds cr SET next_check_at = $2 FROM due WHERE cr.refund_id = due.refund_id RETURNING cr.*
+     )
+     SELECT c.refund_id, c.connector, c.reference, c.payment_id, c.state, c.attempts, r.merchant_id, r.deposit_id,
+            r.local_amount AS amount, r.local_currency AS currency, r.status AS refund_status, d.connector_reference
+     FROM c JOIN refunds r ON r.id = c.refund_id JOIN deposits d ON d.id = r.deposit_id`,
+    [now, lease, refundId, limit],
+  );
+  return rows;
+}
+
+async function setState(ctx: AppContext, refundId: number, state: Row['state'], attempts: number, error: string | null): Promise<void> {
+  const wait = BACKOFF_SECONDS[Math.min(attempts, BACKOFF_SECONDS.length - 1)]!;
+  await ctx.db.query(
+    'UPDATE connector_refunds SET state = $2, attempts = $3, last_error = $4, next_check_at = $5, updated_at = $6 WHERE refund_id = $1',
+    [refundId, state, attempts, error, new Date(ctx.now().getTime() + wait * 1000), ctx.now()],
+  );
+}
+
+async function step(ctx: AppContext, row: Row): Promise<void> {
+  if (row.refund_status !== 'PENDING') {
+    // Settled another way (an operator): nothing more to ask the provider.
+    await setState(ctx, row.refund_id, 'done', row.attempts, null);
+    return;
+  }
+  const connector = await payinConnectorNamed(ctx, row.connector);
+  if (!connector) {
+    await setState(ctx, row.refund_id, row.state, row.attempts + 1, `connector ${row.connector} is not configured`);
+    return;
+  }
+  const order: RefundOrder = {
+    refundId: row.refund_id, depositId: row.deposit_id, chargeReference: row.connector_reference, paymentId: row.payment_id,
+    amount: fromDb(row.amount), currency: row.currency,
+  };
+  let outcome: RefundOutcome | null = null;
+  let state = row.state;
+  try {
+    if (state === 'sending' || state === 'sent') outcome = await connector.refundStatus(order);
+    if (state === 'new' || (state === 'sending' && outcome === null)) {
+      // Written before the request: should this process die with the request in flight, the
+      // next step looks it up instead of sending it again.
+      await setState(ctx, row.refund_id, 'sending', row.attempts + 1, null);
+      state = 'sending';
+      outcome = await connector.refund(order);
+      state = 'sent';
+    }
+  } catch (err) {
+    if (err instanceof ConnectorError && err.kind === 'refused' && state === 'sending') {
+      // The provider answered the request itself with a refusal: no devolução exists.
+      outcome = { status: 'REJECTED', reason: `The provider refused the refund: ${err.provider?.detail ?? err.provider?.title ?? err.message}`, reasonCode: 'PROVIDER_REFUSED' };
+    } else {
+      ctx.log.warn({ err, refundId: row.refund_id, connector: row.connector }, 'connector refund step failed; retried later');
+      await setState(ctx, row.refund_id, state, row.attempts + 1, err instanceof Error ? err.message : String(err));
+      return;
+    }
+  }
+  if (outcome === null) {
+    // Sent, yet the provider does not know it (yet): look again later.
+    await setState(ctx, row.refund_id, state, row.attempts + 1, 'the provider does not know the refund yet');
+    return;
+  }
+  if (outcome.status === 'PENDING') {
+    await setState(ctx, row.refund_id, 'sent', row.attempts + 1, null);
+    return;
+  }
+  try {
+    await transitionRefund(ctx, row.merchant_id, row.refund_id, outcome.status, `${row.connector} ${outcome.status === 'COMPLETED' ? 'returned' : 'refused'}`, outcome.reason, outcome.reasonCode);
+  } catch (err) {
+    if (!(err instanceof RefundTransitionError)) throw err;
+  }
+  await setState(ctx, row.refund_id, 'done', row.attempts + 1, null);
+}
+
+/** Sends one new refund now (the refund service calls it after its commit; errors are logged). */
+export async function kickConnectorRefund(ctx: AppContext, refundId: number): Promise<void> {
+  try {
+    for (const row of await claim(ctx, refundId, 1)) await step(ctx, row);
+  } catch (err) {
+    ctx.log.warn({ err, refundId }, 'connector refund: first step failed; the worker retries');
+  }
+}
+
+/** One pass of the worker over refunds due for a step; answers how many it handled. */
+export async function trackConnectorRefunds(ctx: AppContext, limit = 50): Promise<number> {
+  const rows = await claim(ctx, null, limit);
+  for (const row of rows) await step(ctx, row);
+  return rows.length;
+}

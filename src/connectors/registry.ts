@@ -1,0 +1,134 @@
+// Which connector serves what: the one place that reads CAJA_ENV for providers.
+//
+//   payinConnectorFor(ctx, country, method)  the connector that collects a method in a country:
+//                                            a real connector the operator configured
+//                                            (PUT /admin/connectors/<name>), else in staging the
+//                                            simulator, else (production) null: not served.
+//   servedMethods(ctx, country)              the method codes of a country that some connector
+//                                            serves (staging: all of the catalog's)
+//   payinConnectorNamed(ctx, name)           the connector a deposit was created through
+//                                            (deposits.connector), for its completion and refunds
+//   payoutConnector(config)                  the bank network cashouts go through
+//   cardRefundConnector(config)              the card network card refunds go through
+//
+// A real connector's configuration lives in the `connectors` table (secrets sealed with the
+// master key) and is read through the process's TTL cache (ctx.cache, cleared when this process
+// changes it; another process sees a change within CAJA_CACHE_SECONDS). Methods no real connector
+// kind can serve are answered without reading anything: the deposit creation path stays a map
+// look-up.
+import type { Config } from '../config.ts';
+import type { AppContext } from '../context.ts';
+import { methodsForCountry } from '../domain/catalog.ts';
+import { stagingBank } from '../cashouts/staging-bank.ts';
+import { type CardRefundConnector, stagingCardNetwork } from '../refunds/card-connector.ts';
+import type { PayinConnector } from './payin.ts';
+import type { PayoutConnector } from './payout.ts';
+import { stagingSimulator } from './staging/simulator.ts';
+import { loadConnectorRows, type StoredConnector } from './store.ts';
+import { pixKind } from './pix/connector.ts';
+
+/** A kind of real connector: what it can serve and how it is built from its stored configuration. */
+export interface ConnectorKind {
+  readonly name: string;
+  /** The (country, method) pairs it collects, e.g. Pix: BR/IX. */
+  readonly serves: readonly { country: string; method: string }[];
+  build(ctx: AppContext, stored: StoredConnector): PayinConnector;
+}
+
+/** Every kind of real connector caja has; a new connector is one more entry (docs/connectors.md). */
+const KINDS: readonly ConnectorKind[] = [pixKind];
+
+export function connectorKind(name: string): ConnectorKind | undefined {
+  return KINDS.find((k) => k.name === name);
+}
+
+const pairKey = (country: string, method: string) => `${country.trim().toUpperCase()}|${method.trim().toUpperCase()}`;
+
+/** Whether any kind of real connector could serve the pair (else no configuration is read). */
+function servableByKind(country: string, method: string): boolean {
+  const key = pairKey(country, method);
+  return KINDS.some((k) => k.serves.some((s) => pairKey(s.country, s.method) === key));
+}
+
+interface Configured {
+  byName: Map<string, PayinConnector>;
+  byPair: Map<string, PayinConnector>;
+}
+
+/** Built connectors are kept per database and configuration version: a client keeps its token. */
+const built = new WeakMap<object, Map<string, { version: string; connector: PayinConnector }>>();
+
+function buildOnce(ctx: AppContext, kind: ConnectorKind, stored: StoredConnector): PayinConnector {
+  let perDb = built.get(ctx.db);
+  if (!perDb) built.set(ctx.db, (perDb = new Map()));
+  const version = stored.updatedAt.toISOString();
+  const hit = perDb.get(stored.name);
+  if (hit && hit.version === version) return hit.connector;
+  const connector = kind.build(ctx, stored);
+  // The previous configuration's connector lets its connections go (calls in flight finish).
+  hit?.connector.close?.();
+  perDb.set(stored.name, { version, connector });
+  return connector;
+}
+
+async function configured(ctx: AppContext): Promise<Configured> {
+  return ctx.cache.of<Configured>('connectors').get('all', async () => {
+    const byName = new Map<string, PayinConnector>();
+    const byPair = new Map<string, PayinConnector>();
+    for (const stored of await loadConnectorRows(ctx)) {
+      const kind = connectorKind(stored.name);
+      if (!kind || !stored.enabled) continue;
+      let connector: PayinConnector;
+      try {
+        connector = buildOnce(ctx, kind, stored);
+      } catch (err) {
+        // A configuration that no longer builds (say, a master key rotated without re-sealing)
+        // serves nothing rather than failing every deposit.
+        ctx.log.error({ err, connector: stored.name }, 'connector configuration unusable');
+        continue;
+      }
+      byName.set(stored.name, connector);
+      for (const s of kind.serves) byPair.set(pairKey(s.country, s.method), connector);
+    }
+    return { byName, byPair };
+  });
+}
+
+/** The connector that collects `method` in `country`, or null: not served here. */
+export async function payinConnectorFor(ctx: AppContext, country: string, method: string): Promise<PayinConnector | null> {
+  const fallback = ctx.config.env === 'staging' ? stagingSimulator : null;
+  if (!servableByKind(country, method)) return methodsForCountry(country).some((m) => m.code === method.trim().toUpperCase()) ? fallback : null;
+  return (await configured(ctx)).byPair.get(pairKey(country, method)) ?? fallback;
+}
+
+/** The method codes of `country` some connector serves. */
+export async function servedMethods(ctx: AppContext, country: string): Promise<Set<string>> {
+  const all = methodsForCountry(country).map((m) => m.code);
+  if (ctx.config.env === 'staging') return new Set(all);
+  // No kind of real connector serves the country: nothing to read.
+  if (!all.some((code) => servableByKind(country, code))) return new Set();
+  const { byPair } = await configured(ctx);
+  return new Set(all.filter((code) => byPair.has(pairKey(country, code))));
+}
+
+/** The connector named on a deposit (deposits.connector), for its completion and refunds. */
+export async function payinConnectorNamed(ctx: AppContext, name: string | null): Promise<PayinConnector | null> {
+  if (name === null) return null;
+  if (name === stagingSimulator.name) return ctx.config.env === 'staging' ? stagingSimulator : null;
+  return (await configured(ctx)).byName.get(name) ?? null;
+}
+
+/** Every configured real connector (workers poll and track through them). */
+export async function configuredConnectors(ctx: AppContext): Promise<PayinConnector[]> {
+  return [...(await configured(ctx)).byName.values()];
+}
+
+/** The bank network of cashouts: staging's simulated bank; production has none plugged in yet. */
+export function payoutConnector(config: Pick<Config, 'env'>): PayoutConnector | null {
+  return config.env === 'staging' ? stagingBank : null;
+}
+
+/** The card network card refunds go through: staging's simulator; production has none yet. */
+export function cardRefundConnector(config: Pick<Config, 'env'>): CardRefundConnector | null {
+  return config.env === 'staging' ? stagingCardNetwork : null;
+}

@@ -1,0 +1,38 @@
+// Staging's pay-in simulator: the collection details caja has always shown in staging
+// (src/domain/payment-info.ts: a BR Code to the staging CNPJ, CLABEs at STP, boletos, vouchers),
+// completed by the sandbox (POST /v3/sandbox/deposits/{id}/approve, the payment pages' buttons,
+// the magic values of src/domain/deposit-sandbox.ts), never by a provider. Its refunds stay
+// PENDING until the sandbox completes or rejects them, as before.
+import { buildPaymentInfo } from '../../domain/payment-info.ts';
+import type { PayinConnector } from '../payin.ts';
+
+export const stagingSimulator: PayinConnector = {
+  name: 'staging',
+  simulated: true,
+  async createCharge(order) {
+    const paymentInfo = await buildPaymentInfo({
+      depositId: order.depositId, token: order.token, method: order.method, amount: order.amount,
+      createdAt: order.createdAt, expiresAt: order.expiresAt, payerDocument: order.payer.document,
+      payerDocumentType: order.payer.documentType, publicBaseUrl: order.publicBaseUrl,
+    });
+    return { paymentInfo, reference: null };
+  },
+  async chargeStatus() {
+    return { status: 'pending' };
+  },
+  async readPayment() {
+    return null;
+  },
+  parseHint() {
+    return [];
+  },
+  async refund() {
+    return { status: 'PENDING' };
+  },
+  async refundStatus() {
+    return null;
+  },
+  async health() {
+    return { ok: true, simulated: true };
+  },
+};

@@ -1,0 +1,45 @@
+// The connectors worker, in every process: registers each real connector's callback address at
+// its provider (on start, and again when the configuration changes), runs the reconciliation
+// poll when due (Pix: every CAJA_PIX_POLL_SECONDS, one process at a time), and moves refunds
+// sent through connectors along (src/connectors/refunds.ts). It runs every CAJA_EXPIRY_INTERVAL_MS,
+// like the deposit worker.
+import type { AppContext } from '../context.ts';
+import { periodicWorker } from '../periodic-worker.ts';
+import type { Worker } from '../workers.ts';
+import type { PayinConnector } from './payin.ts';
+import { reconcile } from './payments.ts';
+import { trackConnectorRefunds } from './refunds.ts';
+import { configuredConnectors } from './registry.ts';
+import { callbackUrl } from './pix/view.ts';
+
+export { callbackUrl };
+
+/** How often a connector's reconciliation poll runs, in seconds. */
+function pollSeconds(ctx: AppContext, connector: PayinConnector): number {
+  return connector.name === 'pix' ? ctx.config.connectors.pixPollSeconds : 60;
+}
+
+/** One pass; tests call it directly. `registered` keeps the connectors registered by this process. */
+export async function runConnectorJobs(ctx: AppContext, registered: WeakSet<PayinConnector> = new WeakSet()): Promise<void> {
+  for (const connector of await configuredConnectors(ctx)) {
+    if (connector.registerCallback && !registered.has(connector)) {
+      try {
+        await connector.registerCallback(callbackUrl(ctx, connector.name));
+        registered.add(connector);
+      } catch (err) {
+        ctx.log.warn({ err, connector: connector.name }, 'callback registration failed; retried next pass');
+      }
+    }
+    try {
+      await reconcile(ctx, connector, pollSeconds(ctx, connector));
+    } catch (err) {
+      ctx.log.warn({ err, connector: connector.name }, 'reconciliation poll failed; retried next pass');
+    }
+  }
+  while ((await trackConnectorRefunds(ctx)) === 50);
+}
+
+export function connectorWorker(ctx: AppContext): Worker {
+  const registered = new WeakSet<PayinConnector>();
+  return periodicWorker(ctx, 'connectors', ctx.config.expiryIntervalMs, () => runConnectorJobs(ctx, registered));
+}

@@ -1,0 +1,45 @@
+// `caja connector pix set|show` on the embedded database: the same validation and sealed storage
+// as PUT /admin/connectors/pix, and no secret printed.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
+
+describe('CLI: the Pix connector', () => {
+  let sim: PixSimulator;
+  before(async () => {
+    sim = await startPixSimulator();
+  });
+  after(async () => {
+    await sim.stop();
+  });
+
+  test('set from a file, show without secrets; an invalid file is a usage error naming each field', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'caja-cli-pix-'));
+    const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', CAJA_MASTER_KEY: '' };
+    const caja = (...args: string[]) => spawnSync(process.execPath, ['bin/caja.mjs', ...args], { env, encoding: 'utf8' });
+    assert.equal(caja('connector', 'pix', 'show').status, 64);
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ ...sim.config, token_url: 'http://x/token', private_key: 'nope' }));
+    const refused = caja('connector', 'pix', 'set', '--file', bad);
+    assert.equal(refused.status, 64);
+    assert.match(refused.stderr, /token_url: must be an https URL/);
+    assert.match(refused.stderr, /private_key: is not a PEM private key/);
+    const good = join(dir, 'pix.json');
+    writeFileSync(good, JSON.stringify(sim.config));
+    const set = caja('connector', 'pix', 'set', '--file', good);
+    assert.equal(set.status, 0, set.stderr);
+    const shown = caja('connector', 'pix', 'show');
+    assert.equal(shown.status, 0, shown.stderr);
+    for (const out of [set.stdout, shown.stdout]) {
+      assert.ok(!out.includes(sim.config.client_secret) && !out.includes('PRIVATE KEY'), 'a secret was printed');
+      const view = JSON.parse(out);
+      assert.equal(view.api_url, sim.config.api_url);
+      assert.equal(view.pix_key, sim.config.pix_key);
+      assert.equal(view.health.token_obtained, false);
+    }
+  });
+});

@@ -1,0 +1,286 @@
+// Starts the API Pix PSP simulator (src/connectors/pix/simulator) as a separate process for a
+// test, and drives it through its control port. `config` is exactly the body caja's
+// `PUT /admin/connectors/pix` takes (PEM contents, not file names).
+//
+//   const sim = await startPixSimulator({ tokenTtl: 2 });
+//   await put('/admin/connectors/pix', sim.config);
+//   ... caja creates a cob ...
+//   await sim.control.pay(txid);               // the payer pays; the webhook goes out
+//   assert.deepEqual(await sim.violations(), []);
+//   await sim.stop();
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { SimulatorInfo } from '../../src/connectors/pix/simulator/simulator.ts';
+import type { Delivery, ViolationRecord } from '../../src/connectors/pix/simulator/store.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MAIN = join(ROOT, 'src', 'connectors', 'pix', 'simulator', 'main.ts');
+
+type Json = any;
+
+/** What caja's operator configures: the body of `PUT /admin/connectors/pix`. */
+export interface PixConnectorConfig {
+  api_url: string;
+  token_url: string;
+  client_id: string;
+  client_secret: string;
+  /** PEM of the client certificate the PSP issued. */
+  certificate: string;
+  /** PEM of its private key. */
+  private_key: string;
+  /** PEM of the PSP's certificate authority. */
+  ca: string;
+  pix_key: string;
+}
+
+export interface PixSimulatorOptions {
+  /** Access token lifetime in seconds (default 300). */
+  tokenTtl?: number;
+  /** State directory (default: a fresh temporary one). Reusing one keeps identity and state. */
+  dir?: string;
+  port?: number;
+  controlPort?: number;
+  /** File of a PEM CA to trust for https webhook receivers, besides the system's. */
+  webhookCaFile?: string;
+  /** Webhook retries after the first attempt (default 4) and first backoff (default 250 ms). */
+  webhookRetries?: number;
+  webhookBackoffMs?: number;
+  /** The simulator's stderr: 'inherit' shows it (debugging), default 'pipe' keeps it for errors. */
+  stderr?: 'inherit' | 'pipe';
+}
+
+export type WebhookMode = 'deliver' | 'drop' | 'duplicate';
+export type OutageMode = 'none' | '503' | 'hang' | 'reset';
+
+export interface PixSimulatorState {
+  cobs: Json[];
+  pix: Json[];
+  devolucoes: Json[];
+  webhooks: Array<{ chave: string; webhookUrl: string; criacao: string }>;
+  tokensIssued: number;
+  requests: Array<{ method: string; path: string; query?: string; status: number | null }>;
+  deliveries: Delivery[];
+  modes: Json;
+}
+
+export interface PixSimulatorControl {
+  /** The payer pays the cob (default: its original amount, now); answers the end-to-end id. */
+  pay(txid: string, opts?: { valor?: string; horario?: string; infoPagador?: string; force?: boolean }): Promise<{ endToEndId: string; pix: Json }>;
+  /** A Pix straight to the key, no cob, no txid (listed by GET /pix; no webhook). */
+  payKey(valor: string, opts?: { horario?: string; infoPagador?: string }): Promise<{ endToEndId: string; pix: Json }>;
+  webhookMode(mode: WebhookMode): Promise<void>;
+  outage(mode: OutageMode): Promise<void>;
+  /** The next `count` (default 1) cob creations are refused with `status` and a problem body. */
+  failNextCob(status: number, count?: number, detail?: string): Promise<void>;
+  expireTokens(): Promise<void>;
+  devolucao(opts: { outcome?: 'DEVOLVIDO' | 'NAO_REALIZADO'; settle?: 'manual' | 'immediate' }): Promise<void>;
+  settleDevolucoes(): Promise<{ settled: number }>;
+  /** Moves an ATIVA cob to REMOVIDA_PELO_PSP. */
+  removeCob(txid: string): Promise<void>;
+  /** Resolves when every webhook delivery under way, retries included, has ended. */
+  webhooksIdle(): Promise<void>;
+  reset(): Promise<void>;
+}
+
+export interface PixSimulator {
+  config: PixConnectorConfig;
+  /** The JSON line the simulator printed (file names, control_url). */
+  info: SimulatorInfo;
+  dir: string;
+  control: PixSimulatorControl;
+  state(): Promise<PixSimulatorState>;
+  violations(): Promise<ViolationRecord[]>;
+  /** SIGTERM, waits for the exit. */
+  stop(): Promise<void>;
+  /** SIGKILL, waits for the exit. */
+  kill(): Promise<void>;
+  /** Stops it if running and starts it again on the same directory and ports: same config, same charges. */
+  restart(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of running) c.kill('SIGKILL');
+});
+
+function spawnSimulator(args: string[], stderr: 'inherit' | 'pipe'): Promise<{ child: ChildProcess; info: SimulatorInfo }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', stderr] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  let err = '';
+  child.stderr?.on('data', (d) => {
+    err = (err + d).slice(-4000);
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`Pix simulator did not start within 60 s\n${err}`));
+    }, 60_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl < 0) return;
+      clearTimeout(timer);
+      try {
+        resolve({ child, info: JSON.parse(out.slice(0, nl)) });
+      } catch (e) {
+        child.kill('SIGKILL');
+        reject(new Error(`Pix simulator printed ${out.slice(0, nl)}: ${(e as Error).message}`));
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`Pix simulator exited (${code ?? signal}) before listening\n${err}`));
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+export async function startPixSimulator(opts: PixSimulatorOptions = {}): Promise<PixSimulator> {
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'caja-pixsim-'));
+  const flags = (port: number, controlPort: number) => {
+    const a = ['--dir', dir, '--port', String(port), '--control-port', String(controlPort)];
+    if (opts.tokenTtl !== undefined) a.push('--token-ttl', String(opts.tokenTtl));
+    if (opts.webhookRetries !== undefined) a.push('--webhook-retries', String(opts.webhookRetries));
+    if (opts.webhookBackoffMs !== undefined) a.push('--webhook-backoff-ms', String(opts.webhookBackoffMs));
+    if (opts.webhookCaFile) a.push('--webhook-ca', opts.webhookCaFile);
+    return a;
+  };
+  const stderr = opts.stderr ?? 'pipe';
+  let { child, info } = await spawnSimulator(flags(opts.port ?? 0, opts.controlPort ?? 0), stderr);
+  const config: PixConnectorConfig = {
+    api_url: info.api_url,
+    token_url: info.token_url,
+    client_id: info.client_id,
+    client_secret: info.client_secret,
+    certificate: readFileSync(info.certificate_file, 'utf8'),
+    private_key: readFileSync(info.private_key_file, 'utf8'),
+    ca: readFileSync(info.ca_file, 'utf8'),
+    pix_key: info.pix_key,
+  };
+
+  async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Json> {
+    const res = await fetch(info.control_url + path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    const json = text ? JSON.parse(text) : undefined;
+    if (!res.ok) throw new Error(`Pix simulator ${method} ${path}: ${res.status} ${text}`);
+    return json;
+  }
+
+  const control: PixSimulatorControl = {
+    pay: (txid, o = {}) => call('POST', '/control/pay', { txid, ...o }),
+    payKey: (valor, o = {}) => call('POST', '/control/pay', { valor, ...o }),
+    webhookMode: async (mode) => void (await call('POST', '/control/webhook-mode', { mode })),
+    outage: async (mode) => void (await call('POST', '/control/outage', { mode })),
+    failNextCob: async (status, count = 1, detail) => void (await call('POST', '/control/fail-next-cob', { status, count, ...(detail ? { detail } : {}) })),
+    expireTokens: async () => void (await call('POST', '/control/expire-tokens', {})),
+    devolucao: async (o) => void (await call('POST', '/control/devolucao', o)),
+    settleDevolucoes: () => call('POST', '/control/settle-devolucoes', {}),
+    removeCob: async (txid) => void (await call('POST', '/control/remove-cob', { txid })),
+    webhooksIdle: async () => void (await call('POST', '/control/webhooks-idle', {})),
+    reset: async () => void (await call('POST', '/control/reset', {})),
+  };
+
+  const sim: PixSimulator = {
+    config,
+    info,
+    dir,
+    control,
+    state: () => call('GET', '/control/state'),
+    violations: () => call('GET', '/control/violations'),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const done = exited(child);
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await done;
+      clearTimeout(t);
+    },
+    async kill() {
+      const done = exited(child);
+      child.kill('SIGKILL');
+      await done;
+    },
+    async restart() {
+      await sim.stop();
+      const port = Number(new URL(info.api_url).port);
+      const controlPort = Number(new URL(info.control_url).port);
+      ({ child, info } = await spawnSimulator(flags(port, controlPort), stderr));
+      sim.info = info;
+    },
+  };
+  return sim;
+}
+
+export interface PixHttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON when the answer is JSON, else the text. */
+  body: Json;
+}
+
+/**
+ * One HTTPS request to the simulator's API port as a client holding `tls` (the issued
+ * certificate and key; `null` to connect without one). For tests of the simulator itself and of
+ * what caja should see; caja's own connector has its own client.
+ */
+export function pixHttps(
+  config: PixConnectorConfig,
+  req: { method: string; url: string; headers?: Record<string, string>; body?: string; tls?: { cert: string; key: string } | null; timeoutMs?: number },
+): Promise<PixHttpResponse> {
+  const tls = req.tls === undefined ? { cert: config.certificate, key: config.private_key } : req.tls;
+  return new Promise((resolve, reject) => {
+    const r = https.request(
+      req.url,
+      {
+        method: req.method,
+        headers: { ...(req.body !== undefined ? { 'content-length': String(Buffer.byteLength(req.body)) } : {}), ...req.headers },
+        ca: config.ca,
+        ...(tls ?? {}),
+        agent: false,
+        timeout: req.timeoutMs ?? 10_000,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => {
+          const type = String(res.headers['content-type'] ?? '');
+          resolve({ status: res.statusCode!, headers: res.headers, body: /json/.test(type) && text ? JSON.parse(text) : text });
+        });
+        res.on('error', reject);
+      },
+    );
+    r.on('timeout', () => r.destroy(new Error('timeout')));
+    r.on('error', reject);
+    r.end(req.body);
+  });
+}
+
+/** Obtains an access token (client credentials, HTTP Basic) from the simulator. */
+export async function pixToken(config: PixConnectorConfig, scope?: string): Promise<string> {
+  const res = await pixHttps(config, {
+    method: 'POST',
+    url: config.token_url,
+    headers: {
+      authorization: 'Basic ' + Buffer.from(`${encodeURIComponent(config.client_id)}:${encodeURIComponent(config.client_secret)}`).toString('base64'),
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }).toString(),
+  });
+  if (res.status !== 200) throw new Error(`token: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.access_token;
+}
