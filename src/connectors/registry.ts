@@ -26,28 +26,34 @@ import type { PayoutConnector } from './payout.ts';
 import { stagingSimulator } from './staging/simulator.ts';
 import { loadConnectorRows, type StoredConnector } from './store.ts';
 import { pixKind } from './pix/connector.ts';
+import { ownAccountsKind } from './own-accounts.ts';
 
 /** A kind of real connector: what it can serve and how it is built from its stored configuration. */
 export interface ConnectorKind {
   readonly name: string;
   /** The (country, method) pairs it collects, e.g. Pix: BR/IX. */
   readonly serves: readonly { country: string; method: string }[];
+  /** What a configuration of it serves, when that is a part of `serves` (own accounts: its list). */
+  servesOf?(stored: StoredConnector): readonly { country: string; method: string }[];
   build(ctx: AppContext, stored: StoredConnector): PayinConnector;
 }
 
 /** Every kind of real connector caja has; a new connector is one more entry (docs/connectors.md). */
-const KINDS: readonly ConnectorKind[] = [pixKind];
+const KINDS: readonly ConnectorKind[] = [pixKind, ownAccountsKind];
+
+const pairKey = (country: string, method: string) => `${country.trim().toUpperCase()}|${method.trim().toUpperCase()}`;
+
+/** Every (country, method) some kind could serve: a deposit of any other needs no look-up. */
+const SERVABLE = new Set(KINDS.flatMap((k) => k.serves.map((s) => pairKey(s.country, s.method))));
 
 export function connectorKind(name: string): ConnectorKind | undefined {
   return KINDS.find((k) => k.name === name);
 }
 
-const pairKey = (country: string, method: string) => `${country.trim().toUpperCase()}|${method.trim().toUpperCase()}`;
-
 /** Whether any kind of real connector could serve the pair (else no configuration is read). */
 function servableByKind(country: string, method: string): boolean {
   const key = pairKey(country, method);
-  return KINDS.some((k) => k.serves.some((s) => pairKey(s.country, s.method) === key));
+  return SERVABLE.has(key);
 }
 
 interface Configured {
@@ -88,7 +94,7 @@ async function configured(ctx: AppContext): Promise<Configured> {
         continue;
       }
       byName.set(stored.name, connector);
-      for (const s of kind.serves) byPair.set(pairKey(s.country, s.method), connector);
+      for (const s of kind.servesOf?.(stored) ?? kind.serves) byPair.set(pairKey(s.country, s.method), connector);
     }
     return { byName, byPair };
   });
@@ -96,15 +102,20 @@ async function configured(ctx: AppContext): Promise<Configured> {
 
 /** The connector that collects `method` in `country`, or null: not served here. */
 export async function payinConnectorFor(ctx: AppContext, country: string, method: string): Promise<PayinConnector | null> {
-  const fallback = ctx.config.env === 'staging' ? stagingSimulator : null;
+  const fallback = servesEveryMethod(ctx) ? stagingSimulator : null;
   if (!servableByKind(country, method)) return methodsForCountry(country).some((m) => m.code === method.trim().toUpperCase()) ? fallback : null;
   return (await configured(ctx)).byPair.get(pairKey(country, method)) ?? fallback;
+}
+
+/** Staging serves the whole catalog: its simulator stands in for every provider. */
+export function servesEveryMethod(ctx: AppContext): boolean {
+  return ctx.config.env === 'staging';
 }
 
 /** The method codes of `country` some connector serves. */
 export async function servedMethods(ctx: AppContext, country: string): Promise<Set<string>> {
   const all = methodsForCountry(country).map((m) => m.code);
-  if (ctx.config.env === 'staging') return new Set(all);
+  if (servesEveryMethod(ctx)) return new Set(all);
   // No kind of real connector serves the country: nothing to read.
   if (!all.some((code) => servableByKind(country, code))) return new Set();
   const { byPair } = await configured(ctx);

@@ -1,6 +1,6 @@
 // The hosted checkout's service: what a customer may do with a HOSTED deposit through its token.
 //
-//   allowedMethods(d)                  the methods of the deposit's country the request allows
+//   allowedMethods(ctx, d)             the methods of the deposit's country the request allows
 //                                      (payment_method, payment_type(s)) that fit the amount
 //   neededPayerFields(d, method)       the payer fields that method still needs (never one the
 //                                      merchant already sent valid)
@@ -18,18 +18,18 @@
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
 import { cardDetail, checkCard, type CardDetail, type CardField, type CardInput, type CardProblem, stagingOutcome } from '../domain/cards.ts';
-import { findMethod, methodsForCountry, type PayerField, type PaymentMethod } from '../domain/catalog.ts';
-import { methodAmountProblem, type Payer, payerHas, validatePayerInput } from '../domain/deposit-request.ts';
+import { findMethod, type PayerField, type PaymentMethod } from '../domain/catalog.ts';
+import { type Payer, payerHas, validatePayerInput } from '../domain/deposit-request.ts';
 import { computeCharges } from '../domain/fees.ts';
 import { minorUnits } from '../domain/currencies.ts';
 import { frameOriginsInEffect } from '../domain/frame-origins.ts';
 import { fromDb, toDb } from '../domain/money.ts';
-import { buildPaymentInfo } from '../domain/payment-info.ts';
 import { v3Errors } from '../http/errors.ts';
 import { safeEqualText } from '../merchants/secrets.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { toJson } from './json.ts';
-import { payinConnectorFor } from '../connectors/registry.ts';
+import { payinConnectorFor, servedMethods } from '../connectors/registry.ts';
+import { offeredMethods } from '../domain/offered-methods.ts';
 import { type Charge, type ChargeOrder, ConnectorError } from '../connectors/payin.ts';
 import { withdrawCharge } from '../connectors/charges.ts';
 import { transitionDepositIn } from './service.ts';
@@ -49,20 +49,11 @@ export function isPayable(d: DepositRow, now: Date): boolean {
   return d.status === 'PENDING' && d.expires_at.getTime() > now.getTime();
 }
 
-/**
- * The methods the customer may pick: the merchant's payment_method alone when it named one;
- * otherwise the country's methods of the types payment_types / payment_type allow (ALL or none:
- * every type), whose bounds hold the local amount.
- */
-export function allowedMethods(d: DepositRow): PaymentMethod[] {
-  if (d.payment_method) {
-    const m = findMethod(d.country, d.payment_method);
-    return m ? [m] : [];
-  }
-  const types = d.payment_types?.length ? d.payment_types : d.payment_type ? [d.payment_type] : ['ALL'];
-  const all = types.includes('ALL');
-  const local = fromDb(d.local_amount);
-  return methodsForCountry(d.country).filter((m) => (all || types.includes(m.type)) && methodAmountProblem(m, local) === null);
+/** The methods the customer may pick (src/domain/offered-methods.ts), of those served here. */
+export async function allowedMethods(ctx: AppContext, d: DepositRow): Promise<PaymentMethod[]> {
+  const served = await servedMethods(ctx, d.country);
+  const scope = { country: d.country, paymentMethod: d.payment_method, paymentTypes: d.payment_types, paymentType: d.payment_type, localAmount: fromDb(d.local_amount) };
+  return offeredMethods(scope, (code) => served.has(code));
 }
 
 export function neededPayerFields(d: Pick<DepositRow, 'payer'>, method: PaymentMethod): PayerField[] {
@@ -133,11 +124,9 @@ export async function chooseMethod(ctx: AppContext, token: string, code: string,
     const again = await planChoice(q, ctx, token, code, form);
     if (!again.ok) return again.result;
     const order = chargeOrder(ctx, again);
-    // Staging's simulator (or a deposit in production no connector serves yet) builds it here.
-    const info = method.kind === 'card' ? null : charge ? charge.paymentInfo : await buildPaymentInfo({
-      depositId: order.depositId, token: order.token, method, amount: order.amount, createdAt: order.createdAt, expiresAt: order.expiresAt,
-      payerDocument: order.payer.document, payerDocumentType: order.payer.documentType, publicBaseUrl: ctx.config.publicBaseUrl,
-    });
+    // Staging's simulator builds its charge here, in memory; a card has none (its page is the payment).
+    if (method.kind !== 'card' && !connector) throw new CheckoutError('method_unavailable');
+    const info = method.kind === 'card' ? null : charge ? charge.paymentInfo : (await connector!.createCharge(order)).paymentInfo;
     const { payer, local, usd, expiresAt, now } = again;
     const payerName = [payer.first_name, payer.last_name].filter(Boolean).join(' ') || null;
     const { rows } = await q.query<DepositRow>(
@@ -175,7 +164,7 @@ async function planChoice(q: Queryable, ctx: AppContext, token: string, code: st
   const now = ctx.now();
   if (!isPayable(d, now)) throw new CheckoutError('not_payable');
   if (methodSettled(d)) throw new CheckoutError('already_chosen');
-  const method = allowedMethods(d).find((m) => m.code === code.trim().toUpperCase());
+  const method = (await allowedMethods(ctx, d)).find((m) => m.code === code.trim().toUpperCase());
   if (!method) throw new CheckoutError('method_unavailable');
 
   const needed = neededPayerFields(d, method);
@@ -224,7 +213,7 @@ function chargesFor(d: DepositRow, method: PaymentMethod) {
 export async function assignMethodIn(q: Queryable, ctx: AppContext, depositId: number, code: string): Promise<DepositRow> {
   const d = await findDeposit(q, depositId, true);
   if (!d) throw v3Errors.notFound('Deposit not found');
-  const allowed = allowedMethods(d);
+  const allowed = await allowedMethods(ctx, d);
   const method = allowed.find((m) => m.code === code.trim().toUpperCase());
   if (!method) {
     throw v3Errors.validation([`payment_method: '${code}' is not offered for this deposit; offered: ${allowed.map((m) => m.code).join(', ') || 'none'}`]);

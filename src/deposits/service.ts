@@ -36,9 +36,10 @@ import { cryptoColumn } from '../domain/crypto.ts';
 import { computeCharges } from '../domain/fees.ts';
 import { minorUnits } from '../domain/currencies.ts';
 import { type Decimal, toDb } from '../domain/money.ts';
-import { buildPaymentInfo } from '../domain/payment-info.ts';
-import { payinConnectorFor } from '../connectors/registry.ts';
-import { chargeOrError } from '../connectors/charges.ts';
+import { payinConnectorFor, servedMethods, servesEveryMethod } from '../connectors/registry.ts';
+import { offeredMethods } from '../domain/offered-methods.ts';
+import { chargeOrError, connectorApiError } from '../connectors/charges.ts';
+import { ConnectorError } from '../connectors/payin.ts';
 import { v3Errors } from '../http/errors.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
@@ -111,8 +112,26 @@ export async function prepareDepositRequest(
   const country = typeof b.country === 'string' ? getCountry(b.country.trim()) : undefined;
   const pre = await preload(ctx.db, ctx, [currency, country?.currency ?? ''], opts.merchantId ?? null, country?.code ?? '');
   const result = validateDepositRequest(body, { env: ctx.config.env, rateOf: (c) => pre.rates.get(c) ?? null, invoiceMaxLength: opts.invoiceMaxLength });
+  if (result.ok && !servesEveryMethod(ctx)) {
+    const problem = servingProblem(result.value, await servedMethods(ctx, result.value.country));
+    if (problem) return { ok: false, details: [problem] };
+  }
   if (result.ok && pre.rules && opts.merchantId !== undefined) preloadedRules.set(result.value, { merchantId: opts.merchantId, rules: pre.rules });
   return result;
+}
+
+/**
+ * Production offers only what some connector really collects (src/connectors/registry.ts): a
+ * method none serves is refused by name, and so is a HOSTED deposit whose customer could be
+ * offered nothing. The amount bounds are checked by validation and the checkout, as in staging.
+ */
+function servingProblem(req: DepositRequest, served: Set<string>): string | null {
+  const available = `available in ${req.country}: ${[...served].join(', ') || 'none'}`;
+  const m = req.paymentMethod;
+  if (m) return served.has(m.code) ? null : `payment_method: '${m.code}' (${m.name}) is not available: no payment provider collects it here; ${available}`;
+  const scope = { country: req.country, paymentMethod: null, paymentTypes: req.paymentTypes, paymentType: req.paymentType, localAmount: null };
+  if (offeredMethods(scope, (code) => served.has(code)).length > 0) return null;
+  return `payment_method: no payment method of the requested types is available: no payment provider collects one here; ${available}`;
 }
 
 /**
@@ -365,32 +384,25 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   let connectorReference: string | null = null;
   if (input.checkoutType === 'ONE_SHOT' && method) {
     const connector = await payinConnectorFor(ctx, input.country, method.code);
+    // prepareDepositRequest refused a method no connector serves; one gone since is as good as down.
+    if (!connector) throw connectorApiError(new ConnectorError('not_configured', `no connector serves ${method.code} any more`), `The ${method.name} provider`);
     id = await nextDepositId(ctx);
     const payerName = [input.payer.first_name, input.payer.last_name].filter(Boolean).join(' ') || null;
     const order = {
       depositId: id, token, method, amount: local.payerAmount, createdAt: now, expiresAt, description: input.description,
       payer: { document: input.payer.document, documentType: input.payer.document_type, name: payerName }, publicBaseUrl: ctx.config.publicBaseUrl,
     };
-    if (connector) {
-      // A real provider's charge outlives a creation that is then left out: an idempotent
-      // replay or a used invoice id is answered before the provider is asked (and answered
-      // even while the provider is down).
-      if (!connector.simulated) {
-        const prior = await answerBeforeCharge(ctx, merchant.id, invoiceId, opts);
-        if (prior) return prior;
-      }
-      const charge = await chargeOrError(connector, order);
-      paymentInfo = toJson(charge.paymentInfo);
-      connectorName = connector.name;
-      connectorReference = charge.reference;
-    } else {
-      // No connector serves the method in this environment (issue 26 §2 decides what production
-      // answers here); until then the simulated details, as before.
-      paymentInfo = toJson(await buildPaymentInfo({
-        depositId: id, token, method, amount: local.payerAmount, createdAt: now, expiresAt,
-        payerDocument: input.payer.document, payerDocumentType: input.payer.document_type, publicBaseUrl: ctx.config.publicBaseUrl,
-      }));
+    // A real provider's charge outlives a creation that is then left out: an idempotent
+    // replay or a used invoice id is answered before the provider is asked (and answered
+    // even while the provider is down).
+    if (!connector.simulated) {
+      const prior = await answerBeforeCharge(ctx, merchant.id, invoiceId, opts);
+      if (prior) return prior;
     }
+    const charge = await chargeOrError(connector, order);
+    paymentInfo = toJson(charge.paymentInfo);
+    connectorName = connector.name;
+    connectorReference = charge.reference;
   }
 
   const payerName = [input.payer.first_name, input.payer.last_name].filter(Boolean).join(' ') || null;

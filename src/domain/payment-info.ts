@@ -14,8 +14,12 @@ import { buildPixBrCode } from './pix.ts';
 import { qrPngBase64 } from './qr.ts';
 import { buildBoleto, buildNumericReference, buildVoucherBarcode } from './vouchers.ts';
 
-/** Who receives the money: caja's collection accounts (staging values, plausible and valid). */
-export const BENEFICIARY = {
+/**
+ * Who receives the money in staging: made-up collection accounts (plausible and valid, held by
+ * nobody). Only staging's simulator (src/connectors/staging/simulator.ts) shows them; production
+ * shows what a connector really holds (an API Pix charge, the operator's own accounts).
+ */
+export const STAGING_BENEFICIARY = {
   name: 'Caja Pagos',
   brName: 'Caja Pagamentos Ltda',
   brCity: 'Sao Paulo',
@@ -88,9 +92,15 @@ function groups(digits: string): string {
   return digits.replace(/(\d{4})(?=\d)/g, '$1 ');
 }
 
-export async function buildPaymentInfo(input: PaymentInfoInput): Promise<PaymentInfo> {
-  const { method, depositId } = input;
-  const base: PaymentInfo = {
+/** The SPEI numeric reference of a deposit: SPEI references have at most 7 digits. */
+export function speiReference(depositId: number): string {
+  return buildNumericReference('', depositId % 1_000_000, 7);
+}
+
+/** The fields every payment_info has, whatever the method and whoever collects it. */
+export function paymentInfoBase(input: Pick<PaymentInfoInput, 'method' | 'amount' | 'createdAt' | 'expiresAt'>): PaymentInfo {
+  const { method } = input;
+  return {
     type: method.type,
     payment_method: method.code,
     payment_method_name: method.name,
@@ -99,19 +109,25 @@ export async function buildPaymentInfo(input: PaymentInfoInput): Promise<Payment
     expiration_date: formatDateTime(input.expiresAt),
     created_at: formatDateTime(input.createdAt),
   };
+}
+
+/** Staging's simulated collection details (see STAGING_BENEFICIARY): never shown in production. */
+export async function buildPaymentInfo(input: PaymentInfoInput): Promise<PaymentInfo> {
+  const { method, depositId } = input;
+  const base = paymentInfoBase(input);
   const reference = depositReference(depositId);
   switch (method.kind) {
     case 'pix': {
       const brCode = buildPixBrCode({
-        key: BENEFICIARY.cnpj,
-        merchantName: BENEFICIARY.brName,
-        merchantCity: BENEFICIARY.brCity,
+        key: STAGING_BENEFICIARY.cnpj,
+        merchantName: STAGING_BENEFICIARY.brName,
+        merchantCity: STAGING_BENEFICIARY.brCity,
         amount: toFixed(input.amount, 2),
         txid: `CAJA${depositId}`,
       });
       return {
         ...base,
-        metadata: { beneficiary_name: BENEFICIARY.brName, CNPJ: BENEFICIARY.cnpj, reference },
+        metadata: { beneficiary_name: STAGING_BENEFICIARY.brName, CNPJ: STAGING_BENEFICIARY.cnpj, reference },
         secondary_metadata: { reference, qr_code: await qrPngBase64(brCode), digitable_line: brCode },
       };
     }
@@ -129,29 +145,28 @@ function bankMetadata(input: PaymentInfoInput, reference: string): Record<string
   const { method, depositId } = input;
   if (method.country === 'MX') {
     // One CLABE per deposit (as STP issues them) identifies the payment without a reference.
-    const bank = MX_DEPOSIT_BANKS[method.code] ?? BENEFICIARY.mxBank;
-    const plaza = bank === BENEFICIARY.mxBank ? BENEFICIARY.mxPlaza : '180';
+    const bank = MX_DEPOSIT_BANKS[method.code] ?? STAGING_BENEFICIARY.mxBank;
+    const plaza = bank === STAGING_BENEFICIARY.mxBank ? STAGING_BENEFICIARY.mxPlaza : '180';
     return {
-      beneficiary_name: BENEFICIARY.name,
+      beneficiary_name: STAGING_BENEFICIARY.name,
       account: buildClabe(bank, plaza, String(depositId).padStart(11, '0')),
-      // SPEI numeric references have at most 7 digits.
-      reference: buildNumericReference('', depositId % 1_000_000, 7),
+      reference: speiReference(depositId),
     };
   }
   if (method.country === 'BR') {
     const acct = BR_ACCOUNTS[method.code] ?? { agency: '0001', account: `${String(depositId).padStart(8, '0')}-0` };
     const out: Record<string, string> = {
-      beneficiary_name: BENEFICIARY.brName,
+      beneficiary_name: STAGING_BENEFICIARY.brName,
       agency: acct.agency,
       account: acct.account,
-      CNPJ: BENEFICIARY.cnpj,
+      CNPJ: STAGING_BENEFICIARY.cnpj,
       reference,
     };
     if (input.payerDocument) out.payer_document = input.payerDocument;
     if (input.payerDocumentType) out.payer_document_type = input.payerDocumentType;
     return out;
   }
-  return { beneficiary_name: BENEFICIARY.name, account: `CAJA${String(depositId).padStart(10, '0')}`, reference };
+  return { beneficiary_name: STAGING_BENEFICIARY.name, account: `CAJA${String(depositId).padStart(10, '0')}`, reference };
 }
 
 /** The printable voucher of a deposit (metadata.receipt_url), served by src/web/pages.ts. */

@@ -295,6 +295,9 @@ describe('production has no sandbox', () => {
 
   test('sandbox paths answer 404', async () => {
     const c = V3Client.deposits(s.url, await createMerchant(s.url, 'Prod'));
+    // Production offers what a connector collects: here the operator's own account in Ecuador.
+    const own = await admin(s.url, 'PUT', '/admin/connectors/own_accounts', { accounts: [{ country: 'EC', method: 'PI', beneficiary_name: 'Operadora SA', account: '2203344556' }] });
+    assert.equal(own.status, 200, own.text);
     // Ecuador collects in USD, so no exchange rate has to be set up in production first.
     const d = await c.post('/v3/deposits', { country: 'EC', amount: 10 });
     assert.equal(d.status, 200, d.text);

@@ -1,7 +1,7 @@
 // payment_info per kind of method: the codes must be real (valid check digits, CRC, QR content).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildPaymentInfo, BENEFICIARY, depositReference, formatDateTime } from '../../src/domain/payment-info.ts';
+import { buildPaymentInfo, STAGING_BENEFICIARY, depositReference, formatDateTime } from '../../src/domain/payment-info.ts';
 import { findMethod } from '../../src/domain/catalog.ts';
 import { dec } from '../../src/domain/money.ts';
 import { isValidCnpj, parsePixBrCode, verifyPixCrc } from '../../src/domain/pix.ts';
@@ -19,7 +19,7 @@ test('dates and references', () => {
   assert.equal(formatDateTime(new Date('2026-03-01T02:03:04.567Z')), '2026-03-01 02:03:04');
   assert.ok(isValidLuhn(depositReference(42)));
   assert.equal(depositReference(42).length, 12);
-  assert.ok(isValidCnpj(BENEFICIARY.cnpj));
+  assert.ok(isValidCnpj(STAGING_BENEFICIARY.cnpj));
 });
 
 test('Pix: BR Code with a valid CRC and the amount, QR PNG of it', async () => {

@@ -262,12 +262,21 @@ describe('hosted checkout in production', () => {
     // Production ships no sample rates.
     assert.equal((await admin(s.url, 'PUT', '/admin/exchange_rates', { rates: { BRL: '5.4321' } })).status, 200);
     const v3 = V3Client.deposits(s.url, c);
-    const r = await v3.post('/v3/deposits', { country: 'BR', amount: '10.00', currency: 'BRL', payment_method: 'VI', payer: { ...BR_NAMES, document: cpf('529982247') } });
+    // No card connector is configured: a card deposit is refused by naming the method.
+    const refused = await v3.post('/v3/deposits', { country: 'BR', amount: '10.00', currency: 'BRL', payment_method: 'VI', payer: { ...BR_NAMES, document: cpf('529982247') } });
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.body.details.join(' '), /'VI' \(Visa\) is not available/);
+    // A method the operator's own accounts collect is offered, with its hosted checkout.
+    const own = await admin(s.url, 'PUT', '/admin/connectors/own_accounts', {
+      accounts: [{ country: 'BR', method: 'BB', beneficiary_name: 'Operadora Ltda', agency: '1234', account: '98765-4', document: '11444777000161' }],
+    });
+    assert.equal(own.status, 200, own.text);
+    const r = await v3.post('/v3/deposits', { country: 'BR', amount: '10.00', currency: 'BRL' });
     assert.equal(r.status, 200, r.text);
     const token = r.body.redirect_url.split('/').pop();
     const html = await (await fetch(`${s.url}/checkout/${token}`, { headers: { 'accept-language': 'en' } })).text();
     assert.doesNotMatch(html, /data-staging|data-test-cards|name="number"/);
-    assert.match(html, /This payment method cannot be set up for this payment\./);
+    assert.match(html, /Banco do Brasil/);
     const csrf = /name="csrf" value="([0-9a-f]+)"/.exec(html)?.[1] ?? '';
     const card = await fetch(`${s.url}/checkout/${token}/card`, {
       method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://caja.example' },

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { streamlineAuth } from '../../auth/streamline.ts';
 import { methodsForCountry } from '../../domain/catalog.ts';
+import { servedMethods } from '../../connectors/registry.ts';
 import { getCountry, isCountryAccepted } from '../../domain/countries.ts';
 import { formatMinor, minorUnits } from '../../domain/currencies.ts';
 import { parseAmount, toFixed, toPlainString } from '../../domain/money.ts';
@@ -26,7 +27,9 @@ export function registerStreamlineLookups(app: FastifyInstance, ctx: AppContext)
       const form = request.body;
       await streamlineAuth(ctx, form.x_login, form.x_trans_key, ['deposits']);
       const code = country(form, 'country_code');
-      const records = methodsForCountry(code).map((m) => [
+      // Production lists only what some connector collects (src/connectors/registry.ts).
+      const served = await servedMethods(ctx, code);
+      const records = methodsForCountry(code).filter((m) => served.has(m.code)).map((m) => [
         ['code', m.code],
         ['name', m.name],
         ['logo', publicLogoUrl(ctx, m.logo)],

@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { readOnlyKeyAuth } from '../../auth/read-only.ts';
 import { banksEtag, banksForCountry } from '../../domain/banks.ts';
 import { findMethod, methodsForCountry } from '../../domain/catalog.ts';
+import { servedMethods } from '../../connectors/registry.ts';
 import { ACCEPTED_COUNTRY_CODES, getCountry, isCountryAccepted } from '../../domain/countries.ts';
 import { computeCharges } from '../../domain/fees.ts';
 import { formatMinor, minorUnits } from '../../domain/currencies.ts';
@@ -76,7 +77,7 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
       preValidation,
       schema: {
         tags: ['lookups'],
-        summary: "A country's payment methods with their amount limits",
+        summary: "A country's payment methods with their amount limits: those a payment provider collects in this environment (staging: all)",
         security,
         querystring: countryQuery,
         response: {
@@ -104,8 +105,11 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
         },
       },
     },
-    async (request) =>
-      methodsForCountry(acceptedCountry(request.query.country)).map((m) => ({
+    async (request) => {
+      const country = acceptedCountry(request.query.country);
+      // Production lists only what some connector collects (src/connectors/registry.ts).
+      const served = await servedMethods(ctx, country);
+      return methodsForCountry(country).filter((m) => served.has(m.code)).map((m) => ({
         country: m.country,
         code: m.code,
         name: m.name,
@@ -118,7 +122,8 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
         required_fields: [...m.requiredPayerFields],
         daily_average: PROVIDER_AVERAGE,
         monthly_average: PROVIDER_AVERAGE,
-      })),
+      }));
+    },
   );
 
   app.get<{ Querystring: { country: string } }>(

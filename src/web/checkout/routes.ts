@@ -33,7 +33,7 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
     return { redirect: here(l) };
   };
 
-  function show(l: Loaded, wanted: string | undefined): Rendered {
+  async function show(l: Loaded, wanted: string | undefined): Promise<Rendered> {
     if (l.d.checkout_type !== 'HOSTED') return null;
     if (l.phase !== 'payable') return finalPage(l, base());
     const csrf = csrfOf(l);
@@ -41,7 +41,7 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
       if (l.method?.kind !== 'card') return { redirect: pageLink(l, `/pay/${l.d.token}`) };
       return l.staging ? cardPage(l, {}, csrf, base()) : noMethodsPage(l, l.t.probMethodUnavailable);
     }
-    const methods = allowedMethods(l.d);
+    const methods = await allowedMethods(ctx, l.d);
     if (methods.length === 0) return noMethodsPage(l);
     const method = methods.length === 1 ? methods[0] : methods.find((m) => m.code === wanted?.trim().toUpperCase());
     if (!method) return methodListPage(l, methods, csrf, base());
@@ -60,7 +60,7 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
       try {
         const r = await chooseMethod(ctx, l.d.token, body.method ?? '', body);
         if (r.ok) return { redirect: pageLink(l, r.deposit.payment_info ? `/pay/${l.d.token}` : `/checkout/${l.d.token}`) };
-        const methods = allowedMethods(l.d);
+        const methods = await allowedMethods(ctx, l.d);
         const method = methods.find((m) => m.code === body.method?.trim().toUpperCase())!;
         const values = body as Record<string, string | undefined>;
         return detailsPage(l, { method, needed: neededPayerFields(l.d, method), canChange: methods.length > 1, values, errors: r.errors }, csrfOf(l), base());
@@ -68,11 +68,11 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
         // The spec's error_url: where the customer goes when a method cannot be set up.
         // The method's provider refused or did not answer: nothing was set; the customer may retry.
         if (err instanceof CheckoutError && err.problem === 'provider_unavailable') {
-          return methodListPage(l, allowedMethods(l.d), csrfOf(l), base(), l.t.probProviderUnavailable);
+          return methodListPage(l, await allowedMethods(ctx, l.d), csrfOf(l), base(), l.t.probProviderUnavailable);
         }
         if (err instanceof CheckoutError && err.problem === 'method_unavailable') {
           const out = safeHref(l.d.error_url);
-          return out ? { redirect: out } : methodListPage(l, allowedMethods(l.d), csrfOf(l), base(), l.t.probMethodUnavailable);
+          return out ? { redirect: out } : methodListPage(l, await allowedMethods(ctx, l.d), csrfOf(l), base(), l.t.probMethodUnavailable);
         }
         return problemRedirect(l, err);
       }

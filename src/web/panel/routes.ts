@@ -16,6 +16,7 @@ import { ACCEPTED_COUNTRIES, isCountryAccepted } from '../../domain/countries.ts
 import { validateCashoutRequest } from '../../domain/cashout-request.ts';
 import { CASHOUT_STATUSES, type CashoutStatus, type CashoutTrigger } from '../../domain/cashout-states.ts';
 import { methodsForCountry } from '../../domain/catalog.ts';
+import { servedMethods } from '../../connectors/registry.ts';
 import { DEPOSIT_STATUSES, type DepositStatus } from '../../domain/deposit-states.ts';
 import { checkFrameOrigins, frameOriginsInEffect } from '../../domain/frame-origins.ts';
 import { toFixed } from '../../domain/money.ts';
@@ -705,6 +706,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/panel/methods', panelRoute('view', async (c) => {
     const country = c.query.country && isCountryAccepted(c.query.country.toUpperCase()) ? c.query.country.toUpperCase() : 'BR';
-    return V.methodsPage(c.f, { country, countries: countryOptions(), methods: [...methodsForCountry(country)], rates: await allUsdRates(ctx.db, env) });
+    const served = await servedMethods(ctx, country);
+    return V.methodsPage(c.f, { country, countries: countryOptions(), methods: methodsForCountry(country).filter((m) => served.has(m.code)), rates: await allUsdRates(ctx.db, env) });
   }));
 }

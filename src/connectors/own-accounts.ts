@@ -1,0 +1,74 @@
+// The "own accounts" connector: bank transfer and branch deposit methods collected into bank
+// accounts the operator really holds (PUT /admin/connectors/own_accounts). It asks no provider
+// anything: a charge is the operator's account plus the deposit's reference, and only the bank
+// statement shows that the customer paid, so its deposits stay PENDING until the operator confirms
+// them (reconciliation against statements is how that becomes automatic). Its refunds stay PENDING
+// too: the money goes back by a transfer the operator makes from that account.
+import { methodsForCountry } from '../domain/catalog.ts';
+import { ACCEPTED_COUNTRY_CODES } from '../domain/countries.ts';
+import { collectsIntoOwnAccount, type OwnAccount, ownAccountPaymentInfo } from '../domain/own-accounts.ts';
+import { ConnectorError, type PayinConnector } from './payin.ts';
+import type { ConnectorKind } from './registry.ts';
+import type { StoredConnector } from './store.ts';
+
+export const OWN_ACCOUNTS_CONNECTOR = 'own_accounts';
+
+/** The accounts of a stored configuration (kept as JSON text among its settings). */
+export function storedAccounts(stored: Pick<StoredConnector, 'settings'>): OwnAccount[] {
+  try {
+    const parsed = JSON.parse(stored.settings.accounts ?? '[]') as unknown;
+    return Array.isArray(parsed) ? (parsed as OwnAccount[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+const pairKey = (country: string, method: string) => `${country}|${method}`;
+
+export function ownAccountsConnector(accounts: OwnAccount[]): PayinConnector {
+  const byPair = new Map(accounts.map((a) => [pairKey(a.country, a.method), a]));
+  return {
+    name: OWN_ACCOUNTS_CONNECTOR,
+    simulated: false,
+    async createCharge(order) {
+      const account = byPair.get(pairKey(order.method.country, order.method.code));
+      // The registry only routes configured pairs here; a miss means the list changed under us.
+      if (!account) throw new ConnectorError('not_configured', `no own account for ${order.method.country} ${order.method.code}`);
+      const paymentInfo = ownAccountPaymentInfo({
+        depositId: order.depositId, method: order.method, amount: order.amount, createdAt: order.createdAt, expiresAt: order.expiresAt,
+        payerDocument: order.payer.document, payerDocumentType: order.payer.documentType,
+      }, account);
+      // The reference customers quote is derived from the deposit id (SPEI's 7 digits repeat
+      // every million deposits), so nothing more is stored for it.
+      return { paymentInfo, reference: null };
+    },
+    async chargeStatus() {
+      return { status: 'pending' };
+    },
+    async readPayment() {
+      return null;
+    },
+    parseHint() {
+      return [];
+    },
+    async refund() {
+      return { status: 'PENDING' };
+    },
+    async refundStatus() {
+      return null;
+    },
+    async health() {
+      return { ok: true, accounts: accounts.length };
+    },
+  };
+}
+
+export const ownAccountsKind: ConnectorKind = {
+  name: OWN_ACCOUNTS_CONNECTOR,
+  // Everything it could serve (the registry's fast path); what it does serve is its list.
+  serves: ACCEPTED_COUNTRY_CODES.flatMap((country) =>
+    methodsForCountry(country).filter(collectsIntoOwnAccount).map((m) => ({ country, method: m.code })),
+  ),
+  servesOf: (stored) => storedAccounts(stored).map((a) => ({ country: a.country, method: a.method })),
+  build: (_ctx, stored) => ownAccountsConnector(storedAccounts(stored)),
+};
