@@ -3,10 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { PIX_CONNECTOR } from './connectors/pix/connector.ts';
 import { validatePixConfig } from './connectors/pix/settings.ts';
 import { pixView } from './connectors/pix/view.ts';
 import { saveConnector } from './connectors/store.ts';
+import { ownAccountsView } from './connectors/own-accounts.ts';
+import { validateOwnAccounts } from './domain/own-accounts.ts';
 import { migrate } from './db/migrate.ts';
 import { openDb } from './db/db.ts';
 import { lockDataDir } from './embedded-lock.ts';
@@ -33,6 +34,8 @@ const USAGE = `usage:
   caja ledger check                           check the ledger's invariants; exit 1 with a report when broken
   caja connector pix set --file CONFIG.json   configure the API Pix connector (the body of PUT /admin/connectors/pix)
   caja connector pix show                     its configuration (no secrets) and health
+  caja connector own_accounts set --file F    the operator's own bank accounts (the body of PUT /admin/connectors/own_accounts)
+  caja connector own_accounts show            the accounts configured
 
 Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KEY, CAJA_ENV). On the embedded
 database these need the service stopped; on PostgreSQL they run beside it.`;
@@ -137,28 +140,56 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
-/** `caja connector pix set|show`: the same validation and sealed storage as PUT /admin/connectors/pix. */
+/** What `caja connector <name> set|show` does per connector: its admin route's validation, storage and view. */
+const CLI_CONNECTORS: Record<string, {
+  label: string;
+  validate(body: unknown): { ok: true; settings: Record<string, string>; secrets: Record<string, string> } | { ok: false; details: string[] };
+  view(ctx: { db: Db; config: Config }): Promise<unknown>;
+  savedNote: string;
+}> = {
+  pix: {
+    label: 'Pix connector',
+    validate(body) {
+      const r = validatePixConfig(body);
+      return r.ok ? { ok: true, settings: { ...r.settings }, secrets: { ...r.secrets } } : r;
+    },
+    view: pixView,
+    savedNote: 'saved; running caja processes take it within CAJA_CACHE_SECONDS and register the webhook at the PSP',
+  },
+  own_accounts: {
+    label: 'own accounts connector',
+    validate(body) {
+      const r = validateOwnAccounts(body);
+      return r.ok ? { ok: true, settings: { accounts: JSON.stringify(r.accounts) }, secrets: {} } : r;
+    },
+    view: ownAccountsView,
+    savedNote: 'saved; running caja processes offer these methods within CAJA_CACHE_SECONDS',
+  },
+};
+
+/** `caja connector <name> set|show`: the same validation and sealed storage as PUT /admin/connectors/<name>. */
 async function connectorCommand(db: Db, config: Config, name: string | undefined, rest: string[]): Promise<void> {
-  if (name !== 'pix') throw new UsageError(`unknown connector '${name ?? ''}' (known: pix)`);
+  const connector = name === undefined ? undefined : CLI_CONNECTORS[name];
+  if (!connector) throw new UsageError(`unknown connector '${name ?? ''}' (known: ${Object.keys(CLI_CONNECTORS).join(', ')})`);
   const [action, ...args] = rest;
   const { values } = parseArgs({ args, options: { file: { type: 'string' } } });
   if (action === 'set') {
-    if (!values.file) throw new UsageError('connector pix set needs --file CONFIG.json');
+    if (!values.file) throw new UsageError(`connector ${name} set needs --file CONFIG.json`);
     let body: unknown;
     try {
       body = JSON.parse(readFileSync(values.file, 'utf8'));
     } catch (err) {
       throw new UsageError(`${values.file}: ${err instanceof Error ? err.message : err}`);
     }
-    const result = validatePixConfig(body);
-    if (!result.ok) throw new UsageError(`invalid Pix connector configuration:\n  ${result.details.join('\n  ')}`);
-    await saveConnector({ db, box: secretBox(config.masterKey), now: () => new Date() }, PIX_CONNECTOR, { ...result.settings }, { ...result.secrets });
-    console.error('saved; running caja processes take it within CAJA_CACHE_SECONDS and register the webhook at the PSP');
+    const result = connector.validate(body);
+    if (!result.ok) throw new UsageError(`invalid ${connector.label} configuration:\n  ${result.details.join('\n  ')}`);
+    await saveConnector({ db, box: secretBox(config.masterKey), now: () => new Date() }, name!, result.settings, result.secrets);
+    console.error(connector.savedNote);
   } else if (action !== 'show') {
-    throw new UsageError(`unknown connector pix command '${action ?? ''}'`);
+    throw new UsageError(`unknown connector ${name} command '${action ?? ''}'`);
   }
-  const view = await pixView({ db, config });
-  if (!view) throw new UsageError('the Pix connector is not configured');
+  const view = await connector.view({ db, config });
+  if (!view) throw new UsageError(`the ${connector.label} is not configured`);
   console.log(JSON.stringify(view, null, 2));
 }
 

@@ -9,7 +9,8 @@ import { ACCEPTED_COUNTRY_CODES } from '../domain/countries.ts';
 import { collectsIntoOwnAccount, type OwnAccount, ownAccountPaymentInfo } from '../domain/own-accounts.ts';
 import { ConnectorError, type PayinConnector } from './payin.ts';
 import type { ConnectorKind } from './registry.ts';
-import type { StoredConnector } from './store.ts';
+import { connectorView, type StoredConnector } from './store.ts';
+import type { AppContext } from '../context.ts';
 
 export const OWN_ACCOUNTS_CONNECTOR = 'own_accounts';
 
@@ -72,3 +73,9 @@ export const ownAccountsKind: ConnectorKind = {
   servesOf: (stored) => storedAccounts(stored).map((a) => ({ country: a.country, method: a.method })),
   build: (_ctx, stored) => ownAccountsConnector(storedAccounts(stored)),
 };
+
+/** The list as the operator sees it (GET /admin/connectors/own_accounts, `caja connector own_accounts show`). */
+export async function ownAccountsView(ctx: Pick<AppContext, 'db'>) {
+  const v = await connectorView(ctx, OWN_ACCOUNTS_CONNECTOR);
+  return v ? { accounts: storedAccounts(v), updated_at: v.updatedAt.toISOString() } : null;
+}

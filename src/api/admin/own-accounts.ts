@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { validateOwnAccounts } from '../../domain/own-accounts.ts';
-import { OWN_ACCOUNTS_CONNECTOR, storedAccounts } from '../../connectors/own-accounts.ts';
-import { connectorView, saveConnector } from '../../connectors/store.ts';
+import { OWN_ACCOUNTS_CONNECTOR, ownAccountsView } from '../../connectors/own-accounts.ts';
+import { saveConnector } from '../../connectors/store.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
@@ -18,11 +18,6 @@ const account = {
     agency: { type: 'string' }, account: { type: 'string' }, document: { type: 'string' },
   },
 } as const;
-
-async function view(ctx: AppContext) {
-  const v = await connectorView(ctx, OWN_ACCOUNTS_CONNECTOR);
-  return v ? { accounts: storedAccounts(v), updated_at: v.updatedAt.toISOString() } : null;
-}
 
 export function registerAdminOwnAccounts(app: FastifyInstance, ctx: AppContext): void {
   app.put(
@@ -43,7 +38,7 @@ export function registerAdminOwnAccounts(app: FastifyInstance, ctx: AppContext):
       const result = validateOwnAccounts(request.body);
       if (!result.ok) throw v3Errors.validation(result.details, 'Invalid own accounts configuration');
       await saveConnector(ctx, OWN_ACCOUNTS_CONNECTOR, { accounts: JSON.stringify(result.accounts) }, {});
-      return view(ctx);
+      return ownAccountsView(ctx);
     },
   );
 
@@ -51,7 +46,7 @@ export function registerAdminOwnAccounts(app: FastifyInstance, ctx: AppContext):
     '/admin/connectors/own_accounts',
     { schema: { tags: ['admin'], summary: 'The bank accounts the operator holds for bank transfer and branch deposit methods', security: [{ adminToken: [] }], response: errors } },
     async () => {
-      const v = await view(ctx);
+      const v = await ownAccountsView(ctx);
       if (!v) throw v3Errors.notFound('No own accounts are configured');
       return v;
     },

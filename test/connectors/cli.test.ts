@@ -1,5 +1,5 @@
-// `caja connector pix set|show` on the embedded database: the same validation and sealed storage
-// as PUT /admin/connectors/pix, and no secret printed.
+// `caja connector pix|own_accounts set|show` on the embedded database: the same validation and storage
+// as PUT /admin/connectors/<name>, and no secret printed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -41,5 +41,25 @@ describe('CLI: the Pix connector', () => {
       assert.equal(view.pix_key, sim.config.pix_key);
       assert.equal(view.health.token_obtained, false);
     }
+  });
+  test('own_accounts: set from a file and show; an invalid list is a usage error naming each account', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'caja-cli-own-'));
+    const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', CAJA_MASTER_KEY: '' };
+    const caja = (...args: string[]) => spawnSync(process.execPath, ['bin/caja.mjs', ...args], { env, encoding: 'utf8' });
+    assert.equal(caja('connector', 'own_accounts', 'show').status, 64);
+    assert.match(caja('connector', 'nope', 'show').stderr, /unknown connector 'nope' \(known: pix, own_accounts\)/);
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ accounts: [{ country: 'BR', method: 'BB', beneficiary_name: 'Op', account: '1' }] }));
+    const refused = caja('connector', 'own_accounts', 'set', '--file', bad);
+    assert.equal(refused.status, 64);
+    assert.match(refused.stderr, /accounts\[0\]\.agency: is required in BR/);
+    const good = join(dir, 'own.json');
+    const account = { country: 'BR', method: 'BB', beneficiary_name: 'Operadora Ltda', agency: '1234', account: '98765-4', document: '11444777000161' };
+    writeFileSync(good, JSON.stringify({ accounts: [account] }));
+    const set = caja('connector', 'own_accounts', 'set', '--file', good);
+    assert.equal(set.status, 0, set.stderr);
+    const shown = caja('connector', 'own_accounts', 'show');
+    assert.equal(shown.status, 0, shown.stderr);
+    assert.deepEqual(JSON.parse(shown.stdout).accounts, [account]);
   });
 });
