@@ -14,7 +14,7 @@ import { ADMIN_TOKEN } from '../helpers/server.ts';
 
 type Style = 'v3' | 'v5' | 'cashout' | 'streamline' | 'admin' | 'readonly' | 'public';
 
-interface Route {
+export interface Route {
   style: Style;
   method: string;
   /** `{id}` is replaced by a real id of the right kind (or by a hostile one). */
@@ -28,6 +28,8 @@ interface Route {
 
 export interface Fixtures {
   m: Credentials;
+  /** A second merchant, whose credentials the rotate route may change without locking the fuzzer out. */
+  otherMerchantId: number;
   depositId: number;
   invoice: string;
   refundId: number;
@@ -63,8 +65,10 @@ export async function makeFixtures(url: string): Promise<Fixtures> {
   const sl = await formPost(url, '/api_curl/streamline/NewInvoice', { ...fields, x_version: '1.1', type: 'json', control: invoiceControl(m.deposits.secret_key, fields) });
   if (sl.body?.status !== '0') throw new Error(`fixture NewInvoice: ${sl.text}`);
   await v3.post(`/v3/sandbox/deposits/${sl.body.x_document}/approve`, '');
+  const other = await createMerchant(url, 'Fuzz rotations');
   return {
     m,
+    otherMerchantId: other.merchant_id,
     depositId: d.body.deposit_id,
     invoice: d.body.merchant_invoice_id,
     refundId: r.body.refund_id,
@@ -115,6 +119,7 @@ export function routes(fx: Fixtures): Route[] {
     { style: 'v3', method: 'POST', path: '/v3/deposits', body: { country: 'CL', amount: '1000', currency: 'CLP', invoice_id: '', payer: { email: 'a@example.com' }, bonus_amount: '1', strikethrough_price: '2', client_ip: '1.2.3.4', language: 'es' } },
     { style: 'v3', method: 'POST', path: '/v3/deposits', body: { country: 'MX', amount: '10.00', currency: 'USD', invoice_id: '', payment_method: 'SE', payment_types: ['BANK_TRANSFER'], fee_on_payer: true, back_url: 'https://shop.example/b', crypto: { currency: 'BTC' } } },
     { style: 'v3', method: 'GET', path: '/v3/deposits/{deposit}' },
+    { style: 'v3', method: 'GET', path: '/v3/deposits', query: { status: 'COMPLETED', country: 'BR', limit: '5', before: '1000' } },
     { style: 'v3', method: 'POST', path: '/v3/sandbox/deposits/{deposit}/approve', body: { payment_method: 'IX' } },
     { style: 'v3', method: 'POST', path: '/v3/sandbox/deposits/{deposit}/cancel' },
     { style: 'v3', method: 'POST', path: '/v3/sandbox/deposits/{deposit}/expire' },
@@ -156,6 +161,15 @@ export function routes(fx: Fixtures): Route[] {
     { style: 'admin', method: 'POST', path: '/admin/merchants/{merchant}/balance_adjustments', body: { direction: 'credit', amount: '0.01', currency: 'USD', reason: 'fuzz' } },
     { style: 'admin', method: 'GET', path: '/admin/merchants/{merchant}/balance' },
     { style: 'admin', method: 'GET', path: '/admin/ledger/check' },
+    { style: 'admin', method: 'POST', path: '/admin/merchants/{other}/rotate', body: { set: 'deposits' } },
+    { style: 'admin', method: 'PUT', path: '/admin/exchange_rates', body: { rates: { BRL: '5.4321' } } },
+    { style: 'admin', method: 'GET', path: '/admin/connectors/pix' },
+    { style: 'admin', method: 'PUT', path: '/admin/connectors/pix', body: { api_url: 'https://psp.example/v2', token_url: 'https://psp.example/oauth/token', client_id: 'caja', client_secret: 's3cret', certificate: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----', private_key: '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----', ca: null, pix_key: 'pix@operator.example' } },
+    { style: 'admin', method: 'GET', path: '/admin/connectors/pix/payments', query: { status: 'unmatched', limit: '10' } },
+    { style: 'admin', method: 'GET', path: '/admin/connectors/own_accounts' },
+    { style: 'admin', method: 'PUT', path: '/admin/connectors/own_accounts', body: { accounts: [{ country: 'BR', method: 'B', beneficiary_name: 'Operadora Ltda', agency: '1234', account: '98765-4', document: '11444777000161' }] } },
+    { style: 'public', method: 'POST', path: '/connectors/pix/webhook/pix', body: { pix: [{ endToEndId: 'E1234567820261126120012345678901', txid: 'caja000000000001abcdefabcdefabcd', valor: '10.00', chave: 'pix@operator.example', horario: '2026-11-26T12:00:00.000Z' }] } },
+    { style: 'public', method: 'POST', path: '/connectors/pix/webhook', body: { pix: [] } },
     { style: 'streamline', method: 'POST', path: '/api_curl/streamline/NewInvoice', body: { ...invoiceFields(m, ''), x_version: '1.1', type: 'json' }, control: 'invoice' },
     { style: 'streamline', method: 'POST', path: '/apd/webpaystatus', body: { ...web, x_invoice: fx.streamlineInvoice, type: 'JSON' } },
     { style: 'streamline', method: 'POST', path: '/api_curl/apd/refund', body: { ...dep, x_invoice: fx.streamlineInvoice, x_document: fx.streamlineDocument, x_amount: '0.01', x_currency: 'BRL', x_bank_beneficiary: 'João da Silva', x_bank: 'Itaú', x_bank_code: '341', x_bank_account: '12345-4', x_account_type: 'C', x_bank_branch: '0001', x_comments: 'fuzz', type: 'JSON' }, control: 'refund' },
@@ -254,7 +268,7 @@ function fieldPaths(body: unknown, prefix: string[] = []): string[][] {
 /** Builds the signed HTTP request of a case. */
 export function build(base: string, fx: Fixtures, all: Route[], c: FuzzCase): Built {
   const route = all[c.route]!;
-  const ids: Record<string, string> = { deposit: String(fx.depositId), refund: String(fx.refundId), cashout: String(fx.cashoutId), notification: String(fx.notificationId), merchant: String(fx.m.merchant_id) };
+  const ids: Record<string, string> = { deposit: String(fx.depositId), refund: String(fx.refundId), cashout: String(fx.cashoutId), notification: String(fx.notificationId), merchant: String(fx.m.merchant_id), other: String(fx.otherMerchantId) };
   let path = route.path.replace(/\{(\w+)\}/g, (_, k: string) => ids[k]!);
   const query = { ...(route.query ?? {}) } as Record<string, string>;
   let contentType: string | undefined = route.style === 'streamline' ? 'application/x-www-form-urlencoded' : route.body !== undefined ? 'application/json' : undefined;
