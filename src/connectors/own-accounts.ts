@@ -7,7 +7,7 @@
 import { methodsForCountry } from '../domain/catalog.ts';
 import { ACCEPTED_COUNTRY_CODES } from '../domain/countries.ts';
 import { collectsIntoOwnAccount, type OwnAccount, ownAccountPaymentInfo } from '../domain/own-accounts.ts';
-import { ConnectorError, type PayinConnector } from './payin.ts';
+import { confirmedOutsideProvider, ConnectorError, type PayinConnector } from './payin.ts';
 import type { ConnectorKind } from './registry.ts';
 import { connectorView, type StoredConnector } from './store.ts';
 import type { AppContext } from '../context.ts';
@@ -29,6 +29,7 @@ const pairKey = (country: string, method: string) => `${country}|${method}`;
 export function ownAccountsConnector(accounts: OwnAccount[]): PayinConnector {
   const byPair = new Map(accounts.map((a) => [pairKey(a.country, a.method), a]));
   return {
+    ...confirmedOutsideProvider,
     name: OWN_ACCOUNTS_CONNECTOR,
     simulated: false,
     async createCharge(order) {
@@ -42,21 +43,6 @@ export function ownAccountsConnector(accounts: OwnAccount[]): PayinConnector {
       // The reference customers quote is derived from the deposit id (SPEI's 7 digits repeat
       // every million deposits), so nothing more is stored for it.
       return { paymentInfo, reference: null };
-    },
-    async chargeStatus() {
-      return { status: 'pending' };
-    },
-    async readPayment() {
-      return null;
-    },
-    parseHint() {
-      return [];
-    },
-    async refund() {
-      return { status: 'PENDING' };
-    },
-    async refundStatus() {
-      return null;
     },
     async health() {
       return { ok: true, accounts: accounts.length };

@@ -147,3 +147,26 @@ export interface PayinConnector {
   /** Every payment received in [from, to] (Pix: GET /pix?inicio&fim, page by page): reconciliation. */
   paymentsBetween?(from: Date, to: Date): AsyncIterable<ProviderPayment>;
 }
+
+/**
+ * The members of a connector no provider reports to: its payments are confirmed outside caja's
+ * calls (staging's sandbox, the operator reading a bank statement), so there is nothing to read
+ * back or parse, and its refunds stay PENDING until someone settles them.
+ */
+export const confirmedOutsideProvider = {
+  async chargeStatus(): Promise<ChargeStatus> {
+    return { status: 'pending' };
+  },
+  async readPayment(): Promise<ProviderPayment | null> {
+    return null;
+  },
+  parseHint(): Hint[] {
+    return [];
+  },
+  async refund(): Promise<RefundOutcome> {
+    return { status: 'PENDING' };
+  },
+  async refundStatus(): Promise<RefundOutcome | null> {
+    return null;
+  },
+} satisfies Partial<PayinConnector>;

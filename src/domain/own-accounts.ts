@@ -7,8 +7,7 @@ import { findMethod, type PaymentMethod } from './catalog.ts';
 import { isValidClabe } from './clabe.ts';
 import { getCountry } from './countries.ts';
 import { validateDocument } from './documents.ts';
-import { depositReference, type PaymentInfo, paymentInfoBase, speiReference } from './payment-info.ts';
-import type { Decimal } from './money.ts';
+import { depositReference, type PaymentInfo, type PaymentInfoInput, paymentInfoBase, speiReference } from './payment-info.ts';
 
 /** One account, as the operator configures it and as customers see it. */
 export interface OwnAccount {
@@ -97,15 +96,8 @@ export function validateOwnAccounts(body: unknown): OwnAccountsResult {
   return details.length > 0 ? { ok: false, details } : { ok: true, accounts };
 }
 
-export interface OwnAccountCharge {
-  depositId: number;
-  method: PaymentMethod;
-  amount: Decimal;
-  createdAt: Date;
-  expiresAt: Date;
-  payerDocument?: string;
-  payerDocumentType?: string;
-}
+/** What a deposit's payment_info needs besides the account (no token: no page of ours to link). */
+export type OwnAccountCharge = Omit<PaymentInfoInput, 'token' | 'publicBaseUrl'>;
 
 /**
  * What the customer is shown: the operator's account and the deposit's reference, which the

@@ -4,9 +4,10 @@
 // the magic values of src/domain/deposit-sandbox.ts), never by a provider. Its refunds stay
 // PENDING until the sandbox completes or rejects them, as before.
 import { buildPaymentInfo } from '../../domain/payment-info.ts';
-import type { PayinConnector } from '../payin.ts';
+import { confirmedOutsideProvider, type PayinConnector } from '../payin.ts';
 
 export const stagingSimulator: PayinConnector = {
+  ...confirmedOutsideProvider,
   name: 'staging',
   simulated: true,
   async createCharge(order) {
@@ -16,21 +17,6 @@ export const stagingSimulator: PayinConnector = {
       payerDocumentType: order.payer.documentType, publicBaseUrl: order.publicBaseUrl,
     });
     return { paymentInfo, reference: null };
-  },
-  async chargeStatus() {
-    return { status: 'pending' };
-  },
-  async readPayment() {
-    return null;
-  },
-  parseHint() {
-    return [];
-  },
-  async refund() {
-    return { status: 'PENDING' };
-  },
-  async refundStatus() {
-    return null;
   },
   async health() {
     return { ok: true, simulated: true };
