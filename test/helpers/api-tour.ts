@@ -80,6 +80,10 @@ export async function apiTour(base: string): Promise<Recorded[]> {
   const pixConfig = { api_url: 'http://psp.example/v2', token_url: 'https://psp.example/oauth/token', client_id: 'caja', client_secret: 's', certificate: 'x', private_key: 'y', pix_key: 'pix@caja.example' };
   await rec('put', '/admin/connectors/pix', pixConfig, admin(base, 'PUT', '/admin/connectors/pix', pixConfig));
   await rec('get', '/admin/connectors/pix/payments', undefined, admin(base, 'GET', '/admin/connectors/pix/payments?status=unmatched'));
+  // The operator's own accounts (a method nothing else in the tour uses, so its deposits are unchanged).
+  const ownAccounts = { accounts: [{ country: 'BR', method: 'SB', beneficiary_name: 'Operadora Pagamentos Ltda', agency: '4417', account: '13009218-7', document: '11444777000161' }] };
+  await rec('put', '/admin/connectors/own_accounts', ownAccounts, admin(base, 'PUT', '/admin/connectors/own_accounts', ownAccounts));
+  await rec('get', '/admin/connectors/own_accounts', undefined, admin(base, 'GET', '/admin/connectors/own_accounts'));
   await rec('get', '/v3/balance', undefined, v3.get('/v3/balance'));
   await rec('get', '/v3/balance/transactions', undefined, v3.get('/v3/balance/transactions?limit=2'));
   const cashoutBody = {

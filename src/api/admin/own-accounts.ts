@@ -19,6 +19,12 @@ const account = {
   },
 } as const;
 
+const accountsView = {
+  type: 'object',
+  required: ['accounts', 'updated_at'],
+  properties: { accounts: { type: 'array', items: { ...account, required: ['country', 'method', 'beneficiary_name', 'account'] } }, updated_at: { type: 'string', format: 'date-time' } },
+} as const;
+
 export function registerAdminOwnAccounts(app: FastifyInstance, ctx: AppContext): void {
   app.put(
     '/admin/connectors/own_accounts',
@@ -31,7 +37,7 @@ export function registerAdminOwnAccounts(app: FastifyInstance, ctx: AppContext):
           'Deposits of these methods show the account and the deposit reference and stay PENDING until the operator confirms the payment on the bank statement.',
         security: [{ adminToken: [] }],
         body: { type: 'object', properties: { accounts: { type: 'array', items: account } } },
-        response: errors,
+        response: { 200: accountsView, ...errors },
       },
     },
     async (request) => {
@@ -44,7 +50,7 @@ export function registerAdminOwnAccounts(app: FastifyInstance, ctx: AppContext):
 
   app.get(
     '/admin/connectors/own_accounts',
-    { schema: { tags: ['admin'], summary: 'The bank accounts the operator holds for bank transfer and branch deposit methods', security: [{ adminToken: [] }], response: errors } },
+    { schema: { tags: ['admin'], summary: 'The bank accounts the operator holds for bank transfer and branch deposit methods', security: [{ adminToken: [] }], response: { 200: accountsView, ...errors } } },
     async () => {
       const v = await ownAccountsView(ctx);
       if (!v) throw v3Errors.notFound('No own accounts are configured');
