@@ -20,6 +20,9 @@ const SHORT_ACCOUNT_TYPES: Record<string, AccountType> = {
 };
 
 /** Canonical account type for either spelling, case-insensitive; null when unknown. */
+/** What a refund form says of an account type normalizeAccountType does not know (v3 and the panel). */
+export const ACCOUNT_TYPE_MESSAGE = `must be one of ${ACCOUNT_TYPES.join(', ')}`;
+
 export function normalizeAccountType(value: string): AccountType | null {
   if (typeof value !== 'string') return null;
   const upper = value.trim().toUpperCase();

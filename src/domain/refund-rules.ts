@@ -1,5 +1,7 @@
 // Refund rules shared by both faces: states, how much may still be refunded, and the codes each
 // face reports.
+import { validateBankAccount } from './bank-accounts.ts';
+import { validateDocument } from './documents.ts';
 import { cmp, type Decimal, dec, divideRate, eq, isPositive, multiplyRate, sub, toFixed } from './money.ts';
 
 export const REFUND_STATUSES = ['PENDING', 'COMPLETED', 'REJECTED', 'CANCELLED'] as const;
@@ -73,4 +75,33 @@ export function refundAmounts(d: DepositAmounts, requested: Decimal | undefined,
   const safe = cmp(converted, theirs) > 0 ? theirs : isPositive(converted) ? converted : dec('0.01');
   if (cmp(safe, theirs) > 0) return { ok: false, reason: 'The amount is too small to refund' };
   return inLocal ? { ok: true, amount: safe, localAmount: requested } : { ok: true, amount: requested, localAmount: safe };
+}
+
+/** A part of a refund's bank account, named as the v3 body names it (`bank_account.<field>`). */
+export type RefundAccountField = 'account_number' | 'branch' | 'account_type' | 'bank_code' | 'document';
+export interface RefundFieldError {
+  field: RefundAccountField;
+  reason: string;
+}
+
+/**
+ * The one check of a refund's bank account against the deposit's country: the holder's document
+ * (when given), and the account itself unless the deposit was paid by card (a card refund goes
+ * back to the card, so its account is not used). Each face renders the errors in its own format.
+ */
+export function refundAccountErrors(
+  country: string,
+  card: boolean,
+  a: { document?: string; document_type?: string; account_number?: string; branch?: string; account_type?: string; bank_code?: string },
+): RefundFieldError[] {
+  const errors: RefundFieldError[] = [];
+  if (a.document !== undefined) {
+    const doc = validateDocument(country, a.document, a.document_type);
+    if (!doc.ok) errors.push({ field: 'document', reason: doc.reason });
+  }
+  if (!card && a.account_number !== undefined) {
+    const account = validateBankAccount(country, { account: a.account_number, branch: a.branch, accountType: a.account_type, bankCode: a.bank_code });
+    if (!account.ok) errors.push({ field: account.field === 'account' ? 'account_number' : account.field, reason: account.reason });
+  }
+  return errors;
 }

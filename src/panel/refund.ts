@@ -1,9 +1,9 @@
-// A refund made from a deposit's page: the form's fields checked with the same domain rules the
-// v3 refund endpoint applies (amount, bank account for the deposit's country, account type),
-// then the refunds service itself, which holds every other rule (completed only, what remains,
-// balance). The panel's words for the service's refusals are the API's descriptions.
+// A refund made from a deposit's page: the form's fields checked as the v3 refund endpoint checks
+// them (amount, required account parts, account type), then the refunds service itself, which
+// holds every other rule (the account against the deposit's country, completed only, what
+// remains, balance). The panel's words for the service's refusals are the API's descriptions.
 import type { AppContext } from '../context.ts';
-import { normalizeAccountType, validateBankAccount } from '../domain/bank-accounts.ts';
+import { ACCOUNT_TYPE_MESSAGE, normalizeAccountType } from '../domain/bank-accounts.ts';
 import { type Decimal, parseAmount } from '../domain/money.ts';
 import type { DepositRow } from '../deposits/store.ts';
 import { createRefund, isCardPaymentType, RefundError, type RefundBankAccount, type RefundRow } from '../refunds/service.ts';
@@ -23,19 +23,13 @@ export async function refundFromPanel(ctx: AppContext, a: Actor, d: DepositRow, 
   let bankAccount: RefundBankAccount | undefined;
   if (!isCardPaymentType(d.payment_type)) {
     const accountType = v('account_type') ? normalizeAccountType(v('account_type')!) : null;
-    if (v('account_type') && !accountType) errors.push('bank_account.account_type: must be one of SAVING, CHECKING, VISTA, MASTER');
+    if (v('account_type') && !accountType) errors.push(`bank_account.account_type: ${ACCOUNT_TYPE_MESSAGE}`);
     bankAccount = {
       beneficiary: v('beneficiary'), bank_code: v('bank_code'), branch: v('branch'), account_number: v('account_number'), account_type: accountType ?? undefined,
     };
     if (!bankAccount.beneficiary) errors.push('bank_account.beneficiary: is required');
     if (!bankAccount.bank_code) errors.push('bank_account.bank_code: is required');
     if (!bankAccount.account_number) errors.push('bank_account.account_number: is required');
-    else {
-      const account = validateBankAccount(d.country, {
-        account: bankAccount.account_number, branch: bankAccount.branch, accountType: bankAccount.account_type, bankCode: bankAccount.bank_code,
-      });
-      if (!account.ok) errors.push(`bank_account.${account.field === 'account' ? 'account_number' : account.field}: ${account.reason}`);
-    }
   }
   const comments = v('comments');
   if (comments && comments.length > 200) errors.push('comments: must be at most 200 characters');
@@ -45,6 +39,7 @@ export async function refundFromPanel(ctx: AppContext, a: Actor, d: DepositRow, 
     await audit(ctx.db, a, 'refund.created', `deposit:${d.id}`, { refund_id: refund.id, amount: refund.amount, currency: refund.currency }, ctx.now());
     return { ok: true, refund };
   } catch (err) {
+    if (err instanceof RefundError && err.kind === 'bank_account') return { ok: false, errors: err.fields.map((f) => `bank_account.${f.field}: ${f.reason}`) };
     if (err instanceof RefundError) return { ok: false, errors: [err.message] };
     throw err;
   }

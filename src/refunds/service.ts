@@ -13,7 +13,7 @@
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
 import { type Decimal, fromDb, isPositive, neg, toDb, toFixed } from '../domain/money.ts';
-import { canTransition, holdsAmount, REFUND_STATUSES, refundAmounts, type RefundStatus } from '../domain/refund-rules.ts';
+import { canTransition, holdsAmount, REFUND_STATUSES, refundAccountErrors, refundAmounts, type RefundFieldError, type RefundStatus } from '../domain/refund-rules.ts';
 import { refundDebit } from '../domain/settlement.ts';
 import { depositCreditOf } from '../balances/service.ts';
 import { cajaAccount, findReservation, InsufficientFunds, merchantAccount, post, reserve, transfer, voidReservation } from '../ledger/ledger.ts';
@@ -24,12 +24,14 @@ import { kickConnectorRefund } from '../connectors/refunds.ts';
 
 const HOLDING_STATUSES = REFUND_STATUSES.filter(holdsAmount);
 
-export type RefundFailure = 'not_found' | 'not_completed' | 'amount' | 'missing_bank_account' | 'insufficient_funds' | 'idempotency_key_used' | 'no_card_connector';
+export type RefundFailure = 'not_found' | 'not_completed' | 'amount' | 'bank_account' | 'missing_bank_account' | 'insufficient_funds' | 'idempotency_key_used' | 'no_card_connector';
 
 export class RefundError extends Error {
   constructor(
     readonly kind: RefundFailure,
     message: string,
+    /** kind 'bank_account': each part of the account that does not fit the deposit's country. */
+    readonly fields: RefundFieldError[] = [],
   ) {
     super(message);
   }
@@ -104,6 +106,7 @@ interface LockedDeposit {
   currency: string;
   local_amount: string;
   local_currency: string;
+  country: string;
   payment_type: string | null;
   connector: string | null;
 }
@@ -122,7 +125,7 @@ async function lockDeposit(q: Queryable, merchantId: number, depositId?: number,
     conditions.push(`invoice_id = $${params.length}`);
   }
   const { rows } = await q.query<LockedDeposit>(
-    `SELECT id, status, amount, currency, local_amount, local_currency, payment_type, connector FROM deposits WHERE ${conditions.join(' AND ')} FOR UPDATE`,
+    `SELECT id, status, amount, currency, local_amount, local_currency, country, payment_type, connector FROM deposits WHERE ${conditions.join(' AND ')} FOR UPDATE`,
     params,
   );
   return rows[0] ?? null;
@@ -166,8 +169,15 @@ export async function createRefund(ctx: AppContext, merchantId: number, input: R
   let viaConnector = false;
   try {
     id = await ctx.db.tx(async (q) => {
+      // The deposit is locked first: the bank account is checked against its country before the
+      // key is claimed (an account that does not fit is a field error, whatever the key).
+      const deposit = await lockDeposit(q, merchantId, input.depositId, input.invoiceId);
+      if (deposit && input.bankAccount) {
+        const fields = refundAccountErrors(deposit.country, isCardPaymentType(deposit.payment_type), input.bankAccount);
+        if (fields.length) throw new RefundError('bank_account', fields.map((f) => `bank_account.${f.field}: ${f.reason}`).join('; '), fields);
+      }
       if (input.idempotency) await claimKey(q, merchantId, input.idempotency);
-      const inserted = await insertRefund(ctx, q, merchantId, input);
+      const inserted = await insertRefund(ctx, q, merchantId, deposit, input);
       const refundId = inserted.refundId;
       viaConnector = inserted.viaConnector;
       if (input.idempotency) {
@@ -188,8 +198,13 @@ export async function createRefund(ctx: AppContext, merchantId: number, input: R
   return { refund: (await getRefund(ctx.db, merchantId, id))!, replayed: false };
 }
 
-async function insertRefund(ctx: AppContext, q: Queryable, merchantId: number, input: RefundInput): Promise<{ refundId: number; viaConnector: boolean }> {
-  const deposit = await lockDeposit(q, merchantId, input.depositId, input.invoiceId);
+async function insertRefund(
+  ctx: AppContext,
+  q: Queryable,
+  merchantId: number,
+  deposit: LockedDeposit | null,
+  input: RefundInput,
+): Promise<{ refundId: number; viaConnector: boolean }> {
   if (!deposit) throw new RefundError('not_found', 'Deposit not found');
   if (deposit.status !== 'COMPLETED') throw new RefundError('not_completed', `Only completed deposits can be refunded; this one is ${deposit.status}`);
   const card = isCardPaymentType(deposit.payment_type);

@@ -3,11 +3,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { streamlineAuth } from '../../auth/streamline.ts';
-import { accountEmbedsBank, type BankAccountField, normalizeAccountType, validateBankAccount } from '../../domain/bank-accounts.ts';
+import { accountEmbedsBank, normalizeAccountType } from '../../domain/bank-accounts.ts';
 import { findBank, namesBank } from '../../domain/banks.ts';
 import { formatMinor } from '../../domain/currencies.ts';
 import { type Decimal, fromDb, parseAmount } from '../../domain/money.ts';
-import { streamlineRefundDesc, streamlineRefundResult } from '../../domain/refund-rules.ts';
+import { type RefundAccountField, streamlineRefundDesc, streamlineRefundResult } from '../../domain/refund-rules.ts';
 import { hmacHexUpper, refundRequestMessage, refundResponseMessage, verifyHmacHex } from '../../domain/signatures.ts';
 import { parseId } from '../../http/params.ts';
 import { fingerprint } from '../../deposits/service.ts';
@@ -33,9 +33,10 @@ function formFingerprint(form: Form): string {
 
 const ACCOUNT_TYPES = new Set(['C', 'S', 'V', 'O', 'P']);
 
-/** The form field that carries each part of the account. */
-const FORM_FIELDS: Record<BankAccountField, string> = {
-  account: 'x_bank_account',
+/** The form field that carries each part of the account (streamline sends no document). */
+const FORM_FIELDS: Record<RefundAccountField, string> = {
+  account_number: 'x_bank_account',
+  document: 'x_document',
   branch: 'x_bank_branch',
   account_type: 'x_account_type',
   bank_code: 'x_bank_code',
@@ -48,6 +49,10 @@ function headerKey(headers: Record<string, string | string[] | undefined>): stri
 }
 
 function streamlineRefundError(err: unknown): never {
+  if (err instanceof RefundError && err.kind === 'bank_account') {
+    const first = err.fields[0]!;
+    throw new StreamlineError(300, `Invalid parameter: ${FORM_FIELDS[first.field]} ${first.reason}`);
+  }
   if (err instanceof RefundError) {
     const code = {
       not_found: REFUND_ERROR_CODES.notFound,
@@ -57,7 +62,7 @@ function streamlineRefundError(err: unknown): never {
       insufficient_funds: REFUND_ERROR_CODES.insufficientFunds,
       idempotency_key_used: REFUND_ERROR_CODES.idempotencyKeyUsed,
       no_card_connector: REFUND_ERROR_CODES.noCardConnector,
-    }[err.kind];
+    }[err.kind as Exclude<typeof err.kind, 'bank_account'>];
     throw new StreamlineError(code, err.kind === 'not_found' ? 'Transaction not found' : err.message);
   }
   throw err;
@@ -103,18 +108,11 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
         )
       ).rows[0];
       if (!deposit || (f.x_invoice && deposit.invoice_id !== f.x_invoice)) throw new StreamlineError(REFUND_ERROR_CODES.notFound, 'Transaction not found');
-      // The same account rules as v3 refunds and cashouts, for the deposit's country; a card
-      // refund goes back to the card.
+      // The account itself is checked against the deposit's country by the refunds service
+      // (RefundError 'bank_account', 300 naming the form field); a card refund goes back to the card.
       if (f.x_bank_account && !isCardPaymentType(deposit.payment_type)) {
-        const account = validateBankAccount(deposit.country, {
-          account: f.x_bank_account,
-          branch: f.x_bank_branch || undefined,
-          accountType: f.x_account_type || undefined,
-          bankCode: f.x_bank_code || undefined,
-        });
-        if (!account.ok) throw new StreamlineError(300, `Invalid parameter: ${FORM_FIELDS[account.field]} ${account.reason}`);
         // x_bank_code is outside x_control: it may only repeat what covered fields say, the bank
-        // the account number embeds (checked above) or the one x_bank names.
+        // the account number embeds or the one x_bank names.
         const code = f.x_bank_code.trim();
         if (code && !accountEmbedsBank(deposit.country, f.x_bank_account)) {
           const bank = findBank(deposit.country, code);

@@ -3,8 +3,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { v3HeaderAuth } from '../../auth/v3-headers.ts';
-import { normalizeAccountType, validateBankAccount } from '../../domain/bank-accounts.ts';
-import { validateDocument } from '../../domain/documents.ts';
+import { ACCOUNT_TYPE_MESSAGE, normalizeAccountType } from '../../domain/bank-accounts.ts';
 import { findMethod } from '../../domain/catalog.ts';
 import { fromDb, parseAmount, type Decimal } from '../../domain/money.ts';
 import { toJson } from '../../deposits/json.ts';
@@ -12,7 +11,7 @@ import { cardRefundResult } from '../../domain/refund-rules.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { formatDateTime } from '../../domain/payment-info.ts';
-import { createRefund, getRefund, isCardPaymentType, RefundError, type RefundBankAccount, type RefundRow, transitionRefund } from '../../refunds/service.ts';
+import { createRefund, getRefund, RefundError, type RefundBankAccount, type RefundRow, transitionRefund } from '../../refunds/service.ts';
 import { requireJsonContentType, v3ErrorSchema } from './face.ts';
 import { idempotencyKey } from './deposits.ts';
 import { fingerprint } from '../../deposits/service.ts';
@@ -137,6 +136,7 @@ export function v3RefundError(err: unknown): never {
     if (err.kind === 'insufficient_funds') throw v3Errors.insufficientFunds(err.message);
     if (err.kind === 'idempotency_key_used') throw v3Errors.idempotencyKeyUsed();
     if (err.kind === 'no_card_connector') throw v3Errors.featureDisabled(err.message);
+    if (err.kind === 'bank_account') throw v3Errors.validation(err.fields.map((f) => `bank_account.${f.field}: ${f.reason}`));
     throw v3Errors.validation([`deposit_id: ${err.message}`]);
   }
   throw err;
@@ -204,33 +204,14 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
           account_type: accountType ?? undefined,
         };
         if (a.account_type !== undefined && !accountType) {
-          details.push('bank_account.account_type: must be one of SAVING, CHECKING, VISTA, MASTER, SAVING_SET, CHECKING_SET, DEFAULT');
+          details.push(`bank_account.account_type: ${ACCOUNT_TYPE_MESSAGE}`);
         }
         if (!a.beneficiary) details.push('bank_account.beneficiary: is required');
         if (!a.account_number) details.push('bank_account.account_number: is required');
         if (!a.bank_code) details.push('bank_account.bank_code: is required');
       }
-      // The document and the account are checked against the deposit's country, once the deposit
-      // is known; a card refund goes back to the card, so its bank_account is not used.
-      if (bankAccount && !details.length) {
-        const { rows } = await ctx.db.query<{ country: string; payment_type: string | null }>(
-          `SELECT country, payment_type FROM deposits WHERE merchant_id = $1 AND ${depositId !== undefined ? 'id = $2' : 'invoice_id = $2'}`,
-          [request.merchant!.id, depositId ?? invoiceId],
-        );
-        if (rows[0] && bankAccount.document !== undefined) {
-          const doc = validateDocument(rows[0].country, bankAccount.document, bankAccount.document_type);
-          if (!doc.ok) details.push(`bank_account.document: ${doc.reason}`);
-        }
-        if (rows[0] && !isCardPaymentType(rows[0].payment_type)) {
-          const account = validateBankAccount(rows[0].country, {
-            account: bankAccount.account_number!,
-            branch: bankAccount.branch,
-            accountType: bankAccount.account_type,
-            bankCode: bankAccount.bank_code,
-          });
-          if (!account.ok) details.push(`bank_account.${account.field === 'account' ? 'account_number' : account.field}: ${account.reason}`);
-        }
-      }
+      // The document and the account are checked against the deposit's country by the refunds
+      // service (RefundError 'bank_account', rendered below as 201 details).
       if (details.length) throw v3Errors.validation(details);
       const key = idempotencyKey(request.headers);
       let refund: RefundRow;
