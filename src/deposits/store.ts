@@ -2,6 +2,7 @@
 import type { Queryable } from '../db/db.ts';
 import type { DepositStatus } from '../domain/deposit-states.ts';
 import type { Payer } from '../domain/deposit-request.ts';
+import { isIntId } from '../domain/ids.ts';
 
 /** A deposits row; numerics arrive as exact text, timestamps as Dates. */
 export interface DepositRow {
@@ -76,7 +77,7 @@ export interface DepositRow {
 }
 
 export async function findDeposit(q: Queryable, id: number, forUpdate = false): Promise<DepositRow | null> {
-  if (!Number.isInteger(id) || id < 1 || id > 2147483647) return null;
+  if (!isIntId(id)) return null;
   const { rows } = await q.query<DepositRow>(`SELECT * FROM deposits WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   return rows[0] ?? null;
 }

@@ -4,25 +4,17 @@
 // `integer` schema; so these values are checked here, on the text received, before any schema
 // or query sees them.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { BIGINT_ID_MAX, INT_ID_MAX, parseId } from '../domain/ids.ts';
 import { v3Errors } from './errors.ts';
 
-/** serial columns (deposits, refunds, merchants, cashouts): the ids handed out stay below 2^31. */
-export const INT_ID_MAX = 2147483647;
-/** bigserial columns (notifications, events, ledger rows), as far as a JS number stays exact. */
-export const BIGINT_ID_MAX = Number.MAX_SAFE_INTEGER;
+// The bounds and the parser themselves are domain/ids.ts, which services use too.
+export { BIGINT_ID_MAX, INT_ID_MAX, parseId };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The column kind behind the route's `:id`; `int` unless said otherwise. */
     pathId?: 'int' | 'bigint';
   }
-}
-
-/** A positive integer written in plain digits, at most `max`; null otherwise. */
-export function parseId(raw: unknown, max = INT_ID_MAX): number | null {
-  if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw)) return null;
-  const n = Number(raw);
-  return n >= 1 && n <= max ? n : null;
 }
 
 /** The query parameters that page through lists: limits and cursors. */

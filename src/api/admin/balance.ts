@@ -15,8 +15,9 @@ import { InsufficientFunds, merchantBalances } from '../../ledger/ledger.ts';
 import { getMerchant } from '../../merchants/merchants.ts';
 import { sendJson } from '../v3/deposits.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
+import { INT_ID_SCHEMA } from '../../domain/ids.ts';
 
-const idParams = { type: 'object', properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } }, required: ['id'] } as const;
+const idParams = { type: 'object', properties: { id: INT_ID_SCHEMA }, required: ['id'] } as const;
 
 export function registerAdminBalance(app: FastifyInstance, ctx: AppContext): void {
   app.post<{ Params: { id: number }; Body: Record<string, unknown> }>(

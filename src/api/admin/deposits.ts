@@ -16,6 +16,7 @@ import { toJson } from '../../deposits/json.ts';
 import { statusView } from '../../deposits/views.ts';
 import { acceptAnyBody, depositStatusSchema, parseDepositId, sendJson } from '../v3/deposits.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
+import { isIntId } from '../../domain/ids.ts';
 
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema, 409: v3ErrorSchema };
 const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
@@ -158,7 +159,7 @@ export function registerAdminDeposits(app: FastifyInstance, ctx: AppContext): vo
       const details: string[] = [];
       let merchantId = 0;
       if (b.merchant_id !== undefined) {
-        if (typeof b.merchant_id === 'number' && Number.isInteger(b.merchant_id) && b.merchant_id > 0 && b.merchant_id < 2 ** 31) merchantId = b.merchant_id;
+        if (isIntId(b.merchant_id)) merchantId = b.merchant_id;
         else details.push('merchant_id: must be a merchant id');
       }
       let country = '*';

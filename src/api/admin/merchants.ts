@@ -9,6 +9,7 @@ import {
   CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, merchantView, rotateCredentials, updateMerchant,
 } from '../../merchants/merchants.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
+import { INT_ID_SCHEMA } from '../../domain/ids.ts';
 
 const credentialsSchema = {
   type: 'object',
@@ -51,7 +52,7 @@ const merchantSchema = {
   },
 } as const;
 
-const idParams = { type: 'object', properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } }, required: ['id'] } as const;
+const idParams = { type: 'object', properties: { id: INT_ID_SCHEMA }, required: ['id'] } as const;
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
 
 function checkUrls(body: Record<string, unknown>, ctx: AppContext): string[] {

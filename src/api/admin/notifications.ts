@@ -6,8 +6,9 @@ import { getMerchant } from '../../merchants/merchants.ts';
 import { getNotification, listNotifications, resendNotification } from '../../notifications/store.ts';
 import { type ListQuery, listQuerySchema, notificationListSchema, notificationListView, notificationSchema, notificationView } from '../../notifications/views.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
+import { INT_ID_SCHEMA } from '../../domain/ids.ts';
 
-const merchantParams = { type: 'object', properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } }, required: ['id'] } as const;
+const merchantParams = { type: 'object', properties: { id: INT_ID_SCHEMA }, required: ['id'] } as const;
 const notificationParams = { type: 'object', properties: { id: { type: 'string', pattern: '^[0-9]{1,18}$' } }, required: ['id'] } as const;
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
 

@@ -15,6 +15,7 @@ import { cashoutErrors } from '../../http/errors.ts';
 import { CashoutError, type CashoutIds, type CashoutRow, createCashout, findCashout, transitionCashout } from '../../cashouts/service.ts';
 import { cashoutErrorSchema, useCashoutErrors } from './face.ts';
 import { requireJsonContentType } from '../v3/face.ts';
+import { readIntId } from '../../domain/ids.ts';
 
 /** The error each service failure is, in the cashout face's table. */
 export function cashoutFailure(err: unknown): never {
@@ -45,8 +46,7 @@ export function cashoutStatusView(c: CashoutRow) {
 /** cashout_id arrives as a number or as its digits in a string. */
 function readId(v: unknown): number | undefined | null {
   if (v === undefined) return undefined;
-  const n = typeof v === 'string' && /^\d{1,10}$/.test(v.trim()) ? Number(v.trim()) : v;
-  return typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= 2147483647 ? n : null;
+  return readIntId(typeof v === 'string' ? v.trim() : v);
 }
 
 function readIds(body: Record<string, unknown>, need: 'either' | 'both'): CashoutIds {

@@ -9,7 +9,7 @@ import { formatMinor } from '../../domain/currencies.ts';
 import { type Decimal, fromDb, parseAmount } from '../../domain/money.ts';
 import { type RefundAccountField, streamlineRefundDesc, streamlineRefundResult } from '../../domain/refund-rules.ts';
 import { hmacHexUpper, refundRequestMessage, refundResponseMessage, verifyHmacHex } from '../../domain/signatures.ts';
-import { parseId } from '../../http/params.ts';
+import { parseId } from '../../domain/ids.ts';
 import { fingerprint } from '../../deposits/service.ts';
 import { createRefund, getRefund, isCardPaymentType, RefundError, type RefundRow } from '../../refunds/service.ts';
 import { type Form, optional, required, sendRecord } from './face.ts';

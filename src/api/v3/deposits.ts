@@ -12,6 +12,7 @@ import { creationResponse, statusResponse } from '../../deposits/views.ts';
 import { findMethod } from '../../domain/catalog.ts';
 import { readCryptoChoice } from '../../domain/crypto.ts';
 import { requireJsonContentType, v3ErrorSchema } from './face.ts';
+import { parseId } from '../../domain/ids.ts';
 
 const decimal = { anyOf: [{ type: 'string' }, { type: 'number' }], description: 'Decimal with up to 18 integer digits and 2 decimals, as a string or a JSON number' };
 const httpsUrl = { type: 'string', maxLength: 2048, format: 'uri' };
@@ -185,9 +186,7 @@ export function idempotencyKey(headers: Record<string, string | string[] | undef
 
 /** Path ids: anything that is not a deposit id of ours is simply not found. */
 export function parseDepositId(raw: string): number | null {
-  if (!/^\d{1,10}$/.test(raw)) return null;
-  const n = Number(raw);
-  return n >= 1 && n <= 2147483647 ? n : null;
+  return parseId(raw);
 }
 
 export function registerV3Deposits(app: FastifyInstance, ctx: AppContext): void {

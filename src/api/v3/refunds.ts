@@ -15,6 +15,7 @@ import { createRefund, getRefund, RefundError, type RefundBankAccount, type Refu
 import { requireJsonContentType, v3ErrorSchema } from './face.ts';
 import { idempotencyKey } from './deposits.ts';
 import { fingerprint } from '../../deposits/service.ts';
+import { INT_ID_SCHEMA, readIntId } from '../../domain/ids.ts';
 
 const bankAccountSchema = {
   type: 'object',
@@ -174,8 +175,8 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
       const details: string[] = [];
       let depositId: number | undefined;
       if (b.deposit_id !== undefined) {
-        const n = typeof b.deposit_id === 'string' && /^\d{1,10}$/.test(b.deposit_id) ? Number(b.deposit_id) : b.deposit_id;
-        if (!Number.isInteger(n) || n < 1 || n > 2147483647) details.push('deposit_id: must be a deposit id');
+        const n = readIntId(b.deposit_id);
+        if (n === null) details.push('deposit_id: must be a deposit id');
         else depositId = n;
       }
       const invoiceId: string | undefined = b.invoice_id;
@@ -245,7 +246,7 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
         tags: ['refunds'],
         summary: 'A refund and its status',
         security: [{ v3Signature: [] }],
-        params: { type: 'object', properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } } },
+        params: { type: 'object', properties: { id: INT_ID_SCHEMA } },
         response: { 200: refundStatusSchema, ...errors },
       },
     },
@@ -265,7 +266,7 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
           tags: ['sandbox'],
           summary: `Staging only: the bank ${action === 'complete' ? 'completes' : 'rejects'} a pending refund`,
           security: [{ v3Signature: [] }],
-          params: { type: 'object', properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } } },
+          params: { type: 'object', properties: { id: INT_ID_SCHEMA } },
           response: { 200: refundStatusSchema, ...errors, 409: v3ErrorSchema },
         },
       },

@@ -49,6 +49,7 @@ import { acceptedLang, type Lang } from '../i18n.ts';
 import { newNonce, renderPage, sendHtml } from '../layout.ts';
 import { panelStrings, statusText } from './i18n.ts';
 import * as V from './views.ts';
+import { parseId } from '../../domain/ids.ts';
 
 const COOKIE = 'caja_panel';
 const LANG_COOKIE = 'caja_panel_lang';
@@ -81,17 +82,13 @@ function dateParam(v: string | undefined, plusDay = false): Date | undefined | n
   return plusDay ? new Date(d.getTime() + 86_400_000) : d;
 }
 
-function idParam(v: string | undefined): number | null {
-  return v && /^\d{1,10}$/.test(v) && Number(v) >= 1 && Number(v) <= 2147483647 ? Number(v) : null;
-}
-
 /** The filters every list shares (dates, status, country, search, cursor), or what is wrong. */
 function listFilter(q: Query, statuses: readonly string[]) {
   const from = dateParam(q.from);
   const to = dateParam(q.to, true);
   if (from === null || to === null) return 'dates must be YYYY-MM-DD';
   if (q.status && !statuses.includes(q.status)) return 'unknown status';
-  const before = idParam(q.before);
+  const before = parseId(q.before);
   if (q.before && before === null) return 'bad cursor';
   return {
     status: q.status || undefined, country: q.country?.trim().toUpperCase() || undefined,
@@ -333,7 +330,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   }));
 
   async function ownDeposit(c: Ctx) {
-    const id = idParam((c.request.params as Query).id);
+    const id = parseId((c.request.params as Query).id);
     const d = id === null ? null : await findDeposit(ctx.db, id);
     // Another merchant's deposit is "not found", exactly like one that does not exist.
     return d && d.merchant_id === c.s.actor.merchantId ? d : null;
@@ -344,7 +341,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     const notifications = (await Promise.all(ids.map((id) => getNotification(ctx.db, id, d.merchant_id)))).filter((n) => n !== null);
     const methods = methodsForCountry(d.country).filter((m) => !d.payment_types?.length || d.payment_types.includes(m.type));
     const done =
-      c.query.done === 'refund' ? c.f.t.refundCreated.replace('{id}', String(idParam(c.query.refund) ?? ''))
+      c.query.done === 'refund' ? c.f.t.refundCreated.replace('{id}', String(parseId(c.query.refund) ?? ''))
       : c.query.done === 'resend' || c.query.done?.startsWith('refund_') ? c.f.t.done
       : c.query.done ? c.f.t.depositNow.replace('{status}', statusText(c.f.t, d.status)) : undefined;
     return V.depositPage(c.f, { d, history, refunds, notifications, methods, staging, done, ...extra });
@@ -382,7 +379,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   for (const action of ['complete', 'reject'] as const) {
     if (!staging) break;
     app.post(`/panel/refunds/:id/${action}`, panelRoute('sandbox', async (c) => {
-      const id = idParam((c.request.params as Query).id);
+      const id = parseId((c.request.params as Query).id);
       const refund = id === null ? null : await getRefund(ctx.db, c.s.actor.merchantId, id);
       if (!refund) return notFound(c);
       try {
@@ -405,17 +402,17 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     if (status && status !== 'pending' && status !== 'delivered' && status !== 'failed') {
       return V.messagePage(c.f, c.f.t.errorTitle, c.f.t.badRequest.replace('{reason}', 'unknown status'), 400, c.f);
     }
-    const rows = await listNotifications(ctx.db, { merchantId: c.s.actor.merchantId, status: status || undefined, before: idParam(c.query.before) ?? undefined, limit: PAGE_SIZE + 1 });
+    const rows = await listNotifications(ctx.db, { merchantId: c.s.actor.merchantId, status: status || undefined, before: parseId(c.query.before) ?? undefined, limit: PAGE_SIZE + 1 });
     const next = rows.length > PAGE_SIZE ? Number(rows[PAGE_SIZE - 1]!.id) : null;
     return V.notificationsPage(c.f, { rows: rows.slice(0, PAGE_SIZE), next, q: c.query });
   }));
 
   app.post('/panel/notifications/:id/resend', panelRoute('notifications', async (c) => {
-    const id = idParam((c.request.params as Query).id);
+    const id = parseId((c.request.params as Query).id);
     const ok = id !== null && (await resendNotification(ctx.db, id, c.s.actor.merchantId));
     if (!ok) return notFound(c);
     await audit(ctx.db, c.s.actor, 'notification.resent', `notification:${id}`, {}, ctx.now());
-    const deposit = idParam(c.query.deposit);
+    const deposit = parseId(c.query.deposit);
     return { redirect: deposit ? `/panel/deposits/${deposit}?done=resend` : '/panel/notifications?done=resend' };
   }));
 
@@ -510,7 +507,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   }, { upload: true }));
 
   async function ownCashout(c: Ctx) {
-    const id = idParam((c.request.params as Query).id);
+    const id = parseId((c.request.params as Query).id);
     return id === null ? null : findCashout(ctx.db, c.s.actor.merchantId, { cashoutId: id });
   }
 
@@ -546,8 +543,8 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     const balances = await merchantBalances(ctx.db, c.s.actor.merchantId);
     const merchant = await getMerchant(ctx.db, c.s.actor.merchantId);
     const currency = c.query.currency && /^[A-Z]{3}$/.test(c.query.currency) ? c.query.currency : balances[0]?.currency ?? merchant!.settlement_currency;
-    if (c.query.before && idParam(c.query.before) === null) return V.messagePage(c.f, c.f.t.errorTitle, c.f.t.badRequest.replace('{reason}', 'bad cursor'), 400, c.f);
-    const m = await movements(ctx.db, c.s.actor.merchantId, currency, idParam(c.query.before) ?? undefined, PAGE_SIZE);
+    if (c.query.before && parseId(c.query.before) === null) return V.messagePage(c.f, c.f.t.errorTitle, c.f.t.badRequest.replace('{reason}', 'bad cursor'), 400, c.f);
+    const m = await movements(ctx.db, c.s.actor.merchantId, currency, parseId(c.query.before) ?? undefined, PAGE_SIZE);
     return V.balancePage(c.f, { balances: m.balances, currency, rows: m.data, next: m.next, before: c.query.before });
   }));
 
@@ -654,21 +651,21 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   }));
 
   app.post('/panel/team/:id/reset', panelRoute('team', async (c) => {
-    const id = idParam((c.request.params as Query).id);
+    const id = parseId((c.request.params as Query).id);
     const r = id === null ? null : await resetUser(ctx, c.s.actor, id);
     if (!r) return notFound(c);
     return V.teamPage(c.f, { members: await listTeam(ctx, c.s.actor.merchantId), invited: r, reset: true });
   }));
 
   app.post('/panel/team/:id/remove', panelRoute('team', async (c) => {
-    const id = idParam((c.request.params as Query).id);
+    const id = parseId((c.request.params as Query).id);
     if (id === null || !(await removeUser(ctx, c.s.actor, id))) return notFound(c);
     return { redirect: '/panel/team?done=removed' };
   }));
 
   app.get('/panel/audit', panelRoute('audit', async (c) => {
-    if (c.query.before && idParam(c.query.before) === null) return V.messagePage(c.f, c.f.t.errorTitle, c.f.t.badRequest.replace('{reason}', 'bad cursor'), 400, c.f);
-    const { rows, next } = await listAudit(ctx.db, c.s.actor.merchantId, idParam(c.query.before), PAGE_SIZE);
+    if (c.query.before && parseId(c.query.before) === null) return V.messagePage(c.f, c.f.t.errorTitle, c.f.t.badRequest.replace('{reason}', 'bad cursor'), 400, c.f);
+    const { rows, next } = await listAudit(ctx.db, c.s.actor.merchantId, parseId(c.query.before), PAGE_SIZE);
     return V.auditPage(c.f, { rows, next, before: c.query.before });
   }));
 
