@@ -2,6 +2,7 @@
 // history. Newest first, cursor = the last id seen. Next to service.ts rather than in it: the
 // service owns writes; this only reads.
 import type { Queryable } from '../db/db.ts';
+import { newestFirst, type Page, searchTerms } from '../db/paging.ts';
 import type { CashoutStatus } from '../domain/cashout-states.ts';
 import type { CashoutRow } from './service.ts';
 
@@ -15,18 +16,18 @@ export interface CashoutFilter {
   before?: number;
 }
 
-export async function listCashouts(q: Queryable, merchantId: number, f: CashoutFilter, limit: number): Promise<{ rows: CashoutRow[]; next: number | null }> {
-  const search = f.search?.trim() || null;
-  const asId = search && /^\d{1,10}$/.test(search) && Number(search) <= 2147483647 ? Number(search) : null;
-  const { rows } = await q.query<CashoutRow>(
-    `SELECT * FROM cashouts
-     WHERE merchant_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR country = $3)
+export async function listCashouts(q: Queryable, merchantId: number, f: CashoutFilter, limit: number): Promise<Page<CashoutRow>> {
+  const search = searchTerms(f.search);
+  return newestFirst<CashoutRow>(
+    q,
+    'cashouts',
+    `merchant_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR country = $3)
        AND ($4::text IS NULL OR external_id = $4 OR id = $5) AND ($6::timestamptz IS NULL OR created_at >= $6)
-       AND ($7::timestamptz IS NULL OR created_at < $7) AND ($8::integer IS NULL OR id < $8)
-     ORDER BY id DESC LIMIT $9`,
-    [merchantId, f.status ?? null, f.country ?? null, search, asId, f.from ?? null, f.to ?? null, f.before ?? null, limit + 1],
+       AND ($7::timestamptz IS NULL OR created_at < $7)`,
+    [merchantId, f.status ?? null, f.country ?? null, search.text, search.id, f.from ?? null, f.to ?? null],
+    f.before,
+    limit,
   );
-  return { rows: rows.slice(0, limit), next: rows.length > limit ? rows[limit - 1]!.id : null };
 }
 
 export interface CashoutChange {

@@ -1,6 +1,7 @@
 // Reading a merchant's deposits in bulk (the panel's list and CSV export), with the refunds and
 // notifications of one deposit. Newest first, cursor = the last id seen.
 import type { Queryable } from '../db/db.ts';
+import { newestFirst, type Page, searchTerms } from '../db/paging.ts';
 import type { DepositStatus } from '../domain/deposit-states.ts';
 import type { DepositRow } from './store.ts';
 
@@ -15,19 +16,19 @@ export interface DepositFilter {
   before?: number;
 }
 
-export async function listDeposits(q: Queryable, merchantId: number, f: DepositFilter, limit: number): Promise<{ rows: DepositRow[]; next: number | null }> {
-  const search = f.search?.trim() || null;
-  const asId = search && /^\d{1,10}$/.test(search) && Number(search) <= 2147483647 ? Number(search) : null;
-  const { rows } = await q.query<DepositRow>(
-    `SELECT * FROM deposits
-     WHERE merchant_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR country = $3)
+export async function listDeposits(q: Queryable, merchantId: number, f: DepositFilter, limit: number): Promise<Page<DepositRow>> {
+  const search = searchTerms(f.search);
+  return newestFirst<DepositRow>(
+    q,
+    'deposits',
+    `merchant_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR country = $3)
        AND ($4::text IS NULL OR payment_method = $4) AND ($5::timestamptz IS NULL OR created_at >= $5)
-       AND ($6::timestamptz IS NULL OR created_at < $6) AND ($7::integer IS NULL OR id < $7)
-       AND ($8::text IS NULL OR invoice_id = $8 OR id = $9 OR lower(payer_email) = lower($8) OR payer_document = $8)
-     ORDER BY id DESC LIMIT $10`,
-    [merchantId, f.status ?? null, f.country ?? null, f.method ?? null, f.from ?? null, f.to ?? null, f.before ?? null, search, asId, limit + 1],
+       AND ($6::timestamptz IS NULL OR created_at < $6)
+       AND ($7::text IS NULL OR invoice_id = $7 OR id = $8 OR lower(payer_email) = lower($7) OR payer_document = $7)`,
+    [merchantId, f.status ?? null, f.country ?? null, f.method ?? null, f.from ?? null, f.to ?? null, search.text, search.id],
+    f.before,
+    limit,
   );
-  return { rows: rows.slice(0, limit), next: rows.length > limit ? rows[limit - 1]!.id : null };
 }
 
 export interface DepositRefund {
