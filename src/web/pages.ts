@@ -13,7 +13,7 @@ import { COUNTRY_TIME_ZONES, depositReference } from '../domain/payment-info.ts'
 import { toPlainString, fromDb } from '../domain/money.ts';
 import type { DepositRow } from '../deposits/store.ts';
 import type { CardDetail } from '../domain/cards.ts';
-import { customerDeposit } from '../deposits/checkout.ts';
+import { customerDeposit, isPayable } from '../deposits/checkout.ts';
 import { frameAncestors } from '../domain/frame-origins.ts';
 import { runSandboxAction } from '../deposits/sandbox.ts';
 import { ApiError } from '../http/errors.ts';
@@ -99,8 +99,8 @@ function phaseOf(d: DepositRow, cancelCause: string | null, now: Date): Phase {
       // Expiry and cancellation both end in CANCELLED; the customer is told which one it was.
       return cancelCause === 'expiry' ? 'expired' : 'cancelled';
     default:
-      // The expiry worker runs every so often; the page does not wait for it.
-      return now.getTime() >= d.expires_at.getTime() ? 'expired' : 'payable';
+      // PENDING: the checkout's own rule (the expiry worker runs every so often; the page does not wait for it).
+      return isPayable(d, now) ? 'payable' : 'expired';
   }
 }
 
