@@ -18,7 +18,8 @@ import { type CreatedDeposit, createDeposit, prepareDepositRequest } from '../..
 import { isProviderError } from '../../connectors/charges.ts';
 import { type DepositRow, findDepositByToken } from '../../deposits/store.ts';
 import { redirectUrl } from '../../deposits/views.ts';
-import { esc, newNonce, sendHtml } from '../../web/layout.ts';
+import { html, join, type SafeHtml } from '../../web/html.ts';
+import { newNonce, sendHtml } from '../../web/layout.ts';
 import { type Form, optional, required, sendRecord } from './face.ts';
 import { StreamlineError } from './format.ts';
 
@@ -104,20 +105,21 @@ async function findStatusRow(ctx: AppContext, merchantId: number, invoiceId: str
 
 /** An auto-submitting form: the spec's return redirect is a browser POST. */
 /** Submits itself with a nonce'd script: the page's CSP allows no inline handler. */
-export function autoPostPage(url: string, fields: Record<string, string>, nonce: string): string {
-  const inputs = Object.entries(fields)
-    .map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`)
-    .join('\n    ');
-  return `<!doctype html>
+export function autoPostPage(url: string, fields: Record<string, string>, nonce: string): SafeHtml {
+  const inputs = join(
+    Object.entries(fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`),
+    '\n    ',
+  );
+  return html`<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Returning to the merchant…</title></head>
 <body>
-  <form method="post" action="${esc(url)}">
+  <form method="post" action="${url}">
     ${inputs}
     <noscript><p>Your payment details are ready.</p></noscript>
     <button type="submit">Return to the merchant</button>
   </form>
-  <script nonce="${esc(nonce)}">document.forms[0].submit()</script>
+  <script nonce="${nonce}">document.forms[0].submit()</script>
 </body>
 </html>`;
 }
