@@ -1,10 +1,11 @@
-// The shell every customer page shares (escaping is html.ts's tag): the document frame with its stylesheet
-// and the one small script (copy and print buttons), and the security headers. The pages carry
+// The shell every customer page shares: the document frame with its stylesheet and the one small
+// script (copy and print buttons), and the security headers. The pages carry
 // a bearer token in their URL and payment details in their body, hence no caching, no Referer
 // to other sites (same-origin: our own form posts keep their Origin header, which the forms'
 // forgery check reads; "no-referrer" would turn it into "null"),
 // no framing unless the method is meant to be embedded, and a CSP that allows nothing but our
-// own nonce'd style and script and images from us or inline data (the Pix QR).
+// own nonce'd style and script and images from us or inline data (the Pix QR). Markup itself is
+// built with the escaping html`…` tag of ./html.ts; renderPage and sendHtml take its SafeHtml only.
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Lang } from './i18n.ts';

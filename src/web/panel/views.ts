@@ -1,5 +1,5 @@
-// The panel's templates: each a pure function of its view model, every value escaped with 
-// (merchant- and payer-supplied text included), every word from the panel dictionary. Forms post
+// The panel's templates: each a pure function of its view model, built with the html`…` tag
+// (../html.ts), which escapes every value (merchant- and payer-supplied text included), every word from the panel dictionary. Forms post
 // to the panel with the session's CSRF token; nothing here reads the database.
 import type { CashoutRow } from '../../cashouts/service.ts';
 import type { CashoutChange } from '../../cashouts/list.ts';
