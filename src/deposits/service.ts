@@ -39,7 +39,7 @@ import { minorUnits } from '../domain/currencies.ts';
 import { type Decimal, toDb } from '../domain/money.ts';
 import { payinConnectorFor, servedMethods, servesEveryMethod } from '../connectors/registry.ts';
 import { offeredMethods } from '../domain/offered-methods.ts';
-import { ConnectorError } from '../connectors/payin.ts';
+import { type Charge, ConnectorError } from '../connectors/payin.ts';
 import { DepositError, depositNotFound, providerFailure } from './errors.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
@@ -395,7 +395,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
       const prior = await answerBeforeCharge(ctx, merchant.id, invoiceId, opts);
       if (prior) return prior;
     }
-    let charge;
+    let charge: Charge;
     try {
       charge = await connector.createCharge(order);
     } catch (err) {
@@ -472,7 +472,7 @@ async function leftOutAnswer(ctx: AppContext, merchantId: number, opts: CreateOp
       return { deposit, replayed: true };
     }
   }
-  throw new DepositError('invoice_used', 'invoice_id already used', { details: ['invoice_id: already used'] });
+  throw new DepositError('invoice_used', 'invoice_id already used');
 }
 
 /**
