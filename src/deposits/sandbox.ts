@@ -5,7 +5,7 @@ import type { AppContext } from '../context.ts';
 import { statusAfterPayment } from '../domain/deposit-states.ts';
 import { assignMethodIn } from './checkout.ts';
 import { withdrawCharge } from '../connectors/charges.ts';
-import { depositErrors, isCrypto, transitionDeposit, transitionDepositIn } from './service.ts';
+import { DepositError, isCrypto, transitionDeposit, transitionDepositIn } from './service.ts';
 import type { DepositRow } from './store.ts';
 
 export type SandboxAction = 'approve' | 'cancel' | 'expire';
@@ -19,7 +19,8 @@ export function runSandboxAction(ctx: AppContext, d: DepositRow, action: Sandbox
   const opts = { actor, merchantId: d.merchant_id };
   if (action === 'approve') {
     if (!d.payment_method && !paymentMethod) {
-      throw depositErrors.invalidTransition(
+      throw new DepositError(
+        'invalid_transition',
         `Deposit ${d.id} has no payment method yet: the customer has not chosen one on the hosted checkout (redirect_url), so it cannot be paid; ` +
           'or name the method the customer paid with: {"payment_method": "<code>"}',
       );

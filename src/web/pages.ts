@@ -16,7 +16,7 @@ import type { CardDetail } from '../domain/cards.ts';
 import { customerDeposit } from '../deposits/checkout.ts';
 import { frameAncestors } from '../domain/frame-origins.ts';
 import { runSandboxAction } from '../deposits/sandbox.ts';
-import { ApiError } from '../http/errors.ts';
+import { DepositError } from '../deposits/errors.ts';
 import { code128Svg } from './code128.ts';
 import { itfSvg } from './itf.ts';
 import { isValidBoletoBarcode } from '../domain/vouchers.ts';
@@ -440,7 +440,7 @@ export function registerCustomerPages(app: FastifyInstance, ctx: AppContext): vo
           await runSandboxAction(ctx, l.d, action, 'sandbox');
         } catch (err) {
           // A second click after the first changed the status: the page shows the state as it is.
-          if (!(err instanceof ApiError)) throw err;
+          if (!(err instanceof DepositError)) throw err;
         }
         return { redirect: pageLink(l, `/pay/${l.d.token}`) };
       }),

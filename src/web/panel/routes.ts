@@ -25,7 +25,8 @@ import { listDeposits, notificationIdsOf, refundsOfDeposit, type DepositFilter }
 import { runSandboxAction } from '../../deposits/sandbox.ts';
 import { findDeposit, statusHistory } from '../../deposits/store.ts';
 import { getRefund, RefundTransitionError, transitionRefund } from '../../refunds/service.ts';
-import { ApiError } from '../../http/errors.ts';
+import { pageDepositError } from '../../http/errors.ts';
+import { DepositError } from '../../deposits/errors.ts';
 import { merchantBalances } from '../../ledger/ledger.ts';
 import { allUsdRates } from '../../lookups/exchange-rates.ts';
 import { getMerchant, rotateCredentials, updateMerchant } from '../../merchants/merchants.ts';
@@ -110,8 +111,9 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   // Bad input (an unparsable or oversized body, say) is a 4xx page in the person's language, never a 500.
   app.setErrorHandler((err: { statusCode?: number; httpStatus?: number; message: string; details?: string[] }, request, reply) => {
     const b = bareOf(request, reply);
-    // Fastify's own refusals carry statusCode; the shared checks of ids and paging throw ApiError (httpStatus).
-    const given = err.statusCode ?? err.httpStatus;
+    // Fastify's own refusals carry statusCode; the shared checks of ids and paging throw ApiError (httpStatus);
+    // a deposit service's refusal answers from the pages' table.
+    const given = err.statusCode ?? err.httpStatus ?? (err instanceof DepositError ? pageDepositError(err).status : undefined);
     const status = given && given >= 400 && given < 500 ? given : 500;
     if (status === 500) request.log.error({ err }, 'panel page failed');
     const page =
@@ -363,8 +365,8 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     try {
       await runSandboxAction(ctx, d, action, 'panel', method);
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return depositView(c, d, { refundError: err.message });
+      if (!(err instanceof DepositError)) throw err;
+      return depositView(c, d, { refundError: pageDepositError(err).message });
     }
     await audit(ctx.db, c.s.actor, `deposit.sandbox_${action}`, `deposit:${d.id}`, method ? { payment_method: method } : {}, ctx.now());
     return { redirect: `/panel/deposits/${d.id}?done=${action}` };
