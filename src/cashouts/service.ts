@@ -13,6 +13,7 @@
 //                                          reservation, completion posts it, a rejection after
 //                                          completion returns the money to available.
 import type { AppContext } from '../context.ts';
+import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { Queryable } from '../db/db.ts';
 import { type CashoutStatus, type CashoutTrigger, nextCashoutStatus, REJECTIONS, type RejectionCode } from '../domain/cashout-states.ts';
 import type { CashoutRequest } from '../domain/cashout-request.ts';
@@ -133,7 +134,8 @@ WITH c AS (
   FROM c
 ),`;
 
-export async function createCashout(ctx: AppContext, merchant: Merchant, req: CashoutRequest): Promise<CashoutRow> {
+/** Creates a cashout and reserves its funds; `audit` (a panel user's action) is written in the same transaction. */
+export async function createCashout(ctx: AppContext, merchant: Merchant, req: CashoutRequest, audit?: Audit<CashoutRow>): Promise<CashoutRow> {
   const a = await amountsOf(ctx, merchant, req);
   const now = ctx.now();
   const status: CashoutStatus = req.onHold ? 'ON_HOLD' : 'PENDING';
@@ -151,9 +153,14 @@ export async function createCashout(ctx: AppContext, merchant: Merchant, req: Ca
     '(SELECT id FROM c)',
   );
   try {
-    const { rows } = await ctx.db.query<CashoutRow>(`${INSERT_SQL}${reservation.sql} SELECT * FROM c`, [...values, ...reservation.params], { name: 'caja_cashout_insert' });
-    if (!rows[0]) throw new CashoutError('external_id_used', 'external_id already used');
-    return rows[0];
+    const insert = async (q: Queryable) => {
+      const { rows } = await q.query<CashoutRow>(`${INSERT_SQL}${reservation.sql} SELECT * FROM c`, [...values, ...reservation.params], { name: 'caja_cashout_insert' });
+      if (!rows[0]) throw new CashoutError('external_id_used', 'external_id already used');
+      if (audit) await recordAudit(q, audit, rows[0]);
+      return rows[0];
+    };
+    // One statement is its own transaction; with an audit row it takes two, in one transaction.
+    return await (audit ? ctx.db.tx(insert) : insert(ctx.db));
   } catch (err) {
     if (isInsufficientFunds(err)) throw new CashoutError('insufficient_funds', 'Insufficient funds');
     throw err;
@@ -186,6 +193,8 @@ export interface TransitionOptions {
   /** Staging bank schedule: when the outcome of a delivery, or a return after completion, is due. */
   outcomeAt?: Date;
   returnAt?: Date | null;
+  /** A panel user's action: its audit row is written in the transition's transaction. */
+  audit?: Audit<CashoutRow>;
 }
 
 /** One status change inside the caller's transaction (the worker batches them). */
@@ -232,6 +241,7 @@ export async function transitionCashoutIn(q: Queryable, ctx: AppContext, id: num
     },
     notifications: await cashoutNotifications(q, ctx, updated),
   });
+  if (o.audit) await recordAudit(q, o.audit, updated);
   return updated;
 }
 

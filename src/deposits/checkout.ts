@@ -24,7 +24,7 @@ import { computeCharges } from '../domain/fees.ts';
 import { minorUnits } from '../domain/currencies.ts';
 import { frameOriginsInEffect } from '../domain/frame-origins.ts';
 import { fromDb, toDb } from '../domain/money.ts';
-import { v3Errors } from '../http/errors.ts';
+import { DepositError, depositNotFound } from './errors.ts';
 import { safeEqualText } from '../merchants/secrets.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { toJson } from './json.ts';
@@ -212,11 +212,12 @@ function chargesFor(d: DepositRow, method: PaymentMethod) {
  */
 export async function assignMethodIn(q: Queryable, ctx: AppContext, depositId: number, code: string): Promise<DepositRow> {
   const d = await findDeposit(q, depositId, true);
-  if (!d) throw v3Errors.notFound('Deposit not found');
+  if (!d) throw depositNotFound();
   const allowed = await allowedMethods(ctx, d);
   const method = allowed.find((m) => m.code === code.trim().toUpperCase());
   if (!method) {
-    throw v3Errors.validation([`payment_method: '${code}' is not offered for this deposit; offered: ${allowed.map((m) => m.code).join(', ') || 'none'}`]);
+    const offered = allowed.map((m) => m.code).join(', ') || 'none';
+    throw new DepositError('validation', 'Invalid request fields', { details: [`payment_method: '${code}' is not offered for this deposit; offered: ${offered}`] });
   }
   const { local, usd } = chargesFor(d, method);
   const { rows } = await q.query<DepositRow>(

@@ -9,7 +9,8 @@
 //        opts.idempotency   {key, fingerprint}: same key + same fingerprint replays the first
 //                           deposit (replayed: true); another fingerprint is error 104
 //        opts.confirmationUrl / returnUrl / bankCode / extra / userId: streamline columns
-//     Errors (ApiError): 201 invoice_id already used, 304 customer limit, 104 idempotency.
+//     Errors (DepositError, ./errors.ts): invoice_used, user_limit, idempotency_key_used,
+//     provider_unavailable / provider_refused; each face answers them from its table in http/.
 //   getDeposit(ctx, merchantId, id)           a merchant's own deposit, or null
 //   getDepositStatus(ctx, merchantId, id)     only what its status view shows (the hot GET)
 //   transitionDeposit(ctx, id, to, cause, {actor, merchantId?, note?})
@@ -38,9 +39,8 @@ import { minorUnits } from '../domain/currencies.ts';
 import { type Decimal, toDb } from '../domain/money.ts';
 import { payinConnectorFor, servedMethods, servesEveryMethod } from '../connectors/registry.ts';
 import { offeredMethods } from '../domain/offered-methods.ts';
-import { chargeOrError, connectorApiError } from '../connectors/charges.ts';
-import { ConnectorError } from '../connectors/payin.ts';
-import { v3Errors } from '../http/errors.ts';
+import { type Charge, ConnectorError } from '../connectors/payin.ts';
+import { DepositError, depositNotFound, providerFailure } from './errors.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { resolveUsdRates } from '../lookups/exchange-rates.ts';
@@ -58,11 +58,7 @@ export type DepositSource = 'v3' | 'streamline';
 /** How long a HOSTED deposit without a chosen method waits for the customer. */
 export const HOSTED_EXPIRY_MINUTES = 1440;
 
-export const depositErrors = {
-  invoiceUsed: () => v3Errors.validation(['invoice_id: already used']),
-  invalidTransition: (reason: string) => v3Errors.invalidTransition(reason),
-  notFound: () => v3Errors.notFound('Deposit not found'),
-};
+export { DepositError, depositNotFound } from './errors.ts';
 
 interface PreloadRow {
   rates: [string, string][] | null;
@@ -339,7 +335,7 @@ const checkedWriter = batcherPerDatabase<CheckedRow, CheckedOutcome>((ctx) => wa
 
 async function writeChecked(ctx: AppContext, item: CheckedRow): Promise<CreatedDeposit | null> {
   const outcome = await checkedWriter(ctx).submit(item);
-  if ('exceeded' in outcome) throw v3Errors.userLimitExceeded(outcome.exceeded);
+  if ('exceeded' in outcome) throw new DepositError('user_limit', `User limit exceeded: ${outcome.exceeded}`, { limit: outcome.exceeded });
   return outcome.written;
 }
 
@@ -385,7 +381,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   if (input.checkoutType === 'ONE_SHOT' && method) {
     const connector = await payinConnectorFor(ctx, input.country, method.code);
     // prepareDepositRequest refused a method no connector serves; one gone since is as good as down.
-    if (!connector) throw connectorApiError(new ConnectorError('not_configured', `no connector serves ${method.code} any more`), `The ${method.name} provider`);
+    if (!connector) throw providerFailure(new ConnectorError('not_configured', `no connector serves ${method.code} any more`), `The ${method.name} provider`);
     id = await nextDepositId(ctx);
     const payerName = [input.payer.first_name, input.payer.last_name].filter(Boolean).join(' ') || null;
     const order = {
@@ -399,7 +395,12 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
       const prior = await answerBeforeCharge(ctx, merchant.id, invoiceId, opts);
       if (prior) return prior;
     }
-    const charge = await chargeOrError(connector, order);
+    let charge: Charge;
+    try {
+      charge = await connector.createCharge(order);
+    } catch (err) {
+      throw err instanceof ConnectorError ? providerFailure(err, `The ${method.name} provider`) : err;
+    }
     paymentInfo = toJson(charge.paymentInfo);
     connectorName = connector.name;
     connectorReference = charge.reference;
@@ -442,7 +443,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   // the transaction of a batch of such deposits (checkedWriter).
   const lockedRule = rule && needsUsage(rule) ? rule : null;
   const amountOnly = rule && !lockedRule ? checkAmountOnly(rule, limitCheck) : null;
-  if (amountOnly) throw v3Errors.userLimitExceeded(amountOnly);
+  if (amountOnly) throw new DepositError('user_limit', `User limit exceeded: ${amountOnly}`, { limit: amountOnly });
 
   let written: CreatedDeposit | null = null;
   try {
@@ -467,11 +468,11 @@ async function leftOutAnswer(ctx: AppContext, merchantId: number, opts: CreateOp
     const prior = rows[0];
     if (prior) {
       const deposit = prior.fingerprint === opts.idempotency.fingerprint && prior.deposit_id !== null ? await findDeposit(ctx.db, prior.deposit_id) : null;
-      if (!deposit) throw v3Errors.idempotencyKeyUsed();
+      if (!deposit) throw new DepositError('idempotency_key_used', 'The idempotency key was already used with a different request');
       return { deposit, replayed: true };
     }
   }
-  throw depositErrors.invoiceUsed();
+  throw new DepositError('invoice_used', 'invoice_id already used');
 }
 
 /**
@@ -533,7 +534,7 @@ export interface TransitionOptions {
   note?: string;
 }
 
-/** One status change inside the caller's transaction; throws 208 or 510 (ApiError). */
+/** One status change inside the caller's transaction; throws DepositError not_found or invalid_transition. */
 export async function transitionDepositIn(
   q: Queryable,
   ctx: AppContext,
@@ -543,9 +544,9 @@ export async function transitionDepositIn(
   opts: TransitionOptions,
 ): Promise<DepositRow> {
   const d = await findDeposit(q, depositId, true);
-  if (!d || (opts.merchantId !== undefined && d.merchant_id !== opts.merchantId)) throw depositErrors.notFound();
+  if (!d || (opts.merchantId !== undefined && d.merchant_id !== opts.merchantId)) throw depositNotFound();
   const check = checkTransition(d.status, to, cause, isCrypto(d));
-  if (!check.ok) throw depositErrors.invalidTransition(`Deposit ${d.id} is ${d.status}: ${check.reason}`);
+  if (!check.ok) throw new DepositError('invalid_transition', `Deposit ${d.id} is ${d.status}: ${check.reason}`);
   const now = ctx.now();
   const stamp = to === 'COMPLETED' ? 'completed_at' : to === 'CANCELLED' ? 'cancelled_at' : 'approved_at';
   const { rows } = await q.query<DepositRow & { merchant_notification_url: string | null }>(

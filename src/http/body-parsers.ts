@@ -3,7 +3,7 @@
 // original text, so an 18-digit amount sent as a JSON number keeps every digit.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parse as parseLossless } from 'lossless-json';
-import { ApiError } from './errors.ts';
+import { type ApiError, v3Errors } from './errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -87,7 +87,7 @@ export function parseForm(raw: Buffer): Record<string, string> {
 }
 
 function unstorableError(field: string): ApiError {
-  return new ApiError(400, 201, 'BEAN_VALIDATION_ERROR', 'Invalid characters in the request body', [`${field}: must not contain NUL characters or unpaired UTF-16 surrogates`]);
+  return v3Errors.validation([`${field}: must not contain NUL characters or unpaired UTF-16 surrogates`], 'Invalid characters in the request body');
 }
 
 export function registerBodyParsers(app: FastifyInstance): void {
@@ -99,7 +99,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
     try {
       parsed = parseJsonLossless(body);
     } catch (err) {
-      return done(new ApiError(400, 502, 'INVALID_REQUEST_BODY', `Malformed JSON body: ${(err as Error).message}`), undefined);
+      return done(v3Errors.invalidBody(`Malformed JSON body: ${(err as Error).message}`), undefined);
     }
     const bad = unstorableText(parsed);
     if (bad) return done(unstorableError(bad), undefined);

@@ -1,3 +1,9 @@
+// The error tables, one per face: what each service failure answers there (status, code, text).
+//   v3 (and v5, admin, connectors' routes): v3Errors, v3DepositError, v3SharedError
+//   streamline: streamlineDepositError (the invoice endpoint's codes; all else is 300)
+//   cashout-style {code, message}: cashoutErrors
+//   pages (checkout, pay, panel): pageDepositError
+//
 // Errors carry what every face needs to render them in its own format; each face's error
 // handler decides the shape (v3 {code, description, type, details}, cashouts {code, message},
 // streamline status/desc/error_code).
@@ -12,6 +18,8 @@ export class ApiError extends Error {
     super(description);
   }
 }
+
+import type { DepositError, DepositFailure } from '../deposits/errors.ts';
 
 export const v3Errors = {
   invalidCredentials: (d = 'Invalid credentials', details?: string[]) => new ApiError(401, 100, 'INVALID_CREDENTIALS', d, details),
@@ -38,7 +46,71 @@ export const v3Errors = {
   providerUnavailable: (d: string) => new ApiError(503, 520, 'PAYMENT_PROVIDER_UNAVAILABLE', d),
   /** The method's payment provider refused the charge: nothing was created. */
   providerRefused: (d: string, details?: string[]) => new ApiError(502, 521, 'PAYMENT_PROVIDER_REFUSED', d, details),
+  unsupportedMediaType: () => new ApiError(415, 502, 'INVALID_REQUEST_BODY', 'Content-Type must be application/json'),
+  bodyTooLarge: () => new ApiError(413, 502, 'INVALID_REQUEST_BODY', 'Request body is too large'),
+  /** Any other 4xx the framework raised: its status, as invalid body. */
+  refused: (status: number, d: string) => new ApiError(status, 502, 'INVALID_REQUEST_BODY', d),
+  internal: () => new ApiError(500, 999, 'INTERNAL_ERROR', 'Internal error'),
 };
+
+/** What the provider said when it refused or did not answer a charge, for every face. */
+function providerText(err: DepositError): string {
+  const p = err.facts.provider;
+  if (!p) return err.message;
+  if (err.kind === 'provider_refused') {
+    const said = [p.error.provider?.title, p.error.provider?.detail].filter(Boolean).join(': ');
+    return `${p.who} refused the charge${said ? ` (${said})` : ''}; nothing was created`;
+  }
+  return `${p.who} is not answering (${p.error.kind}); nothing was created, retry later`;
+}
+
+/**
+ * The v3 table of deposit failures. 510 is HTTP 409 on this face (deposits, refunds and cashouts
+ * alike; docs/contract.md).
+ */
+const V3_DEPOSIT: Record<DepositFailure, (e: DepositError) => ApiError> = {
+  invoice_used: () => v3Errors.validation(['invoice_id: already used']),
+  user_limit: (e) => v3Errors.userLimitExceeded(e.facts.limit ?? 'TRANSACTION'),
+  idempotency_key_used: () => v3Errors.idempotencyKeyUsed(),
+  not_found: () => v3Errors.notFound('Deposit not found'),
+  invalid_transition: (e) => v3Errors.invalidTransition(e.message),
+  provider_unavailable: (e) => v3Errors.providerUnavailable(providerText(e)),
+  provider_refused: (e) => v3Errors.providerRefused(providerText(e)),
+  validation: (e) => v3Errors.validation(e.facts.details ?? [], e.message),
+};
+
+export function v3DepositError(err: DepositError): ApiError {
+  return V3_DEPOSIT[err.kind](err);
+}
+
+/** The streamline invoice endpoint's own codes (docs/streamline.md). */
+export const INVOICE_ERROR_CODES = { invoiceUsed: 303, userLimit: 304, invalidDocument: 310, invalidUrl: 311, providerUnavailable: 320, providerRefused: 321 } as const;
+
+/**
+ * The streamline table of deposit failures (answered with HTTP 200, as every streamline error):
+ * the invoice endpoint's codes, and 300 (invalid parameter) for anything else, in the v3 text.
+ */
+export function streamlineDepositError(err: DepositError, invoice: string | undefined): { code: number; message: string } {
+  switch (err.kind) {
+    case 'user_limit': return { code: INVOICE_ERROR_CODES.userLimit, message: v3DepositError(err).message };
+    case 'invoice_used': return { code: INVOICE_ERROR_CODES.invoiceUsed, message: `x_invoice already used: ${invoice}` };
+    case 'provider_unavailable': return { code: INVOICE_ERROR_CODES.providerUnavailable, message: providerText(err) };
+    case 'provider_refused': return { code: INVOICE_ERROR_CODES.providerRefused, message: providerText(err) };
+    default: {
+      const e = v3DepositError(err);
+      return { code: 300, message: e.details?.length ? `Invalid parameter: ${e.details.join('; ')}` : e.message };
+    }
+  }
+}
+
+/**
+ * The pages' table (pay page, panel): a deposit failure shows the v3 description on a page of the
+ * v3 status, so a panel operator reads what the API would have said.
+ */
+export function pageDepositError(err: DepositError): { status: number; message: string } {
+  const e = v3DepositError(err);
+  return { status: e.httpStatus, message: e.message };
+}
 
 /**
  * A failure a service names without knowing any face (`kind`), for the kinds every resource
@@ -60,6 +132,10 @@ export function v3SharedError(err: unknown): ApiError | null {
   }
 }
 
+/**
+ * The cashout face's {code, message} table. 510 stays HTTP 400 here, unlike v3's 409: the cashout
+ * API's published contract pins it (docs/cashouts.md, its error table and examples).
+ */
 export const cashoutErrors = {
   invalidParams: (m: string) => new ApiError(400, 300, undefined, m),
   invalidCredentials: (m = 'Invalid credentials') => new ApiError(401, 401, undefined, m),
@@ -67,4 +143,7 @@ export const cashoutErrors = {
   invalidTransition: (m = 'Invalid status transition') => new ApiError(400, 510, undefined, m),
   externalIdUsed: () => new ApiError(400, 511, undefined, 'external_id already used'),
   insufficientFunds: () => new ApiError(400, 514, undefined, 'Insufficient funds'),
+  /** Any other 4xx the framework raised: its status, as invalid params. */
+  refused: (status: number, m: string) => new ApiError(status, 300, undefined, m),
+  internal: () => new ApiError(500, 999, undefined, 'Internal error'),
 };

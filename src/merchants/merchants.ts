@@ -1,5 +1,6 @@
 // Merchant provisioning and credential look-ups. Credentials are shown once, at creation or
 // rotation; afterwards only hashes and encrypted secrets exist.
+import { type AuditEntry, recordAudit } from '../audit/audit.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import type { Environment } from '../config.ts';
 import type { Caches } from '../cache/ttl-cache.ts';
@@ -121,12 +122,14 @@ export async function createMerchant(db: Db, box: SecretBox, env: Environment, i
   });
 }
 
-export async function rotateCredentials(db: Db, box: SecretBox, merchantId: number, set: CredentialSet, cache?: Caches) {
+/** New credentials for one set; `audit` (a panel user's action) is written in the same transaction. */
+export async function rotateCredentials(db: Db, box: SecretBox, merchantId: number, set: CredentialSet, cache?: Caches, audit?: AuditEntry) {
   return db.tx(async (q) => {
     const merchant = await getMerchant(q, merchantId, true);
     if (!merchant) return null;
     const issued = issue(set, box, merchant);
     await storeSet(q, merchantId, set, issued.row);
+    if (audit) await recordAudit(q, audit);
     return { merchant, credentials: issued.shown };
   }).finally(() => cache?.changed());
 }
@@ -151,14 +154,20 @@ export interface MerchantPatch {
   frame_origins?: string[] | null;
 }
 
-export async function updateMerchant(db: Db, id: number, patch: MerchantPatch, cache?: Caches): Promise<Merchant | null> {
+/** Changes a merchant's settings; `audit` (a panel user's change) is written in the same transaction. */
+export async function updateMerchant(db: Db, id: number, patch: MerchantPatch, cache?: Caches, audit?: AuditEntry): Promise<Merchant | null> {
   const fields = Object.entries(patch).filter(([, v]) => v !== undefined);
-  if (fields.length === 0) return getMerchant(db, id);
-  const sets = fields.map(([k], i) => `${k} = $${i + 2}`).join(', ');
-  const { rows } = await db.query<Merchant>(
-    `UPDATE merchants SET ${sets}, updated_at = now() WHERE id = $1 RETURNING *`,
-    [id, ...fields.map(([, v]) => v)],
-  );
+  if (fields.length === 0 && !audit) return getMerchant(db, id);
+  const sets = fields.map(([k], i) => `${k} = $${i + 2}, `).join('');
+  const update = async (q: Queryable) => {
+    const { rows } = await q.query<Merchant>(
+      `UPDATE merchants SET ${sets}updated_at = now() WHERE id = $1 RETURNING *`,
+      [id, ...fields.map(([, v]) => v)],
+    );
+    if (rows[0] && audit) await recordAudit(q, audit);
+    return rows;
+  };
+  const rows = await (audit ? db.tx(update) : update(db));
   // Signed requests carry their merchant from the credential cache: its settings change now.
   cache?.changed();
   return rows[0] ?? null;

@@ -1,22 +1,23 @@
 // The panel's audit log: every change made in the panel, who made it, from where and when,
-// written in the same transaction as the change where there is one.
+// written in the same transaction as the change (src/audit/audit.ts recordAudit: the services
+// take the entry and write it inside the action's transaction).
+import { type AuditActor, type AuditEntry, recordAudit } from '../audit/audit.ts';
 import type { Queryable } from '../db/db.ts';
 import type { Role } from './roles.ts';
 
 /** The signed-in person acting, as every panel service receives it. */
-export interface Actor {
-  userId: number;
-  merchantId: number;
-  email: string;
+export interface Actor extends AuditActor {
   role: Role;
-  ip: string | null;
 }
 
+/** An audit entry of the actor (the time is the context's clock, as for every panel row). */
+export function entry(a: Actor, action: string, subject: string | null, detail: Record<string, unknown> = {}, at = new Date()): AuditEntry {
+  return { actor: a, action, subject, detail, at };
+}
+
+/** Writes one entry on q: the caller's transaction when the entry records a change. */
 export async function audit(q: Queryable, a: Actor, action: string, subject: string | null, detail: Record<string, unknown> = {}, at = new Date()): Promise<void> {
-  await q.query(
-    'INSERT INTO panel_audit (merchant_id, user_id, email, action, subject, detail, ip, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-    [a.merchantId, a.userId, a.email, action, subject, JSON.stringify(detail), a.ip, at],
-  );
+  await recordAudit(q, entry(a, action, subject, detail, at));
 }
 
 export interface AuditRow {

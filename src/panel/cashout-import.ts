@@ -3,13 +3,15 @@
 // nothing and answers the rejected rows (line, external_id, reasons) for a report. A clean file
 // creates each cashout through createCashout, which reserves its funds as an API cashout does;
 // a row the service refuses then (funds run out, external_id already used) is reported too.
-// A file is known by its SHA-256: uploading the same file again creates nothing.
+// A file is known by its SHA-256: uploading the same file again creates nothing. Each cashout's
+// audit row (cashout.created, naming the file) is written in that cashout's transaction; the
+// file's summary (cashouts.imported) with the file's count, once every row is done.
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { CashoutError, createCashout } from '../cashouts/service.ts';
 import { validateCashoutRequest, type CashoutRequest } from '../domain/cashout-request.ts';
 import type { Merchant } from '../merchants/merchants.ts';
-import { type Actor, audit } from './audit.ts';
+import { type Actor, audit, entry } from './audit.ts';
 import { parseCsv } from './csv.ts';
 
 export const IMPORT_COLUMNS = [
@@ -87,7 +89,8 @@ export async function importCashouts(ctx: AppContext, a: Actor, merchant: Mercha
   const created: { id: number; external_id: string }[] = [];
   for (const [i, req] of valid.entries()) {
     try {
-      const c = await createCashout(ctx, merchant, req);
+      const c = await createCashout(ctx, merchant, req, (x) =>
+        entry(a, 'cashout.created', `cashout:${x.id}`, { external_id: x.external_id, amount: x.amount, currency: x.currency, file: hash.slice(0, 12) }, ctx.now()));
       created.push({ id: c.id, external_id: c.external_id });
     } catch (err) {
       if (!(err instanceof CashoutError)) throw err;

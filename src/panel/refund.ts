@@ -7,7 +7,7 @@ import { ACCOUNT_TYPE_MESSAGE, normalizeAccountType } from '../domain/bank-accou
 import { type Decimal, parseAmount } from '../domain/money.ts';
 import type { DepositRow } from '../deposits/store.ts';
 import { createRefund, isCardPaymentType, RefundError, type RefundBankAccount, type RefundRow } from '../refunds/service.ts';
-import { type Actor, audit } from './audit.ts';
+import { type Actor, entry } from './audit.ts';
 
 export type PanelRefund = { ok: true; refund: RefundRow } | { ok: false; errors: string[] };
 
@@ -35,8 +35,11 @@ export async function refundFromPanel(ctx: AppContext, a: Actor, d: DepositRow, 
   if (comments && comments.length > 200) errors.push('comments: must be at most 200 characters');
   if (errors.length) return { ok: false, errors };
   try {
-    const { refund } = await createRefund(ctx, a.merchantId, { source: 'v3', depositId: d.id, amount, amountInLocal: false, bankAccount, comments });
-    await audit(ctx.db, a, 'refund.created', `deposit:${d.id}`, { refund_id: refund.id, amount: refund.amount, currency: refund.currency }, ctx.now());
+    // The audit row is written in the refund's own transaction: both are kept or neither.
+    const { refund } = await createRefund(
+      ctx, a.merchantId, { source: 'v3', depositId: d.id, amount, amountInLocal: false, bankAccount, comments },
+      (r) => entry(a, 'refund.created', `deposit:${d.id}`, { refund_id: r.id, amount: r.amount, currency: r.currency }, ctx.now()),
+    );
     return { ok: true, refund };
   } catch (err) {
     if (err instanceof RefundError && err.kind === 'bank_account') return { ok: false, errors: err.fields.map((f) => `bank_account.${f.field}: ${f.reason}`) };

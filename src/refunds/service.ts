@@ -11,6 +11,7 @@
 // An idempotency key (X-Idempotency-Key) is claimed in the creating transaction: the same key
 // and body replay the first refund; another body is refused.
 import type { AppContext } from '../context.ts';
+import { type Audit, type AuditEntry, recordAudit } from '../audit/audit.ts';
 import type { Queryable } from '../db/db.ts';
 import { type Decimal, fromDb, isPositive, neg, toDb, toFixed } from '../domain/money.ts';
 import { canTransition, holdsAmount, REFUND_STATUSES, refundAccountErrors, refundAmounts, type RefundFieldError, type RefundStatus } from '../domain/refund-rules.ts';
@@ -164,7 +165,8 @@ async function claimKey(q: Queryable, merchantId: number, idem: { key: string; f
   throw new Replay(prior.refund_id);
 }
 
-export async function createRefund(ctx: AppContext, merchantId: number, input: RefundInput): Promise<CreateRefundResult> {
+/** Creates a refund; `audit` (a panel user's action) is written in the refund's transaction. */
+export async function createRefund(ctx: AppContext, merchantId: number, input: RefundInput, audit?: Audit<RefundRow>): Promise<CreateRefundResult> {
   let id: number;
   let viaConnector = false;
   try {
@@ -183,6 +185,7 @@ export async function createRefund(ctx: AppContext, merchantId: number, input: R
       if (input.idempotency) {
         await q.query(`UPDATE idempotency_keys SET refund_id = $3 WHERE merchant_id = $1 AND scope = 'refunds' AND key = $2`, [merchantId, input.idempotency.key, refundId]);
       }
+      if (audit) await recordAudit(q, audit, (await getRefund(q, merchantId, refundId))!);
       return refundId;
     });
   } catch (err) {
@@ -316,7 +319,7 @@ async function debitUnreserved(q: Queryable, r: RefundRow & { deposit_amount: st
   }
 }
 
-/** Moves a PENDING refund to its outcome (bank answer, sandbox, operator). */
+/** Moves a PENDING refund to its outcome (bank answer, sandbox, operator); `audit` is written in its transaction. */
 export async function transitionRefund(
   ctx: AppContext,
   merchantId: number,
@@ -325,11 +328,13 @@ export async function transitionRefund(
   cause: string,
   reason?: string,
   reasonCode?: string,
+  audit?: AuditEntry,
 ): Promise<RefundRow | null> {
   const found = await ctx.db.tx(async (q) => {
     const { rows } = await q.query<{ id: number }>('SELECT id FROM refunds WHERE id = $1 AND merchant_id = $2 FOR UPDATE', [refundId, merchantId]);
     if (!rows[0]) return false;
     await applyTransition(q, refundId, to, cause, reason, reasonCode, true);
+    if (audit) await recordAudit(q, audit);
     return true;
   });
   return found ? getRefund(ctx.db, merchantId, refundId) : null;

@@ -3,6 +3,7 @@
 // standard's Annex E so that digit runs are packed two per symbol like real vouchers print.
 // Rendered as an SVG of plain rectangles: it scales without blurring and prints sharp.
 import { barsSvg, type BarsSvgOptions } from './bars-svg.ts';
+import type { SafeHtml } from './html.ts';
 
 /**
  * Bar/space widths (in modules, bar first) of symbol values 0..106: 103-105 are Start A/B/C and
@@ -99,6 +100,6 @@ export function encodeModules(text: string): string {
 }
 
 /** An SVG of the Code 128 symbol (see bars-svg.ts); `label` is its accessible name. */
-export function code128Svg(text: string, opts: BarsSvgOptions = {}): string {
+export function code128Svg(text: string, opts: BarsSvgOptions = {}): SafeHtml {
   return barsSvg(encodeWidths(text), QUIET_ZONE, text, opts);
 }

@@ -8,7 +8,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { safeEqualText } from '../merchants/secrets.ts';
-import { esc } from './layout.ts';
+import { html, type SafeHtml } from './html.ts';
 
 export type FormName = 'method' | 'card' | 'challenge' | 'cancel' | 'simulate';
 
@@ -16,8 +16,8 @@ function csrfToken(ctx: AppContext, token: string, form: FormName): string {
   return ctx.box.hash(`csrf|${form}|${token}`);
 }
 
-export function csrfInput(ctx: AppContext, token: string, form: FormName): string {
-  return `<input type="hidden" name="csrf" value="${esc(csrfToken(ctx, token, form))}">`;
+export function csrfInput(ctx: AppContext, token: string, form: FormName): SafeHtml {
+  return html`<input type="hidden" name="csrf" value="${csrfToken(ctx, token, form)}">`;
 }
 
 /** True when the post comes from our own page for this deposit and form. */

@@ -2,6 +2,7 @@
 // scanners read a boleto's 44 digits from ITF, not from Code 128. Digits go in pairs, the first
 // in the bars and the second in the spaces, each as five elements of which two are wide.
 import { barsSvg, type BarsSvgOptions } from './bars-svg.ts';
+import type { SafeHtml } from './html.ts';
 
 /** N narrow, W wide, for digits 0–9. */
 const DIGITS = ['NNWWN', 'WNNNW', 'NWNNW', 'WWNNN', 'NNWNW', 'WNWNN', 'NWWNN', 'NNNWW', 'WNNWN', 'NWNWN'];
@@ -41,6 +42,6 @@ export function decodeItfWidths(widths: number[]): string | null {
   return out;
 }
 
-export function itfSvg(digits: string, opts: BarsSvgOptions = {}): string {
+export function itfSvg(digits: string, opts: BarsSvgOptions = {}): SafeHtml {
   return barsSvg(itfWidths(digits), ITF_QUIET_ZONE, digits, opts);
 }

@@ -1,20 +1,15 @@
-// The shell every customer page shares: HTML escaping, the document frame with its stylesheet
-// and the one small script (copy and print buttons), and the security headers. The pages carry
+// The shell every customer page shares: the document frame with its stylesheet and the one small
+// script (copy and print buttons), and the security headers. The pages carry
 // a bearer token in their URL and payment details in their body, hence no caching, no Referer
 // to other sites (same-origin: our own form posts keep their Origin header, which the forms'
 // forgery check reads; "no-referrer" would turn it into "null"),
 // no framing unless the method is meant to be embedded, and a CSP that allows nothing but our
-// own nonce'd style and script and images from us or inline data (the Pix QR).
+// own nonce'd style and script and images from us or inline data (the Pix QR). Markup itself is
+// built with the escaping html`…` tag of ./html.ts; renderPage and sendHtml take its SafeHtml only.
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Lang } from './i18n.ts';
-
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Escapes text for element content and double- or single-quoted attributes alike. */
-export function esc(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]!);
-}
+import { html, raw, type SafeHtml } from './html.ts';
 
 /** A merchant-supplied URL fit for an href: absolute http(s) only (never javascript: or data:). */
 export function safeHref(url: string | null | undefined): string | undefined {
@@ -31,7 +26,7 @@ export function newNonce(): string {
   return randomBytes(16).toString('base64');
 }
 
-const CSS = `
+const CSS = raw(`
 :root{color-scheme:light;--ink:#1b1f24;--muted:#57606a;--line:#d0d7de;--bg:#f6f8fa;--brand:#0f4c81;--ok:#1a7f37;--warn:#9a6700;--bad:#cf222e}
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
@@ -96,13 +91,13 @@ body.embedded{background:#fff}body.embedded main{max-width:none;padding:.5rem}
 @media (max-width:26rem){.row2{grid-template-columns:1fr}}
 @page{margin:15mm}
 @media print{body{background:#fff;font-size:12pt}main{max-width:none;padding:0}.card{border:1px solid #000;border-radius:0;break-inside:avoid}.noprint{display:none!important}a{color:#000;text-decoration:none}.badge{border-color:#000;color:#000!important}}
-`;
+`);
 
 /**
  * Copy buttons (data-copy names the element whose text is copied) and print buttons; both are
  * rendered hidden and shown only here, so without script the page simply has no dead buttons.
  */
-const SCRIPT = `
+const SCRIPT = raw(`
 for (const b of document.querySelectorAll('button[data-copy]')) {
   const el = document.getElementById(b.dataset.copy);
   const live = document.getElementById(b.dataset.copy + '-status');
@@ -134,41 +129,41 @@ for (const input of document.querySelectorAll('input[data-card-number]')) {
   const brand = (d) => /^4/.test(d) ? 'Visa' : /^(5[1-5]|22[2-9]|2[3-6]|27[01]|2720)/.test(d) ? 'Mastercard' : /^3[47]/.test(d) ? 'American Express' : '';
   input.addEventListener('input', () => { if (out) out.textContent = brand(input.value.replace(/[^0-9]/g, '')); });
 }
-`;
+`);
 
 export interface PageParts {
   lang: Lang;
   title: string;
-  body: string;
+  body: SafeHtml;
   nonce: string;
   /** Only pages with copy or print buttons carry the script. */
   script?: boolean;
   /** Rendered inside a merchant's iframe: no page background or outer margins. */
   embedded?: boolean;
   /** The panel's extra rules and wide frame (web/panel/): same stylesheet element, same nonce. */
-  css?: string;
+  css?: SafeHtml;
   bodyClass?: string;
   /** Inner HTML of a header above main (the panel's navigation). */
-  header?: string;
+  header?: SafeHtml;
 }
 
-export function renderPage(p: PageParts): string {
-  return `<!doctype html>
-<html lang="${esc(p.lang)}">
+export function renderPage(p: PageParts): SafeHtml {
+  return html`<!doctype html>
+<html lang="${p.lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <meta name="robots" content="noindex, nofollow">
 <link rel="icon" href="data:,">
-<title>${esc(p.title)}</title>
-<style nonce="${esc(p.nonce)}">${CSS}${p.css ?? ''}</style>
+<title>${p.title}</title>
+<style nonce="${p.nonce}">${CSS}${p.css}</style>
 </head>
-<body${p.embedded ? ' class="embedded"' : p.bodyClass ? ` class="${esc(p.bodyClass)}"` : ''}>
-${p.header ?? ''}<main${p.header ? ' id="main"' : ''}>
+<body${p.embedded ? raw(' class="embedded"') : p.bodyClass ? html` class="${p.bodyClass}"` : ''}>
+${p.header}<main${p.header ? raw(' id="main"') : ''}>
 ${p.body}
 </main>
-${p.script ? `<script nonce="${esc(p.nonce)}">${SCRIPT}</script>` : ''}
+${p.script ? html`<script nonce="${p.nonce}">${SCRIPT}</script>` : ''}
 </body>
 </html>
 `;
@@ -188,7 +183,8 @@ export interface SendOptions {
   imgSources?: string[];
 }
 
-export function sendHtml(reply: FastifyReply, html: string, o: SendOptions): FastifyReply {
+/** Takes SafeHtml only: a page has to be built with the html`…` tag (html.ts) to be sent. */
+export function sendHtml(reply: FastifyReply, page: SafeHtml, o: SendOptions): FastifyReply {
   const csp = [
     "default-src 'none'",
     ["img-src 'self' data:", ...(o.imgSources ?? [])].join(' '),
@@ -207,5 +203,5 @@ export function sendHtml(reply: FastifyReply, html: string, o: SendOptions): Fas
     .header('content-security-policy', csp);
   // X-Frame-Options has no "these origins" form older browsers honour, so it is sent only to deny.
   if (!o.frameAncestors) reply.header('x-frame-options', 'DENY');
-  return reply.send(html);
+  return reply.send(page.toString());
 }

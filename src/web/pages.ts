@@ -16,12 +16,13 @@ import type { CardDetail } from '../domain/cards.ts';
 import { customerDeposit, isPayable } from '../deposits/checkout.ts';
 import { frameAncestors } from '../domain/frame-origins.ts';
 import { runSandboxAction } from '../deposits/sandbox.ts';
-import { ApiError } from '../http/errors.ts';
+import { DepositError } from '../deposits/errors.ts';
 import { code128Svg } from './code128.ts';
 import { itfSvg } from './itf.ts';
 import { isValidBoletoBarcode } from '../domain/vouchers.ts';
 import { formatAmount, formatDateTimeLocal, langFromAcceptLanguage, localeOf, PAGE_LANGUAGES, resolveLang, strings, type Lang, type Strings } from './i18n.ts';
-import { esc, newNonce, renderPage, safeHref, sendHtml } from './layout.ts';
+import { EMPTY, html, raw, type SafeHtml } from './html.ts';
+import { newNonce, renderPage, safeHref, sendHtml } from './layout.ts';
 import { checkCsrf, csrfInput } from './csrf.ts';
 
 /** payment_info as stored; numbers kept as their exact JSON text. */
@@ -142,11 +143,11 @@ export async function load(ctx: AppContext, token: string, req: PageRequest): Pr
 // ---------------------------------------------------------------------------------------------
 // Fragments
 
-export const row = (label: string, valueHtml: string, field?: string, mono = false) =>
-  `<dt>${esc(label)}</dt><dd${field ? ` data-field="${esc(field)}"` : ''}${mono ? ' class="mono"' : ''}>${valueHtml}</dd>`;
+export const row = (label: string, value: unknown, field?: string, mono = false) =>
+  html`<dt>${label}</dt><dd${field ? html` data-field="${field}"` : ''}${mono ? raw(' class="mono"') : ''}>${value}</dd>`;
 
-export function amountBlock(label: string, exact: string, currency: string, locale: string): string {
-  return `<p class="amount"><span class="label">${esc(label)}</span><data value="${esc(exact)}" data-field="amount">${esc(currency)} ${esc(formatAmount(exact, locale))}</data></p>`;
+export function amountBlock(label: string, exact: string, currency: string, locale: string): SafeHtml {
+  return html`<p class="amount"><span class="label">${label}</span><data value="${exact}" data-field="amount">${currency} ${formatAmount(exact, locale)}</data></p>`;
 }
 
 /** "Amount to pay" only while something is to be paid. */
@@ -154,33 +155,33 @@ export function amountLabel(l: Loaded): string {
   return l.phase === 'payable' ? l.t.amount : l.phase === 'completed' || l.phase === 'confirming' ? l.t.amountPaid : l.t.amountDue;
 }
 
-export function timeHtml(l: Loaded, when: Date): string {
-  return `<time datetime="${esc(when.toISOString().replace(/\.\d{3}Z$/, 'Z'))}">${esc(formatDateTimeLocal(when, l.locale, l.timeZone))}</time>`;
+export function timeHtml(l: Loaded, when: Date): SafeHtml {
+  return html`<time datetime="${when.toISOString().replace(/\.\d{3}Z$/, 'Z')}">${formatDateTimeLocal(when, l.locale, l.timeZone)}</time>`;
 }
 
 /** Time left as H:MM:SS; the page script keeps it ticking. */
-function countdown(l: Loaded): string {
+function countdown(l: Loaded): SafeHtml {
   const s = Math.max(0, Math.floor((l.d.expires_at.getTime() - l.now.getTime()) / 1000));
   const p = (n: number) => String(n).padStart(2, '0');
   const text = `${s >= 86400 ? `${Math.floor(s / 86400)}d ` : ''}${Math.floor((s % 86400) / 3600)}:${p(Math.floor((s % 3600) / 60))}:${p(s % 60)}`;
-  return `<span class="countdown" data-countdown="${esc(l.d.expires_at.toISOString())}">${text}</span>`;
+  return html`<span class="countdown" data-countdown="${l.d.expires_at.toISOString()}">${text}</span>`;
 }
 
-export function statusBadge(l: Loaded): string {
+export function statusBadge(l: Loaded): SafeHtml {
   const key = l.phase === 'expired' ? 'EXPIRED' : l.d.status;
   const label = l.t[`status${key}` as keyof Strings] ?? key;
-  return `<span class="badge ${esc(key)}" data-status="${esc(key)}">${esc(label)}</span>`;
+  return html`<span class="badge ${key}" data-status="${key}">${label}</span>`;
 }
 
-export function methodHeader(l: Loaded, method = l.method): string {
+export function methodHeader(l: Loaded, method = l.method): SafeHtml {
   const name = l.info?.payment_method_name ?? method?.name ?? l.d.payment_method ?? '';
   // Same-origin path: the CSP allows images from 'self' (and the merchant logo's origin).
-  const logo = method ? `<img src="${esc(method.logo)}" alt="" width="72" height="29">` : '';
-  return `<header class="method">${logo}<span data-field="payment_method_name">${esc(name)}</span></header>`;
+  const logo = method ? html`<img src="${method.logo}" alt="" width="72" height="29">` : '';
+  return html`<header class="method">${logo}<span data-field="payment_method_name">${name}</span></header>`;
 }
 
 /** Why nothing can be paid any more, instead of the instructions. */
-export function phaseNotice(l: Loaded): string {
+export function phaseNotice(l: Loaded): SafeHtml {
   const t = l.t;
   const text: Record<Exclude<Phase, 'payable'>, [string, string]> = {
     expired: [t.expired, t.expiredHint],
@@ -188,9 +189,9 @@ export function phaseNotice(l: Loaded): string {
     completed: [t.completed, t.completedHint],
     confirming: [t.confirming, t.confirmingHint],
   };
-  if (l.phase === 'payable') return '';
+  if (l.phase === 'payable') return EMPTY;
   const [title, hint] = text[l.phase];
-  return `<div class="notice ${l.phase}" role="status" data-phase="${l.phase}"><h2>${esc(title)}</h2><p>${esc(hint)}</p></div>`;
+  return html`<div class="notice ${l.phase}" role="status" data-phase="${l.phase}"><h2>${title}</h2><p>${hint}</p></div>`;
 }
 
 /**
@@ -205,11 +206,11 @@ export function returnHref(l: Loaded, base: string): string | undefined {
 }
 
 /** Links to the merchant leave the merchant's iframe for the whole window. */
-export const topTarget = (l: Loaded) => (l.embedded ? ' target="_top"' : '');
+export const topTarget = (l: Loaded) => (l.embedded ? raw(' target="_top"') : EMPTY);
 
-export function returnLink(l: Loaded, base: string): string {
+export function returnLink(l: Loaded, base: string): SafeHtml {
   const back = returnHref(l, base);
-  return back ? `<p class="noprint"><a class="button secondary" href="${esc(back)}"${topTarget(l)} data-link="return">${esc(l.t.returnToMerchant)}</a></p>` : '';
+  return back ? html`<p class="noprint"><a class="button secondary" href="${back}"${topTarget(l)} data-link="return">${l.t.returnToMerchant}</a></p>` : EMPTY;
 }
 
 /** One of our own pages, keeping the switcher's language and the embedding. */
@@ -222,23 +223,17 @@ export function pageLink(l: Loaded, path: string, query: Record<string, string> 
 }
 
 /** The same state for our own forms. */
-export function stateInputs(l: Loaded): string {
-  return (
-    (l.chosenLang ? `<input type="hidden" name="lang" value="${esc(l.chosenLang)}">` : '') +
-    (l.embedded ? '<input type="hidden" name="iframe_view" value="1">' : '')
-  );
+export function stateInputs(l: Loaded): SafeHtml {
+  return html`${l.chosenLang ? html`<input type="hidden" name="lang" value="${l.chosenLang}">` : ''}${l.embedded ? raw('<input type="hidden" name="iframe_view" value="1">') : ''}`;
 }
 
 /** Hidden until the page script shows it; `id` names the element whose text it copies. */
-function copyButton(t: Strings, id: string): string {
-  return (
-    `<div class="actions noprint"><button type="button" class="button secondary" hidden data-copy="${id}" data-done="${esc(t.copied)}">${esc(t.copy)}</button>` +
-    `<span id="${id}-status" aria-live="polite"></span></div>`
-  );
+function copyButton(t: Strings, id: string): SafeHtml {
+  return html`<div class="actions noprint"><button type="button" class="button secondary" hidden data-copy="${id}" data-done="${t.copied}">${t.copy}</button><span id="${id}-status" aria-live="polite"></span></div>`;
 }
 
-function codeWithCopy(t: Strings, id: string, field: string, value: string): string {
-  return `<p class="code" id="${id}" data-field="${esc(field)}">${esc(value)}</p>${copyButton(t, id)}`;
+function codeWithCopy(t: Strings, id: string, field: string, value: string): SafeHtml {
+  return html`<p class="code" id="${id}" data-field="${field}">${value}</p>${copyButton(t, id)}`;
 }
 
 /**
@@ -246,109 +241,85 @@ function codeWithCopy(t: Strings, id: string, field: string, value: string): str
  * A boleto's 44 digits are drawn in Interleaved 2 of 5, the symbology Brazilian banks scan;
  * other vouchers in Code 128.
  */
-function barcode(value: string, label: string): string {
+function barcode(value: string, label: string): SafeHtml {
   try {
     const opts = { label, modulePx: 2, heightPx: 64 };
     return isValidBoletoBarcode(value) ? itfSvg(value, opts) : code128Svg(value, opts);
   } catch {
-    return '';
+    return EMPTY;
   }
 }
 
-function instructions(l: Loaded): string {
+function instructions(l: Loaded): SafeHtml {
   const { t, info } = l;
   const md = info?.metadata ?? {};
   const sec = info?.secondary_metadata ?? {};
   switch (l.method?.kind) {
     case 'pix': {
       const qr = /^[A-Za-z0-9+/]+=*$/.test(sec.qr_code ?? '')
-        ? `<img class="qr" src="data:image/png;base64,${sec.qr_code}" alt="${esc(t.pixQrAlt)}" width="240" height="240" data-field="qr_code">`
+        ? html`<img class="qr" src="data:image/png;base64,${sec.qr_code}" alt="${t.pixQrAlt}" width="240" height="240" data-field="qr_code">`
         : '';
-      return (
-        `<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${esc(t.pixScan)}</h2>${qr}` +
-        (sec.digitable_line ? `<p>${esc(t.pixCopy)}</p>${codeWithCopy(t, 'pix-code', 'digitable_line', sec.digitable_line)}` : '') +
-        (md.beneficiary_name ? `<dl>${row(t.beneficiary, esc(md.beneficiary_name), 'beneficiary_name')}${md.CNPJ ? row(t.cnpj, esc(md.CNPJ), 'CNPJ', true) : ''}</dl>` : '') +
-        `</section>`
-      );
+      return html`<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${t.pixScan}</h2>${qr}${
+        sec.digitable_line ? html`<p>${t.pixCopy}</p>${codeWithCopy(t, 'pix-code', 'digitable_line', sec.digitable_line)}` : ''}${
+        md.beneficiary_name ? html`<dl>${row(t.beneficiary, md.beneficiary_name, 'beneficiary_name')}${md.CNPJ ? row(t.cnpj, md.CNPJ, 'CNPJ', true) : ''}</dl>` : ''}</section>`;
     }
     case 'bank_transfer':
     case 'bank_deposit': {
       const isClabe = l.d.country === 'MX' && /^\d{18}$/.test(md.account ?? '');
       const rows = [
-        md.beneficiary_name ? row(t.beneficiary, esc(md.beneficiary_name), 'beneficiary_name') : '',
-        md.agency ? row(t.agency, esc(md.agency), 'agency', true) : '',
-        md.account ? row(isClabe ? t.clabe : t.account, `<span id="account-copy">${esc(md.account)}</span>`, 'account', true) : '',
-        md.CNPJ ? row(t.cnpj, esc(md.CNPJ), 'CNPJ', true) : '',
-        md.payer_document ? row(t.payerDocument, esc(md.payer_document), 'payer_document', true) : '',
-      ].join('');
+        md.beneficiary_name ? row(t.beneficiary, md.beneficiary_name, 'beneficiary_name') : '',
+        md.agency ? row(t.agency, md.agency, 'agency', true) : '',
+        md.account ? row(isClabe ? t.clabe : t.account, html`<span id="account-copy">${md.account}</span>`, 'account', true) : '',
+        md.CNPJ ? row(t.cnpj, md.CNPJ, 'CNPJ', true) : '',
+        md.payer_document ? row(t.payerDocument, md.payer_document, 'payer_document', true) : '',
+      ];
       // An 18-digit CLABE is what people mistype; it gets a copy button.
-      return (
-        `<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${esc(l.method.kind === 'bank_deposit' ? t.depositIntro : t.bankIntro)}</h2>` +
-        `<dl>${rows}</dl>${isClabe ? copyButton(t, 'account-copy') : ''}</section>`
-      );
+      return html`<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${l.method.kind === 'bank_deposit' ? t.depositIntro : t.bankIntro}</h2><dl>${rows}</dl>${isClabe ? copyButton(t, 'account-copy') : ''}</section>`;
     }
     case 'voucher': {
       const receipt = safeHref(md.receipt_url);
-      return (
-        `<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${esc(t.voucherIntro)}</h2>` +
-        (md.bar_code ? `${barcode(md.bar_code, `${t.barCode}: ${md.bar_code}`)}<dl>${row(t.barCode, esc(md.bar_code), 'bar_code', true)}</dl>` : '') +
-        (md.digitable_line ? `<p>${esc(t.digitableLine)}</p>${codeWithCopy(t, 'voucher-line', 'digitable_line', md.digitable_line)}` : '') +
-        (receipt ? `<p><a href="${esc(receipt)}" data-field="receipt_url">${esc(t.openVoucher)}</a></p>` : '') +
-        `</section>`
-      );
+      return html`<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${t.voucherIntro}</h2>${
+        md.bar_code ? html`${barcode(md.bar_code, `${t.barCode}: ${md.bar_code}`)}<dl>${row(t.barCode, md.bar_code, 'bar_code', true)}</dl>` : ''}${
+        md.digitable_line ? html`<p>${t.digitableLine}</p>${codeWithCopy(t, 'voucher-line', 'digitable_line', md.digitable_line)}` : ''}${
+        receipt ? html`<p><a href="${receipt}" data-field="receipt_url">${t.openVoucher}</a></p>` : ''}</section>`;
     }
     default:
-      return `<section class="card"><p>${esc(t.noInstructions)}</p></section>`;
+      return html`<section class="card"><p>${t.noInstructions}</p></section>`;
   }
 }
 
-export function summary(l: Loaded, dueLabel: string): string {
+export function summary(l: Loaded, dueLabel: string): SafeHtml {
   const { t, d, info } = l;
   const reference = info?.metadata?.reference ?? info?.secondary_metadata?.reference ?? depositReference(d.id);
   const card = l.cardDetail ? `${l.cardDetail.brand} ${l.cardDetail.masked_card}` : '';
-  return (
-    `<dl>` +
-    (d.description ? row(t.description, esc(d.description), 'description') : '') +
-    row(t.reference, esc(reference), 'reference', true) +
+  return html`<dl>${d.description ? row(t.description, d.description, 'description') : ''}${row(t.reference, reference, 'reference', true)}${
     // A paid deposit has no deadline left to show.
-    (l.phase === 'completed' || l.phase === 'confirming' ? '' : row(dueLabel, timeHtml(l, d.expires_at), 'expiration_date')) +
-    (l.phase === 'payable' ? row(t.timeLeft, countdown(l), 'time_left') : '') +
-    (card ? row(t.paidWith, esc(card), 'card', true) : '') +
-    row(t.status, statusBadge(l), 'status') +
-    `</dl>`
-  );
+    l.phase === 'completed' || l.phase === 'confirming' ? '' : row(dueLabel, timeHtml(l, d.expires_at), 'expiration_date')}${
+    l.phase === 'payable' ? row(t.timeLeft, countdown(l), 'time_left') : ''}${
+    card ? row(t.paidWith, card, 'card', true) : ''}${row(t.status, statusBadge(l), 'status')}</dl>`;
 }
 
 /** The staging banner, the language switcher and the merchant's name and logo. */
-export function pageTop(l: Loaded, here: string, hereQuery: Record<string, string> = {}): string {
+export function pageTop(l: Loaded, here: string, hereQuery: Record<string, string> = {}): SafeHtml {
   const logo = safeHref(l.merchantLogo);
   const langs = PAGE_LANGUAGES.map((code) => {
     const q = new URLSearchParams({ ...hereQuery, lang: code });
     if (l.embedded) q.set('iframe_view', '1');
-    const current = code === l.lang ? ' aria-current="true"' : '';
-    return `<a href="${esc(`${here}?${q}`)}" lang="${code}" hreflang="${code}"${current}>${code.toUpperCase()}</a>`;
-  }).join('');
-  return (
-    (l.staging ? `<p class="staging" role="note" data-staging>${esc(l.t.stagingBanner)}</p>` : '') +
-    `<nav class="langs noprint" aria-label="${esc(l.t.language)}">${langs}</nav>` +
-    `<header class="merchant">${logo ? `<img src="${esc(logo)}" alt="" data-field="logo">` : ''}<span data-field="merchant">${esc(l.merchantName)}</span></header>`
-  );
+    const current = code === l.lang ? raw(' aria-current="true"') : '';
+    return html`<a href="${`${here}?${q}`}" lang="${code}" hreflang="${code}"${current}>${code.toUpperCase()}</a>`;
+  });
+  return html`${l.staging ? html`<p class="staging" role="note" data-staging>${l.t.stagingBanner}</p>` : ''}<nav class="langs noprint" aria-label="${l.t.language}">${langs}</nav><header class="merchant">${logo ? html`<img src="${logo}" alt="" data-field="logo">` : ''}<span data-field="merchant">${l.merchantName}</span></header>`;
 }
 
-export function pageEnd(l: Loaded): string {
-  return `<footer>${esc(l.t.secured)}</footer>`;
+export function pageEnd(l: Loaded): SafeHtml {
+  return html`<footer>${l.t.secured}</footer>`;
 }
 
 /** Staging only: the sandbox's outcomes as buttons, for a payable deposit with a method. */
-function simulateForm(ctx: AppContext, l: Loaded): string {
-  if (!l.staging || l.phase !== 'payable' || !l.d.payment_method) return '';
+function simulateForm(ctx: AppContext, l: Loaded): SafeHtml {
+  if (!l.staging || l.phase !== 'payable' || !l.d.payment_method) return EMPTY;
   const t = l.t;
-  return (
-    `<section class="card noprint" aria-labelledby="simulate"><h2 id="simulate">${esc(t.simulateTitle)}</h2><p class="hint">${esc(t.simulateHint)}</p>` +
-    `<form method="post" action="/pay/${esc(l.d.token)}/simulate">${csrfInput(ctx, l.d.token, 'simulate')}${stateInputs(l)}` +
-    `<div class="stack"><button type="submit" name="action" value="approve" class="button">${esc(t.simulatePayment)}</button>` +
-    `<button type="submit" name="action" value="cancel" class="button danger">${esc(t.simulateCancellation)}</button></div></form></section>`
-  );
+  return html`<section class="card noprint" aria-labelledby="simulate"><h2 id="simulate">${t.simulateTitle}</h2><p class="hint">${t.simulateHint}</p><form method="post" action="/pay/${l.d.token}/simulate">${csrfInput(ctx, l.d.token, 'simulate')}${stateInputs(l)}<div class="stack"><button type="submit" name="action" value="approve" class="button">${t.simulatePayment}</button><button type="submit" name="action" value="cancel" class="button danger">${t.simulateCancellation}</button></div></form></section>`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -358,13 +329,8 @@ function payPage(ctx: AppContext, l: Loaded, base: string): Rendered {
   const { t, info, d } = l;
   const exact = info?.amount ?? toPlainString(fromDb(d.payer_amount));
   const currency = info?.currency ?? d.local_currency;
-  const body =
-    pageTop(l, `/pay/${d.token}`) +
-    `<section class="card">${methodHeader(l)}<h1>${esc(t.payTitle)}</h1>${amountBlock(amountLabel(l), exact, currency, l.locale)}${summary(l, t.expires)}</section>` +
-    (l.phase === 'payable' ? instructions(l) : phaseNotice(l)) +
-    simulateForm(ctx, l) +
-    returnLink(l, base) +
-    pageEnd(l);
+  const body = html`${pageTop(l, `/pay/${d.token}`)}<section class="card">${methodHeader(l)}<h1>${t.payTitle}</h1>${amountBlock(amountLabel(l), exact, currency, l.locale)}${summary(l, t.expires)}</section>${
+    l.phase === 'payable' ? instructions(l) : phaseNotice(l)}${simulateForm(ctx, l)}${returnLink(l, base)}${pageEnd(l)}`;
   return { title: t.payTitle, body, script: l.phase === 'payable' };
 }
 
@@ -373,35 +339,27 @@ function voucherPage(l: Loaded): Rendered {
   const md = info?.metadata ?? {};
   const payable = l.phase === 'payable';
   const code = payable
-    ? `<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${esc(t.voucherIntro)}</h2>` +
-      `${barcode(md.bar_code!, `${t.barCode}: ${md.bar_code}`)}` +
-      `<dl>${row(t.barCode, esc(md.bar_code), 'bar_code', true)}` +
-      (md.digitable_line ? row(t.digitableLine, esc(md.digitable_line), 'digitable_line', true) : '') +
-      `</dl></section>` +
-      `<p class="noprint"><button type="button" class="button" hidden data-print>${esc(t.print)}</button></p>`
+    ? html`<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${t.voucherIntro}</h2>${barcode(md.bar_code!, `${t.barCode}: ${md.bar_code}`)}<dl>${row(t.barCode, md.bar_code, 'bar_code', true)}${
+      md.digitable_line ? row(t.digitableLine, md.digitable_line, 'digitable_line', true) : ''}</dl></section><p class="noprint"><button type="button" class="button" hidden data-print>${t.print}</button></p>`
     : phaseNotice(l);
-  const body =
-    pageTop(l, `/vouchers/${l.d.token}`) +
-    `<section class="card">${methodHeader(l)}<h1>${esc(t.voucherTitle)}</h1>${amountBlock(amountLabel(l), info!.amount!, info!.currency!, l.locale)}${summary(l, t.due)}</section>` +
-    code +
-    pageEnd(l);
+  const body = html`${pageTop(l, `/vouchers/${l.d.token}`)}<section class="card">${methodHeader(l)}<h1>${t.voucherTitle}</h1>${amountBlock(amountLabel(l), info!.amount!, info!.currency!, l.locale)}${summary(l, t.due)}</section>${code}${pageEnd(l)}`;
   return { title: t.voucherTitle, body, script: payable };
 }
 
 /** A post without a valid form token, or from another site. */
 export function formRefused(l: Loaded): Rendered {
-  return { title: l.t.errorTitle, status: 403, body: `${pageTop(l, `/pay/${l.d.token}`)}<section class="card"><h1>${esc(l.t.errorTitle)}</h1><p>${esc(l.t.formExpired)}</p></section>` };
+  return { title: l.t.errorTitle, status: 403, body: html`${pageTop(l, `/pay/${l.d.token}`)}<section class="card"><h1>${l.t.errorTitle}</h1><p>${l.t.formExpired}</p></section>` };
 }
 
-function messagePage(lang: Lang, title: string, text: string, nonce: string): string {
-  return renderPage({ lang, title, nonce, body: `<section class="card"><h1>${esc(title)}</h1><p>${esc(text)}</p></section>` });
+function messagePage(lang: Lang, title: string, text: string, nonce: string): SafeHtml {
+  return renderPage({ lang, title, nonce, body: html`<section class="card"><h1>${title}</h1><p>${text}</p></section>` });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Routes
 
 /** What a page handler answers: a page, a redirect (303, so a POST becomes a GET), or 404. */
-export type Rendered = { title: string; body: string; status?: number; script?: boolean } | { redirect: string } | null;
+export type Rendered = { title: string; body: SafeHtml; status?: number; script?: boolean } | { redirect: string } | null;
 
 type TokenRequest = FastifyRequest<{ Params: { token: string }; Querystring: Record<string, string | undefined>; Body: Record<string, string | undefined> }>;
 
@@ -482,7 +440,7 @@ export function registerCustomerPages(app: FastifyInstance, ctx: AppContext): vo
           await runSandboxAction(ctx, l.d, action, 'sandbox');
         } catch (err) {
           // A second click after the first changed the status: the page shows the state as it is.
-          if (!(err instanceof ApiError)) throw err;
+          if (!(err instanceof DepositError)) throw err;
         }
         return { redirect: pageLink(l, `/pay/${l.d.token}`) };
       }),

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { Caja } from '../../sdk/src/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { postgresUrl, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -31,6 +31,44 @@ test('the README and docs point at nothing outside the repository', () => {
       assert.ok(existsSync(path), `${file} links to ${target}, which does not exist`);
     }
   }
+});
+
+/** Every .ts file under dir, as paths relative to the repository. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .map((e) => join(e.parentPath, e.name));
+}
+
+// Issue 28: services speak in their own errors (DepositError, CashoutError, RefundError); only
+// the faces (src/api, src/web, src/app.ts) and http/ itself turn them into statuses.
+const HTTP_ALLOWED = [/^src\/http\//, /^src\/api\//, /^src\/web\//, /^src\/app\.ts$/];
+// Request-edge code that lives outside those folders for now (hooks and listeners, not services):
+// each answers the wire directly. A service never joins this list.
+const HTTP_EDGE = new Set([
+  'src/auth/v3-headers.ts', // the v3 signature hook
+  'src/auth/read-only.ts', // the read-only key hook
+  'src/auth/cashout-body.ts', // the cashout signature hook
+  'src/ops/admin-listener.ts', // the admin listener's 404
+  'src/connectors/routes.ts', // the connectors' callback routes
+  'src/runtime.ts', // the request log serializer
+]);
+
+test('no service imports src/http/: only the faces, http/ itself and the request-edge hooks do', () => {
+  const offenders: string[] = [];
+  for (const file of sourceFiles('src')) {
+    if (HTTP_ALLOWED.some((r) => r.test(file)) || HTTP_EDGE.has(file)) continue;
+    for (const [, spec] of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"](\.[^'"]+)['"]/g)) {
+      const target = relative('.', join(dirname(file), spec!));
+      if (target.startsWith('src/http/') || target === 'src/http') offenders.push(`${file} imports ${spec}`);
+    }
+  }
+  assert.deepEqual(offenders, []);
+});
+
+test('ApiError is built only in src/http/errors.ts, from its tables', () => {
+  const adHoc = sourceFiles('src').filter((f) => f !== 'src/http/errors.ts' && /new ApiError\(/.test(readFileSync(f, 'utf8')));
+  assert.deepEqual(adHoc, []);
 });
 
 /** True when `version` satisfies an npm engines range of the forms packages use (>=, ^, ~, ||, x). */

@@ -45,7 +45,7 @@ test('refuses what subsets B and C cannot carry', () => {
 });
 
 test('the SVG draws exactly the symbol between two quiet zones', () => {
-  const svg = code128Svg('1234567890', { label: '<x>' });
+  const svg = String(code128Svg('1234567890', { label: '<x>' }));
   assert.match(svg, /aria-label="&lt;x&gt;"/);
   const rects = [...svg.matchAll(/<rect x="(\d+)" y="0" width="(\d+)" height="50"\/>/g)].map((m) => [Number(m[1]), Number(m[2])]);
   const modules = encodeModules('1234567890');

@@ -54,3 +54,31 @@ test('v3 face: {code, description, type, details?}; internals never leak', async
   const malformed = await post(app, '/v3-error', '{"a":');
   assert.deepEqual([malformed.statusCode, malformed.json().code], [400, 502]);
 });
+
+test('deposit failures: the v3, streamline and pages tables answer each kind as the service once did in HTTP terms', async () => {
+  const { DepositError, providerFailure } = await import('../../src/deposits/errors.ts');
+  const { ConnectorError } = await import('../../src/connectors/payin.ts');
+  const { pageDepositError, streamlineDepositError, v3DepositError } = await import('../../src/http/errors.ts');
+  const v3 = (e: InstanceType<typeof DepositError>) => {
+    const a = v3DepositError(e);
+    return [a.httpStatus, a.code, a.type, a.message, a.details];
+  };
+  assert.deepEqual(v3(new DepositError('invoice_used', 'invoice_id already used')), [400, 201, 'BEAN_VALIDATION_ERROR', 'Invalid request fields', ['invoice_id: already used']]);
+  assert.deepEqual(v3(new DepositError('user_limit', 'x', { limit: 'DAILY' })), [400, 304, 'USER_LIMIT_EXCEEDED', 'User limit exceeded: DAILY', undefined]);
+  assert.deepEqual(v3(new DepositError('idempotency_key_used', 'x')), [400, 104, 'IDEMPOTENCY_KEY_ALREADY_USED', 'The idempotency key was already used with a different request', undefined]);
+  assert.deepEqual(v3(new DepositError('not_found', 'x')), [404, 208, 'RESOURCE_NOT_FOUND', 'Deposit not found', undefined]);
+  // 510 is 409 on the v3 face (the cashout face keeps its published 400: cashoutErrors).
+  assert.deepEqual(v3(new DepositError('invalid_transition', 'Deposit 1 is COMPLETED: final')), [409, 510, 'INVALID_STATUS_TRANSITION', 'Deposit 1 is COMPLETED: final', undefined]);
+  const refused = providerFailure(new ConnectorError('refused', 'no', { title: 'Bad key', detail: 'unknown' }), 'The Pix provider');
+  assert.deepEqual(v3(refused), [502, 521, 'PAYMENT_PROVIDER_REFUSED', 'The Pix provider refused the charge (Bad key: unknown); nothing was created', undefined]);
+  const down = providerFailure(new ConnectorError('unavailable', 'timeout'), 'The Pix provider');
+  assert.deepEqual(v3(down), [503, 520, 'PAYMENT_PROVIDER_UNAVAILABLE', 'The Pix provider is not answering (unavailable); nothing was created, retry later', undefined]);
+
+  assert.deepEqual(streamlineDepositError(new DepositError('invoice_used', 'x'), 'A-1'), { code: 303, message: 'x_invoice already used: A-1' });
+  assert.deepEqual(streamlineDepositError(new DepositError('user_limit', 'x', { limit: 'MONTHLY' }), 'A-1'), { code: 304, message: 'User limit exceeded: MONTHLY' });
+  assert.deepEqual(streamlineDepositError(down, 'A-1').code, 320);
+  assert.deepEqual(streamlineDepositError(refused, 'A-1').code, 321);
+  assert.deepEqual(streamlineDepositError(new DepositError('validation', 'Invalid request fields', { details: ['payment_method: no'] }), 'A-1'), { code: 300, message: 'Invalid parameter: payment_method: no' });
+
+  assert.deepEqual(pageDepositError(new DepositError('invalid_transition', 'Deposit 1 is CANCELLED')), { status: 409, message: 'Deposit 1 is CANCELLED' });
+});

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { ApiError } from '../../http/errors.ts';
+import { v3Errors } from '../../http/errors.ts';
 import { safeEqualText } from '../../merchants/secrets.ts';
 
 /** The operator's bearer token (CAJA_ADMIN_TOKEN), compared in constant time. */
@@ -8,7 +8,7 @@ export function adminAuth(ctx: AppContext) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     const m = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
     if (!m || !safeEqualText(m[1], ctx.config.adminToken)) {
-      throw new ApiError(401, 100, 'INVALID_CREDENTIALS', 'Admin token missing or invalid');
+      throw v3Errors.invalidCredentials('Admin token missing or invalid');
     }
   };
 }

@@ -10,7 +10,7 @@ import { type Decimal, parseAmount } from '../../domain/money.ts';
 import { formatDateTime } from '../../domain/payment-info.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { listLimits, putLimit } from '../../deposits/limits.ts';
-import { depositErrors, transitionDeposit } from '../../deposits/service.ts';
+import { depositNotFound, transitionDeposit } from '../../deposits/service.ts';
 import { findDeposit, statusHistory } from '../../deposits/store.ts';
 import { toJson } from '../../deposits/json.ts';
 import { statusView } from '../../deposits/views.ts';
@@ -51,7 +51,7 @@ const historySchema = {
 
 async function adminView(ctx: AppContext, id: number) {
   const d = await findDeposit(ctx.db, id);
-  if (!d) throw depositErrors.notFound();
+  if (!d) throw depositNotFound();
   const history = await statusHistory(ctx.db, id);
   return toJson({
     ...statusView(d),
@@ -86,7 +86,7 @@ export function registerAdminDeposits(app: FastifyInstance, ctx: AppContext): vo
     },
     async (request, reply) => {
       const id = parseDepositId(request.params.id);
-      if (id === null) throw depositErrors.notFound();
+      if (id === null) throw depositNotFound();
       return sendJson(reply, 200, await adminView(ctx, id));
     },
   );
@@ -106,7 +106,7 @@ export function registerAdminDeposits(app: FastifyInstance, ctx: AppContext): vo
     },
     async (request, reply) => {
       const id = parseDepositId(request.params.id);
-      if (id === null) throw depositErrors.notFound();
+      if (id === null) throw depositNotFound();
       const body = (request.body ?? {}) as Record<string, unknown>;
       if (typeof body !== 'object' || Array.isArray(body)) throw v3Errors.invalidBody('Request body must be a JSON object');
       if (body.note !== undefined && (typeof body.note !== 'string' || body.note.length > 500)) {

@@ -11,20 +11,20 @@ import { fromDb, toFixed } from '../../domain/money.ts';
 import { toInternational } from '../../domain/phones.ts';
 import { depositResultMessage, hmacHexUpper, newInvoiceControlMessage, verifyHmacHex } from '../../domain/signatures.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
-import { ApiError } from '../../http/errors.ts';
+import { INVOICE_ERROR_CODES, streamlineDepositError } from '../../http/errors.ts';
 import { depositsSignerOf } from '../../merchants/merchants.ts';
 import { streamlineFields } from '../../deposits/notifications.ts';
-import { type CreatedDeposit, createDeposit, prepareDepositRequest } from '../../deposits/service.ts';
-import { isProviderError } from '../../connectors/charges.ts';
+import { type CreatedDeposit, createDeposit, DepositError, prepareDepositRequest } from '../../deposits/service.ts';
 import { type DepositRow, findDepositByToken } from '../../deposits/store.ts';
 import { redirectUrl } from '../../deposits/views.ts';
-import { esc, newNonce, sendHtml } from '../../web/layout.ts';
+import { html, join, type SafeHtml } from '../../web/html.ts';
+import { newNonce, sendHtml } from '../../web/layout.ts';
 import { type Form, optional, required, sendRecord } from './face.ts';
 import { StreamlineError } from './format.ts';
 
 /** Streamline error codes (shared: 300 invalid, 301 empty, 302 control, 401 credentials, 505 country). */
 /** 320/321: the method's payment provider did not answer / refused the charge (docs/connectors.md). */
-export const INVOICE_ERROR_CODES = { invoiceUsed: 303, userLimit: 304, invalidDocument: 310, invalidUrl: 311, providerUnavailable: 320, providerRefused: 321 } as const;
+export { INVOICE_ERROR_CODES };
 
 const AFRICA = new Set(['CM', 'GH', 'KE', 'NG', 'TZ', 'UG', 'ZA']);
 
@@ -104,20 +104,21 @@ async function findStatusRow(ctx: AppContext, merchantId: number, invoiceId: str
 
 /** An auto-submitting form: the spec's return redirect is a browser POST. */
 /** Submits itself with a nonce'd script: the page's CSP allows no inline handler. */
-export function autoPostPage(url: string, fields: Record<string, string>, nonce: string): string {
-  const inputs = Object.entries(fields)
-    .map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`)
-    .join('\n    ');
-  return `<!doctype html>
+export function autoPostPage(url: string, fields: Record<string, string>, nonce: string): SafeHtml {
+  const inputs = join(
+    Object.entries(fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`),
+    '\n    ',
+  );
+  return html`<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Returning to the merchant…</title></head>
 <body>
-  <form method="post" action="${esc(url)}">
+  <form method="post" action="${url}">
     ${inputs}
     <noscript><p>Your payment details are ready.</p></noscript>
     <button type="submit">Return to the merchant</button>
   </form>
-  <script nonce="${esc(nonce)}">document.forms[0].submit()</script>
+  <script nonce="${nonce}">document.forms[0].submit()</script>
 </body>
 </html>`;
 }
@@ -198,10 +199,9 @@ export function registerStreamlineDeposits(app: FastifyInstance, ctx: AppContext
           extra: { x_version: form.x_version ?? '1.0', ...(form.x_bdate ? { x_bdate: form.x_bdate } : {}) },
         }));
       } catch (err) {
-        if (err instanceof ApiError && err.code === 304) throw new StreamlineError(INVOICE_ERROR_CODES.userLimit, err.message);
-        if (err instanceof ApiError && err.code === 201) throw new StreamlineError(INVOICE_ERROR_CODES.invoiceUsed, `x_invoice already used: ${form.x_invoice}`);
-        if (isProviderError(err)) throw new StreamlineError(err.code === 520 ? INVOICE_ERROR_CODES.providerUnavailable : INVOICE_ERROR_CODES.providerRefused, err.message);
-        throw err;
+        if (!(err instanceof DepositError)) throw err;
+        const e = streamlineDepositError(err, form.x_invoice);
+        throw new StreamlineError(e.code, e.message);
       }
       let link = redirectUrl(ctx.config.publicBaseUrl, deposit);
       if (isTrue(form.iframe_view)) link += `${link.includes('?') ? '&' : '?'}iframe_view=1`;

@@ -2,7 +2,8 @@
 // error fields, as the provider family always did: integrations parse the body, and some HTTP
 // clients (PHP's file_get_contents, for one) throw away the body of a 4xx.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError, v3DepositError } from '../../http/errors.ts';
+import { DepositError } from '../../deposits/errors.ts';
 import { type ErrorShape, errorFields, type Fields, pickFormat, renderRecord, type Rendered, StreamlineError, type StreamlineFormat } from './format.ts';
 
 export interface StreamlineRouteConfig {
@@ -34,6 +35,8 @@ export function sendRecord(request: FastifyRequest, reply: FastifyReply, fields:
 
 function toStreamlineError(err: FastifyError | Error): StreamlineError | null {
   if (err instanceof StreamlineError) return err;
+  // A deposit failure the route did not answer in its own codes reads as the v3 error would.
+  if (err instanceof DepositError) err = v3DepositError(err);
   // The shared body parsers and id checks raise the v3 error type; here it is invalid input.
   if (err instanceof ApiError && err.httpStatus < 500) return new StreamlineError(300, err.details?.length ? `Invalid parameter: ${err.details.join('; ')}` : err.message);
   const fe = err as FastifyError;

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { v3HeaderAuth } from '../../auth/v3-headers.ts';
 import { v3Errors } from '../../http/errors.ts';
-import { createDeposit, depositErrors, fingerprint, getDepositStatus, prepareDepositRequest } from '../../deposits/service.ts';
+import { createDeposit, depositNotFound, fingerprint, getDepositStatus, prepareDepositRequest } from '../../deposits/service.ts';
 import { creationResponse, statusResponse } from '../../deposits/views.ts';
 import { findMethod } from '../../domain/catalog.ts';
 import { readCryptoChoice } from '../../domain/crypto.ts';
@@ -244,7 +244,7 @@ export function registerV3Deposits(app: FastifyInstance, ctx: AppContext): void 
     async (request, reply) => {
       const id = parseDepositId(request.params.id);
       const d = id === null ? null : await getDepositStatus(ctx, request.merchant!.id, id);
-      if (!d) throw depositErrors.notFound();
+      if (!d) throw depositNotFound();
       return sendJson(reply, 200, statusResponse(d));
     },
   );

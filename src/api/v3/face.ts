@@ -1,9 +1,11 @@
 // The v3/v5 JSON face: errors as {code, description, details?, type?} with a non-2xx status.
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, v3Errors, v3SharedError } from '../../http/errors.ts';
+import { ApiError, v3DepositError, v3Errors, v3SharedError } from '../../http/errors.ts';
+import { DepositError } from '../../deposits/errors.ts';
 
 export function toV3Error(err: FastifyError | ApiError | Error): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof DepositError) return v3DepositError(err);
   const shared = v3SharedError(err);
   if (shared) return shared;
   const fe = err as FastifyError;
@@ -18,12 +20,12 @@ export function toV3Error(err: FastifyError | ApiError | Error): ApiError {
     });
     return v3Errors.validation(details);
   }
-  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiError(415, 502, 'INVALID_REQUEST_BODY', 'Content-Type must be application/json');
-  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiError(413, 502, 'INVALID_REQUEST_BODY', 'Request body is too large');
+  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return v3Errors.unsupportedMediaType();
+  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return v3Errors.bodyTooLarge();
   if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') return v3Errors.invalidBody();
   if (fe.statusCode === 404) return v3Errors.notFound('Route not found');
-  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return new ApiError(fe.statusCode, 502, 'INVALID_REQUEST_BODY', fe.message);
-  return new ApiError(500, 999, 'INTERNAL_ERROR', 'Internal error');
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return v3Errors.refused(fe.statusCode, fe.message);
+  return v3Errors.internal();
 }
 
 /**
@@ -34,7 +36,7 @@ export function requireJsonContentType(request: FastifyRequest): void {
   const header = request.headers['content-type'];
   if (header === undefined) return; // no body at all: the handler answers "Request body is empty"
   const type = header.split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') throw new ApiError(415, 502, 'INVALID_REQUEST_BODY', 'Content-Type must be application/json');
+  if (type !== 'application/json') throw v3Errors.unsupportedMediaType();
 }
 
 export function v3ErrorBody(e: ApiError) {

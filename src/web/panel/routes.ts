@@ -25,12 +25,13 @@ import { listDeposits, notificationIdsOf, refundsOfDeposit, type DepositFilter }
 import { runSandboxAction } from '../../deposits/sandbox.ts';
 import { findDeposit, statusHistory } from '../../deposits/store.ts';
 import { getRefund, RefundTransitionError, transitionRefund } from '../../refunds/service.ts';
-import { ApiError } from '../../http/errors.ts';
+import { pageDepositError } from '../../http/errors.ts';
+import { DepositError } from '../../deposits/errors.ts';
 import { merchantBalances } from '../../ledger/ledger.ts';
 import { allUsdRates } from '../../lookups/exchange-rates.ts';
 import { getMerchant, rotateCredentials, updateMerchant } from '../../merchants/merchants.ts';
 import { getNotification, listNotifications, resendNotification } from '../../notifications/store.ts';
-import { audit, listAudit } from '../../panel/audit.ts';
+import { audit, entry, listAudit } from '../../panel/audit.ts';
 import {
   ABSOLUTE_HOURS, CHOICE_MINUTES, chooseAccount, changePassword, completeMfa, confirmTotp, csrfMatches, disableTotp, loadSession, pendingTotpSecret, type Session, signIn, signOut,
   signOutEverywhere, startTotp,
@@ -107,8 +108,9 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   // Bad input (an unparsable or oversized body, say) is a 4xx page in the person's language, never a 500.
   app.setErrorHandler((err: { statusCode?: number; httpStatus?: number; message: string; details?: string[] }, request, reply) => {
     const b = bareOf(request, reply);
-    // Fastify's own refusals carry statusCode; the shared checks of ids and paging throw ApiError (httpStatus).
-    const given = err.statusCode ?? err.httpStatus;
+    // Fastify's own refusals carry statusCode; the shared checks of ids and paging throw ApiError (httpStatus);
+    // a deposit service's refusal answers from the pages' table.
+    const given = err.statusCode ?? err.httpStatus ?? (err instanceof DepositError ? pageDepositError(err).status : undefined);
     const status = given && given >= 400 && given < 500 ? given : 500;
     if (status === 500) request.log.error({ err }, 'panel page failed');
     const page =
@@ -358,12 +360,11 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     if (!d || !staging || (action !== 'approve' && action !== 'cancel' && action !== 'expire')) return notFound(c);
     const method = c.body.payment_method?.trim().toUpperCase() || undefined;
     try {
-      await runSandboxAction(ctx, d, action, 'panel', method);
+      await runSandboxAction(ctx, d, action, 'panel', method, entry(c.s.actor, `deposit.sandbox_${action}`, `deposit:${d.id}`, method ? { payment_method: method } : {}, ctx.now()));
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return depositView(c, d, { refundError: err.message });
+      if (!(err instanceof DepositError)) throw err;
+      return depositView(c, d, { refundError: pageDepositError(err).message });
     }
-    await audit(ctx.db, c.s.actor, `deposit.sandbox_${action}`, `deposit:${d.id}`, method ? { payment_method: method } : {}, ctx.now());
     return { redirect: `/panel/deposits/${d.id}?done=${action}` };
   }));
 
@@ -386,13 +387,13 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
         await transitionRefund(
           ctx, c.s.actor.merchantId, refund.id, action === 'complete' ? 'COMPLETED' : 'REJECTED', `sandbox ${action} (panel)`,
           action === 'reject' ? 'The beneficiary bank rejected the refund (sandbox)' : undefined, action === 'reject' ? 'SANDBOX_REJECTED' : undefined,
+          entry(c.s.actor, `refund.sandbox_${action}`, `refund:${refund.id}`, { deposit_id: refund.deposit_id }, ctx.now()),
         );
       } catch (err) {
         if (!(err instanceof RefundTransitionError)) throw err;
         const d = await findDeposit(ctx.db, refund.deposit_id);
         return depositView(c, d!, { refundError: err.message });
       }
-      await audit(ctx.db, c.s.actor, `refund.sandbox_${action}`, `refund:${refund.id}`, { deposit_id: refund.deposit_id }, ctx.now());
       return { redirect: `/panel/deposits/${refund.deposit_id}?done=refund_${action}` };
     }));
   }
@@ -409,9 +410,8 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
 
   app.post('/panel/notifications/:id/resend', panelRoute('notifications', async (c) => {
     const id = parseId((c.request.params as Query).id);
-    const ok = id !== null && (await resendNotification(ctx.db, id, c.s.actor.merchantId));
+    const ok = id !== null && (await resendNotification(ctx.db, id, c.s.actor.merchantId, entry(c.s.actor, 'notification.resent', `notification:${id}`, {}, ctx.now())));
     if (!ok) return notFound(c);
-    await audit(ctx.db, c.s.actor, 'notification.resent', `notification:${id}`, {}, ctx.now());
     const deposit = parseId(c.query.deposit);
     return { redirect: deposit ? `/panel/deposits/${deposit}?done=resend` : '/panel/notifications?done=resend' };
   }));
@@ -456,8 +456,8 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     if (!v.ok) return again(v.details);
     const merchant = await getMerchant(ctx.db, c.s.actor.merchantId);
     try {
-      const created = await createCashout(ctx, merchant!, v.value);
-      await audit(ctx.db, c.s.actor, 'cashout.created', `cashout:${created.id}`, { external_id: created.external_id, amount: created.amount, currency: created.currency }, ctx.now());
+      const created = await createCashout(ctx, merchant!, v.value, (x) =>
+        entry(c.s.actor, 'cashout.created', `cashout:${x.id}`, { external_id: x.external_id, amount: x.amount, currency: x.currency }, ctx.now()));
       return { redirect: `/panel/cashouts/${created.id}?done=created` };
     } catch (err) {
       if (err instanceof CashoutError) return again([err.message]);
@@ -527,12 +527,14 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
       const x = await ownCashout(c);
       if (!x) return notFound(c);
       try {
-        await transitionCashout(ctx, x.id, trigger as CashoutTrigger, { actor: rule.staging ? 'sandbox' : 'panel', cause: `panel ${trigger} by ${c.s.actor.email}`, merchantId: c.s.actor.merchantId });
+        await transitionCashout(ctx, x.id, trigger as CashoutTrigger, {
+          actor: rule.staging ? 'sandbox' : 'panel', cause: `panel ${trigger} by ${c.s.actor.email}`, merchantId: c.s.actor.merchantId,
+          audit: entry(c.s.actor, `cashout.${trigger}`, `cashout:${x.id}`, { external_id: x.external_id, from: x.status }, ctx.now()),
+        });
       } catch (err) {
         if (!(err instanceof CashoutError)) throw err;
         return V.cashoutPage(c.f, { c: x, history: await cashoutHistory(ctx.db, x.id), staging, error: err.message });
       }
-      await audit(ctx.db, c.s.actor, `cashout.${trigger}`, `cashout:${x.id}`, { external_id: x.external_id, from: x.status }, ctx.now());
       return { redirect: `/panel/cashouts/${x.id}?done=${trigger}` };
     }));
   }
@@ -597,8 +599,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
     const set = c.body.set;
     if (!isCredentialSet(set)) return notFound(c);
     if (!can(c.s.actor.role, rotateAction(set))) return forbidden(c);
-    const r = await rotateCredentials(ctx.db, ctx.box, c.s.actor.merchantId, set, ctx.cache);
-    await audit(ctx.db, c.s.actor, 'credentials.rotated', `credentials:${set}`, {}, ctx.now());
+    const r = await rotateCredentials(ctx.db, ctx.box, c.s.actor.merchantId, set, ctx.cache, entry(c.s.actor, 'credentials.rotated', `credentials:${set}`, {}, ctx.now()));
     const issued = r!.credentials as Record<string, unknown>;
     const values = (set === 'read_only' ? { read_only_key: issued.read_only_key } : issued[set]) as Record<string, string>;
     return V.rotatedPage(c.f, set, values);
@@ -629,8 +630,7 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
       const b = c.body;
       return apiView(c, { urlErrors: errors, urls: { notification_url: b.notification_url ?? '', return_url: b.return_url ?? '', logo_url: b.logo_url ?? '', frame_origins: b.frame_origins ?? '' } });
     }
-    await updateMerchant(ctx.db, c.s.actor.merchantId, patch, ctx.cache);
-    await audit(ctx.db, c.s.actor, 'settings.urls_changed', null, patch, ctx.now());
+    await updateMerchant(ctx.db, c.s.actor.merchantId, patch, ctx.cache, entry(c.s.actor, 'settings.urls_changed', null, patch, ctx.now()));
     return { redirect: '/panel/settings/api?done=urls' };
   }));
 
