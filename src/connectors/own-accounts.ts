@@ -7,7 +7,7 @@
 import { methodsForCountry } from '../domain/catalog.ts';
 import { ACCEPTED_COUNTRY_CODES } from '../domain/countries.ts';
 import { collectsIntoOwnAccount, type OwnAccount, ownAccountPaymentInfo } from '../domain/own-accounts.ts';
-import { confirmedOutsideProvider, ConnectorError, type PayinConnector } from './payin.ts';
+import { confirmedOutsideProvider, ConnectorError, type PayinConnector, paymentInfoInput } from './payin.ts';
 import type { ConnectorKind } from './registry.ts';
 import { connectorView, type StoredConnector } from './store.ts';
 import type { AppContext } from '../context.ts';
@@ -36,10 +36,7 @@ export function ownAccountsConnector(accounts: OwnAccount[]): PayinConnector {
       const account = byPair.get(pairKey(order.method.country, order.method.code));
       // The registry only routes configured pairs here; a miss means the list changed under us.
       if (!account) throw new ConnectorError('not_configured', `no own account for ${order.method.country} ${order.method.code}`);
-      const paymentInfo = ownAccountPaymentInfo({
-        depositId: order.depositId, method: order.method, amount: order.amount, createdAt: order.createdAt, expiresAt: order.expiresAt,
-        payerDocument: order.payer.document, payerDocumentType: order.payer.documentType,
-      }, account);
+      const paymentInfo = ownAccountPaymentInfo(paymentInfoInput(order), account);
       // The reference customers quote is derived from the deposit id (SPEI's 7 digits repeat
       // every million deposits), so nothing more is stored for it.
       return { paymentInfo, reference: null };

@@ -11,9 +11,8 @@
 //                       the Central Bank's API Pix v2 (mTLS, OAuth2, cob, webhook, devolução)
 // Which one serves a (country, method) is decided by src/connectors/registry.ts from the
 // operator's configuration, never by the services.
-import type { PaymentMethod } from '../domain/catalog.ts';
 import type { Decimal } from '../domain/money.ts';
-import type { PaymentInfo } from '../domain/payment-info.ts';
+import type { PaymentInfo, PaymentInfoInput } from '../domain/payment-info.ts';
 
 /** What a connector error means to the caller, whatever the provider said. */
 export type ConnectorErrorKind =
@@ -42,19 +41,22 @@ export class ConnectorError extends Error {
   }
 }
 
-/** A deposit to collect: what the connector needs to create the charge the customer pays. */
-export interface ChargeOrder {
-  depositId: number;
-  /** The deposit's unguessable token (checkout and voucher URLs). */
-  token: string;
-  method: PaymentMethod;
-  /** What the customer pays, in the method's currency. */
-  amount: Decimal;
-  createdAt: Date;
-  expiresAt: Date;
+/**
+ * A deposit to collect: what the connector needs to create the charge the customer pays. The
+ * fields payment_info is built from (src/domain/payment-info.ts), the payer as one object, and
+ * the description a provider may show.
+ */
+export interface ChargeOrder extends Omit<PaymentInfoInput, 'payerDocument' | 'payerDocumentType'> {
   payer: { document?: string; documentType?: string; name?: string | null };
   description?: string | null;
-  publicBaseUrl: string;
+}
+
+/** The order as payment_info's builders take it (payer document fields flat). */
+export function paymentInfoInput(order: ChargeOrder): PaymentInfoInput {
+  return {
+    depositId: order.depositId, token: order.token, method: order.method, amount: order.amount, createdAt: order.createdAt,
+    expiresAt: order.expiresAt, payerDocument: order.payer.document, payerDocumentType: order.payer.documentType, publicBaseUrl: order.publicBaseUrl,
+  };
 }
 
 /** The created charge: what the customer is shown, and the provider's name for it (stored). */

@@ -52,8 +52,7 @@ export function connectorKind(name: string): ConnectorKind | undefined {
 
 /** Whether any kind of real connector could serve the pair (else no configuration is read). */
 function servableByKind(country: string, method: string): boolean {
-  const key = pairKey(country, method);
-  return SERVABLE.has(key);
+  return SERVABLE.has(pairKey(country, method));
 }
 
 interface Configured {
@@ -125,7 +124,7 @@ export async function servedMethods(ctx: AppContext, country: string): Promise<S
 /** The connector named on a deposit (deposits.connector), for its completion and refunds. */
 export async function payinConnectorNamed(ctx: AppContext, name: string | null): Promise<PayinConnector | null> {
   if (name === null) return null;
-  if (name === stagingSimulator.name) return ctx.config.env === 'staging' ? stagingSimulator : null;
+  if (name === stagingSimulator.name) return servesEveryMethod(ctx) ? stagingSimulator : null;
   return (await configured(ctx)).byName.get(name) ?? null;
 }
 

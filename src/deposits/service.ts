@@ -212,8 +212,8 @@ export const CREATED_COLUMNS = [
 export type CreatedDeposit = Pick<DepositRow, (typeof CREATED_COLUMNS)[number] | 'payment_info'>;
 
 // One statement writes a batch of deposits (src/db/batcher.ts: concurrent creations share it),
-// each with its first history row, its creation event and its idempotency key: atomic by itself, so a creation that needs no limit check is a single round
-// trip; inside a transaction it keeps the locks short. The rows come as one JSON array read into
+// each with its first history row, its creation event and its idempotency key: atomic by itself,
+// so a creation that needs no limit check is a single round trip; inside a transaction it keeps the locks short. The rows come as one JSON array read into
 // the table's own row type, so the statement text is the same for any batch size (prepared once
 // per connection).
 //   A row is left out when its idempotency key is already taken (the caller then answers from the

@@ -96,14 +96,11 @@ export function validateOwnAccounts(body: unknown): OwnAccountsResult {
   return details.length > 0 ? { ok: false, details } : { ok: true, accounts };
 }
 
-/** What a deposit's payment_info needs besides the account (no token: no page of ours to link). */
-export type OwnAccountCharge = Omit<PaymentInfoInput, 'token' | 'publicBaseUrl'>;
-
 /**
  * What the customer is shown: the operator's account and the deposit's reference, which the
  * customer quotes and the bank statement carries (the only way the payment is told apart).
  */
-export function ownAccountPaymentInfo(charge: OwnAccountCharge, account: OwnAccount): PaymentInfo {
+export function ownAccountPaymentInfo(charge: PaymentInfoInput, account: OwnAccount): PaymentInfo {
   const reference = account.country === 'MX' ? speiReference(charge.depositId) : depositReference(charge.depositId);
   const metadata: Record<string, string> = { beneficiary_name: account.beneficiary_name };
   if (account.agency) metadata.agency = account.agency;

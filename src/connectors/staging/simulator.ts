@@ -4,18 +4,14 @@
 // the magic values of src/domain/deposit-sandbox.ts), never by a provider. Its refunds stay
 // PENDING until the sandbox completes or rejects them, as before.
 import { buildPaymentInfo } from '../../domain/payment-info.ts';
-import { confirmedOutsideProvider, type PayinConnector } from '../payin.ts';
+import { confirmedOutsideProvider, type PayinConnector, paymentInfoInput } from '../payin.ts';
 
 export const stagingSimulator: PayinConnector = {
   ...confirmedOutsideProvider,
   name: 'staging',
   simulated: true,
   async createCharge(order) {
-    const paymentInfo = await buildPaymentInfo({
-      depositId: order.depositId, token: order.token, method: order.method, amount: order.amount,
-      createdAt: order.createdAt, expiresAt: order.expiresAt, payerDocument: order.payer.document,
-      payerDocumentType: order.payer.documentType, publicBaseUrl: order.publicBaseUrl,
-    });
+    const paymentInfo = await buildPaymentInfo(paymentInfoInput(order));
     return { paymentInfo, reference: null };
   },
   async health() {
