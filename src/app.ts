@@ -29,6 +29,7 @@ import { registerV5Validation } from './api/v5/validation.ts';
 import { registerAdminExchangeRates } from './api/admin/exchange-rates.ts';
 import { registerAdminBalance } from './api/admin/balance.ts';
 import { registerAdminConnectors } from './api/admin/connectors.ts';
+import { registerAdminStp } from './api/admin/connectors-stp.ts';
 import { registerAdminOwnAccounts } from './api/admin/own-accounts.ts';
 import { registerConnectorCallbacks } from './connectors/routes.ts';
 import { registerBalance } from './api/v3/balance.ts';
@@ -89,6 +90,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerAdminBalance(admin, ctx);
     registerAdminConnectors(admin, ctx);
     registerAdminOwnAccounts(admin, ctx);
+    registerAdminStp(admin, ctx);
   });
 
   // Providers' callbacks (hints, read back from the provider before anything is applied).

@@ -3,6 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { validateStpConfig } from './connectors/stp/settings.ts';
+import { stpView } from './connectors/stp/view.ts';
 import { validatePixConfig } from './connectors/pix/settings.ts';
 import { pixView } from './connectors/pix/view.ts';
 import { saveConnector } from './connectors/store.ts';
@@ -36,6 +38,8 @@ const USAGE = `usage:
   caja connector pix show                     its configuration (no secrets) and health
   caja connector own_accounts set --file F    the operator's own bank accounts (the body of PUT /admin/connectors/own_accounts)
   caja connector own_accounts show            the accounts configured
+  caja connector stp set --file CONFIG.json   configure the STP connector, MX SPEI (the body of PUT /admin/connectors/stp)
+  caja connector stp show                     its configuration (no secrets) and health
 
 Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KEY, CAJA_ENV). On the embedded
 database these need the service stopped; on PostgreSQL they run beside it.`;
@@ -164,6 +168,16 @@ const CLI_CONNECTORS: Record<string, {
     },
     view: ownAccountsView,
     savedNote: 'saved; running caja processes offer these methods within CAJA_CACHE_SECONDS',
+  },
+  // STP (src/connectors/stp/): MX SPEI collections and cashouts.
+  stp: {
+    label: 'STP connector',
+    validate(body) {
+      const r = validateStpConfig(body);
+      return r.ok ? { ok: true, settings: { ...r.settings }, secrets: { ...r.secrets } } : r;
+    },
+    view: stpView,
+    savedNote: 'saved; running caja processes take it within CAJA_CACHE_SECONDS (MX SPEI deposits and cashouts go through STP)',
   },
 };
 

@@ -35,8 +35,12 @@ export interface Config {
   /** Group commit of deposit creations (src/db/batcher.ts): rows per statement, statements at once. */
   depositBatch: { maxBatch: number; maxInFlight: number };
   workers: boolean;
-  /** Connectors (src/connectors/): deadline of each provider call; Pix reconciliation poll interval. */
-  connectors: { timeoutMs: number; pixPollSeconds: number };
+  /**
+   * Connectors (src/connectors/): deadline of each provider call; Pix reconciliation poll interval;
+   * STP: reconciliation of received orders, and how long a sent order may go unheard of before
+   * it is looked up.
+   */
+  connectors: { timeoutMs: number; pixPollSeconds: number; stpPollSeconds: number; stpOrderCheckSeconds: number };
   notifications: {
     timeoutMs: number;
     /** Seconds to wait before each retry; the last entry repeats until maxAgeSeconds. */
@@ -155,6 +159,8 @@ export function loadConfig(env: Env = process.env): Config {
     connectors: {
       timeoutMs: int(env, 'CAJA_CONNECTOR_TIMEOUT_MS', 10000, 100, 120000),
       pixPollSeconds: int(env, 'CAJA_PIX_POLL_SECONDS', 60, 1, 86400),
+      stpPollSeconds: int(env, 'CAJA_STP_POLL_SECONDS', 86400, 1, 7 * 86400),
+      stpOrderCheckSeconds: int(env, 'CAJA_STP_ORDER_CHECK_SECONDS', 600, 1, 86400),
     },
     notifications: {
       timeoutMs: int(env, 'CAJA_NOTIFY_TIMEOUT_MS', 10000, 100, 120000),

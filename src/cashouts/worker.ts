@@ -11,10 +11,12 @@ import { periodicWorker } from '../periodic-worker.ts';
 import type { Worker } from '../workers.ts';
 import { type PayoutConnector, type PayoutOrder, payoutConnector } from './connector.ts';
 import { type CashoutRow, transitionCashoutIn } from './service.ts';
+import { countriesWithPayoutConnector, runConnectorPayouts } from '../connectors/payouts.ts';
 
 const BATCH = 50;
 
-function orderOf(c: CashoutRow): PayoutOrder {
+/** What a bank needs of a cashout (the staging bank here, an order network in src/connectors/payouts.ts). */
+export function payoutOrderOf(c: CashoutRow): PayoutOrder {
   return {
     cashoutId: c.id, country: c.country, amount: c.local_amount, currency: c.local_currency, bankCode: c.bank_code,
     bankAccount: c.bank_account, bankBranch: c.bank_branch, accountType: c.account_type, documentId: c.document_id,
@@ -32,33 +34,35 @@ function claimDue(
   status: 'PENDING' | 'DELIVERED' | 'COMPLETED',
   dueColumn: 'pickup_at' | 'outcome_at' | 'return_at',
   each: (q: Queryable, c: CashoutRow, now: Date) => Promise<void>,
+  exceptCountries: readonly string[] = [],
 ): Promise<number> {
   return ctx.db.tx(async (q) => {
     const now = ctx.now();
     const { rows } = await q.query<CashoutRow>(
-      `SELECT * FROM cashouts WHERE status = $1 AND ${dueColumn} <= $2 ORDER BY ${dueColumn} LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
-      [status, now],
+      `SELECT * FROM cashouts WHERE status = $1 AND ${dueColumn} <= $2 AND NOT (country = ANY($3::text[]))
+       ORDER BY ${dueColumn} LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+      [status, now, exceptCountries],
     );
     for (const c of rows) await each(q, c, now);
     return rows.length;
   });
 }
 
-/** PENDING cashouts whose wait is over go to the bank. */
-export function deliverDueCashouts(ctx: AppContext, bank: PayoutConnector): Promise<number> {
+/** PENDING cashouts whose wait is over go to the bank (but those a configured network pays). */
+export function deliverDueCashouts(ctx: AppContext, bank: PayoutConnector, exceptCountries: readonly string[] = []): Promise<number> {
   return claimDue(ctx, 'PENDING', 'pickup_at', async (q, c, now) => {
-    const { bankReference } = await bank.submit(orderOf(c));
+    const { bankReference } = await bank.submit(payoutOrderOf(c));
     await transitionCashoutIn(q, ctx, c.id, 'deliver', {
       actor: 'bank', cause: `submitted to ${bank.name}`, bankReference,
       outcomeAt: new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000),
     });
-  });
+  }, exceptCountries);
 }
 
 /** DELIVERED cashouts get the bank's answer. */
 export function settleDeliveredCashouts(ctx: AppContext, bank: PayoutConnector): Promise<number> {
   return claimDue(ctx, 'DELIVERED', 'outcome_at', async (q, c, now) => {
-    const outcome = await bank.outcome(orderOf(c), c.bank_reference_id ?? '');
+    const outcome = await bank.outcome(payoutOrderOf(c), c.bank_reference_id ?? '');
     if (outcome.status === 'processing') return;
     if (outcome.status === 'rejected') {
       await transitionCashoutIn(q, ctx, c.id, 'reject', { actor: 'bank', cause: 'rejected by the beneficiary bank', rejection: outcome.code });
@@ -78,13 +82,17 @@ export function returnBouncedCashouts(ctx: AppContext): Promise<number> {
 
 /** One pass of everything the worker does; tests call it directly. */
 export async function runCashoutJobs(ctx: AppContext): Promise<void> {
+  // Networks the operator configured (STP for MX), in any environment: src/connectors/payouts.ts.
+  await runConnectorPayouts(ctx);
   const bank = payoutConnector(ctx.config);
   if (!bank) return;
-  while ((await deliverDueCashouts(ctx, bank)) === BATCH);
+  const paidElsewhere = await countriesWithPayoutConnector(ctx);
+  while ((await deliverDueCashouts(ctx, bank, paidElsewhere)) === BATCH);
   while ((await settleDeliveredCashouts(ctx, bank)) === BATCH);
   while ((await returnBouncedCashouts(ctx)) === BATCH);
 }
 
-export function cashoutWorker(ctx: AppContext): Worker | null {
-  return payoutConnector(ctx.config) ? periodicWorker(ctx, 'cashouts', ctx.config.expiryIntervalMs, () => runCashoutJobs(ctx)) : null;
+export function cashoutWorker(ctx: AppContext): Worker {
+  // Also in production: the operator may configure a payout network at any time.
+  return periodicWorker(ctx, 'cashouts', ctx.config.expiryIntervalMs, () => runCashoutJobs(ctx));
 }

@@ -13,6 +13,7 @@
 // operator's configuration, never by the services.
 import type { Decimal } from '../domain/money.ts';
 import type { PaymentInfo, PaymentInfoInput } from '../domain/payment-info.ts';
+import type { OrderPayoutConnector } from './payout.ts';
 
 /** What a connector error means to the caller, whatever the provider said. */
 export type ConnectorErrorKind =
@@ -148,6 +149,8 @@ export interface PayinConnector {
   registerCallback?(url: string): Promise<void>;
   /** Every payment received in [from, to] (Pix: GET /pix?inicio&fim, page by page): reconciliation. */
   paymentsBetween?(from: Date, to: Date): AsyncIterable<ProviderPayment>;
+  /** The same provider's payouts, when the operator's configuration pays cashouts too (STP). */
+  readonly payout?: OrderPayoutConnector;
 }
 
 /**

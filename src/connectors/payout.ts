@@ -32,3 +32,40 @@ export interface PayoutConnector {
   /** The bank's answer for a delivered payout. */
   outcome(order: PayoutOrder, bankReference: string): Promise<PayoutOutcome>;
 }
+
+/**
+ * A network caja sends orders to over the wire (STP's SPEI): unlike the staging bank, a request
+ * may be lost with the order registered, so the order is named by a reference derived from the
+ * cashout (stored before sending) and looked up by it before any resend. The cashout's steps are
+ * run by src/connectors/payouts.ts (new → sending → sent), the outcome applied through the
+ * cashout's transitions.
+ */
+export interface OrderPayoutConnector {
+  readonly name: string;
+  /** The countries whose cashouts it pays (STP: MX). */
+  readonly countries: readonly string[];
+  /** The provider's reference of the cashout's order (STP: the claveRastreo), the same every time. */
+  reference(cashoutId: number): string;
+  /** Sends the order. Throws ConnectorError when the answer is unknown (nothing is known to exist). */
+  send(order: PayoutOrder, reference: string): Promise<OrderSendResult>;
+  /** The order at the provider by its reference (sent on `sentAt`'s day or later); null when the provider has none. */
+  lookup(order: PayoutOrder, reference: string, sentAt: Date): Promise<OrderState | null>;
+}
+
+export type OrderSendResult =
+  /** Registered: the provider's id of the order. */
+  | { kind: 'accepted'; providerId: string }
+  /** The provider already holds an order with this reference: look it up. */
+  | { kind: 'exists' }
+  /** Refused for the beneficiary's reasons: the cashout is rejected with the code. */
+  | { kind: 'rejected'; code: RejectionCode; error: string }
+  /** The provider could not take it now (its trouble, or the operator's key): sent again later. */
+  | { kind: 'retry'; error: string };
+
+export type OrderState =
+  | { kind: 'processing'; state: string; providerId?: string }
+  | { kind: 'paid'; state: string; providerId?: string }
+  /** Refused or cancelled before it was paid. */
+  | { kind: 'rejected'; state: string; code: RejectionCode; cause: string; providerId?: string }
+  /** Sent back by the beneficiary bank: a rejection, late when the cashout was already COMPLETED. */
+  | { kind: 'returned'; state: string; code: RejectionCode; cause: string; providerId?: string };

@@ -8,7 +8,9 @@
 //                                            serves (staging: all of the catalog's)
 //   payinConnectorNamed(ctx, name)           the connector a deposit was created through
 //                                            (deposits.connector), for its completion and refunds
-//   payoutConnector(config)                  the bank network cashouts go through
+//   payoutConnector(config)                  staging's bank network cashouts go through
+//   orderPayoutConnectors(ctx)               the networks the operator configured that cashouts
+//                                            leave through as orders (STP for MX), in any env
 //   cardRefundConnector(config)              the card network card refunds go through
 //
 // A real connector's configuration lives in the `connectors` table (secrets sealed with the
@@ -22,11 +24,12 @@ import { methodsForCountry } from '../domain/catalog.ts';
 import { stagingBank } from '../cashouts/staging-bank.ts';
 import { type CardRefundConnector, stagingCardNetwork } from '../refunds/card-connector.ts';
 import type { PayinConnector } from './payin.ts';
-import type { PayoutConnector } from './payout.ts';
+import type { OrderPayoutConnector, PayoutConnector } from './payout.ts';
 import { stagingSimulator } from './staging/simulator.ts';
 import { loadConnectorRows, type StoredConnector } from './store.ts';
 import { pixKind } from './pix/connector.ts';
 import { ownAccountsKind } from './own-accounts.ts';
+import { stpKind } from './stp/connector.ts';
 
 /** A kind of real connector: what it can serve and how it is built from its stored configuration. */
 export interface ConnectorKind {
@@ -39,7 +42,7 @@ export interface ConnectorKind {
 }
 
 /** Every kind of real connector caja has; a new connector is one more entry (docs/connectors.md). */
-const KINDS: readonly ConnectorKind[] = [pixKind, ownAccountsKind];
+const KINDS: readonly ConnectorKind[] = [pixKind, ownAccountsKind, stpKind];
 
 const pairKey = (country: string, method: string) => `${country.trim().toUpperCase()}|${method.trim().toUpperCase()}`;
 
@@ -136,6 +139,14 @@ export async function configuredConnectors(ctx: AppContext): Promise<PayinConnec
 /** The bank network of cashouts: staging's simulated bank; production has none plugged in yet. */
 export function payoutConnector(config: Pick<Config, 'env'>): PayoutConnector | null {
   return config.env === 'staging' ? stagingBank : null;
+}
+
+/**
+ * The payout networks the operator configured (STP pays MX cashouts): chosen by configuration,
+ * never by CAJA_ENV. Their cashouts are sent by src/connectors/payouts.ts.
+ */
+export async function orderPayoutConnectors(ctx: AppContext): Promise<OrderPayoutConnector[]> {
+  return [...(await configured(ctx)).byName.values()].flatMap((c) => (c.payout ? [c.payout] : []));
 }
 
 /** The card network card refunds go through: staging's simulator; production has none yet. */

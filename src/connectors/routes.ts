@@ -10,6 +10,7 @@ import { v3Errors } from '../http/errors.ts';
 import { ConnectorError } from './payin.ts';
 import { applyHints } from './payments.ts';
 import { payinConnectorNamed } from './registry.ts';
+import { type CallbackOutcome, receiveAbono, receiveEstado } from './stp/callbacks.ts';
 
 export function registerConnectorCallbacks(app: FastifyInstance, ctx: AppContext): void {
   const handler = async (request: { params: { name: string }; body: unknown; log: FastifyInstance['log'] }, reply: import('fastify').FastifyReply) => {
@@ -29,4 +30,26 @@ export function registerConnectorCallbacks(app: FastifyInstance, ctx: AppContext
   const schema = { hide: true, params: { type: 'object', properties: { name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,32}$' } }, required: ['name'] } };
   app.post<{ Params: { name: string } }>('/connectors/:name/webhook', { schema }, handler);
   app.post<{ Params: { name: string } }>('/connectors/:name/webhook/pix', { schema }, handler);
+
+  registerStpCallbacks(app, ctx);
+}
+
+// STP (src/connectors/stp/callbacks.ts): POST /connectors/stp/abono (an incoming transfer, answered
+// {"mensaje":"confirmar"} or {"mensaje":"devolver","id":n}) and /connectors/stp/estado (a sent
+// order's state change, a hint). 401 without the operator's webhook_secret when one is set; 404
+// when STP is not configured or does not show the transfer; 503 when STP could not be read.
+function registerStpCallbacks(app: FastifyInstance, ctx: AppContext): void {
+  const answer = (reply: import('fastify').FastifyReply, outcome: CallbackOutcome) => {
+    switch (outcome.kind) {
+      case 'answer': return reply.status(200).send(outcome.body);
+      case 'not_configured': return reply.status(404).send(v3ErrorBody(v3Errors.notFound('The STP connector is not configured')));
+      case 'forbidden': return reply.status(401).send(v3ErrorBody(v3Errors.invalidCredentials('Missing or wrong X-Stp-Webhook-Secret')));
+      case 'invalid': return reply.status(400).send(v3ErrorBody(v3Errors.validation(outcome.details)));
+      case 'unknown': return reply.status(404).send(v3ErrorBody(v3Errors.notFound('STP does not show this transfer')));
+      case 'unavailable': return reply.status(503).send(v3ErrorBody(v3Errors.serviceUnavailable('STP could not be read; retry later')));
+    }
+  };
+  const secret = (headers: Record<string, unknown>) => (typeof headers['x-stp-webhook-secret'] === 'string' ? headers['x-stp-webhook-secret'] : undefined);
+  app.post('/connectors/stp/abono', { schema: { hide: true } }, async (request, reply) => answer(reply, await receiveAbono(ctx, secret(request.headers), request.body)));
+  app.post('/connectors/stp/estado', { schema: { hide: true } }, async (request, reply) => answer(reply, await receiveEstado(ctx, secret(request.headers), request.body)));
 }

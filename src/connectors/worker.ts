@@ -1,6 +1,6 @@
 // The connectors worker, in every process: registers each real connector's callback address at
 // its provider (on start, and again when the configuration changes), runs the reconciliation
-// poll when due (Pix: every CAJA_PIX_POLL_SECONDS, one process at a time), and moves refunds
+// poll when due (Pix: every CAJA_PIX_POLL_SECONDS, STP: CAJA_STP_POLL_SECONDS, one process at a time), and moves refunds
 // sent through connectors along (src/connectors/refunds.ts). It runs every CAJA_EXPIRY_INTERVAL_MS,
 // like the deposit worker.
 import type { AppContext } from '../context.ts';
@@ -16,7 +16,10 @@ export { callbackUrl };
 
 /** How often a connector's reconciliation poll runs, in seconds. */
 function pollSeconds(ctx: AppContext, connector: PayinConnector): number {
-  return connector.name === 'pix' ? ctx.config.connectors.pixPollSeconds : 60;
+  if (connector.name === 'pix') return ctx.config.connectors.pixPollSeconds;
+  // STP: the day's received orders (consOrdenesFech), CAJA_STP_POLL_SECONDS (daily by default).
+  if (connector.name === 'stp') return ctx.config.connectors.stpPollSeconds;
+  return 60;
 }
 
 /** One pass; tests call it directly. `registered` keeps the connectors registered by this process. */

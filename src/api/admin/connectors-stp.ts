@@ -1,0 +1,76 @@
+// The STP connector's configuration: PUT/GET /admin/connectors/stp (admin token). Secrets
+// (private_key, private_key_passphrase, webhook_secret) are sealed at rest and never answered.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { v3Errors } from '../../http/errors.ts';
+import { STP_CONNECTOR } from '../../connectors/stp/connector.ts';
+import { validateStpConfig } from '../../connectors/stp/settings.ts';
+import { checkStp, stpView } from '../../connectors/stp/view.ts';
+import { saveConnector } from '../../connectors/store.ts';
+import { v3ErrorSchema } from '../v3/face.ts';
+
+const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
+const when = { type: ['string', 'null'] } as const;
+
+const stpViewSchema = {
+  type: 'object',
+  required: ['api_url', 'empresa', 'clabe_prefix', 'ordering_clabe', 'ordering_name', 'ordering_rfc', 'private_key', 'private_key_passphrase', 'webhook_secret', 'updated_at', 'health'],
+  properties: {
+    api_url: { type: 'string' }, empresa: { type: 'string' }, clabe_prefix: { type: 'string' }, ordering_clabe: { type: 'string' },
+    ordering_name: { type: 'string' }, ordering_rfc: { type: 'string' }, ca: { type: 'string' },
+    private_key: { type: 'string', enum: ['(set)'], description: 'never answered' },
+    private_key_passphrase: { type: 'string', enum: ['(set)'], description: 'never answered' },
+    webhook_secret: { type: ['string', 'null'], enum: ['(set)', null], description: 'never answered; null when STP posts are not required to carry one' },
+    updated_at: { type: 'string' },
+    health: {
+      type: 'object',
+      properties: {
+        signature_accepted: { type: 'boolean' }, signature_accepted_at: when, abono_url: { type: 'string' }, estado_url: { type: 'string' },
+        last_poll_at: when, last_poll_ok: { type: ['boolean', 'null'] }, polled_until: when,
+        orders_sending: { type: 'integer' }, orders_sent: { type: 'integer' }, last_error: when, last_error_at: when,
+      },
+    },
+  },
+} as const;
+
+const configBody = {
+  type: 'object',
+  properties: {
+    api_url: { type: 'string' }, empresa: { type: 'string' }, private_key: { type: 'string' }, private_key_passphrase: { type: 'string' },
+    clabe_prefix: { type: 'string' }, ordering_clabe: { type: 'string' }, ordering_name: { type: 'string' }, ordering_rfc: { type: 'string' },
+    webhook_secret: { type: ['string', 'null'] }, ca: { type: ['string', 'null'] },
+  },
+} as const;
+
+export function registerAdminStp(app: FastifyInstance, ctx: AppContext): void {
+  app.put(
+    '/admin/connectors/stp',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Configure the STP connector (MX SPEI collections and cashouts): {api_url, empresa, private_key, private_key_passphrase, clabe_prefix, ordering_clabe, ordering_name, ordering_rfc, webhook_secret?, ca?}',
+        description: 'Secrets (private_key, private_key_passphrase, webhook_secret) are encrypted at rest and never answered. A signed consultation checks the key at once (see health).',
+        security: [{ adminToken: [] }],
+        body: configBody,
+        response: { 200: stpViewSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const result = validateStpConfig(request.body);
+      if (!result.ok) throw v3Errors.validation(result.details, 'Invalid STP connector configuration');
+      await saveConnector(ctx, STP_CONNECTOR, { ...result.settings }, { ...result.secrets });
+      await checkStp(ctx);
+      return stpView(ctx);
+    },
+  );
+
+  app.get(
+    '/admin/connectors/stp',
+    { schema: { tags: ['admin'], summary: 'The STP connector: configuration without secrets, and health', security: [{ adminToken: [] }], response: { 200: stpViewSchema, ...errors } } },
+    async () => {
+      const view = await stpView(ctx);
+      if (!view) throw v3Errors.notFound('The STP connector is not configured');
+      return view;
+    },
+  );
+}

@@ -1,0 +1,250 @@
+// Cashouts sent as orders through a payout connector the operator configured (STP for MX), and
+// tracked until settled. docs/connectors.md, "The STP connector" (payouts).
+//
+//   hand-over  a PENDING cashout whose wait is over → DELIVERED (no longer cancellable: 510),
+//              with its order's reference (derived from the cashout id) stored, in one
+//              transaction; holding, releasing and cancelling work as before until then
+//   new        → 'sending' is written BEFORE the order is sent, then the request
+//   sending    a request may have reached the provider (crash, timeout, unreadable answer): the
+//              order is looked up by its reference first, and sent only when the provider has
+//              none; the provider itself refuses a second order with the same reference
+//   sent       looked up when not heard of for CAJA_STP_ORDER_CHECK_SECONDS (or at once when the
+//              provider posts a state change, a hint): paid → COMPLETED, refused or cancelled
+//              → REJECTED (reservation voided), returned → REJECTED, late if it was COMPLETED
+//              (money back to the merchant's available balance); a paid order is watched for a
+//              return for RETURN_WATCH_DAYS, then the row is 'done'
+// Every outcome goes through transitionCashoutIn (ledger, history, event, notification), whose
+// state machine makes each apply once.
+import type { AppContext } from '../context.ts';
+import { type CashoutRow, CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
+import { payoutOrderOf } from '../cashouts/worker.ts';
+import { ConnectorError } from './payin.ts';
+import type { OrderPayoutConnector, OrderState } from './payout.ts';
+import { orderPayoutConnectors } from './registry.ts';
+
+const BATCH = 50;
+/** Seconds before the next attempt of an order not yet sent, by attempts so far. */
+const SEND_BACKOFF_SECONDS = [1, 2, 5, 10, 30, 60];
+/** A paid order can still come back (SPEI returns): watched this long after payment. */
+const RETURN_WATCH_DAYS = 7;
+
+type State = 'new' | 'sending' | 'sent' | 'done';
+
+interface Row {
+  cashout_id: number;
+  connector: string;
+  reference: string;
+  state: State;
+  attempts: number;
+  created_at: Date;
+  provider_id: string | null;
+}
+
+/** PENDING cashouts of the connector's countries whose wait is over are handed to it; answers their ids. */
+export async function handOverDueCashouts(ctx: AppContext, connector: OrderPayoutConnector): Promise<number[]> {
+  return ctx.db.tx(async (q) => {
+    const now = ctx.now();
+    const { rows } = await q.query<CashoutRow>(
+      `SELECT * FROM cashouts WHERE status = 'PENDING' AND pickup_at <= $1 AND country = ANY($2::text[])
+       ORDER BY pickup_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+      [now, connector.countries],
+    );
+    for (const c of rows) {
+      const reference = connector.reference(c.id);
+      await transitionCashoutIn(q, ctx, c.id, 'deliver', { actor: 'bank', cause: `handed to ${connector.name} as order ${reference}`, bankReference: reference });
+      await q.query(
+        `INSERT INTO connector_payouts (cashout_id, connector, reference, state, next_check_at, created_at, updated_at) VALUES ($1, $2, $3, 'new', $4, $4, $4)`,
+        [c.id, connector.name, reference, now],
+      );
+    }
+    return rows.map((c) => c.id);
+  });
+}
+
+/** Rows due for a step, leased so that one process works on each at a time. */
+async function claim(ctx: AppContext, cashoutId: number | null, limit: number): Promise<Row[]> {
+  const now = ctx.now();
+  const lease = new Date(now.getTime() + 2 * ctx.config.connectors.timeoutMs + 5000);
+  const { rows } = await ctx.db.query<Row>(
+    `WITH due AS (
+       SELECT cashout_id FROM connector_payouts
+       WHERE state <> 'done' AND next_check_at <= $1 AND (leased_until IS NULL OR leased_until < $1) AND ($3::integer IS NULL OR cashout_id = $3)
+       ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED
+     )
+     UPDATE connector_payouts cp SET leased_until = $2 FROM due WHERE cp.cashout_id = due.cashout_id
+     RETURNING cp.cashout_id, cp.connector, cp.reference, cp.state, cp.attempts, cp.created_at, cp.provider_id`,
+    [now, lease, cashoutId, limit],
+  );
+  return rows;
+}
+
+async function save(ctx: AppContext, row: Row, state: State, o: { attempts?: number; waitSeconds: number; error?: string | null; heard?: OrderState | { providerId?: string; state?: string } }): Promise<void> {
+  const now = ctx.now();
+  await ctx.db.query(
+    `UPDATE connector_payouts SET state = $2, attempts = $3, next_check_at = $4, leased_until = NULL, last_error = $5, updated_at = $6,
+       provider_id = COALESCE($7, provider_id), provider_state = COALESCE($8, provider_state), heard_at = CASE WHEN $9 THEN $6 ELSE heard_at END
+     WHERE cashout_id = $1`,
+    [row.cashout_id, state, o.attempts ?? row.attempts, new Date(now.getTime() + o.waitSeconds * 1000), o.error ?? null, now,
+      o.heard && 'providerId' in o.heard ? (o.heard.providerId ?? null) : null, o.heard && 'state' in o.heard ? (o.heard.state ?? null) : null, o.heard !== undefined],
+  );
+}
+
+async function cashout(ctx: AppContext, id: number): Promise<CashoutRow> {
+  const { rows } = await ctx.db.query<CashoutRow>('SELECT * FROM cashouts WHERE id = $1', [id]);
+  return rows[0]!;
+}
+
+/** Applies a transition unless the cashout is already past it (a state heard twice applies once). */
+async function apply(ctx: AppContext, id: number, trigger: 'complete' | 'reject', o: Parameters<typeof transitionCashoutIn>[4]): Promise<void> {
+  try {
+    await ctx.db.tx((q) => transitionCashoutIn(q, ctx, id, trigger, o));
+  } catch (err) {
+    if (!(err instanceof CashoutError && err.kind === 'invalid_transition')) throw err;
+  }
+}
+
+/** What the provider's state of the order means for the cashout; answers the row's next state. */
+async function settle(ctx: AppContext, connector: OrderPayoutConnector, row: Row, c: CashoutRow, found: OrderState): Promise<void> {
+  const checkSeconds = ctx.config.connectors.stpOrderCheckSeconds;
+  switch (found.kind) {
+    case 'processing':
+      await save(ctx, row, 'sent', { waitSeconds: checkSeconds, heard: found });
+      return;
+    case 'paid': {
+      if (c.status === 'DELIVERED') await apply(ctx, c.id, 'complete', { actor: 'bank', cause: `paid by ${connector.name} (${found.state})` });
+      const watchedUntil = (c.completed_at ?? ctx.now()).getTime() + RETURN_WATCH_DAYS * 24 * 3600_000;
+      await save(ctx, row, ctx.now().getTime() > watchedUntil ? 'done' : 'sent', { waitSeconds: checkSeconds, heard: found });
+      return;
+    }
+    case 'rejected':
+    case 'returned': {
+      // A return of a paid cashout is the contract's late rejection (809): money back to available.
+      const late = c.status === 'COMPLETED';
+      if (c.status === 'DELIVERED' || late) {
+        await apply(ctx, c.id, 'reject', { actor: 'bank', cause: `${connector.name}: ${found.cause}`, rejection: late ? '809' : found.code });
+      }
+      await save(ctx, row, 'done', { waitSeconds: checkSeconds, heard: found });
+      return;
+    }
+  }
+}
+
+async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row): Promise<void> {
+  const c = await cashout(ctx, row.cashout_id);
+  if (c.status !== 'DELIVERED' && c.status !== 'COMPLETED') {
+    // Settled another way (an operator): nothing more to ask.
+    await save(ctx, row, 'done', { waitSeconds: 0 });
+    return;
+  }
+  const order = payoutOrderOf(c);
+  let state = row.state;
+  try {
+    if (state === 'sending' || state === 'sent') {
+      const found = await connector.lookup(order, row.reference, row.created_at);
+      if (found) {
+        await settle(ctx, connector, row, c, found);
+        return;
+      }
+      if (state === 'sent') {
+        // Accepted, yet not found (yet): asked again later, never sent again.
+        await save(ctx, row, 'sent', { waitSeconds: ctx.config.connectors.stpOrderCheckSeconds, error: 'the provider does not show the order yet' });
+        return;
+      }
+    }
+    // Written before the request: should this process die with it in flight, the next step
+    // looks the order up instead of sending another.
+    await save(ctx, row, 'sending', { attempts: row.attempts + 1, waitSeconds: backoff(row.attempts) });
+    state = 'sending';
+    const result = await connector.send(order, row.reference);
+    switch (result.kind) {
+      case 'accepted':
+        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sent', { waitSeconds: ctx.config.connectors.stpOrderCheckSeconds, heard: { providerId: result.providerId, state: 'registered' } });
+        return;
+      case 'exists':
+        // The provider holds an order with this reference already (an earlier request arrived): look it up now.
+        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sending', { waitSeconds: 0 });
+        return;
+      case 'rejected':
+        await apply(ctx, c.id, 'reject', { actor: 'bank', cause: `refused by ${connector.name}: ${result.error}`, rejection: result.code });
+        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'done', { waitSeconds: 0, error: result.error });
+        return;
+      case 'retry':
+        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sending', { waitSeconds: backoff(row.attempts + 1), error: result.error });
+        return;
+    }
+  } catch (err) {
+    if (!(err instanceof ConnectorError)) throw err;
+    ctx.log.warn({ err, cashoutId: row.cashout_id, connector: row.connector }, 'payout order step failed; looked up and retried later');
+    await save(ctx, { ...row, attempts: row.attempts + 1 }, state, { waitSeconds: backoff(row.attempts + 1), error: err.message });
+  }
+}
+
+const backoff = (attempts: number) => SEND_BACKOFF_SECONDS[Math.min(attempts, SEND_BACKOFF_SECONDS.length - 1)]!;
+
+async function connectorsByName(ctx: AppContext): Promise<Map<string, OrderPayoutConnector>> {
+  return new Map((await orderPayoutConnectors(ctx)).map((c) => [c.name, c]));
+}
+
+async function stepRows(ctx: AppContext, rows: Row[]): Promise<void> {
+  if (rows.length === 0) return;
+  const byName = await connectorsByName(ctx);
+  for (const row of rows) {
+    const connector = byName.get(row.connector);
+    if (!connector) {
+      await save(ctx, row, row.state, { waitSeconds: 60, error: `connector ${row.connector} is not configured` });
+      continue;
+    }
+    try {
+      await step(ctx, connector, row);
+    } catch (err) {
+      ctx.log.error({ err, cashoutId: row.cashout_id }, 'payout order step failed');
+      await save(ctx, row, row.state, { waitSeconds: backoff(row.attempts + 1), error: err instanceof Error ? err.message : String(err) }).catch(() => undefined);
+    }
+  }
+}
+
+/** Runs one cashout's step now, when no other process holds it (a hand-over, a provider's hint). */
+export async function kickPayout(ctx: AppContext, cashoutId: number): Promise<void> {
+  await stepRows(ctx, await claim(ctx, cashoutId, 1));
+}
+
+/**
+ * A provider's state-change post named this order: a hint. The order is looked up at the
+ * provider (never taken from the post) by the next step, which runs now unless another process
+ * holds it (the worker's next pass then does).
+ */
+export async function hintPayout(ctx: AppContext, connector: string, by: { reference?: string | null; providerId?: string | null }): Promise<boolean> {
+  const { rows } = await ctx.db.query<{ cashout_id: number }>(
+    `UPDATE connector_payouts SET next_check_at = $4 WHERE connector = $1 AND state IN ('sending', 'sent', 'done')
+       AND (reference = $2 OR provider_id = $3) RETURNING cashout_id`,
+    [connector, by.reference ?? null, by.providerId ?? null, ctx.now()],
+  );
+  for (const r of rows) {
+    // A 'done' row (a late return) is reopened by the hint only to be looked up.
+    await ctx.db.query(`UPDATE connector_payouts SET state = 'sent' WHERE cashout_id = $1 AND state = 'done'`, [r.cashout_id]);
+    await kickPayout(ctx, r.cashout_id);
+  }
+  return rows.length > 0;
+}
+
+/** One pass: hand over due cashouts of configured networks, then step the orders due. */
+export async function runConnectorPayouts(ctx: AppContext): Promise<void> {
+  const connectors = await orderPayoutConnectors(ctx);
+  for (const connector of connectors) {
+    let handed: number[];
+    do {
+      handed = await handOverDueCashouts(ctx, connector);
+      for (const id of handed) await kickPayout(ctx, id);
+    } while (handed.length === BATCH);
+  }
+  let rows: Row[];
+  do {
+    rows = await claim(ctx, null, BATCH);
+    await stepRows(ctx, rows);
+  } while (rows.length === BATCH);
+}
+
+/** The countries whose cashouts a configured network pays (the staging bank leaves them alone). */
+export async function countriesWithPayoutConnector(ctx: AppContext): Promise<string[]> {
+  return (await orderPayoutConnectors(ctx)).flatMap((c) => [...c.countries]);
+}

@@ -1,0 +1,66 @@
+// What STP posts to caja (src/connectors/routes.ts wires the routes and answers):
+//   POST /connectors/stp/abono   an incoming transfer. Read back from STP's received orders (never
+//                                taken from the post), applied once through applyPayment, and
+//                                answered {"mensaje":"confirmar"} or {"mensaje":"devolver","id":n}
+//                                (the same answer for a repeated post)
+//   POST /connectors/stp/estado  a sent order changed state: a hint; the order is looked up at
+//                                STP before anything moves (src/connectors/payouts.ts)
+// Authenticity: STP does not sign its posts (it offers an IP allow-list and TLS); when the
+// operator sets webhook_secret, each post must carry it in X-Stp-Webhook-Secret (compared in
+// constant time), which the operator's edge adds once it has checked STP's address.
+import type { AppContext } from '../../context.ts';
+import { safeEqualText } from '../../merchants/secrets.ts';
+import { ConnectorError } from '../payin.ts';
+import { applyPayment } from '../payments.ts';
+import { hintPayout } from '../payouts.ts';
+import { payinConnectorNamed } from '../registry.ts';
+import { type StpConnector, STP_CONNECTOR } from './connector.ts';
+import { abonoAnswer, parseEstadoHint, receivedToPayment } from './mapping.ts';
+
+export type CallbackOutcome =
+  | { kind: 'answer'; body: Record<string, unknown> }
+  | { kind: 'not_configured' }
+  | { kind: 'forbidden' }
+  | { kind: 'invalid'; details: string[] }
+  /** STP does not know the transfer the post names (forged, or not visible yet): nothing applied. */
+  | { kind: 'unknown' }
+  | { kind: 'unavailable'; message: string };
+
+async function stpConnector(ctx: AppContext, secret: string | undefined): Promise<StpConnector | CallbackOutcome> {
+  const connector = (await payinConnectorNamed(ctx, STP_CONNECTOR)) as StpConnector | null;
+  if (!connector) return { kind: 'not_configured' };
+  if (connector.webhookSecret !== null && !safeEqualText(secret ?? '', connector.webhookSecret)) return { kind: 'forbidden' };
+  return connector;
+}
+
+export async function receiveAbono(ctx: AppContext, secret: string | undefined, body: unknown): Promise<CallbackOutcome> {
+  const connector = await stpConnector(ctx, secret);
+  if ('kind' in connector) return connector;
+  const posted = receivedToPayment(body);
+  if (!posted) return { kind: 'invalid', details: ['body: not an abono (claveRastreo, institucionOrdenante, fechaOperacion, cuentaBeneficiario and monto are required)'] };
+  let truth;
+  try {
+    truth = await connector.readPayment(posted.id);
+  } catch (err) {
+    if (err instanceof ConnectorError) return { kind: 'unavailable', message: err.message };
+    throw err;
+  }
+  if (!truth) {
+    ctx.log.warn({ connector: STP_CONNECTOR, payment: posted.id }, 'abono names a transfer STP does not show: nothing applied');
+    return { kind: 'unknown' };
+  }
+  await applyPayment(ctx, connector, truth, 'webhook');
+  const { rows } = await ctx.db.query<{ status: string; reason: string | null }>(
+    'SELECT status, reason FROM connector_payments WHERE connector = $1 AND payment_id = $2', [STP_CONNECTOR, truth.id]);
+  return { kind: 'answer', body: abonoAnswer(rows[0]!) };
+}
+
+export async function receiveEstado(ctx: AppContext, secret: string | undefined, body: unknown): Promise<CallbackOutcome> {
+  const connector = await stpConnector(ctx, secret);
+  if ('kind' in connector) return connector;
+  const hint = parseEstadoHint(body);
+  if (!hint) return { kind: 'invalid', details: ['body: names no order (claveRastreo, folioOrigen or id)'] };
+  const known = await hintPayout(ctx, STP_CONNECTOR, { reference: hint.claveRastreo, providerId: hint.id });
+  if (!known) ctx.log.warn({ connector: STP_CONNECTOR, hint }, 'state change names no order of caja: ignored');
+  return { kind: 'answer', body: { mensaje: 'recibido' } };
+}

@@ -1,0 +1,180 @@
+// The STP connector: Mexico's SPEI through STP (Sistema de Transferencias y Pagos, participant
+// 90646), both directions. docs/connectors.md, "The STP connector".
+//   collections  a MX SE deposit gets its own CLABE inside the operator's range (clabe_prefix);
+//                STP posts each incoming transfer (abono) to /connectors/stp/abono, which is read
+//                back (consOrdenesFech, received orders) and applied through applyPayment; the
+//                connectors worker reads the day's received orders to catch lost posts
+//   payouts      a MX cashout is an order (ordenPago/registra, signed), its claveRastreo derived
+//                from the cashout id and stored before sending; looked up by it
+//                (consOrdEnvRastreo) before any resend, and for its state (src/connectors/payouts.ts)
+import type { AppContext } from '../../context.ts';
+import { dec } from '../../domain/money.ts';
+import { paymentInfoBase, speiReference } from '../../domain/payment-info.ts';
+import { ConnectorError, type PayinConnector, paymentInfoInput, type ProviderPayment } from '../payin.ts';
+import type { OrderPayoutConnector, OrderState } from '../payout.ts';
+import type { ConnectorKind } from '../registry.ts';
+import { recordHealth, type StoredConnector } from '../store.ts';
+import { StpClient } from './client.ts';
+import { checkAbono, clabeInRange, claveRastreoFor, fechaOperacion, orderBody, orderOutcome, receivedToPayment, splitPaymentId } from './mapping.ts';
+import type { StpSecrets, StpSettings } from './settings.ts';
+
+export const STP_CONNECTOR = 'stp';
+
+export interface StpConnector extends PayinConnector {
+  readonly payout: OrderPayoutConnector;
+  readonly client: StpClient;
+  /** The shared secret a callback must carry (X-Stp-Webhook-Secret), when the operator set one. */
+  readonly webhookSecret: string | null;
+}
+
+const DAY_MS = 24 * 3600_000;
+/** At most this many days of received orders are read in one reconciliation pass. */
+const MAX_DAYS = 7;
+
+export function buildStpConnector(ctx: AppContext, stored: StoredConnector): StpConnector {
+  const settings = stored.settings as unknown as StpSettings;
+  const secrets = stored.secrets as unknown as StpSecrets;
+  const client = new StpClient({
+    apiUrl: settings.api_url,
+    empresa: settings.empresa,
+    privateKey: secrets.private_key,
+    passphrase: secrets.private_key_passphrase,
+    ca: settings.ca || undefined,
+    timeoutMs: ctx.config.connectors.timeoutMs,
+  });
+
+  async function guarded<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof ConnectorError) await recordHealth(ctx, STP_CONNECTOR, { kind: 'error', message: `${what}: ${err.message}` });
+      throw err;
+    }
+  }
+
+  /** The received orders of one day that were paid into the operator's CLABE range. */
+  async function receivedOn(fecha: string | undefined): Promise<ProviderPayment[]> {
+    const list = await guarded('consOrdenesFech', () => client.ordersOfDay('R', fecha));
+    return list.map(receivedToPayment).filter((p): p is ProviderPayment => p !== null && (p.chargeReference ?? '').startsWith(settings.clabe_prefix));
+  }
+
+  const payout: OrderPayoutConnector = {
+    name: STP_CONNECTOR,
+    countries: ['MX'],
+    reference: (cashoutId) => claveRastreoFor(cashoutId, (t) => ctx.box.hash(t)),
+
+    async send(order, reference) {
+      const body = orderBody({
+        empresa: settings.empresa, claveRastreo: reference, amount: dec(order.amount), beneficiaryAccount: order.bankAccount,
+        beneficiaryName: order.beneficiaryName, beneficiaryDocument: order.documentId, bankCode: order.bankCode,
+        orderingClabe: settings.ordering_clabe, orderingName: settings.ordering_name, orderingRfc: settings.ordering_rfc, cashoutId: order.cashoutId,
+      });
+      if (!body.ok) return { kind: 'rejected', code: body.code, error: body.reason };
+      const result = await guarded('registra', () => client.registra(body.orden));
+      switch (result.kind) {
+        case 'accepted': return { kind: 'accepted', providerId: result.id };
+        case 'exists': return { kind: 'exists' };
+        case 'rejected': return { kind: 'rejected', code: result.code, error: result.error };
+        case 'retry':
+          await recordHealth(ctx, STP_CONNECTOR, { kind: 'error', message: `registra: ${result.error}` });
+          return { kind: 'retry', error: result.error };
+        // STP answered something unreadable: the order may exist. Thrown, so it stays 'sending'
+        // and is looked up before anything is sent again.
+        case 'unreadable': throw new ConnectorError('invalid_response', `registra: ${result.error}`);
+      }
+    },
+
+    async lookup(_order, reference, sentAt): Promise<OrderState | null> {
+      // Today's orders are asked without a date (STP's documented usage); older ones by their day.
+      const day = fechaOperacion(sentAt);
+      const orden = await guarded('consOrdEnvRastreo', () => client.sentOrder(reference, day === fechaOperacion(ctx.now()) ? undefined : day));
+      if (!orden) return null;
+      const outcome = orderOutcome(orden);
+      if (!outcome) throw new ConnectorError('invalid_response', `consOrdEnvRastreo ${reference}: no estado`);
+      const providerId = orden.idEF !== undefined ? String(orden.idEF) : orden.id !== undefined ? String(orden.id) : undefined;
+      switch (outcome.kind) {
+        case 'processing': return { kind: 'processing', state: outcome.estado, providerId };
+        case 'liquidated': return { kind: 'paid', state: outcome.estado, providerId };
+        case 'cancelled': return { kind: 'rejected', state: outcome.estado, code: '808', cause: `cancelled at STP (${outcome.estado})`, providerId };
+        case 'returned': return { kind: 'returned', state: outcome.estado, code: outcome.code, cause: `returned by the beneficiary bank: ${outcome.cause}`, providerId };
+      }
+    },
+  };
+
+  return {
+    name: STP_CONNECTOR,
+    simulated: false,
+    client,
+    payout,
+    webhookSecret: secrets.webhook_secret ?? null,
+
+    async createCharge(order) {
+      // A number of the range is taken once, never given again: a CLABE is never reused.
+      let n: number;
+      try {
+        const { rows } = await ctx.db.query<{ n: string }>("SELECT nextval('stp_clabe_numbers')::text AS n");
+        n = Number(rows[0]!.n);
+      } catch (err) {
+        ctx.log.error({ err }, 'STP: no CLABE left in the range');
+        throw new ConnectorError('not_configured', 'the CLABE range of clabe_prefix is exhausted');
+      }
+      const clabe = clabeInRange(settings.clabe_prefix, n);
+      const paymentInfo = {
+        ...paymentInfoBase(paymentInfoInput(order)),
+        metadata: { beneficiary_name: settings.ordering_name, bank_name: 'STP', account: clabe, reference: speiReference(order.depositId) },
+      };
+      return { paymentInfo, reference: clabe };
+    },
+
+    async chargeStatus() {
+      // A CLABE has no state at STP: its payments arrive as abonos and in the day's received orders.
+      return { status: 'pending' };
+    },
+
+    async readPayment(id) {
+      const parts = splitPaymentId(id);
+      if (!parts) return null;
+      const day = parts.fecha === fechaOperacion(ctx.now()) ? undefined : parts.fecha;
+      const found = (await receivedOn(day)).find((p) => p.id === id);
+      return found ?? null;
+    },
+
+    parseHint() {
+      // STP posts to /connectors/stp/abono and /estado (src/connectors/stp/routes.ts), not the generic webhook.
+      return [];
+    },
+
+    checkPayment: checkAbono,
+
+    async refund() {
+      // A refund of an SPEI deposit is a transfer the operator makes (STP's portal): it stays PENDING.
+      return { status: 'PENDING' };
+    },
+
+    async refundStatus() {
+      return { status: 'PENDING' };
+    },
+
+    async *paymentsBetween(from, to) {
+      const start = Math.max(from.getTime(), to.getTime() - MAX_DAYS * DAY_MS);
+      const days = new Set<string>();
+      for (let t = start; t < to.getTime() + DAY_MS; t += DAY_MS) days.add(fechaOperacion(new Date(Math.min(t, to.getTime()))));
+      const today = fechaOperacion(ctx.now());
+      for (const day of days) for (const p of await receivedOn(day === today ? undefined : day)) yield p;
+    },
+
+    close() {
+      setTimeout(() => client.close(), 2 * ctx.config.connectors.timeoutMs).unref();
+    },
+
+    async health() {
+      return { ok: true, empresa: settings.empresa, clabe_prefix: settings.clabe_prefix };
+    },
+  };
+}
+
+export const stpKind: ConnectorKind = {
+  name: STP_CONNECTOR,
+  serves: [{ country: 'MX', method: 'SE' }],
+  build: buildStpConnector,
+};
