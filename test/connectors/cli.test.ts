@@ -1,4 +1,4 @@
-// `caja connector pix|own_accounts set|show` on the embedded database: the same validation and storage
+// `caja connector pix|own_accounts|stp set|show` on the embedded database: the same validation and storage
 // as PUT /admin/connectors/<name>, and no secret printed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
+import { startStpSimulator } from '../helpers/stp-simulator.ts';
 
 describe('CLI: the Pix connector', () => {
   let sim: PixSimulator;
@@ -47,7 +48,7 @@ describe('CLI: the Pix connector', () => {
     const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', CAJA_MASTER_KEY: '' };
     const caja = (...args: string[]) => spawnSync(process.execPath, ['bin/caja.mjs', ...args], { env, encoding: 'utf8' });
     assert.equal(caja('connector', 'own_accounts', 'show').status, 64);
-    assert.match(caja('connector', 'nope', 'show').stderr, /unknown connector 'nope' \(known: pix, own_accounts\)/);
+    assert.match(caja('connector', 'nope', 'show').stderr, /unknown connector 'nope' \(known: pix, own_accounts, stp\)/);
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ accounts: [{ country: 'BR', method: 'BB', beneficiary_name: 'Op', account: '1' }] }));
     const refused = caja('connector', 'own_accounts', 'set', '--file', bad);
@@ -61,5 +62,38 @@ describe('CLI: the Pix connector', () => {
     const shown = caja('connector', 'own_accounts', 'show');
     assert.equal(shown.status, 0, shown.stderr);
     assert.deepEqual(JSON.parse(shown.stdout).accounts, [account]);
+  });
+});
+
+describe('CLI: the STP connector', () => {
+  test('set from a file, show without secrets; an invalid file is a usage error naming each field', async () => {
+    const sim = await startStpSimulator();
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'caja-cli-stp-'));
+      const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', CAJA_MASTER_KEY: '' };
+      const caja = (...args: string[]) => spawnSync(process.execPath, ['bin/caja.mjs', ...args], { env, encoding: 'utf8' });
+      assert.equal(caja('connector', 'stp', 'show').status, 64);
+      const bad = join(dir, 'bad.json');
+      writeFileSync(bad, JSON.stringify({ ...sim.config, clabe_prefix: '646', private_key_passphrase: 'wrong' }));
+      const refused = caja('connector', 'stp', 'set', '--file', bad);
+      assert.equal(refused.status, 64);
+      assert.match(refused.stderr, /clabe_prefix: must be 10 digits/);
+      assert.match(refused.stderr, /private_key: is not a PEM private key that opens with private_key_passphrase/);
+      const good = join(dir, 'stp.json');
+      writeFileSync(good, JSON.stringify({ ...sim.config, webhook_secret: 'a-long-webhook-secret-0123456789' }));
+      const set = caja('connector', 'stp', 'set', '--file', good);
+      assert.equal(set.status, 0, set.stderr);
+      const shown = caja('connector', 'stp', 'show');
+      assert.equal(shown.status, 0, shown.stderr);
+      for (const out of [set.stdout, shown.stdout]) {
+        assert.ok(!out.includes(sim.config.private_key_passphrase) && !out.includes('PRIVATE KEY') && !out.includes('a-long-webhook-secret'), 'a secret was printed');
+        const view = JSON.parse(out);
+        assert.equal(view.empresa, sim.config.empresa);
+        assert.equal(view.clabe_prefix, sim.config.clabe_prefix);
+        assert.equal(view.webhook_secret, '(set)');
+      }
+    } finally {
+      await sim.stop();
+    }
   });
 });

@@ -84,6 +84,10 @@ export async function apiTour(base: string): Promise<Recorded[]> {
   const ownAccounts = { accounts: [{ country: 'BR', method: 'SB', beneficiary_name: 'Operadora Pagamentos Ltda', agency: '4417', account: '13009218-7', document: '11444777000161' }] };
   await rec('put', '/admin/connectors/own_accounts', ownAccounts, admin(base, 'PUT', '/admin/connectors/own_accounts', ownAccounts));
   await rec('get', '/admin/connectors/own_accounts', undefined, admin(base, 'GET', '/admin/connectors/own_accounts'));
+  // The STP connector (docs/connectors.md; configured for real in test/connectors/stp.test.ts).
+  await rec('get', '/admin/connectors/stp', undefined, admin(base, 'GET', '/admin/connectors/stp'));
+  const stpConfig = { api_url: 'http://stp.example', empresa: 'CAJA', private_key: 'x', private_key_passphrase: 'y', clabe_prefix: '6461801234', ordering_clabe: '646180123400000007', ordering_name: 'Operadora', ordering_rfc: 'OCA200101AB1' };
+  await rec('put', '/admin/connectors/stp', stpConfig, admin(base, 'PUT', '/admin/connectors/stp', stpConfig));
   await rec('get', '/v3/balance', undefined, v3.get('/v3/balance'));
   await rec('get', '/v3/balance/transactions', undefined, v3.get('/v3/balance/transactions?limit=2'));
   const cashoutBody = {
