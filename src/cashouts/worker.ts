@@ -1,5 +1,7 @@
-// The cashout worker: every CAJA_EXPIRY_INTERVAL_MS it hands PENDING cashouts whose wait
-// (CAJA_CASHOUT_DELAY_SECONDS) is over to the bank (→ DELIVERED, no longer cancellable), applies
+// The cashout worker: every CAJA_EXPIRY_INTERVAL_MS it first runs the payout networks the operator
+// configured (STP for MX: src/connectors/payouts.ts, in any environment), then (staging) it hands
+// the other PENDING cashouts whose wait (CAJA_CASHOUT_DELAY_SECONDS) is over to the staging bank
+// (→ DELIVERED, no longer cancellable), applies
 // the bank's outcome to DELIVERED ones (→ COMPLETED or REJECTED) and the late returns of COMPLETED
 // ones (→ REJECTED). Rows are claimed with FOR UPDATE SKIP LOCKED, and a hold, release or cancel
 // locks the same row, so a merchant racing the pickup sees exactly one of the two happen. A
