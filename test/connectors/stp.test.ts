@@ -199,6 +199,29 @@ for (const backend of backends()) {
       await ledgerOk();
     });
 
+    test('the same abono posted concurrently: one record, one credit, every post answered confirmar', async () => {
+      const d = await speiDeposit('310.00');
+      const { order } = await sim.control.abono({ cuentaBeneficiario: d.clabe, monto: d.amount, delivery: 'drop' });
+      const body = JSON.stringify({
+        id: order.idEF, fechaOperacion: order.fechaOperacion, institucionOrdenante: order.institucionContraparte, institucionBeneficiaria: 90646,
+        claveRastreo: order.claveRastreo, monto: order.monto, cuentaBeneficiario: order.cuentaBeneficiario, tsLiquidacion: String(order.tsLiquidacion),
+      });
+      const answers = await Promise.all(Array.from({ length: 8 }, () =>
+        fetch(`${s.url}/connectors/stp/abono`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(async (r) => [r.status, await r.json()])));
+      assert.deepEqual(answers, Array.from({ length: 8 }, () => [200, { mensaje: 'confirmar' }]));
+      assert.equal((await recorded(d.clabe)).length, 1);
+      assert.equal((await s.ctx.db.query(`SELECT 1 FROM ledger_transfers WHERE subject_type = 'deposit' AND subject_id = $1`, [d.id])).rows.length, 1);
+      assert.equal(await depositStatus(d.id), 'COMPLETED');
+      await ledgerOk();
+    });
+
+    test('a transfer to the operator\'s concentrating account is kept (confirmar) and credits no merchant', async () => {
+      const r = await sim.control.abono({ cuentaBeneficiario: sim.config.ordering_clabe, monto: 5000 });
+      assert.deepEqual(r.answers[0]!.answer, { mensaje: 'confirmar' });
+      assert.equal((await recorded(sim.config.ordering_clabe)).length, 0);
+      await ledgerOk();
+    });
+
     // ---- payouts --------------------------------------------------------------------------
 
     let c = 0;
@@ -382,6 +405,20 @@ for (const backend of backends()) {
       for (const clave of [row.reference, crashedRow.reference]) await sim.control.estado(clave, 'LQ');
       assert.equal((await cashoutStatus(co.id)).cashout_status, 1);
       assert.equal((await cashoutStatus(crashed.id)).cashout_status, 1);
+      await ledgerOk();
+    });
+
+    test('two workers at once: one hand-over, one order at STP', async () => {
+      const co = await createCashout({ amount: '12.00' });
+      await Promise.all([runCashoutJobs(s.ctx), runCashoutJobs(s.ctx), runCashoutJobs(s.ctx)]);
+      const row = (await payout(co.id))!;
+      assert.equal(row.state, 'sent');
+      assert.equal(await registras(row.reference), 1);
+      assert.equal((await ordersAt(row.reference)).length, 1);
+      await Promise.all([pass(), pass(), sim.control.estado(row.reference, 'LQ')]);
+      assert.equal((await cashoutStatus(co.id)).cashout_status, 1);
+      const completed = await s.ctx.db.query(`SELECT 1 FROM cashout_status_changes WHERE cashout_id = $1 AND to_status = 'COMPLETED'`, [co.id]);
+      assert.equal(completed.rows.length, 1);
       await ledgerOk();
     });
 

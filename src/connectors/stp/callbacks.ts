@@ -38,6 +38,12 @@ export async function receiveAbono(ctx: AppContext, secret: string | undefined, 
   if ('kind' in connector) return connector;
   const posted = receivedToPayment(body);
   if (!posted) return { kind: 'invalid', details: ['body: not an abono (claveRastreo, institucionOrdenante, fechaOperacion, cuentaBeneficiario and monto are required)'] };
+  if (!connector.isDepositClabe(posted.chargeReference)) {
+    // Not a deposit's CLABE: the operator's own accounts (funding the concentrating account).
+    // Kept, and nothing is credited to any merchant.
+    ctx.log.info({ connector: STP_CONNECTOR, payment: posted.id }, 'abono to an account outside the deposits\' CLABE range: confirmed, nothing credited');
+    return { kind: 'answer', body: { mensaje: 'confirmar' } };
+  }
   let truth;
   try {
     truth = await connector.readPayment(posted.id);

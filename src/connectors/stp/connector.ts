@@ -15,7 +15,7 @@ import type { OrderPayoutConnector, OrderState } from '../payout.ts';
 import type { ConnectorKind } from '../registry.ts';
 import { recordHealth, type StoredConnector } from '../store.ts';
 import { StpClient } from './client.ts';
-import { checkAbono, clabeInRange, claveRastreoFor, fechaOperacion, orderBody, orderOutcome, receivedToPayment, splitPaymentId } from './mapping.ts';
+import { checkAbono, clabeInRange, receivedKept, claveRastreoFor, fechaOperacion, orderBody, orderOutcome, receivedToPayment, splitPaymentId } from './mapping.ts';
 import type { StpSecrets, StpSettings } from './settings.ts';
 
 export const STP_CONNECTOR = 'stp';
@@ -25,6 +25,8 @@ export interface StpConnector extends PayinConnector {
   readonly client: StpClient;
   /** The shared secret a callback must carry (X-Stp-Webhook-Secret), when the operator set one. */
   readonly webhookSecret: string | null;
+  /** Whether a CLABE is a deposit's: in the operator's range, and not its concentrating account. */
+  isDepositClabe(clabe: string | null): boolean;
 }
 
 const DAY_MS = 24 * 3600_000;
@@ -52,10 +54,16 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
     }
   }
 
+  // The concentrating account usually lies in the range too (its account number 0, which the
+  // sequence never gives): money sent to it is the operator's, never a deposit's.
+  const isDepositClabe = (clabe: string | null) => clabe !== null && clabe.startsWith(settings.clabe_prefix) && clabe !== settings.ordering_clabe;
+
   /** The received orders of one day that were paid into the operator's CLABE range. */
   async function receivedOn(fecha: string | undefined): Promise<ProviderPayment[]> {
     const list = await guarded('consOrdenesFech', () => client.ordersOfDay('R', fecha));
-    return list.map(receivedToPayment).filter((p): p is ProviderPayment => p !== null && (p.chargeReference ?? '').startsWith(settings.clabe_prefix));
+    // A transfer STP returned (devuelta, or after caja answered devolver) credits nothing.
+    return list.filter(receivedKept).map(receivedToPayment)
+      .filter((p): p is ProviderPayment => p !== null && isDepositClabe(p.chargeReference));
   }
 
   const payout: OrderPayoutConnector = {
@@ -107,6 +115,7 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
     client,
     payout,
     webhookSecret: secrets.webhook_secret ?? null,
+    isDepositClabe,
 
     async createCharge(order) {
       // A number of the range is taken once, never given again: a CLABE is never reused.

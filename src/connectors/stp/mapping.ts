@@ -245,6 +245,14 @@ export const ABONO_RETURNS = {
 } as const;
 export type AbonoRule = keyof typeof ABONO_RETURNS;
 
+/** States of a received order whose money did not stay: returned, cancelled, rejected. */
+const NOT_KEPT = new Set(['D', 'RE', 'XD', 'XR', 'CN', 'CL', 'CR', 'CA', 'RL', 'RA', 'RB', 'EL', 'TCL']);
+
+/** Whether a received order's money stayed with the operator (no estado: an abono post, kept). */
+export function receivedKept(o: { estado?: unknown }): boolean {
+  return typeof o.estado !== 'string' || !NOT_KEPT.has(o.estado.trim().toUpperCase());
+}
+
 /** A payment's id at STP: the triple SPEI makes unique, claveRastreo:institucionOrdenante:fechaOperacion. */
 export function abonoPaymentId(claveRastreo: string, institucionOrdenante: string, fecha: string): string {
   return `${claveRastreo}:${institucionOrdenante}:${fecha}`;
