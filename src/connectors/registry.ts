@@ -11,6 +11,7 @@
 //   payoutConnector(config)                  staging's bank network cashouts go through
 //   orderPayoutConnectors(ctx)               the networks the operator configured that cashouts
 //                                            leave through as orders (STP for MX), in any env
+//   payoutConnectorFor(ctx, country)         the network of one country's cashouts
 //   cardRefundConnector(config)              the card network card refunds go through
 //
 // A real connector's configuration lives in the `connectors` table (secrets sealed with the
@@ -147,6 +148,15 @@ export function payoutConnector(config: Pick<Config, 'env'>): PayoutConnector | 
  */
 export async function orderPayoutConnectors(ctx: AppContext): Promise<OrderPayoutConnector[]> {
   return [...(await configured(ctx)).byName.values()].flatMap((c) => (c.payout ? [c.payout] : []));
+}
+
+/**
+ * The network a cashout of `country` leaves through: a network the operator configured for it
+ * (STP for MX), else in staging the staging bank, else null (it waits PENDING).
+ */
+export async function payoutConnectorFor(ctx: AppContext, country: string): Promise<OrderPayoutConnector | PayoutConnector | null> {
+  const cc = country.trim().toUpperCase();
+  return (await orderPayoutConnectors(ctx)).find((c) => c.countries.includes(cc)) ?? payoutConnector(ctx.config);
 }
 
 /** The card network card refunds go through: staging's simulator; production has none yet. */

@@ -12,7 +12,7 @@ import { admin, cashoutRequest, createMerchant, type Credentials, V3Client } fro
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
 import { buildClabe, isValidClabe } from '../../src/domain/clabe.ts';
 import { reconcile } from '../../src/connectors/payments.ts';
-import { payinConnectorNamed } from '../../src/connectors/registry.ts';
+import { payinConnectorNamed, payoutConnectorFor } from '../../src/connectors/registry.ts';
 import { handOverDueCashouts } from '../../src/connectors/payouts.ts';
 import { runCashoutJobs } from '../../src/cashouts/worker.ts';
 import type { StpConnector } from '../../src/connectors/stp/connector.ts';
@@ -88,6 +88,9 @@ for (const backend of backends()) {
       const { rows } = await s.ctx.db.query<{ secrets: string; settings: unknown }>(`SELECT secrets, settings FROM connectors WHERE name = 'stp'`);
       assert.ok(!rows[0]!.secrets.includes('PRIVATE') && !rows[0]!.secrets.includes(sim.config.private_key_passphrase));
       assert.ok(!JSON.stringify(rows[0]!.settings).includes(sim.config.private_key_passphrase));
+      // The registry: STP pays MX cashouts, nothing else.
+      assert.equal((await payoutConnectorFor(s.ctx, 'MX'))?.name, 'stp');
+      assert.equal(await payoutConnectorFor(s.ctx, 'BR'), null);
     });
 
     test('deposit paid exactly: its own CLABE in the range, abono read back and confirmed, completed once', async () => {
@@ -98,6 +101,9 @@ for (const backend of backends()) {
         assert.equal(d.info.metadata.beneficiary_name, 'Operadora Caja SA de CV');
       }
       assert.notEqual(a.clabe, b.clabe, 'one CLABE per deposit');
+      const token = (await s.ctx.db.query<{ token: string }>('SELECT token FROM deposits WHERE id = $1', [a.id])).rows[0]!.token;
+      const page = await (await fetch(`${s.url}/pay/${token}`)).text();
+      assert.ok(page.includes(a.clabe) && page.includes(a.info.metadata.reference), 'the pay page shows the CLABE and the reference');
       const paid = await sim.control.abono({ cuentaBeneficiario: a.clabe, monto: a.amount });
       assert.deepEqual(paid.answers.map((x) => [x.status, x.answer]), [[200, { mensaje: 'confirmar' }]]);
       assert.equal(await depositStatus(a.id), 'COMPLETED');

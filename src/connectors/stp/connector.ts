@@ -124,6 +124,7 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
         const { rows } = await ctx.db.query<{ n: string }>("SELECT nextval('stp_clabe_numbers')::text AS n");
         n = Number(rows[0]!.n);
       } catch (err) {
+        if (!(err instanceof Error && /maximum value/i.test(err.message))) throw err;
         ctx.log.error({ err }, 'STP: no CLABE left in the range');
         throw new ConnectorError('not_configured', 'the CLABE range of clabe_prefix is exhausted');
       }
