@@ -439,5 +439,18 @@ for (const backend of backends()) {
       assert.equal((await sim.state()).signatureFailures, 0, 'every firma caja sent verified');
       await ledgerOk();
     });
+
+    test('the CLABE range exhausted: deposit creation refused (520), nothing stored, no CLABE given twice', async () => {
+      await s.ctx.db.query('ALTER SEQUENCE stp_clabe_numbers RESTART WITH 9999999');
+      const last = await speiDeposit('10.00');
+      assert.equal(last.clabe.slice(10, 17), '9999999');
+      const before = (await s.ctx.db.query('SELECT count(*)::int AS n FROM deposits')).rows[0]!.n;
+      const refused = await v3.post('/v3/deposits', { country: 'MX', amount: '10.00', currency: 'MXN', payment_method: 'SE', invoice_id: `stp-full-${backend}-${Date.now()}`, payer: MX_PAYER });
+      assert.equal(refused.status, 503, refused.text);
+      assert.equal(refused.body.code, 520);
+      assert.equal((await s.ctx.db.query('SELECT count(*)::int AS n FROM deposits')).rows[0]!.n, before);
+      const { rows } = await s.ctx.db.query<{ n: number; d: number }>(`SELECT count(*)::int AS n, count(DISTINCT connector_reference)::int AS d FROM deposits WHERE connector = 'stp'`);
+      assert.equal(rows[0]!.n, rows[0]!.d, 'every STP deposit has its own CLABE');
+    });
   });
 }
