@@ -175,7 +175,7 @@ export function registraResult(body: unknown): RegistraResult {
   if (!Number.isInteger(id)) return { kind: 'unreadable', error: `resultado.id ${String(r.id)} is not a number` };
   const description = typeof r.descripcionError === 'string' ? r.descripcionError : '';
   // An id of more than 3 digits is the order STP registered; anything else is an error code.
-  if (String(Math.abs(id)).length > 3 && id > 0) return { kind: 'accepted', id: String(id) };
+  if (id > 999) return { kind: 'accepted', id: String(id) };
   const error = `STP error ${id}${description ? `: ${description}` : ''}`;
   if (id === 0) {
     // 0 is STP's general error: no answer from its service, or the firma it could not verify
