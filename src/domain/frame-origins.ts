@@ -2,7 +2,7 @@
 // frame-ancestors). A merchant setting: a list of origins; unset, the origins of the merchant's
 // notification and return URLs; an empty list, no site. Pure: checked here, used by the admin
 // API, the panel and the page renderer (web/pages.ts).
-import type { Environment } from '../config.ts';
+import type { Environment } from '../config/config.ts';
 
 export const MAX_FRAME_ORIGINS = 20;
 

@@ -7,7 +7,7 @@
 // expiration_date). Staging pages carry a banner and the "Simulate payment" buttons.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parse as parseLossless } from 'lossless-json';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { findMethod, type PaymentMethod } from '../domain/catalog.ts';
 import { COUNTRY_TIME_ZONES, depositReference } from '../domain/payment-info.ts';
 import { toPlainString, fromDb } from '../domain/money.ts';

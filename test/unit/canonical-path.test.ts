@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import FindMyWay from 'find-my-way';
 import { canonicalPath, firstSegment } from '../../src/http/canonical-path.ts';
-import { isAdminRequest } from '../../src/ops/admin-listener.ts';
+import { isAdminRequest } from '../../src/api/admin/listener.ts';
 
 const ROUTES = ['/admin/merchants', '/admin/merchants/:id', '/metrics', '/health', '/v3/me', '/v3/refunds', '/api_curl/streamline/NewInvoice'];
 

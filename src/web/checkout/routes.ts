@@ -11,7 +11,7 @@
 //   POST /checkout/<token>/card/confirm  the 3-D Secure-like confirmation
 //   POST /checkout/<token>/cancel        the customer cancels: back_url, or the streamline return
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import {
   allowedMethods, cancelByCustomer, CheckoutError, chooseMethod, confirmCardChallenge, methodSettled, neededPayerFields, payByCard,
 } from '../../deposits/checkout.ts';

@@ -9,7 +9,7 @@
 // Pages are never framed (CSP frame-ancestors 'none', X-Frame-Options DENY) nor cached.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { CashoutError, createCashout, findCashout, transitionCashout } from '../../cashouts/service.ts';
 import { cashoutHistory, listCashouts, type CashoutFilter } from '../../cashouts/list.ts';
 import { ACCEPTED_COUNTRIES, isCountryAccepted } from '../../domain/countries.ts';

@@ -28,7 +28,7 @@ export interface Config {
   /** Delay before a staging deposit with a magic value completes or cancels by itself. */
   sandboxAutoSeconds: number;
   shutdownTimeoutMs: number;
-  /** V8's heap growth between major collections, in % of the live heap (src/main.ts); 0: V8's own. */
+  /** V8's heap growth between major collections, in % of the live heap (src/server/main.ts); 0: V8's own. */
   heapGrowingPercent: number;
   /** How long credentials, exchange rates and limit rules read by requests are kept in memory. */
   cacheSeconds: number;

@@ -3,7 +3,7 @@
 // workers claim jobs with FOR UPDATE SKIP LOCKED, so they share the work without talking to each
 // other. The embedded database (PGlite) lives inside one process and cannot be shared: it allows 1.
 import { availableParallelism } from 'node:os';
-import { ConfigError, type Config } from './config.ts';
+import { ConfigError, type Config } from '../config/config.ts';
 
 export function processCount(env: Record<string, string | undefined>, config: Pick<Config, 'env' | 'databaseUrl'>): number {
   const raw = env.CAJA_PROCESSES;

@@ -1,10 +1,10 @@
 // Background workers (notification delivery, deposit expiry, cashouts and the staging bank). Each runs in
 // every process; they coordinate through the database, so any number of processes may run.
-import type { AppContext } from './context.ts';
-import { notificationWorker } from './notifications/worker.ts';
-import { depositWorker } from './deposits/worker.ts';
-import { cashoutWorker } from './cashouts/worker.ts';
-import { connectorWorker } from './connectors/worker.ts';
+import type { AppContext } from '../config/context.ts';
+import { notificationWorker } from '../notifications/worker.ts';
+import { depositWorker } from '../deposits/worker.ts';
+import { cashoutWorker } from '../cashouts/worker.ts';
+import { connectorWorker } from '../connectors/worker.ts';
 
 export interface Worker {
   name: string;

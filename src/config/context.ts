@@ -1,10 +1,10 @@
 // What request handlers and workers share: configuration, the store and the secret box.
 import type { Config } from './config.ts';
-import type { Db } from './db/db.ts';
+import type { Db } from '../db/db.ts';
 import type { Logger } from 'pino';
-import type { SecretBox } from './merchants/secrets.ts';
-import type { Metrics } from './ops/metrics.ts';
-import type { Caches } from './cache/ttl-cache.ts';
+import type { SecretBox } from '../merchants/secrets.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import type { Caches } from '../cache/ttl-cache.ts';
 
 export interface AppContext {
   config: Config;

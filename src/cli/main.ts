@@ -2,26 +2,26 @@
 // check, straight against the database.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type Config, ConfigError, loadConfig } from './config.ts';
-import { validatePixConfig } from './connectors/pix/settings.ts';
-import { pixView } from './connectors/pix/view.ts';
-import { saveConnector } from './connectors/store.ts';
-import { ownAccountsView } from './connectors/own-accounts.ts';
-import { validateOwnAccounts } from './domain/own-accounts.ts';
-import { migrate } from './db/migrate.ts';
-import { openDb } from './db/db.ts';
-import { lockDataDir } from './embedded-lock.ts';
-import { secretBox } from './merchants/secrets.ts';
-import { CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, merchantView, rotateCredentials } from './merchants/merchants.ts';
-import { checkCallbackUrl } from './domain/urls.ts';
-import type { Db } from './db/db.ts';
-import { adjustBalance } from './balances/service.ts';
-import { minorUnits } from './domain/currencies.ts';
-import { parseAmount, toDb } from './domain/money.ts';
-import { checkLedger } from './ledger/check.ts';
-import { InsufficientFunds, merchantBalances } from './ledger/ledger.ts';
-import { HTTP_COMMANDS, HTTP_USAGE, HttpUsageError, runHttpCommand } from './cli/http.ts';
-import { CajaApiError } from '../sdk/src/index.ts';
+import { type Config, ConfigError, loadConfig } from '../config/config.ts';
+import { validatePixConfig } from '../connectors/pix/settings.ts';
+import { pixView } from '../connectors/pix/view.ts';
+import { saveConnector } from '../connectors/store.ts';
+import { ownAccountsView } from '../connectors/own-accounts.ts';
+import { validateOwnAccounts } from '../domain/own-accounts.ts';
+import { migrate } from '../db/migrate.ts';
+import { openDb } from '../db/db.ts';
+import { lockDataDir } from '../server/embedded-lock.ts';
+import { secretBox } from '../merchants/secrets.ts';
+import { CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, merchantView, rotateCredentials } from '../merchants/merchants.ts';
+import { checkCallbackUrl } from '../domain/urls.ts';
+import type { Db } from '../db/db.ts';
+import { adjustBalance } from '../balances/service.ts';
+import { minorUnits } from '../domain/currencies.ts';
+import { parseAmount, toDb } from '../domain/money.ts';
+import { checkLedger } from '../ledger/check.ts';
+import { InsufficientFunds, merchantBalances } from '../ledger/ledger.ts';
+import { HTTP_COMMANDS, HTTP_USAGE, HttpUsageError, runHttpCommand } from './http.ts';
+import { CajaApiError } from '../../sdk/src/index.ts';
 
 const USAGE = `usage:
   caja start                                  start the service (same as npm start)
@@ -45,7 +45,7 @@ class UsageError extends Error {}
 async function run(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
   if (command === 'start') {
-    await import('./main.ts');
+    await import('../server/main.ts');
     return;
   }
   if (!command || command === 'help' || command === '--help') {

@@ -4,12 +4,12 @@
 // replayed callback credits nothing. Answers 200 once handled; 503 when the PSP could not be read
 // (the PSP retries, and the reconciliation poll catches up anyway).
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.ts';
-import { v3ErrorBody } from '../api/v3/face.ts';
-import { v3Errors } from '../http/errors.ts';
-import { ConnectorError } from './payin.ts';
-import { applyHints } from './payments.ts';
-import { payinConnectorNamed } from './registry.ts';
+import type { AppContext } from '../../config/context.ts';
+import { v3ErrorBody } from '../v3/face.ts';
+import { v3Errors } from '../../http/errors.ts';
+import { ConnectorError } from '../../connectors/payin.ts';
+import { applyHints } from '../../connectors/payments.ts';
+import { payinConnectorNamed } from '../../connectors/registry.ts';
 
 export function registerConnectorCallbacks(app: FastifyInstance, ctx: AppContext): void {
   const handler = async (request: { params: { name: string }; body: unknown; log: FastifyInstance['log'] }, reply: import('fastify').FastifyReply) => {

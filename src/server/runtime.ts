@@ -1,14 +1,14 @@
 // Opens everything a process needs from a Config: the store (migrated), the secret box, the app.
 import { type LoggerOptions, pino } from 'pino';
-import type { Config } from './config.ts';
-import type { AppContext } from './context.ts';
-import { openDb } from './db/db.ts';
-import { migrate } from './db/migrate.ts';
-import { secretBox } from './merchants/secrets.ts';
-import { bindCredentialSecrets } from './merchants/merchants.ts';
-import { createMetrics } from './ops/metrics.ts';
-import { Caches } from './cache/ttl-cache.ts';
-import { requestSerializer } from './http/log-redaction.ts';
+import type { Config } from '../config/config.ts';
+import type { AppContext } from '../config/context.ts';
+import { openDb } from '../db/db.ts';
+import { migrate } from '../db/migrate.ts';
+import { secretBox } from '../merchants/secrets.ts';
+import { bindCredentialSecrets } from '../merchants/merchants.ts';
+import { createMetrics } from '../ops/metrics.ts';
+import { Caches } from '../cache/ttl-cache.ts';
+import { requestSerializer } from '../http/log-redaction.ts';
 
 /** Page tokens in URLs are redacted too (src/http/log-redaction.ts). */
 export function loggerOptions(level: string): LoggerOptions {

@@ -1,11 +1,11 @@
 // Cashout operations: login and pass in the JSON body, plus `Payload-Signature`, the hex
 // HMAC-SHA256 of the raw body keyed with the cashouts secret.
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
-import { verifyHmacHex } from '../domain/signatures.ts';
-import { cashoutErrors } from '../http/errors.ts';
-import { checkLoginAndKey } from '../merchants/merchants.ts';
-import { payloadSignatureHint } from './signature-debug.ts';
+import type { AppContext } from '../../config/context.ts';
+import { verifyHmacHex } from '../../domain/signatures.ts';
+import { cashoutErrors } from '../../http/errors.ts';
+import { checkLoginAndKey } from '../../merchants/merchants.ts';
+import { payloadSignatureHint } from '../../auth/signature-debug.ts';
 
 export function cashoutAuth(ctx: AppContext) {
   return async function authenticate(request: FastifyRequest): Promise<void> {

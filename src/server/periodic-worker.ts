@@ -1,5 +1,5 @@
 // The loop every background worker runs: one pass, then the next after an interval.
-import type { AppContext } from './context.ts';
+import type { AppContext } from '../config/context.ts';
 import type { Worker } from './workers.ts';
 
 /**

@@ -1,8 +1,8 @@
 // Lookup endpoints take the merchant's read-only key as a bearer token; it is safe in a front end.
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
-import { v3Errors } from '../http/errors.ts';
-import { findByReadOnlyKey } from '../merchants/merchants.ts';
+import type { AppContext } from '../../config/context.ts';
+import { v3Errors } from '../../http/errors.ts';
+import { findByReadOnlyKey } from '../../merchants/merchants.ts';
 
 export function readOnlyKeyAuth(ctx: AppContext) {
   return async function authenticate(request: FastifyRequest): Promise<void> {

@@ -6,10 +6,10 @@
 // the router matched: `//admin`, `/%61dmin`, `http://host/metrics` are admin paths like `/admin`.
 import http, { type IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Config } from '../config.ts';
-import { v3ErrorBody } from '../api/v3/face.ts';
-import { v3Errors } from '../http/errors.ts';
-import { firstSegment } from '../http/canonical-path.ts';
+import type { Config } from '../../config/config.ts';
+import { v3ErrorBody } from '../v3/face.ts';
+import { v3Errors } from '../../http/errors.ts';
+import { firstSegment } from '../../http/canonical-path.ts';
 
 const viaAdmin = new WeakSet<IncomingMessage>();
 

@@ -3,12 +3,12 @@
 // `SVC2 <hex>`, which also covers the method and the path with its query (docs/security.md).
 // A v3 call that changes state is also claimed against replays, by its route's rule (./replay.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
-import { svc2AuthMessage, v3AuthMessage, verifyHmacHex } from '../domain/signatures.ts';
-import { canonicalRoute, claimOrWait, requestHash, sendStored, WRITE_METHODS } from './replay.ts';
-import { v3Errors } from '../http/errors.ts';
-import { findSigningSecret, type Merchant } from '../merchants/merchants.ts';
-import { v3LoginDetails, v3SignatureDetails } from './signature-debug.ts';
+import type { AppContext } from '../../config/context.ts';
+import { svc2AuthMessage, v3AuthMessage, verifyHmacHex } from '../../domain/signatures.ts';
+import { canonicalRoute, claimOrWait, requestHash, sendStored, WRITE_METHODS } from '../../auth/replay.ts';
+import { v3Errors } from '../../http/errors.ts';
+import { findSigningSecret, type Merchant } from '../../merchants/merchants.ts';
+import { v3LoginDetails, v3SignatureDetails } from '../../auth/signature-debug.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -4,9 +4,9 @@
 // the port (node:cluster), forwards the stop signal to them and replaces one that dies.
 import cluster from 'node:cluster';
 import v8 from 'node:v8';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, type Config } from '../config/config.ts';
 import { buildApp } from './app.ts';
-import { listenAdmin } from './ops/admin-listener.ts';
+import { listenAdmin } from '../api/admin/listener.ts';
 import { openContext } from './runtime.ts';
 import { startWorkers, stopWorkers } from './workers.ts';
 import { lockDataDir } from './embedded-lock.ts';
