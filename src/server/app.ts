@@ -35,7 +35,7 @@ import { registerBalance } from '../api/v3/balance.ts';
 import { registerSandboxCashouts } from '../api/v3/sandbox-cashouts.ts';
 import { registerCashouts } from '../api/cashouts/routes.ts';
 import { registerLogos } from '../web/logos.ts';
-import { registerCustomerPages } from '../web/pages.ts';
+import { registerCustomerPages } from '../web/pay/routes.ts';
 import { registerCheckout } from '../web/checkout/routes.ts';
 import { registerPanel } from '../web/panel/routes.ts';
 import { useStreamlineFace } from '../api/streamline/face.ts';

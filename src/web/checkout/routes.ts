@@ -17,7 +17,9 @@ import {
 } from '../../deposits/checkout.ts';
 import { checkCsrf, csrfInput, type FormName } from '../csrf.ts';
 import { safeHref } from '../layout.ts';
-import { customerRoute, formRefused, type Loaded, pageLink, type Rendered } from '../pages.ts';
+import type { Loaded } from '../customer/view-model.ts';
+import { pageLink } from '../customer/fragments.ts';
+import { customerRoute, formRefused, type Rendered } from '../customer/route.ts';
 import { cardPage, challengePage, type Csrf, detailsPage, finalPage, methodListPage, noMethodsPage } from './views.ts';
 
 const FORMS: FormName[] = ['method', 'card', 'challenge', 'cancel', 'simulate'];
