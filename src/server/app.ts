@@ -37,7 +37,7 @@ import { registerCashouts } from '../api/cashouts/routes.ts';
 import { registerLogos } from '../web/logos.ts';
 import { registerCustomerPages } from '../web/pay/routes.ts';
 import { registerCheckout } from '../web/checkout/routes.ts';
-import { registerPanel } from '../web/panel/routes.ts';
+import { registerPanel } from '../panel/routes/register.ts';
 import { useStreamlineFace } from '../api/streamline/face.ts';
 import { registerStreamlineLookups } from '../api/streamline/lookups.ts';
 import { registerStreamlineRefunds } from '../api/streamline/refunds.ts';

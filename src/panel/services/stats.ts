@@ -1,7 +1,7 @@
 // The panel home's figures for the last 30 days: deposits created and completed per day, their
 // completed volume in USD, by country and by method, refunds and cashouts per day. Read straight
 // from the tables the services write; nothing is kept twice.
-import type { Queryable } from '../db/db.ts';
+import type { Queryable } from '../../db/db.ts';
 
 export interface DayFigures {
   day: string;

@@ -1,7 +1,7 @@
 // What Settings → API Access shows of each credential set: its login only. Secrets and keys are
 // stored hashed or encrypted and are shown once, when rotated (merchants.ts rotateCredentials).
-import type { Queryable } from '../db/db.ts';
-import { CREDENTIAL_SETS } from '../merchants/merchants.ts';
+import type { Queryable } from '../../db/db.ts';
+import { CREDENTIAL_SETS } from '../../merchants/merchants.ts';
 
 export async function credentialLogins(q: Queryable, merchantId: number): Promise<{ set: string; login: string | null }[]> {
   const { rows } = await q.query<{ set_name: string; login: string }>('SELECT set_name, login FROM credentials WHERE merchant_id = $1', [merchantId]);

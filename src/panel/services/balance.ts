@@ -1,10 +1,10 @@
 // The balance page's movements with the available balance after each one. A page of movements
 // (newest first, from the balances service) gets its running figure from the current balance
 // minus every change made after the page's first movement.
-import type { Queryable } from '../db/db.ts';
-import { listTransactions, type BalanceTransaction } from '../balances/service.ts';
-import { merchantBalances } from '../ledger/ledger.ts';
-import { type Decimal, fromDb, sub } from '../domain/money.ts';
+import type { Queryable } from '../../db/db.ts';
+import { listTransactions, type BalanceTransaction } from '../../balances/service.ts';
+import { merchantBalances } from '../../ledger/ledger.ts';
+import { type Decimal, fromDb, sub } from '../../domain/money.ts';
 
 export interface Movement extends BalanceTransaction {
   availableAfter: Decimal;

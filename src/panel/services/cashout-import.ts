@@ -7,10 +7,10 @@
 // audit row (cashout.created, naming the file) is written in that cashout's transaction; the
 // file's summary (cashouts.imported) with the file's count, once every row is done.
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../config/context.ts';
-import { CashoutError, createCashout } from '../cashouts/service.ts';
-import { validateCashoutRequest, type CashoutRequest } from '../domain/cashout-request.ts';
-import type { Merchant } from '../merchants/merchants.ts';
+import type { AppContext } from '../../config/context.ts';
+import { CashoutError, createCashout } from '../../cashouts/service.ts';
+import { validateCashoutRequest, type CashoutRequest } from '../../domain/cashout-request.ts';
+import type { Merchant } from '../../merchants/merchants.ts';
 import { type Actor, audit, entry } from './audit.ts';
 import { parseCsv } from './csv.ts';
 

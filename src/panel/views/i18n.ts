@@ -1,7 +1,7 @@
 // The panel's words in en, es and pt. Status names, roles and error texts are here too, so a
 // page never shows a raw code where a person reads. Reasons produced by the API's own
 // validation (field: message) are shown as the API words them, in English, like the API does.
-import type { Lang } from '../i18n.ts';
+import type { Lang } from '../../web/i18n.ts';
 
 const en = {
   panel: 'Merchant panel',

@@ -1,7 +1,7 @@
 // The panel's charting: bar charts drawn as inline SVG on the server, so they need no script,
 // no CDN and no network, print, and obey the page's CSP (attributes only, no style). Each chart
 // is an image with a text title for screen readers; the page also shows the numbers in a table.
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../web/html.ts';
 
 export interface Bar {
   label: string;

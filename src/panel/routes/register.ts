@@ -1,6 +1,6 @@
 // The merchant panel at /panel: server-rendered pages for a merchant's staff. Every handler
-// loads a view model through the services (src/panel/*, the deposits, cashouts, refunds, ledger
-// and notifications services) and renders a template from views.ts; no SQL and no business
+// loads a view model through the services (src/panel/services/*, the deposits, cashouts, refunds, ledger
+// and notifications services) and renders a template from ../views/pages.ts; no SQL and no business
 // rule lives here.
 //
 // Requests pass one gate (panelRoute): the session cookie (HttpOnly, SameSite=Strict, Secure in
@@ -31,25 +31,25 @@ import { merchantBalances } from '../../ledger/ledger.ts';
 import { allUsdRates } from '../../lookups/exchange-rates.ts';
 import { getMerchant, rotateCredentials, updateMerchant } from '../../merchants/merchants.ts';
 import { getNotification, listNotifications, resendNotification } from '../../notifications/store.ts';
-import { audit, entry, listAudit } from '../../panel/audit.ts';
+import { audit, entry, listAudit } from '../services/audit.ts';
 import {
   ABSOLUTE_HOURS, CHOICE_MINUTES, chooseAccount, changePassword, completeMfa, confirmTotp, csrfMatches, disableTotp, loadSession, pendingTotpSecret, type Session, signIn, signOut,
   signOutEverywhere, startTotp,
-} from '../../panel/auth.ts';
-import { movements } from '../../panel/balance.ts';
-import { IMPORT_COLUMNS, importCashouts } from '../../panel/cashout-import.ts';
-import { credentialLogins } from '../../panel/credentials.ts';
-import { csvLine } from '../../panel/csv.ts';
-import { refundFromPanel } from '../../panel/refund.ts';
-import { type Action, can, isCredentialSet, rotateAction } from '../../panel/roles.ts';
-import { homeStats } from '../../panel/stats.ts';
-import { inviteUser, listTeam, removeUser, resetUser } from '../../panel/team.ts';
-import { sendTestNotification } from '../../panel/test-notification.ts';
-import { otpauthUri } from '../../panel/totp.ts';
-import { acceptedLang, type Lang } from '../i18n.ts';
-import { newNonce, renderPage, sendHtml } from '../layout.ts';
-import { panelStrings, statusText } from './i18n.ts';
-import * as V from './views.ts';
+} from '../services/auth.ts';
+import { movements } from '../services/balance.ts';
+import { IMPORT_COLUMNS, importCashouts } from '../services/cashout-import.ts';
+import { credentialLogins } from '../services/credentials.ts';
+import { csvLine } from '../services/csv.ts';
+import { refundFromPanel } from '../services/refund.ts';
+import { type Action, can, isCredentialSet, rotateAction } from '../services/roles.ts';
+import { homeStats } from '../services/stats.ts';
+import { inviteUser, listTeam, removeUser, resetUser } from '../services/team.ts';
+import { sendTestNotification } from '../services/test-notification.ts';
+import { otpauthUri } from '../services/totp.ts';
+import { acceptedLang, type Lang } from '../../web/i18n.ts';
+import { newNonce, renderPage, sendHtml } from '../../web/layout.ts';
+import { panelStrings, statusText } from '../views/i18n.ts';
+import * as V from '../views/pages.ts';
 import { parseId } from '../../domain/ids.ts';
 
 const COOKIE = 'caja_panel';

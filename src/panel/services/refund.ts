@@ -2,11 +2,11 @@
 // them (amount, required account parts, account type), then the refunds service itself, which
 // holds every other rule (the account against the deposit's country, completed only, what
 // remains, balance). The panel's words for the service's refusals are the API's descriptions.
-import type { AppContext } from '../config/context.ts';
-import { ACCOUNT_TYPE_MESSAGE, normalizeAccountType } from '../domain/bank-accounts.ts';
-import { type Decimal, parseAmount } from '../domain/money.ts';
-import type { DepositRow } from '../deposits/store.ts';
-import { createRefund, isCardPaymentType, RefundError, type RefundBankAccount, type RefundRow } from '../refunds/service.ts';
+import type { AppContext } from '../../config/context.ts';
+import { ACCOUNT_TYPE_MESSAGE, normalizeAccountType } from '../../domain/bank-accounts.ts';
+import { type Decimal, parseAmount } from '../../domain/money.ts';
+import type { DepositRow } from '../../deposits/store.ts';
+import { createRefund, isCardPaymentType, RefundError, type RefundBankAccount, type RefundRow } from '../../refunds/service.ts';
 import { type Actor, entry } from './audit.ts';
 
 export type PanelRefund = { ok: true; refund: RefundRow } | { ok: false; errors: string[] };

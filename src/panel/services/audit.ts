@@ -1,8 +1,8 @@
 // The panel's audit log: every change made in the panel, who made it, from where and when,
 // written in the same transaction as the change (src/audit/audit.ts recordAudit: the services
 // take the entry and write it inside the action's transaction).
-import { type AuditActor, type AuditEntry, recordAudit } from '../audit/audit.ts';
-import type { Queryable } from '../db/db.ts';
+import { type AuditActor, type AuditEntry, recordAudit } from '../../audit/audit.ts';
+import type { Queryable } from '../../db/db.ts';
 import type { Role } from './roles.ts';
 
 /** The signed-in person acting, as every panel service receives it. */

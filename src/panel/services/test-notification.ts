@@ -2,11 +2,11 @@
 // URL, through the same address guard and signing as real notifications (Caja-Signature keyed
 // with the deposits secret), answered with what was sent and what came back. Not queued, not
 // retried: it is a probe a person watches.
-import type { AppContext } from '../config/context.ts';
-import { cajaSignatureHeader } from '../domain/signatures.ts';
-import { depositsSignerOf, getMerchant } from '../merchants/merchants.ts';
-import { isPublicAddress, policyFor, refusalText, resolveTarget } from '../notifications/address-guard.ts';
-import { postNotification } from '../notifications/http-post.ts';
+import type { AppContext } from '../../config/context.ts';
+import { cajaSignatureHeader } from '../../domain/signatures.ts';
+import { depositsSignerOf, getMerchant } from '../../merchants/merchants.ts';
+import { isPublicAddress, policyFor, refusalText, resolveTarget } from '../../notifications/address-guard.ts';
+import { postNotification } from '../../notifications/http-post.ts';
 import { type Actor, audit } from './audit.ts';
 
 export interface TestNotification {

@@ -1,8 +1,8 @@
 // The merchant's panel team: the owner (and admins) invite people with a role; an invitation
 // hands out a one-time password, shown once, for the inviter to pass on (caja sends no e-mail).
 // Removing someone ends their sessions at once.
-import type { AppContext } from '../config/context.ts';
-import { hashPassword, randomToken } from '../merchants/secrets.ts';
+import type { AppContext } from '../../config/context.ts';
+import { hashPassword, randomToken } from '../../merchants/secrets.ts';
 import { type Actor, audit } from './audit.ts';
 import { INVITABLE_ROLES, type Role } from './roles.ts';
 

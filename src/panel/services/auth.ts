@@ -16,9 +16,9 @@
 // - Optional TOTP: a session whose password was right but whose code is still owed can do
 //   nothing but send the code. A code is accepted once (useTotpStep).
 import { randomBytes } from 'node:crypto';
-import type { AppContext } from '../config/context.ts';
-import type { Queryable } from '../db/db.ts';
-import { hashPassword, randomToken, safeEqualText, verifyPassword } from '../merchants/secrets.ts';
+import type { AppContext } from '../../config/context.ts';
+import type { Queryable } from '../../db/db.ts';
+import { hashPassword, randomToken, safeEqualText, verifyPassword } from '../../merchants/secrets.ts';
 import { type Actor, audit } from './audit.ts';
 import type { Role } from './roles.ts';
 import { newTotpSecret, totpMatchStep } from './totp.ts';
