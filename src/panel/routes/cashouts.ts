@@ -7,14 +7,14 @@ import { validateCashoutRequest } from '../../domain/cashout-request.ts';
 import { CASHOUT_STATUSES, type CashoutStatus, type CashoutTrigger } from '../../domain/cashout-states.ts';
 import { getMerchant } from '../../merchants/merchants.ts';
 import { parseId } from '../../domain/ids.ts';
-import { audit, entry } from '../services/audit.ts';
+import { entry } from '../services/audit.ts';
 import { csrfMatches } from '../services/auth.ts';
 import { IMPORT_COLUMNS, importCashouts } from '../services/cashout-import.ts';
 import { csvLine } from '../services/csv.ts';
 import type { Action } from '../services/roles.ts';
 import { statusText } from '../views/i18n.ts';
 import type { Ctx, PanelGate, Query } from './gate.ts';
-import { countryOptions, csvStream, EXPORT_BATCH, listFilter, PAGE_SIZE } from './lists.ts';
+import { countryOptions, EXPORT_BATCH, listExport, listFilter, PAGE_SIZE } from './lists.ts';
 import * as V from '../views/pages.ts';
 
 export function registerCashouts(app: FastifyInstance, ctx: AppContext, gate: PanelGate): void {
@@ -33,19 +33,13 @@ export function registerCashouts(app: FastifyInstance, ctx: AppContext, gate: Pa
     return V.cashoutsPage(c.f, { rows, next, q: c.query });
   }));
 
-  app.get('/panel/cashouts.csv', panelRoute('view', async (c) => {
-    const f = cashoutFilter(c.query);
-    if (typeof f === 'string') return V.messagePage(c.f, c.f.t.errorTitle, c.f.t.badRequest.replace('{reason}', f), 400, c.f);
-    await audit(ctx.db, c.s.actor, 'cashouts.exported', null, { filter: c.query }, ctx.now());
-    return {
-      filename: 'cashouts.csv',
-      csv: csvStream(
-        ['cashout_id', 'external_id', 'status', 'amount', 'currency', 'local_amount', 'local_currency', 'settlement_amount', 'settlement_currency', 'country', 'beneficiary_name', 'beneficiary_lastname', 'bank_code', 'bank_account', 'rejection_code', 'created_at'],
-        (before) => listCashouts(ctx.db, c.s.actor.merchantId, { ...f, before }, EXPORT_BATCH),
-        (x) => [x.id, x.external_id, x.status, x.amount, x.currency, x.local_amount, x.local_currency, x.settlement_amount, x.settlement_currency, x.country, x.beneficiary_name, x.beneficiary_lastname, x.bank_code, x.bank_account, x.rejection_code, x.created_at],
-      ),
-    };
-  }));
+  app.get('/panel/cashouts.csv', panelRoute('view', async (c) =>
+    listExport(
+      ctx, c, 'cashouts', cashoutFilter(c.query),
+      ['cashout_id', 'external_id', 'status', 'amount', 'currency', 'local_amount', 'local_currency', 'settlement_amount', 'settlement_currency', 'country', 'beneficiary_name', 'beneficiary_lastname', 'bank_code', 'bank_account', 'rejection_code', 'created_at'],
+      (filter) => listCashouts(ctx.db, c.s.actor.merchantId, filter, EXPORT_BATCH),
+      (x) => [x.id, x.external_id, x.status, x.amount, x.currency, x.local_amount, x.local_currency, x.settlement_amount, x.settlement_currency, x.country, x.beneficiary_name, x.beneficiary_lastname, x.bank_code, x.bank_account, x.rejection_code, x.created_at],
+    )));
 
   app.get('/panel/cashouts/new', panelRoute('money', async (c) => V.cashoutFormPage(c.f, { form: { currency: 'USD' }, errors: [], countries: countryOptions() })));
 

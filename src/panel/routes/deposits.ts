@@ -12,11 +12,11 @@ import { pageDepositError } from '../../http/errors.ts';
 import { DepositError } from '../../deposits/errors.ts';
 import { getNotification } from '../../notifications/store.ts';
 import { parseId } from '../../domain/ids.ts';
-import { audit, entry } from '../services/audit.ts';
+import { entry } from '../services/audit.ts';
 import { refundFromPanel } from '../services/refund.ts';
 import { statusText } from '../views/i18n.ts';
 import type { Ctx, PanelGate, Query } from './gate.ts';
-import { csvStream, EXPORT_BATCH, listFilter, PAGE_SIZE } from './lists.ts';
+import { EXPORT_BATCH, listExport, listFilter, PAGE_SIZE } from './lists.ts';
 import * as V from '../views/pages.ts';
 
 export function registerDeposits(app: FastifyInstance, ctx: AppContext, gate: PanelGate): void {
@@ -37,19 +37,13 @@ export function registerDeposits(app: FastifyInstance, ctx: AppContext, gate: Pa
   }));
 
 
-  app.get('/panel/deposits.csv', panelRoute('view', async (c) => {
-    const f = depositFilter(c.query);
-    if (typeof f === 'string') return V.messagePage(c.f, c.f.t.errorTitle, c.f.t.badRequest.replace('{reason}', f), 400, c.f);
-    await audit(ctx.db, c.s.actor, 'deposits.exported', null, { filter: c.query }, ctx.now());
-    return {
-      filename: 'deposits.csv',
-      csv: csvStream(
-        ['deposit_id', 'invoice_id', 'status', 'amount', 'currency', 'local_amount', 'local_currency', 'fee_local', 'usd_amount', 'country', 'payment_method', 'payer_email', 'payer_document', 'refunded_amount', 'created_at'],
-        (before) => listDeposits(ctx.db, c.s.actor.merchantId, { ...f, before }, EXPORT_BATCH),
-        (d) => [d.id, d.invoice_id, d.status, d.amount, d.currency, d.local_amount, d.local_currency, d.fee_local, d.usd_amount, d.country, d.payment_method, d.payer_email, d.payer_document, d.refunded_amount, d.created_at],
-      ),
-    };
-  }));
+  app.get('/panel/deposits.csv', panelRoute('view', async (c) =>
+    listExport(
+      ctx, c, 'deposits', depositFilter(c.query),
+      ['deposit_id', 'invoice_id', 'status', 'amount', 'currency', 'local_amount', 'local_currency', 'fee_local', 'usd_amount', 'country', 'payment_method', 'payer_email', 'payer_document', 'refunded_amount', 'created_at'],
+      (filter) => listDeposits(ctx.db, c.s.actor.merchantId, filter, EXPORT_BATCH),
+      (d) => [d.id, d.invoice_id, d.status, d.amount, d.currency, d.local_amount, d.local_currency, d.fee_local, d.usd_amount, d.country, d.payment_method, d.payer_email, d.payer_document, d.refunded_amount, d.created_at],
+    )));
 
   async function ownDeposit(c: Ctx) {
     const id = parseId((c.request.params as Query).id);

@@ -1,10 +1,13 @@
 // What the panel's lists share: the filters (dates, status, country, search, cursor), the page
-// size, the CSV export read in batches, and the country options.
+// size, the CSV export read in batches (audited when asked for), and the country options.
 import { Readable } from 'node:stream';
 import { ACCEPTED_COUNTRIES } from '../../domain/countries.ts';
 import { parseId } from '../../domain/ids.ts';
 import { csvLine } from '../services/csv.ts';
-import type { Query } from './gate.ts';
+import type { AppContext } from '../../config/context.ts';
+import { audit } from '../services/audit.ts';
+import * as V from '../views/pages.ts';
+import type { Ctx, Query, Result } from './gate.ts';
 
 export const PAGE_SIZE = 50;
 export const EXPORT_BATCH = 500;
@@ -43,6 +46,19 @@ export function csvStream<T>(header: string[], page: (before: number | undefined
       before = next;
     }
   })());
+}
+
+/**
+ * A list's CSV download (deposits, cashouts): a bad filter is a 400 page; otherwise the export is
+ * audited with its filter, then every row the filter selects is streamed in batches.
+ */
+export async function listExport<F extends object, T>(
+  ctx: AppContext, c: Ctx, list: 'deposits' | 'cashouts', f: F | string, header: string[],
+  page: (filter: F & { before: number | undefined }) => Promise<{ rows: T[]; next: number | null }>, line: (r: T) => unknown[],
+): Promise<Result> {
+  if (typeof f === 'string') return V.messagePage(c.f, c.f.t.errorTitle, c.f.t.badRequest.replace('{reason}', f), 400, c.f);
+  await audit(ctx.db, c.s.actor, `${list}.exported`, null, { filter: c.query }, ctx.now());
+  return { filename: `${list}.csv`, csv: csvStream(header, (before) => page({ ...f, before }), line) };
 }
 
 /** The accepted countries as the options of a select. */
