@@ -1,5 +1,5 @@
 // canonicalPath is the path the router matches: for any spelling of a route's path, the router
-// finds that route exactly when canonicalPath gives the route's path (router options of app.ts).
+// finds that route exactly when canonicalPath gives the route's path (router options of src/server/app.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
