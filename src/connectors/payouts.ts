@@ -15,7 +15,7 @@
 //              return for RETURN_WATCH_DAYS, then the row is 'done'
 // Every outcome goes through transitionCashoutIn (ledger, history, event, notification), whose
 // state machine makes each apply once.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { type CashoutRow, CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
 import { payoutOrderOf } from '../cashouts/worker.ts';
 import { ConnectorError } from './payin.ts';

@@ -1,7 +1,7 @@
 // The STP connector's configuration: PUT/GET /admin/connectors/stp (admin token). Secrets
 // (private_key, private_key_passphrase, webhook_secret) are sealed at rest and never answered.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { STP_CONNECTOR } from '../../connectors/stp/connector.ts';
 import { validateStpConfig } from '../../connectors/stp/settings.ts';

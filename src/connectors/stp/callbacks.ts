@@ -1,4 +1,4 @@
-// What STP posts to caja (src/connectors/routes.ts wires the routes and answers):
+// What STP posts to caja (src/api/connectors/routes.ts wires the routes and answers):
 //   POST /connectors/stp/abono   an incoming transfer. Read back from STP's received orders (never
 //                                taken from the post), applied once through applyPayment, and
 //                                answered {"mensaje":"confirmar"} or {"mensaje":"devolver","id":n}
@@ -8,7 +8,7 @@
 // Authenticity: STP does not sign its posts (it offers an IP allow-list and TLS); when the
 // operator sets webhook_secret, each post must carry it in X-Stp-Webhook-Secret (compared in
 // constant time), which the operator's edge adds once it has checked STP's address.
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { safeEqualText } from '../../merchants/secrets.ts';
 import { ConnectorError } from '../payin.ts';
 import { applyPayment } from '../payments.ts';

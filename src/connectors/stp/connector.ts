@@ -7,7 +7,7 @@
 //   payouts      a MX cashout is an order (ordenPago/registra, signed), its claveRastreo derived
 //                from the cashout id and stored before sending; looked up by it
 //                (consOrdEnvRastreo) before any resend, and for its state (src/connectors/payouts.ts)
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { dec } from '../../domain/money.ts';
 import { paymentInfoBase, speiReference } from '../../domain/payment-info.ts';
 import { ConnectorError, type PayinConnector, paymentInfoInput, type ProviderPayment } from '../payin.ts';

@@ -2,7 +2,7 @@
 // show`): its settings without private_key, private_key_passphrase and webhook_secret, and its
 // health. A check runs when the configuration is saved: one signed consultation, which tells
 // whether STP takes the key and the empresa.
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { ConnectorError } from '../payin.ts';
 import { payinConnectorNamed } from '../registry.ts';
 import { connectorView, recordHealth } from '../store.ts';
