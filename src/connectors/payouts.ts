@@ -81,7 +81,9 @@ async function claim(ctx: AppContext, cashoutId: number | null, limit: number): 
 async function save(ctx: AppContext, row: Row, state: State, o: { attempts?: number; waitSeconds: number; error?: string | null; heard?: OrderState | { providerId?: string; state?: string } }): Promise<void> {
   const now = ctx.now();
   await ctx.db.query(
-    `UPDATE connector_payouts SET state = $2, attempts = $3, next_check_at = $4, leased_until = NULL, last_error = $5, updated_at = $6,
+    // A hint that came while this step ran (hinted) makes the next look-up due now.
+    `UPDATE connector_payouts SET state = $2, attempts = $3, next_check_at = CASE WHEN hinted AND $2::text <> 'done' THEN $6::timestamptz ELSE $4::timestamptz END, hinted = false,
+       leased_until = NULL, last_error = $5, updated_at = $6,
        provider_id = COALESCE($7, provider_id), provider_state = COALESCE($8, provider_state), heard_at = CASE WHEN $9 THEN $6 ELSE heard_at END
      WHERE cashout_id = $1`,
     [row.cashout_id, state, o.attempts ?? row.attempts, new Date(now.getTime() + o.waitSeconds * 1000), o.error ?? null, now,
@@ -161,8 +163,9 @@ async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row):
         await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sent', { waitSeconds: ctx.config.connectors.stpOrderCheckSeconds, heard: { providerId: result.providerId, state: 'registered' } });
         return;
       case 'exists':
-        // The provider holds an order with this reference already (an earlier request arrived): look it up now.
-        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sending', { waitSeconds: 0 });
+        // The provider holds an order with this reference already (an earlier request arrived):
+        // looked up at the next step (backing off, should its consultation lag behind).
+        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sending', { waitSeconds: backoff(row.attempts + 1) });
         return;
       case 'rejected':
         await apply(ctx, c.id, 'reject', { actor: 'bank', cause: `refused by ${connector.name}: ${result.error}`, rejection: result.code });
@@ -211,11 +214,12 @@ export async function kickPayout(ctx: AppContext, cashoutId: number): Promise<vo
 /**
  * A provider's state-change post named this order: a hint. The order is looked up at the
  * provider (never taken from the post) by the next step, which runs now unless another process
- * holds it (the worker's next pass then does).
+ * holds the row; that one's step then leaves the look-up due at once (hinted), for the worker's
+ * next pass.
  */
 export async function hintPayout(ctx: AppContext, connector: string, by: { reference?: string | null; providerId?: string | null }): Promise<boolean> {
   const { rows } = await ctx.db.query<{ cashout_id: number }>(
-    `UPDATE connector_payouts SET next_check_at = $4 WHERE connector = $1 AND state IN ('sending', 'sent', 'done')
+    `UPDATE connector_payouts SET next_check_at = $4, hinted = true WHERE connector = $1 AND state IN ('sending', 'sent', 'done')
        AND (reference = $2 OR provider_id = $3) RETURNING cashout_id`,
     [connector, by.reference ?? null, by.providerId ?? null, ctx.now()],
   );

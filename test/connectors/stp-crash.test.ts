@@ -107,8 +107,11 @@ test('SIGKILL between signing and STP\'s answer: the next process finds the orde
   assert.equal(state.requests.filter((r) => r.path.endsWith('/ordenPago/registra') && r.claveRastreo === clave).length, 1, 'never sent again');
   assert.equal(state.signatureFailures, 0);
 
+  // The new process's worker looks the order up every second too: the state change is applied by
+  // the post or by the look-up, whichever takes the row first, once.
   await sim.control.estado(clave, 'LQ');
-  const status = await cashoutRequest(b.base, m, 'POST', '/v3/cashout/status', { cashout_id: cashoutId });
-  assert.equal(status.body.cashout_status, 1, status.text);
+  await until('COMPLETED', async () => (await cashoutRequest(b.base, m, 'POST', '/v3/cashout/status', { cashout_id: cashoutId })).body.cashout_status, (x) => x === 1, 30_000);
+  const completions = await client.query(`SELECT 1 FROM cashout_status_changes WHERE cashout_id = $1 AND to_status = 'COMPLETED'`, [cashoutId]);
+  assert.equal(completions.rows.length, 1);
   assert.equal((await admin(b.base, 'GET', '/admin/ledger/check')).status, 200);
 });

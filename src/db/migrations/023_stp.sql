@@ -22,6 +22,8 @@ CREATE TABLE connector_payouts (
   next_check_at timestamptz NOT NULL DEFAULT now(),
   -- One process works on a row at a time: it holds it until then.
   leased_until timestamptz,
+  -- The provider posted a state change while a process held the row: looked up again at once.
+  hinted boolean NOT NULL DEFAULT false,
   -- When caja last heard of the order (the send's answer, a callback, a look-up).
   heard_at timestamptz,
   last_error text,
