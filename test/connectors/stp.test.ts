@@ -138,6 +138,11 @@ for (const backend of backends()) {
       assert.deepEqual(under.answers[0]!.answer, { mensaje: 'devolver', id: 13 });
       assert.equal(await depositStatus(d.id), 'PENDING');
       assert.deepEqual((await recorded(d.clabe)).map((r) => [r.status, r.reason!.split(':')[0]]), [['unmatched', 'overpaid'], ['unmatched', 'underpaid']]);
+      const listed = await admin(s.url, 'GET', '/admin/connectors/stp/payments?status=unmatched&limit=500');
+      assert.equal(listed.status, 200, listed.text);
+      const mine = listed.body.payments.filter((p: { clabe: string }) => p.clabe === d.clabe);
+      assert.deepEqual(mine.map((p: { amount: string; reason: string; deposit_id: number }) => [Number(p.amount), p.reason.split(':')[0], p.deposit_id]),
+        [[99, 'underpaid', d.id], [100.01, 'overpaid', d.id]], 'newest first');
       // The exact amount still completes it.
       assert.deepEqual((await sim.control.abono({ cuentaBeneficiario: d.clabe, monto: d.amount })).answers[0]!.answer, { mensaje: 'confirmar' });
       assert.equal(await depositStatus(d.id), 'COMPLETED');

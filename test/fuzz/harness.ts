@@ -171,6 +171,7 @@ export function routes(fx: Fixtures): Route[] {
     { style: 'public', method: 'POST', path: '/connectors/pix/webhook/pix', body: { pix: [{ endToEndId: 'E1234567820261126120012345678901', txid: 'caja000000000001abcdefabcdefabcd', valor: '10.00', chave: 'pix@operator.example', horario: '2026-11-26T12:00:00.000Z' }] } },
     { style: 'public', method: 'POST', path: '/connectors/pix/webhook', body: { pix: [] } },
     { style: 'admin', method: 'GET', path: '/admin/connectors/stp' },
+    { style: 'admin', method: 'GET', path: '/admin/connectors/stp/payments', query: { status: 'unmatched', limit: '10' } },
     { style: 'admin', method: 'PUT', path: '/admin/connectors/stp', body: { api_url: 'https://stp.example/speiws/rest', empresa: 'CAJA', private_key: '-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIE\n-----END ENCRYPTED PRIVATE KEY-----', private_key_passphrase: 'p', clabe_prefix: '6461801234', ordering_clabe: '646180123400000007', ordering_name: 'Operadora SA de CV', ordering_rfc: 'OCA200101AB1', webhook_secret: null, ca: null } },
     { style: 'public', method: 'POST', path: '/connectors/stp/abono', body: { id: 1, fechaOperacion: 20261126, institucionOrdenante: 40012, claveRastreo: 'MBAN01001', monto: 100.5, cuentaBeneficiario: '646180123400000007', nombreOrdenante: 'JUAN', conceptoPago: 'PAGO', referenciaNumerica: 1234567, tsLiquidacion: '1764158400000' } },
     { style: 'public', method: 'POST', path: '/connectors/stp/estado', body: { id: 4000001, empresa: 'CAJA', folioOrigen: 'CAJA0000000001ABCDEF0123', estado: 'LIQUIDACION' } },

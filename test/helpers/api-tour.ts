@@ -88,6 +88,7 @@ export async function apiTour(base: string): Promise<Recorded[]> {
   await rec('get', '/admin/connectors/stp', undefined, admin(base, 'GET', '/admin/connectors/stp'));
   const stpConfig = { api_url: 'http://stp.example', empresa: 'CAJA', private_key: 'x', private_key_passphrase: 'y', clabe_prefix: '6461801234', ordering_clabe: '646180123400000007', ordering_name: 'Operadora', ordering_rfc: 'OCA200101AB1' };
   await rec('put', '/admin/connectors/stp', stpConfig, admin(base, 'PUT', '/admin/connectors/stp', stpConfig));
+  await rec('get', '/admin/connectors/stp/payments', undefined, admin(base, 'GET', '/admin/connectors/stp/payments?status=unmatched'));
   await rec('get', '/v3/balance', undefined, v3.get('/v3/balance'));
   await rec('get', '/v3/balance/transactions', undefined, v3.get('/v3/balance/transactions?limit=2'));
   const cashoutBody = {

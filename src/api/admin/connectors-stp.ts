@@ -5,7 +5,7 @@ import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { STP_CONNECTOR } from '../../connectors/stp/connector.ts';
 import { validateStpConfig } from '../../connectors/stp/settings.ts';
-import { checkStp, stpView } from '../../connectors/stp/view.ts';
+import { checkStp, stpPayments, stpView } from '../../connectors/stp/view.ts';
 import { saveConnector } from '../../connectors/store.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 
@@ -28,6 +28,24 @@ const stpViewSchema = {
         signature_accepted: { type: 'boolean' }, signature_accepted_at: when, abono_url: { type: 'string' }, estado_url: { type: 'string' },
         last_poll_at: when, last_poll_ok: { type: ['boolean', 'null'] }, polled_until: when,
         orders_sending: { type: 'integer' }, orders_sent: { type: 'integer' }, last_error: when, last_error_at: when,
+      },
+    },
+  },
+} as const;
+
+const paymentsSchema = {
+  type: 'object',
+  required: ['payments'],
+  properties: {
+    payments: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          payment_id: { type: 'string', description: 'claveRastreo:institucionOrdenante:fechaOperacion' }, clabe: when, deposit_id: { type: ['integer', 'null'] },
+          amount: { type: 'string' }, currency: { type: 'string' }, paid_at: { type: 'string' }, status: { type: 'string', enum: ['applied', 'unmatched'] },
+          reason: when, seen_via: { type: 'string', enum: ['webhook', 'poll'] }, recorded_at: { type: 'string' },
+        },
       },
     },
   },
@@ -72,5 +90,22 @@ export function registerAdminStp(app: FastifyInstance, ctx: AppContext): void {
       if (!view) throw v3Errors.notFound('The STP connector is not configured');
       return view;
     },
+  );
+
+  app.get<{ Querystring: { status?: 'applied' | 'unmatched'; limit?: number } }>(
+    '/admin/connectors/stp/payments',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Transfers STP received for deposits, newest first; status=unmatched: those returned or kept for the operator (unknown CLABE, overpaid, underpaid, expired)',
+        security: [{ adminToken: [] }],
+        querystring: {
+          type: 'object',
+          properties: { status: { type: 'string', enum: ['applied', 'unmatched'] }, limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 } },
+        },
+        response: { 200: paymentsSchema, ...errors },
+      },
+    },
+    async (request) => ({ payments: await stpPayments(ctx, request.query.status ?? null, request.query.limit ?? 100) }),
   );
 }
