@@ -17,6 +17,7 @@ import { customerDeposit, isPayable } from '../deposits/checkout.ts';
 import { frameAncestors } from '../domain/frame-origins.ts';
 import { runSandboxAction } from '../deposits/sandbox.ts';
 import { DepositError } from '../deposits/errors.ts';
+import { unavailableAnswer } from '../http/errors.ts';
 import { code128Svg } from './code128.ts';
 import { itfSvg } from './itf.ts';
 import { isValidBoletoBarcode } from '../domain/vouchers.ts';
@@ -409,9 +410,16 @@ export function customerRoute(
         imgSources: logo ? [new URL(logo).origin] : [],
       });
     } catch (err) {
+      const t = strings(fallbackLang);
+      // The database is unavailable (failover): the page says to try again in a moment, as a 503.
+      const unavailable = unavailableAnswer(err);
+      if (unavailable) {
+        request.log.warn({ err }, 'database unavailable');
+        reply.header('retry-after', String(unavailable.retryAfterSeconds));
+        return sendHtml(reply, messagePage(fallbackLang, t.errorTitle, t.error, nonce), { status: unavailable.status, nonce });
+      }
       // Never a stack trace to a customer; the log has it.
       request.log.error({ err }, 'customer page failed');
-      const t = strings(fallbackLang);
       return sendHtml(reply, messagePage(fallbackLang, t.errorTitle, t.error, nonce), { status: 500, nonce });
     }
   };

@@ -25,7 +25,7 @@ import { listDeposits, notificationIdsOf, refundsOfDeposit, type DepositFilter }
 import { runSandboxAction } from '../../deposits/sandbox.ts';
 import { findDeposit, statusHistory } from '../../deposits/store.ts';
 import { getRefund, RefundTransitionError, transitionRefund } from '../../refunds/service.ts';
-import { pageDepositError } from '../../http/errors.ts';
+import { pageDepositError, unavailableAnswer } from '../../http/errors.ts';
 import { DepositError } from '../../deposits/errors.ts';
 import { merchantBalances } from '../../ledger/ledger.ts';
 import { allUsdRates } from '../../lookups/exchange-rates.ts';
@@ -108,6 +108,13 @@ export function registerPanel(app: FastifyInstance, ctx: AppContext): void {
   // Bad input (an unparsable or oversized body, say) is a 4xx page in the person's language, never a 500.
   app.setErrorHandler((err: { statusCode?: number; httpStatus?: number; message: string; details?: string[] }, request, reply) => {
     const b = bareOf(request, reply);
+    // The database is unavailable (failover): "try again in a moment" is the truth, as a 503.
+    const unavailable = unavailableAnswer(err);
+    if (unavailable) {
+      request.log.warn({ err }, 'database unavailable');
+      reply.header('retry-after', String(unavailable.retryAfterSeconds));
+      return render(reply, b.lang, V.messagePage(b, b.t.errorTitle, b.t.error, unavailable.status));
+    }
     // Fastify's own refusals carry statusCode; the shared checks of ids and paging throw ApiError (httpStatus);
     // a deposit service's refusal answers from the pages' table.
     const given = err.statusCode ?? err.httpStatus ?? (err instanceof DepositError ? pageDepositError(err).status : undefined);
