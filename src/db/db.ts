@@ -108,6 +108,12 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
   });
   // An idle client losing its connection must not crash the process; pg-pool removes it.
   pool.on('error', () => {});
+  // Nor a checked-out one: a server's FATAL (57P01 when a failover or pg_terminate_backend ends
+  // the session) that arrives while no statement runs is emitted as 'error' on the client, and
+  // there are moments (between the pool handing a client out and its user listening) when
+  // nothing listens. The statement in flight, or the next one, fails anyway ("not queryable"),
+  // and such a client is destroyed on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   // The server-side bounds travel with BEGIN, in the same round trip, as SET LOCAL: a pooler in
   // transaction mode (pgbouncer 1.18) refuses them as startup parameters ("unsupported startup
   // parameter"), and a session SET would stay on a server connection other clients then get.
