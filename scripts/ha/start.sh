@@ -24,7 +24,10 @@ if [ -e "$HA_DIR/run" ]; then echo "$HA_DIR is in use: scripts/ha/stop.sh first"
 mkdir -p "$HA_DIR"/{logs,run,wal-archive}
 chmod 755 "$HA_DIR"
 # The database side runs as postgres: its directories are postgres's.
-[ "$(id -u)" = 0 ] && chown postgres "$HA_DIR" "$HA_DIR/logs" "$HA_DIR/wal-archive"
+if [ "$(id -u)" = 0 ]; then
+  chown postgres "$HA_DIR" "$HA_DIR/logs" "$HA_DIR/wal-archive"
+  as_postgres test -w "$HA_DIR" || { echo "postgres cannot write in $HA_DIR: a parent directory is closed to it (chmod 755)" >&2; rm -rf "$HA_DIR"; exit 2; }
+fi
 
 # --- etcd: three members, the DCS that holds the leader key ----------------------------------
 cluster=""
