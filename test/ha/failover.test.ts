@@ -10,7 +10,8 @@
 // an idempotency key, invoice_id or external_id); the ledger check passes; every notification
 // is delivered at least once. The old primary comes back as a standby and the new one is
 // crashed in turn. Figures (kill → first successful write, acknowledged writes, 503s) are
-// printed as `# failover …` lines.
+// printed as `# failover …` lines. Last, a restore to a point in time from the base backup and
+// the WAL archive (scripts/ha/pitr.sh).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -122,7 +123,7 @@ async function chain(book: Ledger, m: Credentials, v3: V3Client, key: string, ho
   book.cashouts.add(external_id);
 }
 
-test('failover under load: nothing acknowledged lost or doubled, no 500, writes again within 30 s', { skip, timeout: 300_000 }, async () => {
+test('failover under load: nothing acknowledged lost or doubled, no 500, writes again within 30 s; a point-in-time restore', { skip, timeout: 300_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'caja-ha-'));
   chmodSync(dir, 0o755); // the database side runs as postgres
   const env = {
@@ -216,6 +217,11 @@ test('failover under load: nothing acknowledged lost or doubled, no 500, writes 
     assert.deepEqual(undelivered, [], 'every notification reached the receiver');
     const twice = [...received.values()].filter((c) => c > 1).length;
     assert.ok(notes.length >= deposits.size, `a notification per approval at least (${notes.length})`);
+    // Backups: a base backup, the WAL archive, and a restore to a point in time, checked
+    // (scripts/ha/pitr.sh: marks on either side of T, caja's deposits as of T, its ledger check).
+    const pitr = await run(join(HA, 'pitr.sh'), [], { env, maxBuffer: 1 << 24 });
+    assert.doesNotMatch(pitr.stdout, /FAIL/, pitr.stdout);
+    console.log(pitr.stdout.trim().split('\n').map((l) => `# pitr: ${l}`).join('\n'));
     console.log(`# failover totals: ${deposits.size} deposits, ${refunds.size} refunds, ${cashouts.size} cashouts acknowledged and found once; ${notes.length} notifications delivered (${twice} more than once); ledger check ok`);
   } finally {
     await check?.end().catch(() => {});
