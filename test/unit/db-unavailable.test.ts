@@ -1,10 +1,20 @@
 // Which driver errors mean "the database is unavailable" (a retryable 503) and which are the
-// request's own (a constraint, a syntax error, a service's refusal): src/db/unavailable.ts.
+// request's own (a constraint, a syntax error, a service's refusal): src/db/unavailable.ts; how
+// each face answers it (src/http/); the configured bounds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { asUnavailable, DatabaseUnavailableError, unavailableReason } from '../../src/db/unavailable.ts';
 import { DepositError } from '../../src/deposits/errors.ts';
 import { Batcher } from '../../src/db/batcher.ts';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { useCashoutErrors } from '../../src/api/cashouts/face.ts';
+import { useV3Errors } from '../../src/api/v3/face.ts';
+import { useStreamlineFace } from '../../src/api/streamline/face.ts';
+import { registerBodyParsers } from '../../src/http/body-parsers.ts';
+import { loadConfig } from '../../src/config.ts';
 
 const pgError = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 const socketError = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code, errno: -1, syscall: 'connect' });
@@ -68,4 +78,52 @@ test('a batch lost to an unavailable database is not written again item by item'
   const outcomes = await Promise.allSettled(queued);
   assert.ok(outcomes.every((o) => o.status === 'rejected' && o.reason instanceof DatabaseUnavailableError));
   assert.equal(writes, 2, 'the failed batch of three was written once, not once more per item');
+});
+
+// Each face answers the store's failure as a retryable 503 in its own format (src/http/).
+function failing(face: (app: FastifyInstance) => void, config = {}) {
+  const app = Fastify();
+  registerBodyParsers(app);
+  face(app);
+  app.post('/write', { config }, async () => {
+    throw asUnavailable(pgError('57P01', 'terminating connection due to administrator command'));
+  });
+  return app;
+}
+
+test('v3 face: 503 SERVICE_UNAVAILABLE with Retry-After, never the driver\'s message', async () => {
+  const r = await failing(useV3Errors).inject({ method: 'POST', url: '/write', payload: '{}', headers: { 'content-type': 'application/json' } });
+  assert.equal(r.statusCode, 503);
+  assert.equal(r.headers['retry-after'], '2');
+  assert.deepEqual([r.json().code, r.json().type], [503, 'SERVICE_UNAVAILABLE']);
+  assert.doesNotMatch(r.body, /administrator|57P01/);
+});
+
+test('cashout face: 503 {code, message} with Retry-After', async () => {
+  const r = await failing(useCashoutErrors).inject({ method: 'POST', url: '/write', payload: '{}', headers: { 'content-type': 'application/json' } });
+  assert.equal(r.statusCode, 503);
+  assert.equal(r.headers['retry-after'], '2');
+  assert.deepEqual(Object.keys(r.json()).sort(), ['code', 'message']);
+  assert.equal(r.json().code, 503);
+});
+
+test('streamline face: HTTP 503 (not its usual 200) with the endpoint\'s error fields, in the asked format', async () => {
+  const app = failing(useStreamlineFace, { streamline: { defaultFormat: 'json', errorShape: 'invoice' } });
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  const json = await app.inject({ method: 'POST', url: '/write', payload: 'x_version=1.1', headers: form });
+  assert.equal(json.statusCode, 503);
+  assert.equal(json.headers['retry-after'], '2');
+  assert.deepEqual([json.json().status, json.json().error_code], ['1', 503]);
+  const xml = await app.inject({ method: 'POST', url: '/write', payload: 'type=xml', headers: form });
+  assert.equal(xml.statusCode, 503);
+  assert.match(xml.body, /^<\?xml[\s\S]*<status>1<\/status>/);
+});
+
+test('the database bounds: defaults, overrides, and statement_timeout below the query timeout', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'caja-db-bounds-'));
+  assert.deepEqual(loadConfig({ DATA_DIR: dir }).database, { connectMs: 5000, queryMs: 12000, statementMs: 10000, lockMs: 5000, idleInTransactionMs: 15000, healthTimeoutMs: 2000 });
+  const set = loadConfig({ DATA_DIR: dir, CAJA_DB_QUERY_TIMEOUT_MS: '3000', CAJA_DB_STATEMENT_TIMEOUT_MS: '2000', CAJA_HEALTH_TIMEOUT_MS: '500' }).database;
+  assert.deepEqual([set.queryMs, set.statementMs, set.healthTimeoutMs], [3000, 2000, 500]);
+  assert.throws(() => loadConfig({ DATA_DIR: dir, CAJA_DB_STATEMENT_TIMEOUT_MS: '12000' }), /must be below CAJA_DB_QUERY_TIMEOUT_MS/);
+  assert.throws(() => loadConfig({ DATA_DIR: dir, CAJA_DB_LOCK_TIMEOUT_MS: 'soon' }), /CAJA_DB_LOCK_TIMEOUT_MS/);
 });
