@@ -66,9 +66,12 @@ async function withRetry<T>(run: () => Promise<T>): Promise<T> {
  * DatabaseUnavailableError (a 503 with Retry-After), and the connection is dropped.
  */
 export interface PostgresTimeouts {
-  /** Getting a connection: from the pool, or opening one (TCP + startup). */
+  /** Opening a connection (TCP and startup). */
   connectMs: number;
-  /** Client side, per statement: the wait for its answer (a black-holed link never answers). */
+  /**
+   * Client side, per statement: the wait for its answer (a black-holed link never answers). Also
+   * the longest wait for a connection from the pool when all are busy.
+   */
   queryMs: number;
   /** Server side, per statement in a transaction (`statement_timeout`); below queryMs. */
   statementMs: number;
@@ -78,7 +81,7 @@ export interface PostgresTimeouts {
   idleInTransactionMs: number;
 }
 
-export const DEFAULT_POSTGRES_TIMEOUTS: PostgresTimeouts = { connectMs: 5000, queryMs: 12000, statementMs: 10000, lockMs: 5000, idleInTransactionMs: 15000 };
+export const DEFAULT_POSTGRES_TIMEOUTS: PostgresTimeouts = { connectMs: 5000, queryMs: 20000, statementMs: 15000, lockMs: 10000, idleInTransactionMs: 20000 };
 
 export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeouts = DEFAULT_POSTGRES_TIMEOUTS): Db {
   // Behind a pooler in transaction mode that does not track protocol-level prepared statements
@@ -90,10 +93,19 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
     throw new Error(`DATABASE_URL: prepared_statements must be true or false, got '${preparedParam}'`);
   }
   const prepared = preparedParam !== 'false';
+  // Two different waits: opening a connection (the client's own timeout: a host that does not
+  // answer) and waiting for a free one from the pool (pg-pool's: a burst of requests queued
+  // behind busy connections, which is load, not an outage, and gets the longer bound).
+  class BoundedClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: timeouts.connectMs });
+    }
+  }
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    connectionTimeoutMillis: timeouts.connectMs,
+    Client: BoundedClient,
+    connectionTimeoutMillis: timeouts.queryMs,
     // A peer that vanished without a FIN/RST (a host gone, a partition) is found on idle
     // connections too, not only when a query waits on one.
     keepAlive: true,

@@ -50,7 +50,8 @@ const SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPI
 // node-pg and pg-pool report a lost or timed-out connection with these messages and no code.
 const DRIVER_MESSAGES = [
   /^Connection terminated/i, // "… unexpectedly", "… due to connection timeout"
-  /^timeout exceeded when trying to connect/i,
+  /^timeout exceeded when trying to connect/i, // pg-pool: no free connection in time
+  /^timeout expired/i, // pg: opening a connection took too long
   /^Query read timeout/i,
   /is not queryable/i, // "Client has encountered a connection error and is not queryable"
   /^Cannot use a pool after calling end/i,

@@ -35,7 +35,7 @@ test('socket errors and the driver\'s lost-connection messages are unavailable',
   for (const code of ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']) assert.equal(unavailableReason(socketError(code)), code);
   for (const message of [
     'Connection terminated unexpectedly', 'Connection terminated due to connection timeout', 'Connection terminated',
-    'timeout exceeded when trying to connect', 'Query read timeout', 'Client has encountered a connection error and is not queryable',
+    'timeout exceeded when trying to connect', 'timeout expired', 'Query read timeout', 'Client has encountered a connection error and is not queryable',
   ]) assert.equal(unavailableReason(new Error(message)), message);
 });
 
@@ -121,9 +121,9 @@ test('streamline face: HTTP 503 (not its usual 200) with the endpoint\'s error f
 
 test('the database bounds: defaults, overrides, and statement_timeout below the query timeout', () => {
   const dir = mkdtempSync(join(tmpdir(), 'caja-db-bounds-'));
-  assert.deepEqual(loadConfig({ DATA_DIR: dir }).database, { connectMs: 5000, queryMs: 12000, statementMs: 10000, lockMs: 5000, idleInTransactionMs: 15000, healthTimeoutMs: 2000 });
+  assert.deepEqual(loadConfig({ DATA_DIR: dir }).database, { connectMs: 5000, queryMs: 20000, statementMs: 15000, lockMs: 10000, idleInTransactionMs: 20000, healthTimeoutMs: 2000 });
   const set = loadConfig({ DATA_DIR: dir, CAJA_DB_QUERY_TIMEOUT_MS: '3000', CAJA_DB_STATEMENT_TIMEOUT_MS: '2000', CAJA_HEALTH_TIMEOUT_MS: '500' }).database;
   assert.deepEqual([set.queryMs, set.statementMs, set.healthTimeoutMs], [3000, 2000, 500]);
-  assert.throws(() => loadConfig({ DATA_DIR: dir, CAJA_DB_STATEMENT_TIMEOUT_MS: '12000' }), /must be below CAJA_DB_QUERY_TIMEOUT_MS/);
+  assert.throws(() => loadConfig({ DATA_DIR: dir, CAJA_DB_STATEMENT_TIMEOUT_MS: '20000' }), /must be below CAJA_DB_QUERY_TIMEOUT_MS/);
   assert.throws(() => loadConfig({ DATA_DIR: dir, CAJA_DB_LOCK_TIMEOUT_MS: 'soon' }), /CAJA_DB_LOCK_TIMEOUT_MS/);
 });
