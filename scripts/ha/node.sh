@@ -15,7 +15,10 @@ case "$cmd" in
     run=()
     [ "$(id -u)" = 0 ] && run=(runuser -u postgres --)
     start_bg "patroni-$n" "${run[@]}" "$(tool patroni)" "$HA_DIR/$n.yml"
-    wait_for "Patroni $n" 60 curl -fsS -o /dev/null "http://127.0.0.1:${REST_PORTS[$i]}/liveness"
+    # Any answer of its REST API: /liveness itself says 503 while a new standby is still being
+    # cloned (pg_basebackup), which takes a while on a busy machine.
+    wait_for "Patroni $n" 120 curl -sS -o /dev/null "http://127.0.0.1:${REST_PORTS[$i]}/liveness" ||
+      { tail -n 40 "$HA_DIR/logs/patroni-$n.log" >&2; exit 1; }
     ;;
   kill)
     # Patroni first, or it would restart the postmaster at once and no failover would happen.

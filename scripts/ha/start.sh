@@ -39,7 +39,7 @@ for i in 0 1 2; do
     --initial-cluster "$cluster" --initial-cluster-state new --initial-cluster-token caja-ha \
     --heartbeat-interval 100 --election-timeout 1000 --logger zap --log-level warn
 done
-for i in 0 1 2; do wait_for "etcd$i" 60 curl -fsS "http://127.0.0.1:${ETCD_CLIENT_PORTS[$i]}/health"; done
+for i in 0 1 2; do wait_for "etcd$i" 120 curl -fsS "http://127.0.0.1:${ETCD_CLIENT_PORTS[$i]}/health"; done
 
 # --- Patroni: two PostgreSQL 15 nodes, synchronous replication ----------------------------------
 for i in "${!NODES[@]}"; do
@@ -116,9 +116,11 @@ EOF
   [ "$(id -u)" = 0 ] && chown postgres "$HA_DIR/$n.yml"
 done
 "$(dirname "$0")/node.sh" start pg1
-wait_for "pg1 as primary" 120 curl -fsS "http://127.0.0.1:${REST_PORTS[0]}/primary"
+wait_for "pg1 as primary" 240 curl -fsS -o /dev/null "http://127.0.0.1:${REST_PORTS[0]}/primary" ||
+  { tail -n 40 "$HA_DIR/logs/patroni-pg1.log" >&2; exit 1; }
 "$(dirname "$0")/node.sh" start pg2
-wait_for "pg2 as synchronous standby" 120 curl -fsS "http://127.0.0.1:${REST_PORTS[1]}/sync"
+wait_for "pg2 as synchronous standby" 240 curl -fsS -o /dev/null "http://127.0.0.1:${REST_PORTS[1]}/sync" ||
+  { tail -n 40 "$HA_DIR/logs/patroni-pg2.log" >&2; exit 1; }
 
 # --- haproxy on the write port: the node whose Patroni answers 200 on /primary -------------------
 cat >"$HA_DIR/haproxy-db.cfg" <<EOF
