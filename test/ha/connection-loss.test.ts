@@ -201,6 +201,13 @@ describe('a partition between caja and PostgreSQL (pg, through a TCP proxy)', { 
       assert.match(p.headers.get('content-type') ?? '', /text\/html/);
       assert.match(await p.text(), /try again/i);
 
+      const panel = await timed(() => fetch(`${s.url}/panel`, { headers: { cookie: `caja_panel=${'a'.repeat(43)}` }, redirect: 'manual' }));
+      const pp = panel.r as Response;
+      assert.equal(pp.status, 503, 'the panel: its session cannot be read');
+      assert.equal(pp.headers.get('retry-after'), '2');
+      assert.match(pp.headers.get('content-type') ?? '', /text\/html/);
+      assert.ok(panel.ms < REQUEST_BOUND_MS, `the panel answered in ${panel.ms} ms`);
+
       const health = await timed(() => fetch(`${s.url}/health`));
       assert.equal((health.r as Response).status, 503);
       assert.deepEqual(await (health.r as Response).json(), { status: 'unavailable', database: 'timeout', environment: 'staging' });
