@@ -11,7 +11,7 @@
 // Each check is bounded by CAJA_HEALTH_TIMEOUT_MS: a database that holds packets makes the check
 // answer 503 in that time, not hang.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 
 const healthBody = { type: 'object', properties: { status: { type: 'string' }, database: { type: 'string' }, environment: { type: 'string' } } } as const;

@@ -14,7 +14,7 @@ import { useCashoutErrors } from '../../src/api/cashouts/face.ts';
 import { useV3Errors } from '../../src/api/v3/face.ts';
 import { useStreamlineFace } from '../../src/api/streamline/face.ts';
 import { registerBodyParsers } from '../../src/http/body-parsers.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 
 const pgError = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 const socketError = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code, errno: -1, syscall: 'connect' });
