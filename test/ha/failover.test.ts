@@ -15,7 +15,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { accessSync, chmodSync, constants, mkdtempSync, readFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -227,11 +227,7 @@ test('failover under load: nothing acknowledged lost or doubled, no 500, writes 
     await check?.end().catch(() => {});
     await run(join(HA, 'stop.sh'), [], { env }).catch((err) => console.log(`# stop.sh: ${err}`));
     receiver.close();
-    try {
-      readFileSync(join(dir, 'cluster', 'run', 'etcd0.pid'));
-      console.log('# the cluster directory survived stop.sh');
-    } catch {
-      /* removed, as it should be */
-    }
+    if (existsSync(join(dir, 'cluster'))) console.log('# the cluster directory survived stop.sh');
+    rmSync(dir, { recursive: true, force: true });
   }
 });
