@@ -59,7 +59,8 @@ function parseDocument(xml: string, hint: Format | null): { doc: Node; format: F
   const parsed = parser.parse(xml) as Node;
   const doc = obj(parsed.Document);
   if (!doc) throw new StatementFormatError(f, '/', 'the root element must be Document');
-  const ns = typeof doc['@xmlns'] === 'string' ? doc['@xmlns'] : '';
+  // The parser drops namespace declarations with the prefixes, so the root's is read from the text.
+  const ns = /<(?:[\w.-]+:)?Document\b[^>]*?\sxmlns(?::[\w.-]+)?\s*=\s*["']([^"']*)["']/.exec(xml)?.[1] ?? '';
   const m = NAMESPACE.exec(ns);
   if (!m) throw new StatementFormatError(f, 'Document', `namespace '${ns}' is not camt.053 or camt.054 (001.02 to 001.08)`);
   const format: Format = m[1] === 'camt.053' ? 'camt053' : 'camt054';
