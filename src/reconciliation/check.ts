@@ -5,7 +5,7 @@
 // The ledger keeps money held as negative balances (see service.ts bookEntry), so the bank
 // account's ledger balance is shown negated, as the bank shows it.
 import type { Queryable } from '../db/db.ts';
-import { dec, fromDb, neg, sub, toDb } from '../domain/money.ts';
+import { dec, type Decimal, fromDb, neg, rescale, sub, toDb } from '../domain/money.ts';
 import type { ParsedStatement } from './statement.ts';
 
 export interface StatementCheck {
@@ -22,6 +22,9 @@ export interface StatementCheck {
   unexplained: string | null;
   ok: boolean;
 }
+
+/** At least two decimals, so every figure reads like the bank's ("0.00", not "0"). */
+const money = (d: Decimal) => toDb(rescale(d, Math.max(d.scale, 2)));
 
 export async function checkAgainstStatement(q: Queryable, s: ParsedStatement): Promise<StatementCheck> {
   const { rows: accounts } = await q.query<{ id: number }>('SELECT id FROM bank_accounts WHERE identifier = $1', [s.account]);
@@ -57,9 +60,9 @@ export async function checkAgainstStatement(q: Queryable, s: ParsedStatement): P
   const unexplained = difference === null ? null : sub(difference, explained);
   return {
     account: s.account, date: day, currency: s.currency, imported,
-    bank_balance: bank === null ? null : toDb(bank), ledger_balance: toDb(ledger),
-    difference: difference === null ? null : toDb(difference), explained_by_exceptions: toDb(explained), open_exceptions: open,
-    unexplained: unexplained === null ? null : toDb(unexplained),
+    bank_balance: bank === null ? null : money(bank), ledger_balance: money(ledger),
+    difference: difference === null ? null : money(difference), explained_by_exceptions: money(explained), open_exceptions: open,
+    unexplained: unexplained === null ? null : money(unexplained),
     ok: imported && unexplained !== null && unexplained.units === 0n,
   };
 }
