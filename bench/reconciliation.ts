@@ -7,6 +7,7 @@
 // run: parsing alone (in-process), and a second post of the same file (recognised, nothing done).
 // Alone: `node --import tsx bench/reconciliation.ts` (DATABASE_URL or postgres://postgres@127.0.0.1:5432/postgres).
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { depositReference } from '../src/domain/payment-info.ts';
 import { parseStatement } from '../src/reconciliation/formats.ts';
 import { camt053, type Movement } from '../test/helpers/statements.ts';
@@ -34,7 +35,7 @@ export async function benchReconciliation(): Promise<Record<string, unknown>> {
       const amount = `${100 + (i % 900)}.${String(i % 100).padStart(2, '0')}`;
       const r = await v3.post('/v3/deposits', { country: 'BR', amount, currency: 'BRL', payment_method: 'SB', invoice_id: `bench-${i}`, payer: { document: '529.982.247-25', first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com' } });
       if (r.status !== 200) throw new Error(`deposit: ${r.text}`);
-      deposits.push({ id: r.body.deposit_id, amount: r.body.payment_info?.amount ?? amount });
+      deposits.push({ id: r.body.deposit_id, amount });
     }
     const today = new Date().toISOString().slice(0, 10);
     const movements: Movement[] = [];
@@ -61,7 +62,14 @@ export async function benchReconciliation(): Promise<Record<string, unknown>> {
     const again = await post();
     const againMs = performance.now() - t;
     if (again.status !== 200) throw new Error(`second import: ${again.status}`);
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    const reasons = await client.query<{ reason: string; n: number }>('SELECT reason, count(*)::int AS n FROM reconciliation_exceptions GROUP BY reason ORDER BY reason');
+    const rules = await client.query<{ rule: string; n: number }>('SELECT rule, count(DISTINCT entry_id)::int AS n FROM reconciliation_matches GROUP BY rule ORDER BY rule');
+    await client.end();
     const result = {
+      matched_per_rule: Object.fromEntries(rules.rows.map((r) => [r.rule, r.n])),
+      exceptions_per_reason: Object.fromEntries(reasons.rows.map((r) => [r.reason, r.n])),
       entries: ENTRIES, file_mb: mb, matched: figures.matched, exceptions: figures.exceptions,
       import_seconds: Math.round(importMs) / 1000, import_entries_per_s: Math.round(ENTRIES / (importMs / 1000)),
       parse_only_seconds: Math.round(parseMs) / 1000, parse_entries_per_s: Math.round(parsed.entries.length / (parseMs / 1000)),

@@ -41,6 +41,8 @@ CREATE TABLE bank_statements (
   created_at timestamptz NOT NULL DEFAULT now(),
   UNIQUE (bank_account_id, statement_ref)
 );
+-- The same file posted again is recognised before it is parsed.
+CREATE INDEX bank_statements_sha_idx ON bank_statements (file_sha256);
 
 CREATE TABLE bank_entries (
   id serial PRIMARY KEY,
