@@ -2,8 +2,9 @@
 // POST /admin/reconciliation/statements of a real server (the compiled build) on PostgreSQL,
 // the way an operator's end-of-day job sends it. The statement's credits name pending
 // own-accounts deposits (BENCH_MATCHED of them, each completed through the deposit service with
-// its ledger credit, event and notification) and the rest name nothing caja knows (the
-// exceptions queue). Figures: entries/s for the whole import, with two baselines from the same
+// its ledger credit, event and notification; staging's magic amounts complete or cancel a few of
+// them first, which makes those exceptions) and the rest name nothing caja knows (the exceptions
+// queue). Figures: entries/s for the whole import, with two baselines from the same
 // run: parsing alone (in-process), and a second post of the same file (recognised, nothing done).
 // Alone: `node --import tsx bench/reconciliation.ts` (DATABASE_URL or postgres://postgres@127.0.0.1:5432/postgres).
 import { fileURLToPath } from 'node:url';
