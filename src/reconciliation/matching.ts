@@ -303,3 +303,27 @@ export function operatorDecision(k: Knowledge, e: StatementEntry, t: Target): { 
   if (c.status === 'COMPLETED') return { ok: true, effect: 'confirm' };
   return { ok: false, reason: `cashout ${c.id} is ${c.status}` };
 }
+
+/**
+ * An operator's many-to-one match: one bank credit is the settlement of these COMPLETED deposits
+ * (a PSP or acquirer batch the file did not itemise, as OFX and CNAB never do). The parts' sum
+ * less the credit is the fee kept, booked to fees; a credit above the parts is refused.
+ */
+export function operatorBatchDecision(k: Knowledge, e: StatementEntry, depositIds: number[]): { ok: true; fee: string; amounts: string[] } | { ok: false; reason: string } {
+  if (e.direction !== 'credit') return { ok: false, reason: 'only a credit settles a batch of deposits' };
+  if (new Set(depositIds).size !== depositIds.length) return { ok: false, reason: 'a deposit is named twice' };
+  let total = dec('0');
+  const amounts: string[] = [];
+  for (const id of depositIds) {
+    const d = k.deposits.get(id);
+    if (!d) return { ok: false, reason: `deposit ${id} does not exist` };
+    if (d.status !== 'COMPLETED') return { ok: false, reason: `deposit ${id} is ${d.status}; a settlement batch pays COMPLETED deposits` };
+    if (d.matched) return { ok: false, reason: `deposit ${id} is already matched to another bank entry` };
+    if (d.currency !== e.currency) return { ok: false, reason: `deposit ${id} is in ${d.currency}, the entry in ${e.currency}` };
+    total = add(total, dec(d.amount));
+    amounts.push(d.amount);
+  }
+  const fee = sub(total, dec(e.amount));
+  if (fee.units < 0n) return { ok: false, reason: `the deposits sum to ${toDb(total)}, less than the ${e.amount} credited` };
+  return { ok: true, fee: toDb(fee), amounts };
+}

@@ -25,7 +25,7 @@ import { bankAccount, type BankSideKind, cajaAccount, type Posting, transfer } f
 import { ReconciliationError } from './errors.ts';
 import { parseStatement } from './formats.ts';
 import { loadKnowledge } from './knowledge.ts';
-import { type Candidate, decide, type Decision, type Effect, type ExceptionReason, OWN_ACCOUNTS, operatorDecision, type Rule, type Target } from './matching.ts';
+import { type Candidate, decide, type Decision, type Effect, type ExceptionReason, OWN_ACCOUNTS, operatorBatchDecision, operatorDecision, type Rule, type Target } from './matching.ts';
 import { type ParsedStatement, type StatementEntry, StatementFormatError, type StatementFormat } from './statement.ts';
 
 export { ReconciliationError } from './errors.ts';
@@ -259,6 +259,8 @@ async function bookOpening(q: Queryable, account: { id: number; opening: string 
 
 export type Resolution =
   | { action: 'match'; target: Target; note?: string }
+  /** Many-to-one: the entry settles these COMPLETED deposits, the difference booked as the fee. */
+  | { action: 'match'; targets: Target[]; note?: string }
   | { action: 'book_fee' | 'book_adjustment'; reason: string }
   | { action: 'send_back'; reason?: string };
 
@@ -270,15 +272,31 @@ export function validateResolution(body: unknown): { ok: true; value: Resolution
   const reason = typeof b.reason === 'string' ? b.reason.trim() : undefined;
   if (b.reason !== undefined && (typeof b.reason !== 'string' || reason!.length > 500)) return { ok: false, details: ['reason: must be text of at most 500 characters'] };
   if (action === 'match') {
-    const t = b.target && typeof b.target === 'object' && !Array.isArray(b.target) ? (b.target as Record<string, unknown>) : null;
     const details: string[] = [];
-    if (!t) details.push('target: required for match, {type: deposit|cashout, id}');
-    else {
-      if (t.type !== 'deposit' && t.type !== 'cashout') details.push('target.type: must be deposit or cashout');
-      if (typeof t.id !== 'number' || !Number.isInteger(t.id) || t.id < 1 || t.id > 2147483647) details.push('target.id: must be a positive integer id');
+    const targetOf = (v: unknown, at: string): Target | null => {
+      const t = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+      if (!t) {
+        details.push(`${at}: must be {type: deposit|cashout, id}`);
+        return null;
+      }
+      const before = details.length;
+      if (t.type !== 'deposit' && t.type !== 'cashout') details.push(`${at}.type: must be deposit or cashout`);
+      if (typeof t.id !== 'number' || !Number.isInteger(t.id) || t.id < 1 || t.id > 2147483647) details.push(`${at}.id: must be a positive integer id`);
+      return details.length === before ? { type: t.type as Target['type'], id: t.id as number } : null;
+    };
+    const note = reason ? { note: reason } : {};
+    if (b.targets !== undefined) {
+      if (b.target !== undefined) return { ok: false, details: ['target, targets: one or the other'] };
+      if (!Array.isArray(b.targets) || b.targets.length < 1 || b.targets.length > 1000) return { ok: false, details: ['targets: 1 to 1000 deposits'] };
+      const targets = b.targets.map((t, i) => targetOf(t, `targets[${i}]`));
+      if (details.length) return { ok: false, details };
+      if (targets.some((t) => t!.type !== 'deposit')) return { ok: false, details: ['targets: a settlement batch is of deposits'] };
+      return { ok: true, value: { action, targets: targets as Target[], ...note } };
     }
-    if (details.length) return { ok: false, details };
-    return { ok: true, value: { action, target: { type: t!.type as Target['type'], id: t!.id as number }, ...(reason ? { note: reason } : {}) } };
+    if (b.target === undefined) return { ok: false, details: ['target: required for match, {type: deposit|cashout, id} (or targets: [...] for a settlement batch)'] };
+    const target = targetOf(b.target, 'target');
+    if (!target) return { ok: false, details };
+    return { ok: true, value: { action, target, ...note } };
   }
   if (action === 'book_fee' || action === 'book_adjustment') {
     if (!reason) return { ok: false, details: [`reason: required for ${action}`] };
@@ -310,7 +328,14 @@ export async function resolveException(ctx: AppContext, exceptionId: number, res
       id: e.id, bankAccountId: e.bank_account_id, account: e.identifier, key: e.entry_key, bookingDate: e.booking_date, valueDate: e.value_date,
       amount: toDb(fromDb(e.amount)), currency: e.currency, direction: e.direction, reversal: e.reversal, refs: {}, counterparty: {},
     };
-    if (resolution.action === 'match') {
+    if (resolution.action === 'match' && 'targets' in resolution) {
+      const ids = resolution.targets.map((t) => t.id);
+      const k = await loadKnowledge(q, [], { deposits: ids });
+      const fit = operatorBatchDecision(k, entry, ids);
+      if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
+      for (const [i, t] of resolution.targets.entries()) await insertMatch(q, entry.id, 'operator', t, 'confirm', fit.amounts[i]!);
+      await bookEntry(q, entry.id, entry.bankAccountId, entry, 'settlement', fit.fee, `operator match to deposits ${ids.join(', ')}`);
+    } else if (resolution.action === 'match') {
       const t = resolution.target;
       const k = await loadKnowledge(q, [], t.type === 'deposit' ? { deposits: [t.id] } : { cashouts: [t.id] });
       const fit = operatorDecision(k, entry, t);

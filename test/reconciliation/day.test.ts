@@ -117,7 +117,9 @@ for (const backend of backends()) {
       await deposit('boleto', 'BL', '50.00', { payer: { ...payer(MARIA), address: ADDRESS } });
       await deposit('psp1', 'PP', '30.00');
       await deposit('psp2', 'PP', '20.00');
-      for (const d of ['boleto', 'psp1', 'psp2']) assert.equal((await v3.post(`/v3/sandbox/deposits/${ids[d]}/approve`, '')).status, 200);
+      await deposit('psp3', 'PP', '25.00');
+      await deposit('psp4', 'PP', '15.00');
+      for (const d of ['boleto', 'psp1', 'psp2', 'psp3', 'psp4']) assert.equal((await v3.post(`/v3/sandbox/deposits/${ids[d]}/approve`, '')).status, 200);
       for (const d of ['transfer', 'byDocument', 'short', 'byHand', 'branch']) assert.equal(await depositStatus(ids[d]!), 'PENDING');
       const { rows: amounts } = await s.ctx.db.query<{ id: number; payer_amount: string }>('SELECT id, payer_amount::text FROM deposits WHERE id = ANY($1)', [Object.values(ids)]);
       for (const a of amounts) assert.match(a.payer_amount, /^\d+\.\d{2}$/, `deposit ${a.id} payer amount`);
@@ -189,12 +191,13 @@ for (const backend of backends()) {
           { amount: '80.00', direction: 'credit' as const, date: TODAY, bankId: 'O-1', counterparty: { name: 'JOAO', document: JOAO } },
           { amount: '39.00', direction: 'credit' as const, date: TODAY, bankId: 'O-2', reference: depositReference(ids.short!) },
           { amount: '60.00', direction: 'credit' as const, date: TODAY, bankId: 'O-3', info: 'TED RECEBIDA' },
+          { amount: '39.20', direction: 'credit' as const, date: TODAY, bankId: 'O-4', info: 'PICPAY LIQUIDACAO' },
         ],
       };
       files.ofx = ofx(day);
       const r = await upload(s.url, files.ofx, 'application/x-ofx');
       assert.equal(r.status, 201, r.text);
-      assert.deepEqual({ ...r.body, statement_id: undefined }, { statement_id: undefined, entries: 3, matched: 1, exceptions: 2, repeated: 0 });
+      assert.deepEqual({ ...r.body, statement_id: undefined }, { statement_id: undefined, entries: 4, matched: 1, exceptions: 3, repeated: 0 });
       assert.deepEqual(await matchesPerRule(s.ctx.db, r.body.statement_id), { amount_date_document: 1 });
       assert.equal(await depositStatus(ids.byDocument!), 'COMPLETED');
       assert.equal(await depositStatus(ids.short!), 'PENDING');
@@ -222,7 +225,7 @@ for (const backend of backends()) {
       const list = await admin(s.url, 'GET', '/admin/reconciliation/exceptions?limit=100');
       assert.equal(list.status, 200, list.text);
       const byKey = new Map<string, any>(list.body.data.map((x: any) => [`${x.entry.amount}:${x.entry.direction}`, x]));
-      assert.equal(list.body.data.length, 4);
+      assert.equal(list.body.data.length, 5);
       assert.equal(byKey.get('5.90:debit').reason, 'no_match');
       assert.equal(byKey.get('15.00:credit').reason, 'unknown_reference');
       const short = byKey.get('39.00:credit');
@@ -233,7 +236,7 @@ for (const backend of backends()) {
       assert.ok(byHand.candidates.some((c: any) => c.id === ids.byHand), JSON.stringify(byHand.candidates));
       const page1 = await admin(s.url, 'GET', '/admin/reconciliation/exceptions?limit=3');
       const page2 = await admin(s.url, 'GET', `/admin/reconciliation/exceptions?limit=3&before=${page1.body.next_before}`);
-      assert.deepEqual([page1.body.data.length, page2.body.data.length, page2.body.next_before], [3, 1, null]);
+      assert.deepEqual([page1.body.data.length, page2.body.data.length, page2.body.next_before], [3, 2, null]);
 
       const resolve = (id: number, body: unknown) => admin(s.url, 'POST', `/admin/reconciliation/exceptions/${id}/resolve`, body);
       // A wrong target is refused by the service and nothing changes.
@@ -250,11 +253,20 @@ for (const backend of backends()) {
       assert.equal((await resolve(short.id, { action: 'book_adjustment', reason: 'customer paid 1.00 short; agreed to absorb' })).status, 200);
       assert.equal((await resolve(byKey.get('5.90:debit').id, { action: 'book_fee', reason: 'monthly account fee' })).status, 200);
       assert.equal((await resolve(byKey.get('15.00:credit').id, { action: 'send_back', reason: 'unknown payer' })).status, 200);
+      // A PSP settlement the OFX does not itemise: matched by hand to its deposits, the fee booked.
+      const psp = byKey.get('39.20:credit');
+      const tooMuch = await resolve(psp.id, { action: 'match', targets: [{ type: 'deposit', id: ids.psp3 }] });
+      assert.equal(tooMuch.status, 409);
+      assert.match(tooMuch.body.description, /sum to 25\.00, less than the 39\.20 credited/);
+      const batch = await resolve(psp.id, { action: 'match', targets: [{ type: 'deposit', id: ids.psp3 }, { type: 'deposit', id: ids.psp4 }], reason: 'PicPay settlement of the 25th' });
+      assert.equal(batch.status, 200, batch.text);
+      const fees = await s.ctx.db.query<{ balance: string }>("SELECT balance::text FROM ledger_accounts WHERE kind = 'bank_fees' AND currency = 'BRL'");
+      assert.equal(Number(fees.rows[0]!.balance), -1.5 - 0.8 - 5.9);
       const again = await resolve(short.id, { action: 'send_back' });
       assert.equal(again.status, 409);
       assert.deepEqual((await admin(s.url, 'GET', '/admin/reconciliation/exceptions')).body.data, []);
       const audit = await s.ctx.db.query<{ action: string; n: number }>('SELECT action, count(*)::int AS n FROM reconciliation_audit GROUP BY action ORDER BY action');
-      assert.deepEqual(audit.rows, [{ action: 'reconciliation.import', n: 3 }, { action: 'reconciliation.resolve', n: 4 }]);
+      assert.deepEqual(audit.rows, [{ action: 'reconciliation.import', n: 3 }, { action: 'reconciliation.resolve', n: 5 }]);
       const imports = await admin(s.url, 'GET', '/admin/reconciliation/statements');
       assert.deepEqual(imports.body.data.map((i: any) => i.format), ['cnab240', 'ofx', 'camt053']);
     });

@@ -188,16 +188,21 @@ export function registerAdminReconciliation(app: FastifyInstance, ctx: AppContex
     {
       schema: {
         tags: ['admin'],
-        summary: 'Resolve an exception: {action: match, target: {type, id}} | {action: book_fee|book_adjustment, reason} | {action: send_back, reason?}',
+        summary: 'Resolve an exception: {action: match, target: {type, id}} | {action: match, targets: [{type: deposit, id}, …]} | {action: book_fee|book_adjustment, reason} | {action: send_back, reason?}',
         description:
           'match: the entry is the money of that deposit or cashout (same amount and currency): a PENDING deposit completes, a CANCELLED one completes as a ' +
-          'late payment, a sent cashout completes, a credit returns a cashout. book_fee / book_adjustment: booked on the bank side with the reason. ' +
+          'late payment, a sent cashout completes, a credit returns a cashout. match with targets: one credit settles several COMPLETED deposits (a PSP or ' +
+          'acquirer batch), the difference booked to fees. book_fee / book_adjustment: booked on the bank side with the reason. ' +
           'send_back: the money is owed back to its sender (booked as unapplied).',
         security: [{ adminToken: [] }],
         params: { type: 'object', properties: { id: { type: 'string' } } },
         body: {
           type: 'object',
-          properties: { action: { type: 'string', enum: ['match', 'book_fee', 'book_adjustment', 'send_back'] }, target, reason: { type: 'string' } },
+          properties: {
+            action: { type: 'string', enum: ['match', 'book_fee', 'book_adjustment', 'send_back'] }, target,
+            targets: { type: 'array', items: target, description: 'match only: the COMPLETED deposits one credit settles; the difference is booked as the fee' },
+            reason: { type: 'string' },
+          },
         },
         response: { 200: exceptionView, ...errors },
       },
