@@ -291,7 +291,7 @@ for (const backend of backends()) {
     });
 
     if (backend === 'pg') {
-      test('PostgreSQL: the same new file imported twice at once is imported once', async () => {
+      test('PostgreSQL: the same new file imported four times at once is imported once; one exception resolved twice at once is resolved once', async () => {
         const day: Day = {
           statementId: `RACE-${TODAY}`, account: { other: 'race-account' }, currency: 'BRL', date: TODAY, opening: '0.00',
           movements: Array.from({ length: 50 }, (_, i) => ({ amount: `${i + 1}.00`, direction: 'credit' as const, date: TODAY, bankId: `R-${i}` })),
@@ -302,6 +302,15 @@ for (const backend of backends()) {
         assert.ok(answers.every((a) => a.body.statement_id === answers[0]!.body.statement_id && a.body.entries === 50 && a.body.exceptions === 50));
         const { rows } = await s.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM bank_entries e JOIN bank_accounts a ON a.id = e.bank_account_id WHERE a.identifier = 'acct:race-account'");
         assert.equal(rows[0]!.n, 50);
+        // Two operators resolving the same exception at once: one resolution, the other told so.
+        const open = (await admin(s.url, 'GET', '/admin/reconciliation/exceptions?limit=1')).body.data[0];
+        const both = await Promise.all([
+          admin(s.url, 'POST', `/admin/reconciliation/exceptions/${open.id}/resolve`, { action: 'book_adjustment', reason: 'first operator' }),
+          admin(s.url, 'POST', `/admin/reconciliation/exceptions/${open.id}/resolve`, { action: 'send_back', reason: 'second operator' }),
+        ]);
+        assert.deepEqual(both.map((r) => r.status).sort(), [200, 409]);
+        const booked = await s.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM ledger_transfers WHERE kind = 'bank.entry' AND subject_id = $1", [open.entry.id]);
+        assert.equal(booked.rows[0]!.n, 1);
       });
     }
   });
