@@ -1,5 +1,5 @@
 // Exchange rates: operator-set rows first; staging falls back to the shipped sample rates.
-import type { Environment } from '../config.ts';
+import type { Environment } from '../config/config.ts';
 import type { Queryable } from '../db/db.ts';
 import { SAMPLE_USD_RATES } from '../domain/exchange-rates.ts';
 import { dec, type Decimal, divideRate, fromDb, multiplyRate, toPlainString } from '../domain/money.ts';

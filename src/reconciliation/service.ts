@@ -13,7 +13,7 @@
 //                                        one transaction with its effect, booking and audit row
 //   listImports / listMatches / listExceptions / getException   pages, newest first
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import type { Page } from '../db/paging.ts';
 import { recordOperatorAudit } from '../audit/audit.ts';

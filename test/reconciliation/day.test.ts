@@ -283,7 +283,7 @@ for (const backend of backends()) {
       const file = join(dir, 'itau.xml');
       writeFileSync(file, files.camt!);
       const env = { ...process.env, DATABASE_URL: s.ctx.config.databaseUrl!, CAJA_MASTER_KEY: s.ctx.config.masterKey.toString('base64'), CAJA_ADMIN_TOKEN: ADMIN_TOKEN, CAJA_ENV: 'staging' };
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'ledger', 'check', '--against', file], { env });
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'ledger', 'check', '--against', file], { env });
       const out = JSON.parse(stdout);
       assert.equal(out.ok, true, stdout);
       assert.equal(out.against.bank_balance, '10377.60');

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { safeEqualText } from '../../merchants/secrets.ts';
 

@@ -6,7 +6,7 @@
 //   GET  /admin/reconciliation/exceptions                 the exceptions queue (open by default)
 //   POST /admin/reconciliation/exceptions/:id/resolve     an operator's resolution
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { formatFromRequest } from '../../reconciliation/formats.ts';
 import { importStatement, listExceptions, listImports, listMatches, ReconciliationError, resolveException, validateResolution } from '../../reconciliation/service.ts';
