@@ -70,20 +70,24 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
 /**
  * A payment the operator's bank statement shows for one deposit (the own-accounts connector has
  * no provider to read back: the statement is the truth). Recorded under the connector and the
- * statement entry's id, so it applies once; false when that entry was already applied.
+ * statement entry's id, so it applies once. The deposit is locked and must still be PENDING
+ * (another path may have completed it since the statement was read): otherwise nothing is
+ * recorded and the answer says why.
  */
 export async function applyStatementPayment(
   q: Queryable, ctx: AppContext, connector: string, depositId: number, payment: Omit<ProviderPayment, 'chargeReference' | 'raw'>,
-): Promise<boolean> {
+): Promise<'applied' | 'duplicate' | 'not_pending'> {
+  const { rows } = await q.query<{ status: string }>('SELECT status FROM deposits WHERE id = $1 AND connector = $2 FOR UPDATE', [depositId, connector]);
+  if (rows[0]?.status !== 'PENDING') return 'not_pending';
   const inserted = await q.query(
     `INSERT INTO connector_payments (connector, payment_id, charge_reference, deposit_id, amount, currency, receiver, paid_at, status, reason, seen_via)
      VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, 'applied', NULL, 'statement') ON CONFLICT DO NOTHING RETURNING payment_id`,
     [connector, payment.id, depositId, toDb(payment.amount), payment.currency, payment.receiver, payment.paidAt],
   );
-  if (inserted.rows.length === 0) return false;
+  if (inserted.rows.length === 0) return 'duplicate';
   await transitionDepositIn(q, ctx, depositId, 'COMPLETED', 'payment', { actor: 'bank', note: `bank statement entry ${payment.id}` });
   ctx.metrics.connectorPayments.inc({ connector, status: 'applied' });
-  return true;
+  return 'applied';
 }
 
 /** A callback body: only what the provider itself confirms is applied. */

@@ -72,9 +72,10 @@ async function applyEffect(q: Queryable, ctx: AppContext, t: Target, effect: Eff
   try {
     if (t.type === 'deposit') {
       if (effect === 'complete') {
-        return await applyStatementPayment(q, ctx, OWN_ACCOUNTS, t.id, {
+        const applied = await applyStatementPayment(q, ctx, OWN_ACCOUNTS, t.id, {
           id: `bank:${entry.bankAccountId}:${entry.key}`, amount: dec(entry.amount), currency: entry.currency, receiver: entry.account, paidAt: new Date(`${entry.bookingDate}T00:00:00Z`),
         });
+        return applied === 'applied';
       }
       if (effect === 'late_payment') {
         await transitionDepositIn(q, ctx, t.id, 'COMPLETED', 'late_payment', { actor: 'operator', note: `bank statement entry ${entry.id}` });
@@ -99,11 +100,17 @@ interface StoredEntry extends StatementEntry {
   account: string;
 }
 
-async function insertMatch(q: Queryable, entryId: number, rule: Rule | 'operator', t: Target, effect: Effect | 'late_payment', amount: string): Promise<void> {
-  await q.query(
-    'INSERT INTO reconciliation_matches (entry_id, rule, target_type, target_id, effect, amount) VALUES ($1, $2, $3, $4, $5, $6)',
+/**
+ * Records a match; false when the target is already matched (a concurrent import of another
+ * account's statement confirmed it first: the unique index decides, and the caller makes the
+ * entry an exception instead).
+ */
+async function insertMatch(q: Queryable, entryId: number, rule: Rule | 'operator', t: Target, effect: Effect | 'late_payment', amount: string): Promise<boolean> {
+  const { rows } = await q.query(
+    'INSERT INTO reconciliation_matches (entry_id, rule, target_type, target_id, effect, amount) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id',
     [entryId, rule, t.type, t.id, EFFECT_WORD[effect], amount],
   );
+  return rows.length > 0;
 }
 
 async function upsertAccount(q: Queryable, s: ParsedStatement): Promise<{ id: number; opening: string | null }> {
@@ -202,15 +209,22 @@ export async function importStatement(ctx: AppContext, format: StatementFormat |
         exceptions.push({ entryId: entry.id, reason: d.reason, detail: d.detail, candidates: d.candidates });
         continue;
       }
-      let applied = true;
-      for (const p of d.parts) if (!(await applyEffect(q, ctx, p.target, p.effect, entry))) applied = false;
+      // The matches first: only a confirmation (which changes nothing) can find its target taken.
+      let recorded = true;
+      for (const p of d.parts) if (!(await insertMatch(q, entry.id, d.rule, p.target, p.effect, p.amount))) recorded = false;
+      let applied = recorded;
+      if (recorded) for (const p of d.parts) if (!(await applyEffect(q, ctx, p.target, p.effect, entry))) applied = false;
       if (!applied) {
-        // Its state changed after the snapshot (a provider or an operator got there first).
+        // Its state changed after the snapshot (a provider, an operator or another import got
+        // there first). Effects refuse before writing, and a batch's parts are confirmations.
+        await q.query('DELETE FROM reconciliation_matches WHERE entry_id = $1', [entry.id]);
         await q.query("UPDATE bank_entries SET status = 'exception' WHERE id = $1", [entry.id]);
-        exceptions.push({ entryId: entry.id, reason: 'not_completable', detail: 'the target changed state while the statement was imported', candidates: [] });
+        exceptions.push({
+          entryId: entry.id, reason: recorded ? 'not_completable' : 'already_matched',
+          detail: recorded ? 'the target changed state while the statement was imported' : 'another statement matched the target while this one was imported', candidates: [],
+        });
         continue;
       }
-      for (const p of d.parts) await insertMatch(q, entry.id, d.rule, p.target, p.effect, p.amount);
       await bookEntry(q, entry.id, account.id, entry, 'settlement', d.fee, `${d.rule} match`);
       matched++;
     }
@@ -333,15 +347,17 @@ export async function resolveException(ctx: AppContext, exceptionId: number, res
       const k = await loadKnowledge(q, [], { deposits: ids });
       const fit = operatorBatchDecision(k, entry, ids);
       if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
-      for (const [i, t] of resolution.targets.entries()) await insertMatch(q, entry.id, 'operator', t, 'confirm', fit.amounts[i]!);
+      for (const [i, t] of resolution.targets.entries()) {
+        if (!(await insertMatch(q, entry.id, 'operator', t, 'confirm', fit.amounts[i]!))) throw new ReconciliationError('target_mismatch', `deposit ${t.id} is already matched`);
+      }
       await bookEntry(q, entry.id, entry.bankAccountId, entry, 'settlement', fit.fee, `operator match to deposits ${ids.join(', ')}`);
     } else if (resolution.action === 'match') {
       const t = resolution.target;
       const k = await loadKnowledge(q, [], t.type === 'deposit' ? { deposits: [t.id] } : { cashouts: [t.id] });
       const fit = operatorDecision(k, entry, t);
       if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
+      if (!(await insertMatch(q, entry.id, 'operator', t, fit.effect, entry.amount))) throw new ReconciliationError('target_mismatch', `${t.type} ${t.id} is already matched`);
       if (!(await applyEffect(q, ctx, t, fit.effect, entry))) throw new ReconciliationError('target_mismatch', `${t.type} ${t.id} cannot take this entry in its current state`);
-      await insertMatch(q, entry.id, 'operator', t, fit.effect, entry.amount);
       await bookEntry(q, entry.id, entry.bankAccountId, entry, 'settlement', null, `operator match to ${t.type} ${t.id}`);
     } else {
       const counter = resolution.action === 'book_fee' ? 'bank_fees' : resolution.action === 'book_adjustment' ? 'bank_adjustments' : 'bank_unapplied';

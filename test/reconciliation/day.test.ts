@@ -15,7 +15,7 @@ import { admin, cashoutRequest, createMerchant, type Credentials, type Res, V3Cl
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
-import { camt053, cnab240, type Day, ofx } from '../helpers/statements.ts';
+import { camt053, camt054, cnab240, type Day, ofx } from '../helpers/statements.ts';
 import { depositReference } from '../../src/domain/payment-info.ts';
 import { parseStatement } from '../../src/reconciliation/formats.ts';
 import { checkAgainstStatement } from '../../src/reconciliation/check.ts';
@@ -311,6 +311,26 @@ for (const backend of backends()) {
         assert.deepEqual(both.map((r) => r.status).sort(), [200, 409]);
         const booked = await s.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM ledger_transfers WHERE kind = 'bank.entry' AND subject_id = $1", [open.entry.id]);
         assert.equal(booked.rows[0]!.n, 1);
+      });
+
+      test('PostgreSQL: two banks\' statements naming one pending deposit at once complete it once; a notification and its statement at once store each entry once', async () => {
+        await deposit('twice', 'SB', '33.00');
+        const credit = (bankId: string) => ({ amount: '33.00', direction: 'credit' as const, date: TODAY, bankId, reference: depositReference(ids.twice!) });
+        const a = camt053({ statementId: `A-${TODAY}`, account: { other: 'bank-a' }, currency: 'BRL', date: TODAY, opening: '0.00', movements: [credit('A-1')] });
+        const b = camt053({ statementId: `B-${TODAY}`, account: { other: 'bank-b' }, currency: 'BRL', date: TODAY, opening: '0.00', movements: [credit('B-1')] });
+        const [ra, rb] = await Promise.all([upload(s.url, a, 'application/xml'), upload(s.url, b, 'application/xml')]);
+        assert.deepEqual([ra.status, rb.status], [201, 201], ra.text + rb.text);
+        assert.deepEqual([ra.body.matched + rb.body.matched, ra.body.exceptions + rb.body.exceptions], [1, 1]);
+        const { rows } = await s.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM deposit_status_changes WHERE deposit_id = $1 AND to_status = 'COMPLETED'", [ids.twice]);
+        assert.equal(rows[0]!.n, 1);
+        const movements = [credit('C-1'), { amount: '1.00', direction: 'debit' as const, date: TODAY, bankId: 'C-2' }];
+        const ntf = camt054({ statementId: `C-NTF-${TODAY}`, account: { other: 'bank-c' }, currency: 'BRL', date: TODAY, opening: '0.00', movements });
+        const stmt = camt053({ statementId: `C-${TODAY}`, account: { other: 'bank-c' }, currency: 'BRL', date: TODAY, opening: '0.00', movements });
+        const [rn, rs] = await Promise.all([upload(s.url, ntf, 'application/xml'), upload(s.url, stmt, 'application/xml')]);
+        assert.deepEqual([rn.status, rs.status], [201, 201], rn.text + rs.text);
+        assert.equal(rn.body.repeated + rs.body.repeated, 2);
+        const entries = await s.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM bank_entries e JOIN bank_accounts a ON a.id = e.bank_account_id WHERE a.identifier = 'acct:bank-c'");
+        assert.equal(entries.rows[0]!.n, 2);
       });
     }
   });
