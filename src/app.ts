@@ -30,6 +30,7 @@ import { registerAdminExchangeRates } from './api/admin/exchange-rates.ts';
 import { registerAdminBalance } from './api/admin/balance.ts';
 import { registerAdminConnectors } from './api/admin/connectors.ts';
 import { registerAdminOwnAccounts } from './api/admin/own-accounts.ts';
+import { registerAdminTokens } from './api/admin/tokens.ts';
 import { registerConnectorCallbacks } from './connectors/routes.ts';
 import { registerBalance } from './api/v3/balance.ts';
 import { registerSandboxCashouts } from './api/v3/sandbox-cashouts.ts';
@@ -89,6 +90,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerAdminBalance(admin, ctx);
     registerAdminConnectors(admin, ctx);
     registerAdminOwnAccounts(admin, ctx);
+    registerAdminTokens(admin, ctx);
   });
 
   // Providers' callbacks (hints, read back from the provider before anything is applied).

@@ -20,12 +20,12 @@ import type { CashoutRequest } from '../domain/cashout-request.ts';
 import { type Decimal, neg, toDb } from '../domain/money.ts';
 import { payoutFigures } from '../domain/settlement.ts';
 import { cajaAccount, findReservation, isInsufficientFunds, merchantAccount, post, reservationPostings, transfer, transferCtes, voidReservation } from '../ledger/ledger.ts';
-import { usdRate } from '../lookups/exchange-rates.ts';
+import { knownRate, type KnownRate, staleRate, staleRateText } from '../lookups/exchange-rates.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { cashoutNotifications } from './notifications.ts';
 
-export type CashoutFailure = 'external_id_used' | 'insufficient_funds' | 'not_found' | 'invalid_transition' | 'no_rate' | 'amount';
+export type CashoutFailure = 'external_id_used' | 'insufficient_funds' | 'not_found' | 'invalid_transition' | 'no_rate' | 'rate_stale' | 'amount';
 
 export class CashoutError extends Error {
   constructor(
@@ -91,16 +91,20 @@ interface Amounts {
  * the current rate, fixed now and stored with the cashout (settlement.ts payoutFigures: one
  * rounding per figure, never in the merchant's favour; too small to reserve is 'amount').
  */
+/** The rate of a currency, refused when unknown or older than CAJA_RATES_MAX_AGE_HOURS. */
+async function freshRate(ctx: AppContext, currency: string): Promise<Decimal> {
+  const known = await knownRate(ctx.db, ctx.config.env, currency);
+  if (!known) throw new CashoutError('no_rate', `No exchange rate is known for ${currency}`);
+  const stale = staleRate(new Map<string, KnownRate>([[currency, known]]), [currency], ctx.config.rates.maxAgeHours, ctx.now());
+  if (stale) throw new CashoutError('rate_stale', staleRateText(stale));
+  return known.rate;
+}
+
 async function amountsOf(ctx: AppContext, merchant: Merchant, req: CashoutRequest): Promise<Amounts> {
-  const rate = await usdRate(ctx.db, ctx.config.env, req.localCurrency);
-  if (!rate) throw new CashoutError('no_rate', `No exchange rate is known for ${req.localCurrency}`);
+  const rate = await freshRate(ctx, req.localCurrency);
   const settlementCurrency = merchant.settlement_currency;
   let settlementRate: Decimal | undefined;
-  if (settlementCurrency !== 'USD' && settlementCurrency !== req.localCurrency) {
-    const toRate = await usdRate(ctx.db, ctx.config.env, settlementCurrency);
-    if (!toRate) throw new CashoutError('no_rate', `No exchange rate is known for ${settlementCurrency}`);
-    settlementRate = toRate;
-  }
+  if (settlementCurrency !== 'USD' && settlementCurrency !== req.localCurrency) settlementRate = await freshRate(ctx, settlementCurrency);
   const figures = payoutFigures(req.amount, req.currency, req.localCurrency, settlementCurrency, { local: rate, settlement: settlementRate });
   if (!figures.ok) throw new CashoutError('amount', `Invalid params: ${figures.reason}`);
   const { local, usd, settlement } = figures.value;
