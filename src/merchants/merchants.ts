@@ -33,6 +33,8 @@ export interface Merchant {
   sandbox_chaos: boolean;
   /** Origins that may frame its iframe_view=1 pages; null: those of its notification and return URLs (domain/frame-origins.ts). */
   frame_origins: string[] | null;
+  /** Cashouts above this USD amount wait ON_HOLD for two operators (src/operators/approvals.ts); null: none do. */
+  cashout_approval_usd: string | null;
   created_at: Date;
   updated_at: Date;
 }
