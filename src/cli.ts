@@ -21,6 +21,7 @@ import { parseAmount, toDb } from './domain/money.ts';
 import { checkLedger } from './ledger/check.ts';
 import { InsufficientFunds, merchantBalances } from './ledger/ledger.ts';
 import { HTTP_COMMANDS, HTTP_USAGE, HttpUsageError, runHttpCommand } from './cli/http.ts';
+import { OPERATOR_COMMANDS, OPERATOR_USAGE, runOperatorCommand } from './cli/operators.ts';
 import { CajaApiError } from '../sdk/src/index.ts';
 
 const USAGE = `usage:
@@ -36,6 +37,7 @@ const USAGE = `usage:
   caja connector pix show                     its configuration (no secrets) and health
   caja connector own_accounts set --file F    the operator's own bank accounts (the body of PUT /admin/connectors/own_accounts)
   caja connector own_accounts show            the accounts configured
+${OPERATOR_USAGE}
 
 Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KEY, CAJA_ENV). On the embedded
 database these need the service stopped; on PostgreSQL they run beside it.`;
@@ -73,6 +75,7 @@ async function run(argv: string[]): Promise<void> {
       if (!report.ok) process.exitCode = 1;
       return;
     }
+    if (OPERATOR_COMMANDS.includes(command)) return await runOperatorCommand(db, config, argv);
     if (command === 'connector') {
       await connectorCommand(db, config, sub, rest);
       return;
