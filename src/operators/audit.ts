@@ -1,12 +1,11 @@
 // The operators' audit log (operator_audit): every console action and every admin API call that
-// changes something, with who made it (an operator, or an admin token by id; token 0 is the
-// bootstrap CAJA_ADMIN_TOKEN). Written by recordOpsAudit on the action's own transaction.
+// changes something, with who made it. Rows are written by src/audit/audit.ts recordAudit on the
+// action's own transaction; this module names the actor and reads the log.
+import { type OpsActor, opsActorName, recordAudit } from '../audit/audit.ts';
 import type { Queryable } from '../db/db.ts';
 
-/** Who acted on the operators' side. */
-export type OpsActor =
-  | { kind: 'operator'; id: number; email: string; ip: string | null }
-  | { kind: 'token'; id: number; name: string; ip: string | null; requestId?: string };
+export type { OpsActor };
+export const actorName = opsActorName;
 
 export interface OpsAuditEntry {
   actor: OpsActor;
@@ -17,17 +16,10 @@ export interface OpsAuditEntry {
   at: Date;
 }
 
-export const actorName = (a: OpsActor): string => (a.kind === 'operator' ? a.email : `token:${a.name}`);
-
+/** recordAudit of an operators' entry, inside the caller's transaction. */
 export async function recordOpsAudit(q: Queryable, e: OpsAuditEntry): Promise<void> {
-  await q.query(
-    `INSERT INTO operator_audit (operator_id, token_id, actor, action, merchant_id, subject, detail, ip, request_id, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [
-      e.actor.kind === 'operator' ? e.actor.id : null, e.actor.kind === 'token' ? e.actor.id : null, actorName(e.actor), e.action,
-      e.merchantId ?? null, e.subject ?? null, JSON.stringify(e.detail ?? {}), e.actor.ip, e.actor.kind === 'token' ? (e.actor.requestId ?? null) : null, e.at,
-    ],
-  );
+  const { actor, ...rest } = e;
+  await recordAudit(q, { ops: actor, ...rest });
 }
 
 export interface OpsAuditRow {
