@@ -39,6 +39,7 @@ import { registerLogos } from './web/logos.ts';
 import { registerCustomerPages } from './web/pages.ts';
 import { registerCheckout } from './web/checkout/routes.ts';
 import { registerPanel } from './web/panel/routes.ts';
+import { registerOps } from './web/ops/routes.ts';
 import { useStreamlineFace } from './api/streamline/face.ts';
 import { registerStreamlineLookups } from './api/streamline/lookups.ts';
 import { registerStreamlineRefunds } from './api/streamline/refunds.ts';
@@ -113,6 +114,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   // The merchant panel: HTML pages with their own error pages and upload parser.
   await app.register(async (panel) => registerPanel(panel, ctx));
+
+  // The operator console: HTML pages with their own error pages.
+  await app.register(async (ops) => registerOps(ops, ctx));
 
   // Cashout operations render errors as {code, message}.
   await app.register(async (cashouts) => registerCashouts(cashouts, ctx));

@@ -156,6 +156,8 @@ export interface MerchantPatch {
   sandbox_chaos?: boolean;
   /** Checked by domain/frame-origins.ts; null goes back to the default. */
   frame_origins?: string[] | null;
+  /** USD, as stored (toDb); null: no cashout waits for approval. */
+  cashout_approval_usd?: string | null;
 }
 
 /** Changes a merchant's settings; `audit` (a panel user's change) is written in the same transaction. */

@@ -26,7 +26,7 @@ export interface OpsSession {
   ip: string | null;
 }
 
-export const actorOf = (s: OpsSession): OpsActor => ({ kind: 'operator', id: s.operator.id, email: s.operator.email, ip: s.ip });
+export const actorOf = (s: OpsSession): Extract<OpsActor, { kind: 'operator' }> => ({ kind: 'operator', id: s.operator.id, email: s.operator.email, ip: s.ip });
 
 const idHashOf = (ctx: AppContext, token: string) => ctx.box.hash(`ops-session|${token}`);
 
