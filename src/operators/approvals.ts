@@ -9,7 +9,8 @@ import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/db.ts';
 import { adjustBalanceIn } from '../balances/service.ts';
 import { CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
-import { type Decimal, fromDb, toPlainString } from '../domain/money.ts';
+import { minorUnits } from '../domain/currencies.ts';
+import { type Decimal, fromDb, toFixed } from '../domain/money.ts';
 import { InsufficientFunds } from '../ledger/ledger.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
 
@@ -64,7 +65,8 @@ async function insertRequest(q: Queryable, kind: ApprovalKind, merchantId: numbe
 
 /** First pair of eyes: ask for a credit or debit of a merchant's balance. */
 export async function requestAdjustment(ctx: AppContext, by: Operator, merchantId: number, a: AdjustmentAsk): Promise<number> {
-  const payload = { direction: a.direction, amount: toPlainString(a.amount), currency: a.currency, reason: a.reason };
+  // The amount at its currency's decimals (what the operators read and approve).
+  const payload = { direction: a.direction, amount: toFixed(a.amount, minorUnits(a.currency)), currency: a.currency, reason: a.reason };
   return ctx.db.tx(async (q) => {
     const { rows } = await q.query('SELECT id FROM merchants WHERE id = $1', [merchantId]);
     if (!rows[0]) throw new ApprovalError('not_found', 'Merchant not found');

@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { FEE_PERCENT, SURCHARGE_PERCENT } from '../../domain/fees.ts';
 import { ISO_CURRENCIES } from '../../domain/countries.ts';
+import { minorUnits } from '../../domain/currencies.ts';
 import { parseId } from '../../domain/ids.ts';
 import { fromDb, isPositive, parseAmount, toDb, toFixed, toPlainString } from '../../domain/money.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
@@ -248,7 +249,8 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
     if (!m || id === null) return notFound(c);
     const direction = c.body.direction === 'debit' ? 'debit' : c.body.direction === 'credit' ? 'credit' : null;
     const currency = text(c.body.currency, 3).toUpperCase();
-    const amount = parseAmount(text(c.body.amount, 40), { maxDecimals: 2, maxIntegerDigits: 14 });
+    // The currency's own decimals, as the admin API's adjustments (a CLP amount has none).
+    const amount = parseAmount(text(c.body.amount, 40), { maxDecimals: ISO_CURRENCIES.has(currency) ? minorUnits(currency) : 2, maxIntegerDigits: 14 });
     const reason = text(c.body.reason, 500);
     const problems = [
       ...(direction ? [] : [`${c.f.t.direction}: credit or debit`]),
@@ -305,7 +307,7 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
 
   const ratesView = async (c: Ctx, o: { notice?: string; error?: string; status?: number } = {}) => {
     const b = await rateBoard(ctx, sources);
-    return { ...V.ratesPage(c.f, { rates: b.rates, sources: b.sources, maxAgeHours: ctx.config.rates.maxAgeHours, ...o }), status: o.status };
+    return { ...V.ratesPage(c.f, { rates: b.rates, sources: b.sources, markups: b.markups, maxAgeHours: ctx.config.rates.maxAgeHours, ...o }), status: o.status };
   };
 
   app.get('/ops/rates', opsRoute('view', async (c) => ratesView(c, { notice: c.query.done === 'saved' ? c.f.t.saved : undefined })));

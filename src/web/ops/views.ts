@@ -178,7 +178,7 @@ ${field('amount', t.amount, '', { required: true, inputmode: 'decimal' })}${fiel
 
 // ---------------------------------------------------------------- rates
 
-export function ratesPage(f: Frame, v: { rates: RateLine[]; sources: SourceLine[]; maxAgeHours: number; notice?: string; error?: string }): Page {
+export function ratesPage(f: Frame, v: { rates: RateLine[]; sources: SourceLine[]; markups: Record<string, string>; maxAgeHours: number; notice?: string; error?: string }): Page {
   const t = f.t;
   const rows = v.rates.map((r) => [r.currency, html`<b>${r.usdRate}</b>`, r.sourceRate, r.markupPercent, r.source, when(r.rateAt), r.stale ? html`<span class="badge CANCELLED">${t.stale}</span>` : html`<span class="badge COMPLETED">${t.fresh}</span>`]);
   const srcRows = v.sources.map((s) => [s.source, s.currency, when(s.lastSuccessAt), s.lastError ?? '—']);
@@ -189,9 +189,10 @@ export function ratesPage(f: Frame, v: { rates: RateLine[]; sources: SourceLine[
 </div>`
     : '';
   return frame(f, '/ops/rates', t.navRates, html`${notice(v.notice)}${alert(v.error)}<p>${fillText(t.maxAge, { hours: v.maxAgeHours })}</p>
-<h2>${t.rates}</h2>${table(t.rates, [t.currency, t.rate, t.sourceRate, t.markup, t.source, t.published, t.health], rows, [1, 2, 3])}
+<h2>${t.rates}</h2>${table(t.rates, [t.currency, t.rate, t.sourceRate, t.markup, t.source, t.published, t.status], rows, [1, 2, 3])}
 <h2>${t.sources}</h2>${v.sources.length ? table(t.sources, [t.source, t.currency, t.lastSuccess, t.lastError], srcRows) : html`<p>${t.noSources}</p>`}
 ${v.sources.length && canOps(f.role, 'rates.edit') ? button(f, '/ops/rates/fetch', t.fetchNow) : ''}
+<h2>${t.markups}</h2>${table(t.markups, [t.currency, t.markup], Object.entries(v.markups), [1], t.noMarkups)}
 ${edit}`);
 }
 
@@ -227,7 +228,7 @@ export function approvalsPage(f: Frame, v: { held: HeldCashout[]; open: Approval
   return frame(f, '/ops/approvals', t.navApprovals, html`${notice(v.notice)}${alert(v.error)}
 <h2>${t.openRequests}</h2>${table(t.openRequests, [t.id, t.merchant, t.kind, t.requestedBy, t.when, t.action], open, [], t.noOpen)}
 <h2>${t.heldCashouts}</h2>${table(t.heldCashouts, [t.id, t.merchant, t.externalId, t.amount, t.usd, t.created, t.action], held, [0, 4], t.noHeld)}
-<h2>${t.decided}</h2>${table(t.decided, [t.id, t.merchant, t.kind, t.requestedBy, t.decidedBy, t.health, t.when], decided, [], t.noOpen)}`);
+<h2>${t.decided}</h2>${table(t.decided, [t.id, t.merchant, t.kind, t.requestedBy, t.decidedBy, t.status, t.when], decided, [], t.noDecided)}`);
 }
 
 // ---------------------------------------------------------------- audit
