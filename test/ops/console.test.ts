@@ -132,7 +132,7 @@ for (const backend of backends()) {
       assert.deepEqual(audit.rows.map((r) => r.action), ['approval.requested.balance_adjustment', 'approval.approved.balance_adjustment']);
     });
 
-    test('four eyes race: two operators approve the same request at once; it applies once', async () => {
+    test('four eyes race: two operators approve the same request at once (service calls, then HTTP posts); it applies once', async () => {
       const asker = { kind: 'operator' as const, id: ops.finance!.id, email: ops.finance!.email, ip: null };
       for (let round = 0; round < 5; round++) {
         const id = await requestAdjustment(s.ctx, asker, m.merchant_id, { direction: 'credit', amount: dec('1.00'), currency: 'USD', reason: `race ${round}` });
@@ -141,6 +141,16 @@ for (const backend of backends()) {
         assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, `round ${round}: one approval wins`);
         const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
         assert.equal(failed.reason.kind, 'already_decided');
+        const adj = await s.ctx.db.query(`SELECT count(*)::int AS n FROM balance_adjustments WHERE actor = $1`, [`four-eyes:${id}`]);
+        assert.equal(adj.rows[0].n, 1, 'booked once');
+      }
+      // The same race as two browsers make it: two operators' approve posts sent at once over HTTP.
+      const clients = [await signedIn(s, ops.admin!), await signedIn(s, ops.risk!)];
+      for (let round = 0; round < 5; round++) {
+        const id = await requestAdjustment(s.ctx, asker, m.merchant_id, { direction: 'credit', amount: dec('1.00'), currency: 'USD', reason: `http race ${round}` });
+        const forms = await Promise.all(clients.map(async (c) => /name="csrf" value="([^"]+)"/.exec((await c.get('/ops/approvals')).html)![1]!));
+        const pages = await Promise.all(clients.map((c, i) => c.request('POST', `/ops/approvals/${id}/approve`, new URLSearchParams({ csrf: forms[i]! }))));
+        assert.deepEqual(pages.map((p) => p.status).sort(), [200, 409], `round ${round}: ${pages.map((p) => `${p.status} ${p.url}`).join(', ')}`);
         const adj = await s.ctx.db.query(`SELECT count(*)::int AS n FROM balance_adjustments WHERE actor = $1`, [`four-eyes:${id}`]);
         assert.equal(adj.rows[0].n, 1, 'booked once');
       }
