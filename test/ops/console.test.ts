@@ -180,6 +180,18 @@ for (const backend of backends()) {
       assert.equal(await status(big.body.cashout_id), 'Pending');
     });
 
+    test('limits: finance sets a merchant rule in force for the API; a bad method is refused with the reason', async () => {
+      const f = await signedIn(s, ops.finance!);
+      const bad = await f.submit(`/ops/merchants/${m.merchant_id}`, `/ops/merchants/${m.merchant_id}/limits`, { country: 'BR', payment_method: 'ZZ', daily: '100' });
+      assert.match(bad.html, /payment_method: &#39;ZZ&#39; is not offered in BR/);
+      const ok = await f.submit(`/ops/merchants/${m.merchant_id}`, `/ops/merchants/${m.merchant_id}/limits`, { country: 'BR', payment_method: '*', per_transaction: '250.00', daily: '', monthly: '' });
+      assert.equal(ok.url, `/ops/merchants/${m.merchant_id}?done=saved`);
+      const rules = (await admin(s.url, 'GET', '/admin/limits')).body;
+      assert.ok(rules.some((r: { merchant_id: number; country: string; per_transaction: string }) => r.merchant_id === m.merchant_id && r.country === 'BR' && r.per_transaction === '250'));
+      const audit = await s.ctx.db.query(`SELECT actor FROM operator_audit WHERE action = 'merchant.limit' ORDER BY id DESC LIMIT 1`);
+      assert.equal(audit.rows[0].actor, ops.finance!.email);
+    });
+
     test('rates page: markup and manual rate, audited; read-only sees no form', async () => {
       const f = await signedIn(s, ops.finance!);
       const manual = await f.submit('/ops/rates', '/ops/rates/manual', { currency: 'COP', rate: '4000.5' });

@@ -15,6 +15,8 @@ import { parseId } from '../../domain/ids.ts';
 import { fromDb, isPositive, parseAmount, toDb, toFixed, toPlainString } from '../../domain/money.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
 import { listLimits } from '../../deposits/limits.ts';
+import { parseLimitInput } from '../../domain/limit-input.ts';
+import { setMerchantLimit } from '../../operators/limits.ts';
 import { merchantBalances } from '../../ledger/ledger.ts';
 import { allConnectorViews } from '../../connectors/store.ts';
 import { CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, rotateCredentials, updateMerchant } from '../../merchants/merchants.ts';
@@ -230,6 +232,22 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
       ops: actorOf(c.s), action: 'merchant.settings', merchantId: id, subject: `merchant:${id}`,
       detail: { name, ...urls, cashout_approval_usd: threshold?.ok ? toPlainString(threshold.value) : null }, at: ctx.now(),
     });
+    return { redirect: `/ops/merchants/${id}?done=saved` };
+  }));
+
+  app.post('/ops/merchants/:id/limits', opsRoute('merchants.settings', async (c) => {
+    const id = idOf(c);
+    const m = id === null ? null : await merchantDetail(id);
+    if (!m || id === null) return notFound(c);
+    // An empty box is no ceiling, as an absent field is to PUT /admin/limits.
+    const fields: Record<string, unknown> = { merchant_id: id };
+    for (const k of ['country', 'payment_method', 'per_transaction', 'daily', 'monthly']) {
+      const v = text(c.body[k], 40);
+      if (v) fields[k] = v;
+    }
+    const input = parseLimitInput(fields);
+    if (!input.ok) return V.merchantPage(c.f, m, { error: input.details.join('; ') });
+    await setMerchantLimit(ctx, input.value, actorOf(c.s));
     return { redirect: `/ops/merchants/${id}?done=saved` };
   }));
 

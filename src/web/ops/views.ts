@@ -170,7 +170,11 @@ ${field('amount', t.amount, '', { required: true, inputmode: 'decimal' })}${fiel
 <section class="card"><h2>${t.settings}</h2>${settings}</section>
 <section class="card"><h2>${t.balance}</h2>${table(t.balance, [t.currency, t.available, t.reserved], m.balances.map((b) => [b.currency, b.available, b.reserved]), [1, 2], t.noBalance)}${adjust}</section>
 <section class="card"><h2>${t.fees}</h2><p class="hint">${t.feesHint}</p>${table(t.fees, [t.type, t.fee, t.surcharge], m.fees.map((x) => [x.type, x.fee, x.surcharge]), [1, 2])}</section>
-<section class="card"><h2>${t.limits}</h2>${table(t.limits, [t.country, t.method, t.perTransaction, t.daily, t.monthly], m.limits.map((l) => [l.country, l.method, l.perTransaction, l.daily, l.monthly]), [2, 3, 4], t.noLimits)}</section>
+<section class="card"><h2>${t.limits}</h2>${table(t.limits, [t.country, t.method, t.perTransaction, t.daily, t.monthly], m.limits.map((l) => [l.country, l.method, l.perTransaction, l.daily, l.monthly]), [2, 3, 4], t.noLimits)}
+${canOps(f.role, 'merchants.settings') ? html`<h3>${t.setLimit}</h3><p class="hint">${t.limitHint}</p><form method="post" action="/ops/merchants/${m.id}/limits">${csrfField(f)}
+<div class="row2">${field('country', t.country, '*', { required: true })}${field('payment_method', t.method, '*', { required: true })}</div>
+<div class="row2">${field('per_transaction', t.perTransaction, '', { inputmode: 'decimal' })}${field('daily', t.daily, '', { inputmode: 'decimal' })}</div>
+${field('monthly', t.monthly, '', { inputmode: 'decimal' })}<button class="button">${t.save}</button></form>` : ''}</section>
 <section class="card"><h2>${t.connectors}</h2>${table(t.connectors, [t.connector, t.method], m.connectors.map((c) => [c.name, c.methods]), [], t.noConnectors)}</section>
 <section class="card"><h2>${t.credentials}</h2>${rotate}</section>
 </div>`);
