@@ -1,5 +1,5 @@
 // Notification delivery benchmark: N outbox rows on PostgreSQL, delivered by caja itself to a
-// local receiver; notifications per second. Each worker runs as production runs it: `src/main.ts`
+// local receiver; notifications per second. Each worker runs as production runs it: `src/server/main.ts`
 // started as its own process tree (CAJA_PROCESSES=1, then 2: the node:cluster supervisor forks two
 // servers, each with its own pool and its own notification worker), so two workers are two
 // processes with two event loops, not two loops sharing the bench's.
@@ -24,11 +24,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config.ts';
-import { openContext } from '../src/runtime.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { openContext } from '../src/server/runtime.ts';
 import { createMerchant } from '../src/merchants/merchants.ts';
 import { recordEvent } from '../src/notifications/outbox.ts';
-import type { AppContext } from '../src/context.ts';
+import type { AppContext } from '../src/config/context.ts';
 import { createScratchDatabase, postgresUrl } from '../test/helpers/databases.ts';
 import { serverEntry } from '../test/helpers/server-entry.ts';
 

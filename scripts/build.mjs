@@ -17,7 +17,7 @@ const out = join(root, 'dist');
 const tmp = mkdtempSync(join(root, '.dist-'));
 try {
   await build({
-    entryPoints: [join(root, 'src/main.ts')],
+    entryPoints: [join(root, 'src/server/main.ts')],
     outfile: join(tmp, 'main.mjs'),
     bundle: true,
     platform: 'node',

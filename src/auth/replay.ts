@@ -17,7 +17,7 @@
 //     and invoice_id make retries safe.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 
 declare module 'fastify' {

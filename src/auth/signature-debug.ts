@@ -2,7 +2,7 @@
 // an integrator can diff it against their own string to sign. Never a key, never the expected
 // signature: those would let anyone holding a login forge requests.
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { findSigningSecret } from '../merchants/merchants.ts';
 
 /** Bodies longer than this are shown by their start; length and hash identify the whole. */

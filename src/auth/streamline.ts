@@ -1,6 +1,6 @@
 // Streamline (form-encoded) credentials: x_login and x_trans_key in the body, of the deposits or
 // the web-status set depending on the endpoint.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { checkLoginAndKey, depositsSignerOf, type Merchant } from '../merchants/merchants.ts';
 import { StreamlineError } from '../api/streamline/format.ts';
 

@@ -5,7 +5,7 @@
 //   depositCreditOf(q, depositId)      that credit's gross and currency (refunds take from it)
 //   adjustBalance(db, …)                operator credit or debit, recorded with who and why
 //   listTransactions(q, merchantId, …) the merchant's movements, newest first, by cursor
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { add, type Decimal, fromDb, neg, toDb } from '../domain/money.ts';
 import { depositCredit, type DepositFigures } from '../domain/settlement.ts';

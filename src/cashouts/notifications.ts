@@ -2,7 +2,7 @@
 // bank_reference_id, comments, external_id, control, cashout_id, status_reason to the cashout's
 // notification_url, where control = upper hex HMAC-SHA256 of "Be4" + external_id + "Bo7" keyed
 // with the cashouts secret. It is a hint: the merchant reads the status with POST /v3/cashout/status.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { CASHOUT_STATUS_DESCRIPTION } from '../domain/cashout-states.ts';
 import { formatDateTime } from '../domain/payment-info.ts';

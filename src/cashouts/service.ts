@@ -12,7 +12,7 @@
 //                                          one transaction: cancel and a bank rejection void the
 //                                          reservation, completion posts it, a rejection after
 //                                          completion returns the money to available.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { Queryable } from '../db/db.ts';
 import { type CashoutStatus, type CashoutTrigger, nextCashoutStatus, REJECTIONS, type RejectionCode } from '../domain/cashout-states.ts';

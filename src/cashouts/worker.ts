@@ -5,10 +5,10 @@
 // locks the same row, so a merchant racing the pickup sees exactly one of the two happen. A
 // connector must accept a repeated submit of one cashout as the same payout (the staging bank
 // does), because a process that dies after submitting and before committing submits it again.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
-import { periodicWorker } from '../periodic-worker.ts';
-import type { Worker } from '../workers.ts';
+import { periodicWorker } from '../server/periodic-worker.ts';
+import type { Worker } from '../server/workers.ts';
 import { type PayoutConnector, type PayoutOrder, payoutConnector } from './connector.ts';
 import { type CashoutRow, transitionCashoutIn } from './service.ts';
 

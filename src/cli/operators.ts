@@ -2,7 +2,7 @@
 // fresh installation (its password and TOTP secret printed once), and named admin API tokens
 // for automation (shown once, when made or rotated). Registered in src/cli.ts by one line.
 import { parseArgs } from 'node:util';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import type { Db } from '../db/db.ts';
 import { secretBox } from '../merchants/secrets.ts';
 import { createOperator, listOperators, OperatorError } from '../operators/accounts.ts';

@@ -1,6 +1,6 @@
 // Withdrawing a cancelled deposit's charge at its provider. (A failure to create a charge is the
 // deposit service's DepositError provider_*; its faces answer it from src/http/errors.ts.)
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { payinConnectorNamed } from './registry.ts';
 
 /**

@@ -10,7 +10,7 @@ import { collectsIntoOwnAccount, type OwnAccount, ownAccountPaymentInfo } from '
 import { confirmedOutsideProvider, ConnectorError, type PayinConnector, paymentInfoInput } from './payin.ts';
 import type { ConnectorKind } from './registry.ts';
 import { connectorView, type StoredConnector } from './store.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 
 export const OWN_ACCOUNTS_CONNECTOR = 'own_accounts';
 

@@ -14,7 +14,7 @@
 //   reconcile(ctx, connector)               one reconciliation poll (a lease makes it one
 //                                           process at a time) over a window that overlaps the
 //                                           previous one.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { fromDb, toDb } from '../domain/money.ts';
 import { transitionDepositIn } from '../deposits/service.ts';
 import type { PayinConnector, ProviderPayment } from './payin.ts';

@@ -9,7 +9,7 @@
 //   sent      → looked up until the provider settles it
 // A settled answer moves the refund through transitionRefund (COMPLETED posts the reservation,
 // REJECTED voids it; event and notification as for every refund), and the row is 'done'.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { fromDb } from '../domain/money.ts';
 import { RefundTransitionError, transitionRefund } from '../refunds/service.ts';
 import { ConnectorError, type RefundOrder, type RefundOutcome } from './payin.ts';

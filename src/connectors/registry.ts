@@ -16,8 +16,8 @@
 // changes it; another process sees a change within CAJA_CACHE_SECONDS). Methods no real connector
 // kind can serve are answered without reading anything: the deposit creation path stays a map
 // look-up.
-import type { Config } from '../config.ts';
-import type { AppContext } from '../context.ts';
+import type { Config } from '../config/config.ts';
+import type { AppContext } from '../config/context.ts';
 import { methodsForCountry } from '../domain/catalog.ts';
 import { stagingBank } from '../cashouts/staging-bank.ts';
 import { type CardRefundConnector, stagingCardNetwork } from '../refunds/card-connector.ts';

@@ -1,6 +1,6 @@
 // The `connectors` table: each real connector's configuration (secrets sealed with the master
 // key, bound to the connector's name) and the health facts it records as it works.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 
 /** What writing a configuration needs: the service's context, or the CLI's database and box. */
 export type ConnectorStoreContext = Pick<AppContext, 'db' | 'box' | 'now'> & { cache?: AppContext['cache'] };

@@ -3,9 +3,9 @@
 // poll when due (Pix: every CAJA_PIX_POLL_SECONDS, one process at a time), and moves refunds
 // sent through connectors along (src/connectors/refunds.ts). It runs every CAJA_EXPIRY_INTERVAL_MS,
 // like the deposit worker.
-import type { AppContext } from '../context.ts';
-import { periodicWorker } from '../periodic-worker.ts';
-import type { Worker } from '../workers.ts';
+import type { AppContext } from '../config/context.ts';
+import { periodicWorker } from '../server/periodic-worker.ts';
+import type { Worker } from '../server/workers.ts';
 import type { PayinConnector } from './payin.ts';
 import { reconcile } from './payments.ts';
 import { trackConnectorRefunds } from './refunds.ts';

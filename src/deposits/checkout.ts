@@ -15,7 +15,7 @@
 // The payer fields go through the API's own payer rules (validatePayerInput), and the amounts
 // through the same fee, bounds and payment-info code as creation, so a deposit completed here
 // cannot differ from one the merchant completed in one request.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { cardDetail, checkCard, type CardDetail, type CardField, type CardInput, type CardProblem, stagingOutcome } from '../domain/cards.ts';
 import { findMethod, type PayerField, type PaymentMethod } from '../domain/catalog.ts';

@@ -4,7 +4,7 @@
 //               else the merchant's notification_url; x_control = upper hex HMAC-SHA256 of
 //               deposits login + result + x_amount + x_invoice, keyed with the deposits secret.
 // No destination: no outbox row (the event is still recorded by the caller).
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { findMethod } from '../domain/catalog.ts';
 import { streamlineResult } from '../domain/deposit-states.ts';

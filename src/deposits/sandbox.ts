@@ -1,7 +1,7 @@
 // Staging's simulated outcomes of a deposit, shared by POST /v3/sandbox/deposits/{id}/... and the
 // "Simulate payment" / "Simulate cancellation" buttons of the staging payment pages: the same
 // transition a real outcome would make, with the same history, ledger and notifications.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { type AuditEntry, recordAudit } from '../audit/audit.ts';
 import { statusAfterPayment } from '../domain/deposit-states.ts';
 import { assignMethodIn } from './checkout.ts';

@@ -26,7 +26,7 @@
 // customers and checks their usage. Anything that fails rolls all of it back, so no half deposit
 // exists.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { type Queryable, violatesConstraint } from '../db/db.ts';
 import { findMethod, type PaymentType } from '../domain/catalog.ts';
 import { getCountry } from '../domain/countries.ts';

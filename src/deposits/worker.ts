@@ -2,10 +2,10 @@
 // expiration_date has passed, runs due staging magic-value outcomes, and forgets idempotency keys
 // older than 48 hours (they are promised for at least 24) and expired signed-request claims. Rows are claimed with FOR UPDATE SKIP
 // LOCKED in batches, so any number of processes can run it side by side.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { statusAfterPayment, type DepositStatus } from '../domain/deposit-states.ts';
-import { periodicWorker } from '../periodic-worker.ts';
-import type { Worker } from '../workers.ts';
+import { periodicWorker } from '../server/periodic-worker.ts';
+import type { Worker } from '../server/workers.ts';
 import { isCrypto, transitionDepositIn } from './service.ts';
 import { purgeExpiredRequests } from '../auth/replay.ts';
 

@@ -12,7 +12,7 @@ import { validateDocument } from './documents.ts';
 import { type Decimal, parseAmount } from './money.ts';
 import { validatePhone } from './phones.ts';
 import { checkCallbackUrl } from './urls.ts';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../config/config.ts';
 
 export interface CashoutRequest {
   externalId: string;

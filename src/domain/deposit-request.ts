@@ -12,7 +12,7 @@ import { validateState, validateZip } from './addresses.ts';
 import { checkCallbackUrl } from './urls.ts';
 import { cmp, dec, type Decimal, divideRate, multiplyRate, parseAmount, rescale, toFixed } from './money.ts';
 import { minorUnits } from './currencies.ts';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../config/config.ts';
 
 export type CheckoutType = 'HOSTED' | 'ONE_SHOT';
 

@@ -1,8 +1,8 @@
 // Which sites may frame a merchant's customer pages opened with iframe_view=1 (CSP
 // frame-ancestors). A merchant setting: a list of origins; unset, the origins of the merchant's
 // notification and return URLs; an empty list, no site. Pure: checked here, used by the admin
-// API, the panel and the page renderer (web/pages.ts).
-import type { Environment } from '../config.ts';
+// API, the panel and the page renderer (web/customer/route.ts).
+import type { Environment } from '../config/config.ts';
 
 export const MAX_FRAME_ORIGINS = 20;
 

@@ -169,7 +169,7 @@ function bankMetadata(input: PaymentInfoInput, reference: string): Record<string
   return { beneficiary_name: STAGING_BENEFICIARY.name, account: `CAJA${String(depositId).padStart(10, '0')}`, reference };
 }
 
-/** The printable voucher of a deposit (metadata.receipt_url), served by src/web/pages.ts. */
+/** The printable voucher of a deposit (metadata.receipt_url), served by src/web/pay/routes.ts. */
 export function receiptUrl(base: string, token: string): string {
   return `${base}/vouchers/${token}`;
 }

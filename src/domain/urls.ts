@@ -1,6 +1,6 @@
 // URLs that caja calls or sends customers to must be HTTPS; staging also takes http:// on
 // loopback hosts so merchants can test on their own machine (DESIGN.md "Running").
-import type { Environment } from '../config.ts';
+import type { Environment } from '../config/config.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 

@@ -1,4 +1,4 @@
-// The one canonical form of a request path: the path exactly as the router matches it (app.ts:
+// The one canonical form of a request path: the path exactly as the router matches it (src/server/app.ts:
 // caseSensitive false, ignoreTrailingSlash, ignoreDuplicateSlashes; find-my-way's decoding).
 // Anything that decides by path (the admin port, replay) judges this form, never the raw target,
 // so a spelling the router accepts (`//admin`, `/%61dmin`, `/ADMIN/`, `http://host/admin`) is

@@ -2,7 +2,7 @@
 // rates. A row says where it came from (source) and when that source published it (rate_at);
 // a rate older than CAJA_RATES_MAX_AGE_HOURS is refused by the deposit and cashout services
 // (rateAge below), never silently used.
-import type { Environment } from '../config.ts';
+import type { Environment } from '../config/config.ts';
 import type { Queryable } from '../db/db.ts';
 import { SAMPLE_USD_RATES } from '../domain/exchange-rates.ts';
 import { dec, type Decimal, divideRate, fromDb, multiplyRate, toPlainString } from '../domain/money.ts';

@@ -2,7 +2,7 @@
 // rotation; afterwards only hashes and encrypted secrets exist.
 import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { Db, Queryable } from '../db/db.ts';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../config/config.ts';
 import type { Caches } from '../cache/ttl-cache.ts';
 import { frameOriginsInEffect } from '../domain/frame-origins.ts';
 import { credentialContext, hashPassword, randomToken, type SecretBox } from './secrets.ts';

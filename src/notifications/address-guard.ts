@@ -6,7 +6,7 @@
 // the connection (rebinding) cannot redirect it.
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../config/config.ts';
 
 export type Policy = 'production' | 'staging';
 

@@ -3,10 +3,10 @@
 // may run one against the same database; the lease and SKIP LOCKED keep each attempt to one
 // process, and a process that dies mid-delivery leaves a lease that simply runs out.
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { cajaSignatureHeader } from '../domain/signatures.ts';
 import { credentialContext } from '../merchants/secrets.ts';
-import type { Worker } from '../workers.ts';
+import type { Worker } from '../server/workers.ts';
 import { isPublicAddress, policyFor, RefusedTarget, refusalText, resolveTarget, type Resolver } from './address-guard.ts';
 import { OriginGate, retryDelaySeconds } from './backoff.ts';
 import { postNotification, type PostResult } from './http-post.ts';

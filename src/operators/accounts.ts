@@ -3,7 +3,7 @@
 // the encrypted secret are kept. TOTP is mandatory: there is no account without it.
 import type { Db, Queryable } from '../db/db.ts';
 import { hashPassword, randomToken, type SecretBox } from '../merchants/secrets.ts';
-import { newTotpSecret, otpauthUri } from '../panel/totp.ts';
+import { newTotpSecret, otpauthUri } from '../panel/services/totp.ts';
 import { normEmail } from '../auth/login-lockout.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
 import type { OperatorRole } from './roles.ts';

@@ -5,7 +5,7 @@
 //
 // The requester can never decide (checked here, and by a CHECK of the approvals table). Two
 // operators deciding at once: the request row is locked, the second finds it decided.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { adjustBalanceIn } from '../balances/service.ts';
 import { CashoutError, transitionCashoutIn } from '../cashouts/service.ts';

@@ -6,11 +6,11 @@
 //   disabled;
 // - wrong passwords and wrong codes count towards the shared lock-out (src/auth/login-lockout.ts).
 import { randomBytes } from 'node:crypto';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { clearFailures, DUMMY_HASH, lockedUntil, normEmail, recordFailure } from '../auth/login-lockout.ts';
 import { verifyPassword } from '../merchants/secrets.ts';
-import { totpMatchStep } from '../panel/totp.ts';
+import { totpMatchStep } from '../panel/services/totp.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
 import type { OperatorRole } from './roles.ts';
 

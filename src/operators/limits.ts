@@ -1,6 +1,6 @@
 // A customer-limit rule set by an operator from the console: stored by the deposits' own
 // putLimit, audited in the same transaction, and in force at once in this process.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import type { LimitRule } from '../domain/limits.ts';
 import { toPlainString } from '../domain/money.ts';
 import { putLimit } from '../deposits/limits.ts';

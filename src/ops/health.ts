@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 
 export function registerHealth(app: FastifyInstance, ctx: AppContext): void {
   app.get(

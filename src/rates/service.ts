@@ -6,7 +6,7 @@
 //
 // A fetched rate replaces the stored one only when it was published later, so a manual override
 // stands until the source publishes a newer rate.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { dec, type Decimal, fromDb, toDb, toPlainString } from '../domain/money.ts';
 import { type OpsActor, recordOpsAudit } from '../operators/audit.ts';

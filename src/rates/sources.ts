@@ -1,7 +1,7 @@
 // The configured rate sources (CAJA_RATES_SOURCES): each kind is one line of KINDS, so another
 // source is one module and one entry here.
-import type { Config, RateSourceConfig } from '../config.ts';
-import { ConfigError } from '../config.ts';
+import type { Config, RateSourceConfig } from '../config/config.ts';
+import { ConfigError } from '../config/config.ts';
 import { banxico, FIX_SERIES } from './banxico.ts';
 import { bcbPtax } from './bcb-ptax.ts';
 import type { RatesSource } from './source.ts';

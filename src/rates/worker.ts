@@ -1,9 +1,9 @@
 // The rates worker: every CAJA_RATES_FETCH_MINUTES (and once at start) each configured source is
 // asked for its latest rate. Several processes may run it: a rate is stored only when newer than
 // the one stored, so concurrent passes store it once.
-import type { AppContext } from '../context.ts';
-import { periodicWorker } from '../periodic-worker.ts';
-import type { Worker } from '../workers.ts';
+import type { AppContext } from '../config/context.ts';
+import { periodicWorker } from '../server/periodic-worker.ts';
+import type { Worker } from '../server/workers.ts';
 import { fetchRates } from './service.ts';
 import { configuredSources } from './sources.ts';
 

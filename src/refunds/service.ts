@@ -10,7 +10,7 @@
 //
 // An idempotency key (X-Idempotency-Key) is claimed in the creating transaction: the same key
 // and body replay the first refund; another body is refused.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { type Audit, type AuditEntry, recordAudit } from '../audit/audit.ts';
 import type { Queryable } from '../db/db.ts';
 import { type Decimal, fromDb, isPositive, neg, toDb, toFixed } from '../domain/money.ts';

@@ -2,7 +2,7 @@
 // Pix key is registered, are the banks' (the connector's) answer, not a rule we can compute.
 // This is that connector interface; staging uses the simulator below, chosen once from
 // CAJA_ENV. Cashouts can ask the same registry before paying out.
-import type { Environment } from '../config.ts';
+import type { Environment } from '../config/config.ts';
 import type { PixKeyType } from '../domain/pix.ts';
 
 export interface AccountQuery {

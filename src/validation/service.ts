@@ -1,7 +1,7 @@
 // v5 account and Pix key validation: the checks the spec lists, in its order, over the one set
 // of bank-account rules (domain/bank-accounts.ts) and the registry connector (./registry.ts).
 // Failures are named here; the v5 face renders them.
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { validateBankAccount, type BankAccountCheck, type BankAccountField } from '../domain/bank-accounts.ts';
 import { methodsForCountry } from '../domain/catalog.ts';
 import { getCountry } from '../domain/countries.ts';

@@ -6,7 +6,7 @@
 // - a post whose Origin header names another site (or the opaque "null" of sandboxed frames and
 //   data: pages) is refused, which is what stops a cross-site form from acting for the customer.
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { safeEqualText } from '../merchants/secrets.ts';
 import { html, type SafeHtml } from './html.ts';
 

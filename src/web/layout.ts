@@ -140,7 +140,7 @@ export interface PageParts {
   script?: boolean;
   /** Rendered inside a merchant's iframe: no page background or outer margins. */
   embedded?: boolean;
-  /** The panel's extra rules and wide frame (web/panel/): same stylesheet element, same nonce. */
+  /** The panel's extra rules and wide frame (src/panel/views/): same stylesheet element, same nonce. */
   css?: SafeHtml;
   bodyClass?: string;
   /** Inner HTML of a header above main (the panel's navigation). */

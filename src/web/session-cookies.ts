@@ -1,9 +1,9 @@
 // What a signed-in area of server-rendered pages needs from HTTP, whoever signs in (the
-// operator console uses it; the merchant panel's gate can too): the request's cookies, a
+// merchant panel's gate and the operator console's): the request's cookies, a
 // session cookie set or cleared, our own origin for the forms' forgery check, and the page
 // language from ?lang=, a cookie, or Accept-Language.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../config/context.ts';
 import { acceptedLang, type Lang } from './i18n.ts';
 
 export function readCookies(request: FastifyRequest): Record<string, string> {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.ts';
-import { listenAdmin } from '../../src/ops/admin-listener.ts';
+import { listenAdmin } from '../../src/api/admin/listener.ts';
 
 describe('admin port', () => {
   let s: TestServer;

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import type { FastifyRequest } from 'fastify';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, createMerchant, hmac, V3Client, xDateNow, type Credentials } from '../helpers/clients.ts';
-import { cashoutAuth } from '../../src/auth/cashout-body.ts';
+import { cashoutAuth } from '../../src/api/auth/cashout-body.ts';
 import { streamlineAuth } from '../../src/auth/streamline.ts';
-import { v3HeaderAuth } from '../../src/auth/v3-headers.ts';
+import { v3HeaderAuth } from '../../src/api/auth/v3-headers.ts';
 import { ApiError } from '../../src/http/errors.ts';
 import { StreamlineError } from '../../src/api/streamline/format.ts';
 

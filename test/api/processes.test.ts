@@ -8,8 +8,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../../src/config.ts';
-import { processCount } from '../../src/processes.ts';
+import { ConfigError } from '../../src/config/config.ts';
+import { processCount } from '../../src/server/processes.ts';
 import { createScratchDatabase, postgresUrl } from '../helpers/databases.ts';
 import { serverEntry } from '../helpers/server-entry.ts';
 

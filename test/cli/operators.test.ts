@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { totpCode } from '../../src/panel/totp.ts';
+import { totpCode } from '../../src/panel/services/totp.ts';
 import { OpsClient } from '../ops/helpers.ts';
 
 const PORT = 46000 + (process.pid % 50);

@@ -5,11 +5,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { loadConfig } from '../../src/config.ts';
-import type { AppContext } from '../../src/context.ts';
-import { buildApp } from '../../src/app.ts';
-import { openContext } from '../../src/runtime.ts';
-import { startWorkers, stopWorkers, type Worker } from '../../src/workers.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import type { AppContext } from '../../src/config/context.ts';
+import { buildApp } from '../../src/server/app.ts';
+import { openContext } from '../../src/server/runtime.ts';
+import { startWorkers, stopWorkers, type Worker } from '../../src/server/workers.ts';
 import { createScratchDatabase, postgresUrl } from './databases.ts';
 
 export { postgresUrl };

@@ -4,7 +4,7 @@
 // stays leased, so another worker never sends it a second time.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { AppContext } from '../../src/context.ts';
+import type { AppContext } from '../../src/config/context.ts';
 import { openDb, type Db } from '../../src/db/db.ts';
 import { NotificationWorker } from '../../src/notifications/worker.ts';
 import { CLAIM_SQL, claimParams } from '../../src/notifications/store.ts';

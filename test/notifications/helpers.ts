@@ -4,7 +4,7 @@ import http from 'node:http';
 import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Queryable } from '../../src/db/db.ts';
-import type { AppContext } from '../../src/context.ts';
+import type { AppContext } from '../../src/config/context.ts';
 import { recordEvent } from '../../src/notifications/outbox.ts';
 
 export interface Received {

@@ -7,8 +7,8 @@ import { refuseAddress, RefusedTarget, resolveTarget } from '../../src/notificat
 import { postNotification } from '../../src/notifications/http-post.ts';
 import { OriginGate, retryDelaySeconds } from '../../src/notifications/backoff.ts';
 import { NotificationWorker } from '../../src/notifications/worker.ts';
-import type { Config } from '../../src/config.ts';
-import type { AppContext } from '../../src/context.ts';
+import type { Config } from '../../src/config/config.ts';
+import type { AppContext } from '../../src/config/context.ts';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { createMerchant } from '../helpers/clients.ts';
 import { commitEvent, FAST_ENV, notificationIdOf, type Receiver, startReceiver, statusOf, waitFor } from './helpers.ts';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createOperator } from '../../src/operators/accounts.ts';
 import type { OperatorRole } from '../../src/operators/roles.ts';
-import { totpCode, totpStep } from '../../src/panel/totp.ts';
+import { totpCode, totpStep } from '../../src/panel/services/totp.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { PanelClient } from '../panel/helpers.ts';
 

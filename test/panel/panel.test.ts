@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { admin, cashoutRequest, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { cpf } from '../helpers/documents.ts';
-import { totpCode } from '../../src/panel/totp.ts';
+import { totpCode } from '../../src/panel/services/totp.ts';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, cashoutRequest, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
-import { totpCode } from '../../src/panel/totp.ts';
+import { totpCode } from '../../src/panel/services/totp.ts';
 import { PanelClient } from './helpers.ts';
 
 const ROLES = ['owner', 'admin', 'developer', 'finance', 'support'] as const;
@@ -15,7 +15,7 @@ type Role = (typeof ROLES)[number];
 const SETS = ['deposits', 'web_status', 'cashouts', 'read_only', 'panel'] as const;
 type Set = (typeof SETS)[number];
 
-/** What each role may do under Settings → API access, written out (src/panel/roles.ts is the one table). */
+/** What each role may do under Settings → API access, written out (src/panel/services/roles.ts is the one table). */
 const MAY: Record<Role, Record<Set | 'page' | 'settings' | 'notifications', boolean>> = {
   owner: { page: true, deposits: true, web_status: true, cashouts: true, read_only: true, panel: true, settings: true, notifications: true },
   admin: { page: true, deposits: true, web_status: true, cashouts: true, read_only: true, panel: false, settings: true, notifications: true },

@@ -1,9 +1,9 @@
 // The panel's pure pieces: TOTP against RFC 6238's published vectors, base32, and CSV in and out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { base32Decode, base32Encode, totpCode, totpMatchStep, verifyTotp } from '../../src/panel/totp.ts';
-import { csvCell, csvLine, parseCsv } from '../../src/panel/csv.ts';
-import { ACTIONS, can, ROLES, rotateAction } from '../../src/panel/roles.ts';
+import { base32Decode, base32Encode, totpCode, totpMatchStep, verifyTotp } from '../../src/panel/services/totp.ts';
+import { csvCell, csvLine, parseCsv } from '../../src/panel/services/csv.ts';
+import { ACTIONS, can, ROLES, rotateAction } from '../../src/panel/services/roles.ts';
 
 test('TOTP: RFC 6238 SHA-1 vectors (last six digits), a step either side accepted, two steps not', () => {
   const secret = base32Encode(Buffer.from('12345678901234567890'));

@@ -18,7 +18,7 @@ import { parsePtax } from '../../src/rates/bcb-ptax.ts';
 import { parseBanxico } from '../../src/rates/banxico.ts';
 import { applyMarkup, parseMarkup } from '../../src/rates/markup.ts';
 import { dec, toPlainString } from '../../src/domain/money.ts';
-import { loadConfig, ConfigError } from '../../src/config.ts';
+import { loadConfig, ConfigError } from '../../src/config/config.ts';
 
 const TOKEN = 'banxico-test-token-7f3a';
 

@@ -1,11 +1,11 @@
 // canonicalPath is the path the router matches: for any spelling of a route's path, the router
-// finds that route exactly when canonicalPath gives the route's path (router options of app.ts).
+// finds that route exactly when canonicalPath gives the route's path (router options of src/server/app.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import FindMyWay from 'find-my-way';
 import { canonicalPath, firstSegment } from '../../src/http/canonical-path.ts';
-import { isAdminRequest } from '../../src/ops/admin-listener.ts';
+import { isAdminRequest } from '../../src/api/admin/listener.ts';
 
 const ROUTES = ['/admin/merchants', '/admin/merchants/:id', '/metrics', '/health', '/v3/me', '/v3/refunds', '/api_curl/streamline/NewInvoice'];
 

@@ -1,10 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/config.ts';
 import { secretBox, hashPassword, verifyPassword } from '../../src/merchants/secrets.ts';
 import { parseForm, parseJsonLossless } from '../../src/http/body-parsers.ts';
-import { parseXDate } from '../../src/auth/v3-headers.ts';
+import { parseXDate } from '../../src/api/auth/v3-headers.ts';
 import { checkCallbackUrl } from '../../src/domain/urls.ts';
 import * as sig from '../../src/domain/signatures.ts';
 

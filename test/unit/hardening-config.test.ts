@@ -5,12 +5,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { redactUrl } from '../../src/http/log-redaction.ts';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { loggerOptions, openContext } from '../../src/runtime.ts';
-import { buildApp } from '../../src/app.ts';
+import { loggerOptions, openContext } from '../../src/server/runtime.ts';
+import { buildApp } from '../../src/server/app.ts';
 
 test('production does not fall back to key files in DATA_DIR', () => {
   const dir = mkdtempSync(join(tmpdir(), 'caja-prod-'));

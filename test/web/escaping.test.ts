@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { html, join as joinHtml, raw, SafeHtml } from '../../src/web/html.ts';
 
-/** Every HTML builder: all of src/web (html.ts aside) and the streamline return page. */
+/** Every HTML builder: all of src/web (html.ts aside), the panel's views and routes, and the streamline return page. */
 function pageModules(): string[] {
   const walk = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
-  return [...walk('src/web').filter((f) => f !== join('src', 'web', 'html.ts')), 'src/api/streamline/deposits.ts'];
+  return [...walk('src/web').filter((f) => f !== join('src', 'web', 'html.ts')), ...walk('src/panel/views'), ...walk('src/panel/routes'), 'src/api/streamline/deposits.ts'];
 }
 
 const MARKUP = /<[a-zA-Z!/]/;

@@ -2,7 +2,7 @@
 // or a named token holding the scope the route needs. The token that made each call is on the
 // request (request.adminToken), in its log line (admin_token) and in the audit rows it writes.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
 import type { OpsActor } from '../../operators/audit.ts';
 import { type AdminToken, allows, scopeFor, verifyAdminToken } from '../../operators/tokens.ts';

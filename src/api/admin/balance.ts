@@ -3,7 +3,7 @@
 //   GET  /admin/merchants/{id}/balance               the merchant's balances
 //   GET  /admin/ledger/check                         the ledger's invariants (200 ok, 409 broken)
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { adjustBalance } from '../../balances/service.ts';
 import { toJson } from '../../deposits/json.ts';
 import { minorUnits } from '../../domain/currencies.ts';

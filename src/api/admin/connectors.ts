@@ -1,7 +1,7 @@
 // The operator's connectors: PUT/GET /admin/connectors/pix (configuration without secrets, plus
 // health) and the Pix payments caja kept, e.g. those that matched no pending deposit.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { PIX_CONNECTOR } from '../../connectors/pix/connector.ts';
 import { validatePixConfig } from '../../connectors/pix/settings.ts';

@@ -3,7 +3,7 @@
 //   POST /admin/deposits/{id}/complete   late payment: CANCELLED (or PENDING/APPROVED) to COMPLETED
 //   GET  /admin/limits, PUT /admin/limits   customer limits (USD), see docs/deposits.md
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { formatDateTime } from '../../domain/payment-info.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { listLimits, putLimit } from '../../deposits/limits.ts';

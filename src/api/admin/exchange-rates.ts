@@ -1,7 +1,7 @@
 // Operator control of the USD exchange rates used for conversions (replaces staging samples; in
 // production an override of the rates fetched from their sources, src/rates/).
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { ISO_CURRENCIES } from '../../domain/countries.ts';
 import { type Decimal, isPositive, parseAmount } from '../../domain/money.ts';
 import { v3Errors } from '../../http/errors.ts';

@@ -1,7 +1,7 @@
 // Operator API for merchants: create (credentials shown once), read, update, rotate.
 import { usdRate } from '../../lookups/exchange-rates.ts';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { checkFrameOrigins, MAX_FRAME_ORIGINS } from '../../domain/frame-origins.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
 import { v3Errors } from '../../http/errors.ts';

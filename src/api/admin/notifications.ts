@@ -1,6 +1,6 @@
 // Operator view of a merchant's notifications with their attempts, and resend.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { getMerchant } from '../../merchants/merchants.ts';
 import { getNotification, listNotifications, resendNotification } from '../../notifications/store.ts';

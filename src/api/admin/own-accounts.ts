@@ -2,7 +2,7 @@
 // PUT /admin/connectors/own_accounts replaces the list, GET answers it. Account numbers are shown
 // to paying customers, so nothing here is secret.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { validateOwnAccounts } from '../../domain/own-accounts.ts';
 import { OWN_ACCOUNTS_CONNECTOR, ownAccountsView } from '../../connectors/own-accounts.ts';

@@ -5,7 +5,7 @@
 //   DELETE /admin/tokens/{id}         revoked
 // All need the 'tokens' scope (the bootstrap CAJA_ADMIN_TOKEN has it).
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { INT_ID_SCHEMA } from '../../domain/ids.ts';
 import { v3Errors, v3TokenError } from '../../http/errors.ts';
 import { createAdminToken, isTokenScope, listAdminTokens, revokeAdminToken, rotateAdminToken, TOKEN_SCOPES, TokenError, type TokenView } from '../../operators/tokens.ts';

@@ -7,8 +7,8 @@
 //   DELETE /v3/cashout/cancel   both ids; PENDING or ON_HOLD → CANCELLED
 //   PUT    /v3/cashout/status   {cashout_id, status: PENDING | ON_HOLD}: release or hold
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import { cashoutAuth } from '../../auth/cashout-body.ts';
+import type { AppContext } from '../../config/context.ts';
+import { cashoutAuth } from '../auth/cashout-body.ts';
 import { CASHOUT_STATUS_CODE, CASHOUT_STATUS_DESCRIPTION, type CashoutTrigger } from '../../domain/cashout-states.ts';
 import { validateCashoutRequest } from '../../domain/cashout-request.ts';
 import { cashoutErrors } from '../../http/errors.ts';

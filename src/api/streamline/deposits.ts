@@ -2,7 +2,7 @@
 // sends the customer's browser back to the merchant by POST. A thin adapter: the form is mapped
 // onto the v3 request shape and goes through the same validation and deposit service.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { streamlineAuth } from '../../auth/streamline.ts';
 import { findMethod } from '../../domain/catalog.ts';
 import { isCountryAccepted } from '../../domain/countries.ts';

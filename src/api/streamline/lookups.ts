@@ -1,7 +1,7 @@
 // get_banks_by_country (the payment methods of a country) and webcurrencyexchange (USD to the
 // country's currency).
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { streamlineAuth } from '../../auth/streamline.ts';
 import { methodsForCountry } from '../../domain/catalog.ts';
 import { servedMethods } from '../../connectors/registry.ts';

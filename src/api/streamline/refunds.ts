@@ -1,7 +1,7 @@
 // Streamline refunds: POST /api_curl/apd/refund (signed x_control, signed control in the
 // answer) and POST /api_curl/query/refundstatus. Same refund service as v3.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { streamlineAuth } from '../../auth/streamline.ts';
 import { accountEmbedsBank, normalizeAccountType } from '../../domain/bank-accounts.ts';
 import { findBank, namesBank } from '../../domain/banks.ts';

@@ -2,8 +2,8 @@
 //   GET /v3/balance                 per currency available, reserved and total
 //   GET /v3/balance/transactions    the movements, newest first, with a cursor
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import { v3HeaderAuth } from '../../auth/v3-headers.ts';
+import type { AppContext } from '../../config/context.ts';
+import { v3HeaderAuth } from '../auth/v3-headers.ts';
 import { listTransactions } from '../../balances/service.ts';
 import { toJson } from '../../deposits/json.ts';
 import { add } from '../../domain/money.ts';

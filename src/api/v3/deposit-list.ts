@@ -2,8 +2,8 @@
 // GET /v3/deposits/{id}, with a cursor. What `caja deposits list` and the SDK read; the panel's
 // list runs on the same query (deposits/list.ts).
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import { v3HeaderAuth } from '../../auth/v3-headers.ts';
+import type { AppContext } from '../../config/context.ts';
+import { v3HeaderAuth } from '../auth/v3-headers.ts';
 import { DEPOSIT_STATUSES, type DepositStatus } from '../../domain/deposit-states.ts';
 import { toJson } from '../../deposits/json.ts';
 import { listDeposits } from '../../deposits/list.ts';

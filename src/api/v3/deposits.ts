@@ -4,8 +4,8 @@
 // field at once and reads amounts exactly whether they arrive as strings or JSON numbers. The
 // schema below still describes every field for the OpenAPI document.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import { v3HeaderAuth } from '../../auth/v3-headers.ts';
+import type { AppContext } from '../../config/context.ts';
+import { v3HeaderAuth } from '../auth/v3-headers.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { createDeposit, depositNotFound, fingerprint, getDepositStatus, prepareDepositRequest } from '../../deposits/service.ts';
 import { creationResponse, statusResponse } from '../../deposits/views.ts';

@@ -2,8 +2,8 @@
 // notification that never arrived, a gap after an outage). Pass the last event id seen as
 // `after`; the answer's next_cursor is the one to pass next time.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import { v3HeaderAuth } from '../../auth/v3-headers.ts';
+import type { AppContext } from '../../config/context.ts';
+import { v3HeaderAuth } from '../auth/v3-headers.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { eventsAfter } from '../../notifications/store.ts';
 import { eventSchema, eventView } from '../../notifications/views.ts';

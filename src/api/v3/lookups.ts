@@ -1,8 +1,8 @@
 // Read-only lookups (Bearer read-only key, safe from a front end): banks, payment methods,
 // states and exchange rates per country.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import { readOnlyKeyAuth } from '../../auth/read-only.ts';
+import type { AppContext } from '../../config/context.ts';
+import { readOnlyKeyAuth } from '../auth/read-only.ts';
 import { banksEtag, banksForCountry } from '../../domain/banks.ts';
 import { findMethod, methodsForCountry } from '../../domain/catalog.ts';
 import { servedMethods } from '../../connectors/registry.ts';

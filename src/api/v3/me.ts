@@ -1,8 +1,8 @@
 // A signed no-op: lets an integrator check its X-Date/X-Login/Authorization signing before
 // sending money-moving requests.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import { v3HeaderAuth } from '../../auth/v3-headers.ts';
+import type { AppContext } from '../../config/context.ts';
+import { v3HeaderAuth } from '../auth/v3-headers.ts';
 import { v3ErrorSchema } from './face.ts';
 
 const meSchema = {

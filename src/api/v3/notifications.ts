@@ -1,8 +1,8 @@
 // The merchant's view of its outgoing notifications: each with its attempts (status code,
 // latency, error, response excerpt), and a resend. Another merchant's notification is 208/404.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import { v3HeaderAuth } from '../../auth/v3-headers.ts';
+import type { AppContext } from '../../config/context.ts';
+import { v3HeaderAuth } from '../auth/v3-headers.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { getNotification, listNotifications, resendNotification } from '../../notifications/store.ts';
 import { type ListQuery, listQuerySchema, notificationListSchema, notificationListView, notificationSchema, notificationView } from '../../notifications/views.ts';

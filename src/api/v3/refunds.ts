@@ -1,8 +1,8 @@
 // v3 refunds: create (POST /v3/refunds), read (GET /v3/refunds/{id}), and the staging sandbox
 // outcomes of a pending refund.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import { v3HeaderAuth } from '../../auth/v3-headers.ts';
+import type { AppContext } from '../../config/context.ts';
+import { v3HeaderAuth } from '../auth/v3-headers.ts';
 import { ACCOUNT_TYPE_MESSAGE, normalizeAccountType } from '../../domain/bank-accounts.ts';
 import { findMethod } from '../../domain/catalog.ts';
 import { fromDb, parseAmount, type Decimal } from '../../domain/money.ts';

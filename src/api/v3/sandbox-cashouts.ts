@@ -3,8 +3,8 @@
 // transition the bank would, through the same service call, with the same ledger movement and
 // notification. Not registered in production, where these paths answer 404.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import { v3HeaderAuth } from '../../auth/v3-headers.ts';
+import type { AppContext } from '../../config/context.ts';
+import { v3HeaderAuth } from '../auth/v3-headers.ts';
 import { type CashoutRow, findCashout, transitionCashout } from '../../cashouts/service.ts';
 import { payoutConnector } from '../../cashouts/connector.ts';
 import { isRejectionCode, REJECTIONS, type RejectionCode } from '../../domain/cashout-states.ts';

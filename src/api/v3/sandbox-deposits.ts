@@ -3,8 +3,8 @@
 // service call, with the same history, ledger and notifications. Not registered in production,
 // where these paths answer 404 like any unknown route.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import { v3HeaderAuth } from '../../auth/v3-headers.ts';
+import type { AppContext } from '../../config/context.ts';
+import { v3HeaderAuth } from '../auth/v3-headers.ts';
 import { depositNotFound, getDeposit } from '../../deposits/service.ts';
 import { runSandboxAction } from '../../deposits/sandbox.ts';
 import { statusResponse } from '../../deposits/views.ts';

@@ -1,8 +1,8 @@
 // v5 validation face: POST /v5/account/validate and POST /v5/account/pix_key/validate, signed
 // with the cashouts key, each switched on per merchant (DESIGN: features per merchant).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.ts';
-import { v3HeaderAuth } from '../../auth/v3-headers.ts';
+import type { AppContext } from '../../config/context.ts';
+import { v3HeaderAuth } from '../auth/v3-headers.ts';
 import { ACCOUNT_TYPES } from '../../domain/bank-accounts.ts';
 import { parseAmount, type Decimal } from '../../domain/money.ts';
 import { ApiError, v3Errors } from '../../http/errors.ts';

@@ -2,7 +2,7 @@
 // Bank's API Pix v2. A charge is a cob (PUT /cob/{txid}), a payment is read back with
 // GET /pix/{e2eid} (the webhook only says which), reconciliation reads GET /pix?inicio&fim, a
 // refund is a devolução (PUT/GET /pix/{e2eid}/devolucao/{id}). docs/connectors.md.
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { ConnectorError, type PayinConnector, type ProviderPayment } from '../payin.ts';
 import type { ConnectorKind } from '../registry.ts';
 import { recordHealth, type StoredConnector } from '../store.ts';

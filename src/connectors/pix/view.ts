@@ -1,6 +1,6 @@
 // The Pix connector as the operator sees it (PUT/GET /admin/connectors/pix, `caja connector pix
 // show`): its settings without client_secret and private_key, and its health.
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { connectorView } from '../store.ts';
 import { PIX_CONNECTOR } from './connector.ts';
 

@@ -11,13 +11,15 @@
 //   POST /checkout/<token>/card/confirm  the 3-D Secure-like confirmation
 //   POST /checkout/<token>/cancel        the customer cancels: back_url, or the streamline return
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import {
   allowedMethods, cancelByCustomer, CheckoutError, chooseMethod, confirmCardChallenge, methodSettled, neededPayerFields, payByCard,
 } from '../../deposits/checkout.ts';
 import { checkCsrf, csrfInput, type FormName } from '../csrf.ts';
 import { safeHref } from '../layout.ts';
-import { customerRoute, formRefused, type Loaded, pageLink, type Rendered } from '../pages.ts';
+import type { Loaded } from '../customer/view-model.ts';
+import { pageLink } from '../customer/fragments.ts';
+import { customerRoute, formRefused, type Rendered } from '../customer/route.ts';
 import { cardPage, challengePage, type Csrf, detailsPage, finalPage, methodListPage, noMethodsPage } from './views.ts';
 
 const FORMS: FormName[] = ['method', 'card', 'challenge', 'cancel', 'simulate'];

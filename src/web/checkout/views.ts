@@ -12,10 +12,12 @@ import type { FormName } from '../csrf.ts';
 import { fill, formatAmount, type Strings } from '../i18n.ts';
 import { EMPTY, html, raw, type SafeHtml } from '../html.ts';
 import { safeHref } from '../layout.ts';
+import type { Loaded } from '../customer/view-model.ts';
 import {
-  amountBlock, amountLabel, type Loaded, methodHeader, pageEnd, pageLink, pageTop, phaseNotice, type Rendered, returnHref, returnLink, row,
-  stateInputs, statusBadge, summary, timeHtml, topTarget,
-} from '../pages.ts';
+  amountBlock, amountLabel, methodHeader, pageEnd, pageLink, pageTop, phaseNotice, returnHref, returnLink, row, stateInputs, statusBadge, summary, timeHtml,
+  topTarget,
+} from '../customer/fragments.ts';
+import type { Rendered } from '../customer/route.ts';
 
 /** The form tokens of this page, computed by the route (templates do no crypto). */
 export type Csrf = Record<FormName, SafeHtml>;

@@ -7,7 +7,7 @@
 // must hold the action (src/operators/roles.ts), and every POST must carry the session's CSRF
 // token and, when the browser sends one, our own Origin. Pages are never framed nor cached.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { AppContext } from '../../config/context.ts';
 import { FEE_PERCENT, SURCHARGE_PERCENT } from '../../domain/fees.ts';
 import { ISO_CURRENCIES } from '../../domain/countries.ts';
 import { minorUnits } from '../../domain/currencies.ts';
@@ -27,7 +27,7 @@ import { ABSOLUTE_HOURS, actorOf, completeMfa, loadSession, type OpsSession, sig
 import { canOps, isOperatorRole, type OpsAction } from '../../operators/roles.ts';
 import { searchMerchants } from '../../operators/search.ts';
 import { createAdminToken, isTokenScope, listAdminTokens, revokeAdminToken, rotateAdminToken, TokenError } from '../../operators/tokens.ts';
-import { csrfMatches } from '../../panel/auth.ts';
+import { csrfMatches } from '../../panel/services/auth.ts';
 import { parseMarkup } from '../../rates/markup.ts';
 import { fetchRates, rateBoard, setManualRates, setMarkup } from '../../rates/service.ts';
 import { configuredSources } from '../../rates/sources.ts';

@@ -10,7 +10,7 @@ import { TOKEN_SCOPES, type TokenView } from '../../operators/tokens.ts';
 import type { RateLine, SourceLine } from '../../rates/service.ts';
 import type { Lang } from '../i18n.ts';
 import { html, raw, type SafeHtml } from '../html.ts';
-import { field, PANEL_CSS } from '../panel/views.ts';
+import { field, PANEL_CSS } from '../../panel/views/pages.ts';
 import type { OpsStrings } from './i18n.ts';
 
 export const OPS_CSS = PANEL_CSS;

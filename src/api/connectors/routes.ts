@@ -1,0 +1,32 @@
+// Callbacks from connectors' providers. POST /connectors/pix/webhook/pix (and without /pix): the
+// PSP's {pix: [{endToEndId, …}]}. A callback is a hint: each payment it names is read back from
+// the PSP and only what the PSP confirms is applied (src/connectors/payments.ts), so a forged or
+// replayed callback credits nothing. Answers 200 once handled; 503 when the PSP could not be read
+// (the PSP retries, and the reconciliation poll catches up anyway).
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../config/context.ts';
+import { v3ErrorBody } from '../v3/face.ts';
+import { v3Errors } from '../../http/errors.ts';
+import { ConnectorError } from '../../connectors/payin.ts';
+import { applyHints } from '../../connectors/payments.ts';
+import { payinConnectorNamed } from '../../connectors/registry.ts';
+
+export function registerConnectorCallbacks(app: FastifyInstance, ctx: AppContext): void {
+  const handler = async (request: { params: { name: string }; body: unknown; log: FastifyInstance['log'] }, reply: import('fastify').FastifyReply) => {
+    const connector = await payinConnectorNamed(ctx, request.params.name.toLowerCase());
+    if (!connector || connector.simulated) return reply.status(404).send(v3ErrorBody(v3Errors.notFound('No such connector')));
+    try {
+      const result = await applyHints(ctx, connector, request.body);
+      return reply.status(200).send({ received: result.hints });
+    } catch (err) {
+      if (err instanceof ConnectorError) {
+        request.log.warn({ err, connector: connector.name }, 'callback: the provider could not be read; left to its retry and the poll');
+        return reply.status(503).send(v3ErrorBody(v3Errors.serviceUnavailable('The provider could not be read; retry later')));
+      }
+      throw err;
+    }
+  };
+  const schema = { hide: true, params: { type: 'object', properties: { name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,32}$' } }, required: ['name'] } };
+  app.post<{ Params: { name: string } }>('/connectors/:name/webhook', { schema }, handler);
+  app.post<{ Params: { name: string } }>('/connectors/:name/webhook/pix', { schema }, handler);
+}

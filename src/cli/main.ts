@@ -1,0 +1,243 @@
+// `caja` command line: migrations, merchant provisioning, balance adjustments and the ledger
+// check, straight against the database.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { type Config, ConfigError, loadConfig } from '../config/config.ts';
+import { validatePixConfig } from '../connectors/pix/settings.ts';
+import { pixView } from '../connectors/pix/view.ts';
+import { saveConnector } from '../connectors/store.ts';
+import { ownAccountsView } from '../connectors/own-accounts.ts';
+import { validateOwnAccounts } from '../domain/own-accounts.ts';
+import { migrate } from '../db/migrate.ts';
+import { openDb } from '../db/db.ts';
+import { lockDataDir } from '../server/embedded-lock.ts';
+import { secretBox } from '../merchants/secrets.ts';
+import { CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, merchantView, rotateCredentials } from '../merchants/merchants.ts';
+import { checkCallbackUrl } from '../domain/urls.ts';
+import type { Db } from '../db/db.ts';
+import { adjustBalance } from '../balances/service.ts';
+import { minorUnits } from '../domain/currencies.ts';
+import { parseAmount, toDb } from '../domain/money.ts';
+import { checkLedger } from '../ledger/check.ts';
+import { InsufficientFunds, merchantBalances } from '../ledger/ledger.ts';
+import { HTTP_COMMANDS, HTTP_USAGE, HttpUsageError, runHttpCommand } from './http.ts';
+import { OPERATOR_COMMANDS, OPERATOR_USAGE, runOperatorCommand } from './operators.ts';
+import { CajaApiError } from '../../sdk/src/index.ts';
+
+const USAGE = `usage:
+  caja start                                  start the service (same as npm start)
+  caja migrate                                apply pending database migrations
+  caja merchant create --name NAME [--notification-url URL] [--return-url URL] [--json]
+  caja merchant show --id ID
+  caja merchant rotate --id ID --set deposits|web_status|cashouts|read_only|panel [--json]
+  caja balance show --id MERCHANT_ID
+  caja balance adjust --id MERCHANT_ID --credit|--debit AMOUNT --currency USD --reason TEXT [--operator NAME]
+  caja ledger check                           check the ledger's invariants; exit 1 with a report when broken
+  caja connector pix set --file CONFIG.json   configure the API Pix connector (the body of PUT /admin/connectors/pix)
+  caja connector pix show                     its configuration (no secrets) and health
+  caja connector own_accounts set --file F    the operator's own bank accounts (the body of PUT /admin/connectors/own_accounts)
+  caja connector own_accounts show            the accounts configured
+${OPERATOR_USAGE}
+
+Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KEY, CAJA_ENV). On the embedded
+database these need the service stopped; on PostgreSQL they run beside it.`;
+
+class UsageError extends Error {}
+
+async function run(argv: string[]): Promise<void> {
+  const [command, sub, ...rest] = argv;
+  if (command === 'start') {
+    await import('../server/main.ts');
+    return;
+  }
+  if (!command || command === 'help' || command === '--help') {
+    console.log(`${USAGE}\n\n${HTTP_USAGE}`);
+    return;
+  }
+  // HTTP commands talk to a running caja: no database, no lock, run beside the server.
+  if (HTTP_COMMANDS.includes(command)) {
+    await runHttpCommand(argv);
+    return;
+  }
+  const config = loadConfig();
+  const release = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const applied = await migrate(db);
+    if (command === 'migrate') {
+      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      return;
+    }
+    if (command === 'ledger') {
+      if (sub !== 'check') throw new UsageError(`unknown ledger command '${sub ?? ''}'`);
+      const report = await checkLedger(db);
+      console.log(JSON.stringify(report, null, 2));
+      if (!report.ok) process.exitCode = 1;
+      return;
+    }
+    if (OPERATOR_COMMANDS.includes(command)) return await runOperatorCommand(db, config, argv);
+    if (command === 'connector') {
+      await connectorCommand(db, config, sub, rest);
+      return;
+    }
+    if (command !== 'merchant' && command !== 'balance') throw new UsageError(`unknown command '${command}'`);
+    const { values } = parseArgs({
+      args: rest,
+      options: {
+        name: { type: 'string' },
+        id: { type: 'string' },
+        set: { type: 'string' },
+        'notification-url': { type: 'string' },
+        'return-url': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        credit: { type: 'string' },
+        debit: { type: 'string' },
+        currency: { type: 'string' },
+        reason: { type: 'string' },
+        operator: { type: 'string' },
+      },
+    });
+    const box = secretBox(config.masterKey);
+    const print = (obj: object, json: boolean) => console.log(json ? JSON.stringify(obj, null, 2) : human(obj));
+    if (sub === 'create') {
+      if (!values.name) throw new UsageError('--name is required');
+      for (const [flag, v] of [['--notification-url', values['notification-url']], ['--return-url', values['return-url']]] as const) {
+        const reason = v === undefined ? null : checkCallbackUrl(v, config.env);
+        if (reason) throw new UsageError(`${flag} ${reason}`);
+      }
+      const { merchant, credentials } = await createMerchant(db, box, config.env, {
+        name: values.name,
+        notification_url: values['notification-url'],
+        return_url: values['return-url'],
+      });
+      print(credentialsView(merchant, credentials), values.json!);
+      return;
+    }
+    const id = Number(values.id);
+    if (!Number.isInteger(id) || id < 1) throw new UsageError('--id must be a merchant id');
+    if (command === 'balance') {
+      if (!(await getMerchant(db, id))) throw new UsageError(`merchant ${id} not found`);
+      if (sub === 'adjust') await adjustFromCli(db, id, values);
+      else if (sub !== 'show') throw new UsageError(`unknown balance command '${sub ?? ''}'`);
+      const balances = await merchantBalances(db, id);
+      print({ merchant_id: id, balances: balances.map((b) => ({ currency: b.currency, available: toDb(b.available), reserved: toDb(b.reserved), fees: toDb(b.fees) })) }, true);
+      return;
+    }
+    if (sub === 'show') {
+      const m = await getMerchant(db, id);
+      if (!m) throw new UsageError(`merchant ${id} not found`);
+      print(merchantView(m), true);
+      return;
+    }
+    if (sub === 'rotate') {
+      if (!CREDENTIAL_SETS.includes(values.set as CredentialSet)) throw new UsageError(`--set must be one of ${CREDENTIAL_SETS.join(', ')}`);
+      const rotated = await rotateCredentials(db, box, id, values.set as CredentialSet);
+      if (!rotated) throw new UsageError(`merchant ${id} not found`);
+      print(credentialsView(rotated.merchant, rotated.credentials), values.json!);
+      return;
+    }
+    throw new UsageError(`unknown merchant command '${sub ?? ''}'`);
+  } finally {
+    await db.close();
+    release();
+  }
+}
+
+/** What `caja connector <name> set|show` does per connector: its admin route's validation, storage and view. */
+const CLI_CONNECTORS: Record<string, {
+  label: string;
+  validate(body: unknown): { ok: true; settings: Record<string, string>; secrets: Record<string, string> } | { ok: false; details: string[] };
+  view(ctx: { db: Db; config: Config }): Promise<unknown>;
+  savedNote: string;
+}> = {
+  pix: {
+    label: 'Pix connector',
+    validate(body) {
+      const r = validatePixConfig(body);
+      return r.ok ? { ok: true, settings: { ...r.settings }, secrets: { ...r.secrets } } : r;
+    },
+    view: pixView,
+    savedNote: 'saved; running caja processes take it within CAJA_CACHE_SECONDS and register the webhook at the PSP',
+  },
+  own_accounts: {
+    label: 'own accounts connector',
+    validate(body) {
+      const r = validateOwnAccounts(body);
+      return r.ok ? { ok: true, settings: { accounts: JSON.stringify(r.accounts) }, secrets: {} } : r;
+    },
+    view: ownAccountsView,
+    savedNote: 'saved; running caja processes offer these methods within CAJA_CACHE_SECONDS',
+  },
+};
+
+/** `caja connector <name> set|show`: the same validation and sealed storage as PUT /admin/connectors/<name>. */
+async function connectorCommand(db: Db, config: Config, name: string | undefined, rest: string[]): Promise<void> {
+  const connector = name === undefined ? undefined : CLI_CONNECTORS[name];
+  if (!connector) throw new UsageError(`unknown connector '${name ?? ''}' (known: ${Object.keys(CLI_CONNECTORS).join(', ')})`);
+  const [action, ...args] = rest;
+  const { values } = parseArgs({ args, options: { file: { type: 'string' } } });
+  if (action === 'set') {
+    if (!values.file) throw new UsageError(`connector ${name} set needs --file CONFIG.json`);
+    let body: unknown;
+    try {
+      body = JSON.parse(readFileSync(values.file, 'utf8'));
+    } catch (err) {
+      throw new UsageError(`${values.file}: ${err instanceof Error ? err.message : err}`);
+    }
+    const result = connector.validate(body);
+    if (!result.ok) throw new UsageError(`invalid ${connector.label} configuration:\n  ${result.details.join('\n  ')}`);
+    await saveConnector({ db, box: secretBox(config.masterKey), now: () => new Date() }, name!, result.settings, result.secrets);
+    console.error(connector.savedNote);
+  } else if (action !== 'show') {
+    throw new UsageError(`unknown connector ${name} command '${action ?? ''}'`);
+  }
+  const view = await connector.view({ db, config });
+  if (!view) throw new UsageError(`the ${connector.label} is not configured`);
+  console.log(JSON.stringify(view, null, 2));
+}
+
+/** `caja balance adjust`: the same recorded adjustment as POST /admin/merchants/{id}/balance_adjustments. */
+async function adjustFromCli(db: Db, merchantId: number, v: Record<string, string | boolean | undefined>): Promise<void> {
+  if ((v.credit === undefined) === (v.debit === undefined)) throw new UsageError('give exactly one of --credit AMOUNT or --debit AMOUNT');
+  const currency = String(v.currency ?? '').toUpperCase();
+  if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError('--currency must be an ISO 4217 code');
+  const reason = String(v.reason ?? '').trim();
+  if (!reason) throw new UsageError('--reason is required');
+  const amount = parseAmount(v.credit ?? v.debit, { maxDecimals: minorUnits(currency) });
+  if (!amount.ok) throw new UsageError(`amount ${amount.reason}`);
+  const actor = `cli:${typeof v.operator === 'string' && v.operator ? v.operator : (process.env.USER ?? 'operator')}`;
+  try {
+    const row = await adjustBalance(db, { merchantId, direction: v.credit !== undefined ? 'credit' : 'debit', amount: amount.value, currency, reason, actor });
+    console.error(`adjustment ${row.id} recorded (${row.direction} ${row.amount} ${row.currency} by ${row.actor})`);
+  } catch (err) {
+    if (err instanceof InsufficientFunds) throw new UsageError('the debit exceeds the available balance');
+    throw err;
+  }
+}
+
+function human(obj: object, indent = ''): string {
+  return Object.entries(obj)
+    .map(([k, v]) => (v && typeof v === 'object' && !(v instanceof Date) ? `${indent}${k}:\n${human(v, `${indent}  `)}` : `${indent}${k}: ${v instanceof Date ? v.toISOString() : v}`))
+    .join('\n');
+}
+
+run(process.argv.slice(2)).catch((err) => {
+  if (err instanceof UsageError) {
+    console.error(`caja: ${err.message}\n\n${USAGE}`);
+    process.exit(64);
+  }
+  if (err instanceof HttpUsageError) {
+    console.error(`caja: ${err.message}\n\n${HTTP_USAGE}`);
+    process.exit(64);
+  }
+  if (err instanceof CajaApiError) {
+    console.error(`caja: caja answered ${err.httpStatus}: ${err.message}${err.details.map((d) => `\n  ${d}`).join('')}`);
+    process.exit(1);
+  }
+  if (err instanceof ConfigError) {
+    console.error(`caja: configuration error: ${err.message}`);
+    process.exit(2);
+  }
+  console.error(`caja: ${err instanceof Error ? err.message : err}`);
+  process.exit(1);
+});

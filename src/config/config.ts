@@ -1,0 +1,227 @@
+// Every setting comes from the environment and is validated here, once, at start.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export type Environment = 'staging' | 'production';
+
+export interface Config {
+  env: Environment;
+  port: number;
+  host: string;
+  /** CAJA_ADMIN_PORT: when set, /admin and /metrics are served only there (on adminHost). */
+  adminPort: number | null;
+  adminHost: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  publicBaseUrl: string;
+  adminToken: string;
+  /** 32 bytes; encrypts secrets at rest and keys the hashes of trans keys and passwords. */
+  masterKey: Buffer;
+  logLevel: string;
+  xDateToleranceSeconds: number;
+  /** How far ahead of server time an X-Date may be (clock skew), much less than the past window. */
+  xDateFutureSeconds: number;
+  cashoutDelaySeconds: number;
+  /** How often the deposit worker cancels expired deposits (and runs sandbox outcomes). */
+  expiryIntervalMs: number;
+  /** Delay before a staging deposit with a magic value completes or cancels by itself. */
+  sandboxAutoSeconds: number;
+  shutdownTimeoutMs: number;
+  /** V8's heap growth between major collections, in % of the live heap (src/server/main.ts); 0: V8's own. */
+  heapGrowingPercent: number;
+  /** How long credentials, exchange rates and limit rules read by requests are kept in memory. */
+  cacheSeconds: number;
+  /** Group commit of deposit creations (src/db/batcher.ts): rows per statement, statements at once. */
+  depositBatch: { maxBatch: number; maxInFlight: number };
+  workers: boolean;
+  /** Exchange rates from their sources (src/rates/, docs/exchange-rates.md). */
+  rates: RatesConfig;
+  /** Connectors (src/connectors/): deadline of each provider call; Pix reconciliation poll interval. */
+  connectors: { timeoutMs: number; pixPollSeconds: number };
+  notifications: {
+    timeoutMs: number;
+    /** Seconds to wait before each retry; the last entry repeats until maxAgeSeconds. */
+    retryScheduleSeconds: number[];
+    maxAgeSeconds: number;
+    concurrency: number;
+    /** In-flight deliveries per destination origin, so one slow merchant cannot take every slot. */
+    perOriginConcurrency: number;
+    pollIntervalMs: number;
+    leaseSeconds: number;
+  };
+}
+
+/** One configured rate source: which currency it prices, which kind of source, its series if any. */
+export interface RateSourceConfig {
+  currency: string;
+  kind: string;
+  series: string | null;
+}
+
+export interface RatesConfig {
+  /** CAJA_RATES_SOURCES, e.g. `BRL=bcb-ptax,MXN=banxico-fix`. */
+  sources: RateSourceConfig[];
+  /** A deposit or cashout needing a rate older than this is refused. */
+  maxAgeHours: number;
+  fetchMinutes: number;
+  bcbPtaxUrl: string;
+  banxicoUrl: string;
+  /** The Banxico SIE API token (Bmx-Token header); required when a banxico source is configured. */
+  banxicoToken: string | null;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got '${raw}'`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got '${raw}'`);
+}
+
+function secondsList(env: Env, name: string, def: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const parts = raw.split(',').map((s) => s.trim());
+  // Fractions are accepted so that tests can run a whole retry schedule in a few seconds.
+  if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p) || Number(p) === 0)) {
+    throw new ConfigError(`${name} must be a comma-separated list of positive seconds, got '${raw}'`);
+  }
+  return parts.map(Number);
+}
+
+/**
+ * Reads a secret from the environment, or (staging's embedded default) from a file kept in
+ * DATA_DIR. Production takes it from the environment only: a file silently picked up from a
+ * data directory (copied, restored, shared) is no way to hold the master key.
+ */
+function persistentSecret(env: Env, name: string, dataDir: string, file: string, make: () => string, allowGenerate: boolean): string {
+  const raw = env[name];
+  if (raw !== undefined && raw !== '') return raw;
+  if (!allowGenerate) throw new ConfigError(`${name} is required in production (from the environment; DATA_DIR files are a staging convenience)`);
+  const path = join(dataDir, file);
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const value = make();
+  writeFileSync(path, `${value}\n`, { mode: 0o600 });
+  return value;
+}
+
+/** `CUR=kind[:series]` items separated by commas; the kinds are checked by src/rates/sources.ts. */
+function rateSources(text: string): RateSourceConfig[] {
+  const out: RateSourceConfig[] = [];
+  for (const item of text.split(',').map((x) => x.trim()).filter(Boolean)) {
+    const m = /^([A-Z]{3})=([a-z][a-z0-9-]*)(?::([A-Za-z0-9]{1,32}))?$/.exec(item);
+    if (!m) throw new ConfigError(`CAJA_RATES_SOURCES: '${item}' is not CUR=kind or CUR=kind:series (e.g. BRL=bcb-ptax,MXN=banxico-fix)`);
+    if (m[1] === 'USD') throw new ConfigError('CAJA_RATES_SOURCES: USD is always 1');
+    if (out.some((s) => s.currency === m[1])) throw new ConfigError(`CAJA_RATES_SOURCES: ${m[1]} is listed twice`);
+    out.push({ currency: m[1]!, kind: m[2]!, series: m[3] ?? null });
+  }
+  return out;
+}
+
+function httpUrl(env: Env, name: string, def: string): string {
+  const v = (env[name] || def).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]/.test(v)) throw new ConfigError(`${name} must be an http(s) URL, got '${v}'`);
+  return v;
+}
+
+function ratesConfig(env: Env, production: boolean): RatesConfig {
+  const banxicoToken = env.CAJA_BANXICO_TOKEN || null;
+  // Production fetches the central banks' reference rates unless told otherwise (Banxico only
+  // with its token); staging has its sample rates and fetches nothing unless configured.
+  const def = production ? ['BRL=bcb-ptax', ...(banxicoToken ? ['MXN=banxico-fix'] : [])].join(',') : '';
+  const sources = rateSources(env.CAJA_RATES_SOURCES ?? def);
+  if (!banxicoToken && sources.some((s) => s.kind.startsWith('banxico'))) throw new ConfigError('CAJA_BANXICO_TOKEN is required for a banxico rate source');
+  return {
+    sources,
+    maxAgeHours: int(env, 'CAJA_RATES_MAX_AGE_HOURS', 96, 1, 24 * 365),
+    fetchMinutes: int(env, 'CAJA_RATES_FETCH_MINUTES', 30, 1, 24 * 60),
+    bcbPtaxUrl: httpUrl(env, 'CAJA_RATES_BCB_URL', 'https://olinda.bcb.gov.br/olinda/servico/PTAX/versao/v1/odata'),
+    banxicoUrl: httpUrl(env, 'CAJA_RATES_BANXICO_URL', 'https://www.banxico.org.mx/SieAPIRest/service/v1'),
+    banxicoToken,
+  };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const envName = env.CAJA_ENV ?? 'staging';
+  if (envName !== 'staging' && envName !== 'production') {
+    throw new ConfigError(`CAJA_ENV must be 'staging' or 'production', got '${envName}'`);
+  }
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://`);
+  }
+  const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    const u = new URL(publicBaseUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) URL, got '${publicBaseUrl}'`);
+  }
+  const production = envName === 'production';
+  const masterKeyText = persistentSecret(env, 'CAJA_MASTER_KEY', dataDir, 'master.key', () => randomBytes(32).toString('base64'), !production);
+  const masterKey = Buffer.from(masterKeyText, 'base64');
+  if (masterKey.length !== 32) throw new ConfigError('CAJA_MASTER_KEY must be 32 bytes encoded in base64');
+  const adminToken = persistentSecret(env, 'CAJA_ADMIN_TOKEN', dataDir, 'admin.token', () => randomBytes(24).toString('base64url'), !production);
+  if (adminToken.length < 16) throw new ConfigError('CAJA_ADMIN_TOKEN must be at least 16 characters');
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got '${logLevel}'`);
+  }
+  return {
+    env: envName,
+    port,
+    // Staging holds test credentials and an admin API with a generated token: it stays on this
+    // machine unless HOST opens it. Production listens where HOST says (all interfaces by default,
+    // as a container or a host behind a load balancer needs).
+    host: env.HOST || (production ? '0.0.0.0' : '127.0.0.1'),
+    dataDir,
+    databaseUrl,
+    publicBaseUrl,
+    adminToken,
+    masterKey,
+    logLevel,
+    adminPort: env.CAJA_ADMIN_PORT ? int(env, 'CAJA_ADMIN_PORT', 0, 1, 65535) : null,
+    adminHost: env.CAJA_ADMIN_HOST || '127.0.0.1',
+    xDateToleranceSeconds: int(env, 'CAJA_X_DATE_TOLERANCE_SECONDS', 300, 1, 86400),
+    xDateFutureSeconds: int(env, 'CAJA_X_DATE_FUTURE_SECONDS', 60, 0, 86400),
+    cashoutDelaySeconds: int(env, 'CAJA_CASHOUT_DELAY_SECONDS', 60, 0, 86400 * 30),
+    expiryIntervalMs: int(env, 'CAJA_EXPIRY_INTERVAL_MS', 5000, 10, 3600000),
+    sandboxAutoSeconds: int(env, 'CAJA_SANDBOX_AUTO_SECONDS', 5, 0, 86400),
+    shutdownTimeoutMs: int(env, 'CAJA_SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
+    heapGrowingPercent: int(env, 'CAJA_HEAP_GROWING_PERCENT', 100, 0, 1000),
+    cacheSeconds: int(env, 'CAJA_CACHE_SECONDS', 5, 0, 3600),
+    depositBatch: { maxBatch: int(env, 'CAJA_DEPOSIT_BATCH_SIZE', 64, 1, 1000), maxInFlight: int(env, 'CAJA_DEPOSIT_BATCH_IN_FLIGHT', 1, 1, 100) },
+    workers: bool(env, 'CAJA_WORKERS', true),
+    rates: ratesConfig(env, production),
+    connectors: {
+      timeoutMs: int(env, 'CAJA_CONNECTOR_TIMEOUT_MS', 10000, 100, 120000),
+      pixPollSeconds: int(env, 'CAJA_PIX_POLL_SECONDS', 60, 1, 86400),
+    },
+    notifications: {
+      timeoutMs: int(env, 'CAJA_NOTIFY_TIMEOUT_MS', 10000, 100, 120000),
+      retryScheduleSeconds: secondsList(env, 'CAJA_NOTIFY_RETRY_SECONDS', [30, 60, 300, 900, 1800, 3600, 7200, 14400]),
+      maxAgeSeconds: int(env, 'CAJA_NOTIFY_MAX_AGE_SECONDS', 86400 * 2, 1, 86400 * 30),
+      concurrency: int(env, 'CAJA_NOTIFY_CONCURRENCY', 16, 1, 1000),
+      perOriginConcurrency: int(env, 'CAJA_NOTIFY_PER_ORIGIN_CONCURRENCY', 4, 1, 1000),
+      pollIntervalMs: int(env, 'CAJA_NOTIFY_POLL_MS', 500, 10, 60000),
+      leaseSeconds: int(env, 'CAJA_NOTIFY_LEASE_SECONDS', 60, 1, 3600),
+    },
+  };
+}

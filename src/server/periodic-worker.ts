@@ -1,0 +1,32 @@
+// The loop every background worker runs: one pass, then the next after an interval.
+import type { AppContext } from '../config/context.ts';
+import type { Worker } from './workers.ts';
+
+/**
+ * A worker that runs `pass` every `intervalMs`, one pass at a time (a slow pass is not overlapped
+ * by the next tick); stop() waits for the pass in flight. With atStart, the first pass runs at
+ * once rather than an interval later (the rates worker: a restarted process should not wait).
+ */
+export function periodicWorker(ctx: AppContext, name: string, intervalMs: number, pass: () => Promise<void>, o: { atStart?: boolean } = {}): Worker {
+  let stopped = false;
+  let running: Promise<void> | null = null;
+  const tick = () => {
+    if (stopped || running) return;
+    running = pass()
+      .catch((err) => ctx.log.error({ err }, `${name} worker pass failed`))
+      .finally(() => {
+        running = null;
+      });
+  };
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  if (o.atStart) tick();
+  return {
+    name,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
