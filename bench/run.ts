@@ -9,6 +9,7 @@ const suites: Record<string, () => Promise<Record<string, unknown>>> = {
   notifications: async () => (await import('./notifications.ts')).benchNotifications(),
   validation: async () => (await import('./validation.ts')).benchValidation(),
   streamline: async () => (await import('./streamline.ts')).benchStreamline(),
+  reconciliation: async () => (await import('./reconciliation.ts')).benchReconciliation(),
 };
 
 // The servers the suites start run the compiled build, made now from the sources as they are.

@@ -22,6 +22,9 @@ import { checkLedger } from '../ledger/check.ts';
 import { InsufficientFunds, merchantBalances } from '../ledger/ledger.ts';
 import { HTTP_COMMANDS, HTTP_USAGE, HttpUsageError, runHttpCommand } from './http.ts';
 import { OPERATOR_COMMANDS, OPERATOR_USAGE, runOperatorCommand } from './operators.ts';
+import { checkAgainstStatement } from '../reconciliation/check.ts';
+import { isStatementFormat, parseStatement } from '../reconciliation/formats.ts';
+import { type ParsedStatement, StatementFormatError, type StatementFormat } from '../reconciliation/statement.ts';
 import { CajaApiError } from '../../sdk/src/index.ts';
 
 const USAGE = `usage:
@@ -33,6 +36,9 @@ const USAGE = `usage:
   caja balance show --id MERCHANT_ID
   caja balance adjust --id MERCHANT_ID --credit|--debit AMOUNT --currency USD --reason TEXT [--operator NAME]
   caja ledger check                           check the ledger's invariants; exit 1 with a report when broken
+  caja ledger check --against FILE [--format camt053|camt054|ofx|cnab240]
+                                              also the bank's balance on that statement's day against the ledger's bank
+                                              account and the open reconciliation exceptions (exit 1 when unexplained)
   caja connector pix set --file CONFIG.json   configure the API Pix connector (the body of PUT /admin/connectors/pix)
   caja connector pix show                     its configuration (no secrets) and health
   caja connector own_accounts set --file F    the operator's own bank accounts (the body of PUT /admin/connectors/own_accounts)
@@ -43,6 +49,17 @@ Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KE
 database these need the service stopped; on PostgreSQL they run beside it.`;
 
 class UsageError extends Error {}
+
+/** --format, or the file's extension: .xml camt (version from the file), .ofx OFX, else CNAB 240. */
+function statementFormatOf(file: string, named: string | undefined): StatementFormat | 'camt' {
+  if (named !== undefined) {
+    if (!isStatementFormat(named)) throw new UsageError(`--format must be camt053, camt054, ofx or cnab240, not '${named}'`);
+    return named;
+  }
+  if (/\.xml$/i.test(file)) return 'camt';
+  if (/\.ofx$/i.test(file)) return 'ofx';
+  return 'cnab240';
+}
 
 async function run(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
@@ -70,9 +87,24 @@ async function run(argv: string[]): Promise<void> {
     }
     if (command === 'ledger') {
       if (sub !== 'check') throw new UsageError(`unknown ledger command '${sub ?? ''}'`);
+      const { values } = parseArgs({ args: rest, options: { against: { type: 'string' }, format: { type: 'string' } } });
       const report = await checkLedger(db);
-      console.log(JSON.stringify(report, null, 2));
-      if (!report.ok) process.exitCode = 1;
+      if (values.against === undefined) {
+        console.log(JSON.stringify(report, null, 2));
+        if (!report.ok) process.exitCode = 1;
+        return;
+      }
+      const format = statementFormatOf(values.against, values.format);
+      let statement: ParsedStatement;
+      try {
+        statement = parseStatement(format, readFileSync(values.against));
+      } catch (err) {
+        if (err instanceof StatementFormatError) throw new UsageError(`${values.against}: ${err.message}`);
+        throw err;
+      }
+      const against = await checkAgainstStatement(db, statement);
+      console.log(JSON.stringify({ ...report, ok: report.ok && against.ok, against }, null, 2));
+      if (!report.ok || !against.ok) process.exitCode = 1;
       return;
     }
     if (OPERATOR_COMMANDS.includes(command)) return await runOperatorCommand(db, config, argv);

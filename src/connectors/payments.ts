@@ -11,10 +11,16 @@
 //                                           merchant notification) in the same transaction.
 //                                           Otherwise the payment is kept as unmatched for the
 //                                           operator (metric, warning log, admin listing).
+//   applyStatementPayment(q, ctx, …)        money the bank statement shows for a deposit that
+//                                           reconciliation matched (src/reconciliation/): recorded
+//                                           the same way under the statement entry's id, then
+//                                           completed through transitionDepositIn, in the
+//                                           caller's transaction
 //   reconcile(ctx, connector)               one reconciliation poll (a lease makes it one
 //                                           process at a time) over a window that overlaps the
 //                                           previous one.
 import type { AppContext } from '../config/context.ts';
+import type { Queryable } from '../db/db.ts';
 import { fromDb, toDb } from '../domain/money.ts';
 import { transitionDepositIn } from '../deposits/service.ts';
 import type { PayinConnector, ProviderPayment } from './payin.ts';
@@ -59,6 +65,29 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
       'provider payment matches no pending deposit: kept as unmatched for the operator');
   }
   return result.status;
+}
+
+/**
+ * A payment the operator's bank statement shows for one deposit (the own-accounts connector has
+ * no provider to read back: the statement is the truth). Recorded under the connector and the
+ * statement entry's id, so it applies once. The deposit is locked and must still be PENDING
+ * (another path may have completed it since the statement was read): otherwise nothing is
+ * recorded and the answer says why.
+ */
+export async function applyStatementPayment(
+  q: Queryable, ctx: AppContext, connector: string, depositId: number, payment: Omit<ProviderPayment, 'chargeReference' | 'raw'>,
+): Promise<'applied' | 'duplicate' | 'not_pending'> {
+  const { rows } = await q.query<{ status: string }>('SELECT status FROM deposits WHERE id = $1 AND connector = $2 FOR UPDATE', [depositId, connector]);
+  if (rows[0]?.status !== 'PENDING') return 'not_pending';
+  const inserted = await q.query(
+    `INSERT INTO connector_payments (connector, payment_id, charge_reference, deposit_id, amount, currency, receiver, paid_at, status, reason, seen_via)
+     VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, 'applied', NULL, 'statement') ON CONFLICT DO NOTHING RETURNING payment_id`,
+    [connector, payment.id, depositId, toDb(payment.amount), payment.currency, payment.receiver, payment.paidAt],
+  );
+  if (inserted.rows.length === 0) return 'duplicate';
+  await transitionDepositIn(q, ctx, depositId, 'COMPLETED', 'payment', { actor: 'bank', note: `bank statement entry ${payment.id}` });
+  ctx.metrics.connectorPayments.inc({ connector, status: 'applied' });
+  return 'applied';
 }
 
 /** A callback body: only what the provider itself confirms is applied. */

@@ -20,6 +20,7 @@ export class ApiError extends Error {
 }
 
 import type { DepositError, DepositFailure } from '../deposits/errors.ts';
+import type { ReconciliationError, ReconciliationFailure } from '../reconciliation/errors.ts';
 
 export const v3Errors = {
   invalidCredentials: (d = 'Invalid credentials', details?: string[]) => new ApiError(401, 100, 'INVALID_CREDENTIALS', d, details),
@@ -51,6 +52,11 @@ export const v3Errors = {
   /** A rate the request needs is older than CAJA_RATES_MAX_AGE_HOURS (docs/exchange-rates.md): nothing was created, retry later. */
   rateStale: (d: string) => new ApiError(503, 522, 'EXCHANGE_RATE_STALE', d),
   unsupportedMediaType: () => new ApiError(415, 502, 'INVALID_REQUEST_BODY', 'Content-Type must be application/json'),
+  /** A bank statement upload whose format cannot be told (Content-Type and ?format). */
+  unsupportedStatementType: () =>
+    new ApiError(415, 502, 'INVALID_REQUEST_BODY', 'Send the statement as application/xml (camt.053/054), application/x-ofx (OFX) or text/plain (CNAB 240), or name it with ?format=camt053|camt054|ofx|cnab240'),
+  /** A bank statement that is not a well-formed file of its format: where and what, nothing imported. */
+  invalidStatement: (d: string, details: string[]) => new ApiError(400, 502, 'INVALID_STATEMENT', d, details),
   bodyTooLarge: () => new ApiError(413, 502, 'INVALID_REQUEST_BODY', 'Request body is too large'),
   /** Any other 4xx the framework raised: its status, as invalid body. */
   refused: (status: number, d: string) => new ApiError(status, 502, 'INVALID_REQUEST_BODY', d),
@@ -60,6 +66,19 @@ export const v3Errors = {
 /** The v3 table of admin-token failures (src/operators/tokens.ts). */
 export function v3TokenError(kind: 'name_used' | 'not_found', message: string): ApiError {
   return kind === 'name_used' ? v3Errors.validation([`name: ${message}`]) : v3Errors.notFound(message);
+}
+
+/** The v3 table of reconciliation failures (admin face). */
+const V3_RECONCILIATION: Record<ReconciliationFailure, (e: ReconciliationError) => ApiError> = {
+  malformed: (e) => v3Errors.invalidStatement(`Malformed statement, nothing imported: ${e.message}`, e.details),
+  not_found: (e) => v3Errors.notFound(e.message),
+  already_resolved: (e) => v3Errors.invalidTransition(e.message),
+  invalid_resolution: (e) => v3Errors.validation(e.details, e.message),
+  target_mismatch: (e) => v3Errors.invalidTransition(e.message),
+};
+
+export function v3ReconciliationError(err: ReconciliationError): ApiError {
+  return V3_RECONCILIATION[err.kind](err);
 }
 
 /** What the provider said when it refused or did not answer a charge, for every face. */

@@ -10,6 +10,8 @@
 //      was REJECTED after completing
 //   6. a refund's reservation is unresolved while PENDING, posted when COMPLETED, voided otherwise
 //   7. only COMPLETED, non-test deposits carry a credit
+//   8. every matched (or resolved) bank statement entry is booked once on the bank side, and an
+//      entry still waiting in the exceptions queue is not booked
 import type { Queryable } from '../db/db.ts';
 
 export interface LedgerReport {
@@ -88,6 +90,15 @@ const CHECKS: { name: string; sql: string; describe: (r: Record<string, unknown>
     sql: `SELECT d.id, d.status, d.test FROM ledger_transfers t JOIN deposits d ON d.id = t.subject_id
           WHERE t.kind = 'deposit.credit' AND t.subject_type = 'deposit' AND (d.status <> 'COMPLETED' OR d.test)`,
     describe: (r) => `deposit ${r.id} (${r.status}${r.test ? ', test' : ''}) was credited`,
+  },
+  {
+    name: 'matched bank entries are booked once',
+    sql: `SELECT e.id, e.status, count(t.id)::int AS bookings
+          FROM bank_entries e
+          LEFT JOIN ledger_transfers t ON t.kind = 'bank.entry' AND t.subject_type = 'bank_entry' AND t.subject_id = e.id
+          GROUP BY e.id, e.status
+          HAVING count(t.id) <> CASE WHEN e.status = 'exception' THEN 0 ELSE 1 END`,
+    describe: (r) => `bank entry ${r.id} (${r.status}) is booked ${r.bookings} times`,
   },
 ];
 

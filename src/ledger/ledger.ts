@@ -17,8 +17,10 @@
 import { type Queryable, violatesConstraint } from '../db/db.ts';
 import { add, type Decimal, fromDb, isZero, neg, toDb } from '../domain/money.ts';
 
-export type AccountKind = 'available' | 'reserved' | 'fees' | 'settlement' | 'fee_revenue';
-export type LedgerSubject = 'deposit' | 'refund' | 'cashout' | 'adjustment';
+export type AccountKind = 'available' | 'reserved' | 'fees' | 'settlement' | 'fee_revenue' | BankSideKind;
+/** caja's accounts of the bank side (reconciliation): see bankAccount and cajaAccount. */
+export type BankSideKind = 'bank' | 'bank_fees' | 'bank_adjustments' | 'bank_unapplied';
+export type LedgerSubject = 'deposit' | 'refund' | 'cashout' | 'adjustment' | 'bank_entry' | 'bank_account';
 
 export interface Posting {
   /** null: one of caja's own accounts (settlement, fee_revenue). */
@@ -27,6 +29,8 @@ export interface Posting {
   kind: AccountKind;
   /** Signed: positive adds to the account. */
   amount: Decimal;
+  /** The bank account (bank_accounts.id) of a `bank` account; absent for every other kind. */
+  bankAccountId?: number;
 }
 
 export interface TransferInput {
@@ -54,8 +58,12 @@ export class UnbalancedTransfer extends Error {}
 export const merchantAccount = (merchantId: number, currency: string, kind: 'available' | 'reserved' | 'fees', amount: Decimal): Posting => ({
   merchantId, currency, kind, amount,
 });
-export const cajaAccount = (currency: string, kind: 'settlement' | 'fee_revenue', amount: Decimal): Posting => ({
+export const cajaAccount = (currency: string, kind: 'settlement' | 'fee_revenue' | Exclude<BankSideKind, 'bank'>, amount: Decimal): Posting => ({
   merchantId: null, currency, kind, amount,
+});
+/** The money at one of the operator's bank accounts (one ledger account per bank account and currency). */
+export const bankAccount = (bankAccountId: number, currency: string, amount: Decimal): Posting => ({
+  merchantId: null, currency, kind: 'bank', amount, bankAccountId,
 });
 
 /** Postings of one transfer must sum to zero in each currency; zero postings are dropped. */
@@ -87,21 +95,22 @@ lt AS (
   ON CONFLICT DO NOTHING
   RETURNING id
 ), lp AS (
-  SELECT * FROM unnest(${$(7)}::integer[], ${$(8)}::text[], ${$(9)}::text[], ${$(10)}::numeric[]) AS p(merchant_key, currency, kind, amount)
+  SELECT * FROM unnest(${$(7)}::integer[], ${$(8)}::text[], ${$(9)}::text[], ${$(10)}::numeric[], ${$(11)}::integer[]) AS p(merchant_key, currency, kind, amount, bank_key)
 ), la AS (
-  INSERT INTO ledger_accounts AS acc (merchant_key, currency, kind)
-  SELECT DISTINCT merchant_key, currency, kind FROM lp
+  INSERT INTO ledger_accounts AS acc (merchant_key, currency, kind, bank_key)
+  SELECT DISTINCT merchant_key, currency, kind, bank_key FROM lp
   WHERE EXISTS (SELECT 1 FROM lt)
-  ORDER BY merchant_key, currency, kind
-  ON CONFLICT (merchant_key, currency, kind) DO UPDATE SET kind = EXCLUDED.kind
-  RETURNING id, merchant_key, currency, kind
+  ORDER BY merchant_key, currency, kind, bank_key
+  ON CONFLICT (merchant_key, currency, kind, bank_key) DO UPDATE SET kind = EXCLUDED.kind
+  RETURNING id, merchant_key, currency, kind, bank_key
 ), le AS (
   INSERT INTO ledger_entries (transfer_id, account_id, amount)
-  SELECT lt.id, la.id, lp.amount FROM lt, lp JOIN la USING (merchant_key, currency, kind)
+  SELECT lt.id, la.id, lp.amount FROM lt, lp JOIN la USING (merchant_key, currency, kind, bank_key)
 )`;
   const params = [
     t.merchantId, t.kind, t.subjectType, t.pending ?? false, t.resolves ?? null, t.description ?? null, t.at ?? new Date(),
     postings.map((p) => p.merchantId ?? 0), postings.map((p) => p.currency), postings.map((p) => p.kind), postings.map((p) => toDb(p.amount)),
+    postings.map((p) => p.bankAccountId ?? 0),
   ];
   return { sql, params };
 }

@@ -31,6 +31,7 @@ import { registerAdminBalance } from '../api/admin/balance.ts';
 import { registerAdminConnectors } from '../api/admin/connectors.ts';
 import { registerAdminOwnAccounts } from '../api/admin/own-accounts.ts';
 import { registerAdminTokens } from '../api/admin/tokens.ts';
+import { registerAdminReconciliation } from '../api/admin/reconciliation.ts';
 import { registerConnectorCallbacks } from '../api/connectors/routes.ts';
 import { registerBalance } from '../api/v3/balance.ts';
 import { registerSandboxCashouts } from '../api/v3/sandbox-cashouts.ts';
@@ -92,6 +93,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerAdminConnectors(admin, ctx);
     registerAdminOwnAccounts(admin, ctx);
     registerAdminTokens(admin, ctx);
+    registerAdminReconciliation(admin, ctx);
   });
 
   // Providers' callbacks (hints, read back from the provider before anything is applied).

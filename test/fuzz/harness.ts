@@ -178,6 +178,12 @@ export function routes(fx: Fixtures): Route[] {
     { style: 'admin', method: 'PUT', path: '/admin/connectors/pix', body: { api_url: 'https://psp.example/v2', token_url: 'https://psp.example/oauth/token', client_id: 'caja', client_secret: 's3cret', certificate: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----', private_key: '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----', ca: null, pix_key: 'pix@operator.example' } },
     { style: 'admin', method: 'GET', path: '/admin/connectors/pix/payments', query: { status: 'unmatched', limit: '10' } },
     { style: 'admin', method: 'GET', path: '/admin/connectors/own_accounts' },
+    // A JSON body is not a statement (415); the files themselves are fuzzed by test/reconciliation.
+    { style: 'admin', method: 'POST', path: '/admin/reconciliation/statements', query: { format: 'camt053' }, body: { statement: '<Document/>' } },
+    { style: 'admin', method: 'GET', path: '/admin/reconciliation/statements', query: { limit: '10', before: '1000' } },
+    { style: 'admin', method: 'GET', path: '/admin/reconciliation/matches', query: { limit: '10', statement_id: '1' } },
+    { style: 'admin', method: 'GET', path: '/admin/reconciliation/exceptions', query: { status: 'open', limit: '10' } },
+    { style: 'admin', method: 'POST', path: '/admin/reconciliation/exceptions/{deposit}/resolve', body: { action: 'match', target: { type: 'deposit', id: fx.depositId }, reason: 'fuzz' } },
     { style: 'admin', method: 'PUT', path: '/admin/connectors/own_accounts', body: { accounts: [{ country: 'BR', method: 'B', beneficiary_name: 'Operadora Ltda', agency: '1234', account: '98765-4', document: '11444777000161' }] } },
     { style: 'public', method: 'POST', path: '/connectors/pix/webhook/pix', body: { pix: [{ endToEndId: 'E1234567820261126120012345678901', txid: 'caja000000000001abcdefabcdefabcd', valor: '10.00', chave: 'pix@operator.example', horario: '2026-11-26T12:00:00.000Z' }] } },
     { style: 'public', method: 'POST', path: '/connectors/pix/webhook', body: { pix: [] } },

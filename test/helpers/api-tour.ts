@@ -3,6 +3,7 @@
 // (scripts/openapi-examples.ts) keeps the first answer per operation and status as the examples.
 import { admin, bearer, cashoutRequest, createMerchant, type Res, V3Client } from './clients.ts';
 import { cpf } from './documents.ts';
+import { ADMIN_TOKEN } from './server.ts';
 
 export interface Recorded {
   /** `<method> <path template>`, as in the OpenAPI document. */
@@ -94,6 +95,26 @@ export async function apiTour(base: string): Promise<Recorded[]> {
   const ownAccounts = { accounts: [{ country: 'BR', method: 'SB', beneficiary_name: 'Operadora Pagamentos Ltda', agency: '4417', account: '13009218-7', document: '11444777000161' }] };
   await rec('put', '/admin/connectors/own_accounts', ownAccounts, admin(base, 'PUT', '/admin/connectors/own_accounts', ownAccounts));
   await rec('get', '/admin/connectors/own_accounts', undefined, admin(base, 'GET', '/admin/connectors/own_accounts'));
+  // Reconciliation: a camt.053 with one credit nothing names, then the exceptions queue.
+  const statement = `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>TOUR-1</MsgId><CreDtTm>2026-11-25T23:00:00</CreDtTm></GrpHdr>
+<Stmt><Id>TOUR-2026-11-25</Id><CreDtTm>2026-11-25T23:00:00</CreDtTm><Acct><Id><Othr><Id>13009218-7</Id></Othr></Id><Ccy>BRL</Ccy></Acct>
+<Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="BRL">1000.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-25</Dt></Dt></Bal>
+<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="BRL">1012.34</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-25</Dt></Dt></Bal>
+<Ntry><Amt Ccy="BRL">12.34</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-25</Dt></BookgDt><AcctSvcrRef>TOUR-E1</AcctSvcrRef><BkTxCd><Prtry><Cd>RCDT</Cd></Prtry></BkTxCd></Ntry>
+</Stmt></BkToCstmrStmt></Document>`;
+  const upload = () => fetch(`${base}/admin/reconciliation/statements`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/xml' }, body: statement })
+    .then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json(), text: '' }));
+  await rec('post', '/admin/reconciliation/statements', undefined, upload());
+  await rec('post', '/admin/reconciliation/statements', undefined, upload());
+  await rec('post', '/admin/reconciliation/statements', undefined, fetch(`${base}/admin/reconciliation/statements?format=cnab240`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain' }, body: 'short line\n' })
+    .then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json(), text: '' })));
+  await rec('get', '/admin/reconciliation/statements', undefined, admin(base, 'GET', '/admin/reconciliation/statements?limit=5'));
+  await rec('get', '/admin/reconciliation/matches', undefined, admin(base, 'GET', '/admin/reconciliation/matches?limit=5'));
+  const open = await rec('get', '/admin/reconciliation/exceptions', undefined, admin(base, 'GET', '/admin/reconciliation/exceptions?limit=5'));
+  const resolution = { action: 'book_adjustment', reason: 'unidentified transfer, kept pending the payer' };
+  await rec('post', '/admin/reconciliation/exceptions/{id}/resolve', resolution, admin(base, 'POST', `/admin/reconciliation/exceptions/${open.body.data[0].id}/resolve`, resolution));
+  await rec('post', '/admin/reconciliation/exceptions/{id}/resolve', resolution, admin(base, 'POST', `/admin/reconciliation/exceptions/${open.body.data[0].id}/resolve`, resolution));
   await rec('get', '/v3/balance', undefined, v3.get('/v3/balance'));
   await rec('get', '/v3/balance/transactions', undefined, v3.get('/v3/balance/transactions?limit=2'));
   const cashoutBody = {

@@ -1,11 +1,13 @@
 // The v3/v5 JSON face: errors as {code, description, details?, type?} with a non-2xx status.
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, v3DepositError, v3Errors, v3SharedError } from '../../http/errors.ts';
+import { ApiError, v3DepositError, v3Errors, v3ReconciliationError, v3SharedError } from '../../http/errors.ts';
 import { DepositError } from '../../deposits/errors.ts';
+import { ReconciliationError } from '../../reconciliation/errors.ts';
 
 export function toV3Error(err: FastifyError | ApiError | Error): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof DepositError) return v3DepositError(err);
+  if (err instanceof ReconciliationError) return v3ReconciliationError(err);
   const shared = v3SharedError(err);
   if (shared) return shared;
   const fe = err as FastifyError;

@@ -1,0 +1,102 @@
+// Loads what a statement's entries could name (matching.ts Knowledge), in a few set queries per
+// statement rather than one per entry, inside the import's transaction.
+import type { Queryable } from '../db/db.ts';
+import {
+  amountKey, DATE_WINDOW_DAYS, depositIdOfNossoNumero, depositIdOfReference, type Knowledge, type KnownCashout, type KnownDeposit,
+  OWN_ACCOUNTS, referenceValues, speiRemainderOf,
+} from './matching.ts';
+import type { EntryReferences, StatementEntry } from './statement.ts';
+
+interface DepositDbRow {
+  id: number; status: string; connector: string | null; payer_amount: string; local_currency: string; country: string;
+  payer_document: string | null; created_at: Date;
+}
+interface CashoutDbRow {
+  id: number; status: string; local_amount: string; local_currency: string; bank_account: string; bank_reference_id: string | null;
+  document_id: string; created_at: Date;
+}
+
+const DEPOSIT_COLUMNS = 'id, status, connector, payer_amount::text, local_currency, country, payer_document, created_at';
+const CASHOUT_COLUMNS = 'id, status, local_amount::text, local_currency, bank_account, bank_reference_id, document_id, created_at';
+
+/** `also`: deposits and cashouts to load whatever the entries say (an operator's chosen target). */
+export async function loadKnowledge(q: Queryable, entries: StatementEntry[], also: { deposits?: number[]; cashouts?: number[] } = {}): Promise<Knowledge> {
+  const allRefs: EntryReferences[] = entries.flatMap((e) => [e.refs, ...(e.batch ?? []).map((p) => p.refs)]);
+  const values = [...new Set(allRefs.flatMap(referenceValues))];
+  const depositIds = new Set<number>(also.deposits ?? []);
+  const remainders = new Set<number>();
+  const clabes = new Set<string>();
+  for (const r of allRefs) {
+    if (r.depositReference) {
+      const id = depositIdOfReference(r.depositReference);
+      if (id !== null) depositIds.add(id);
+      const rem = speiRemainderOf(r.depositReference);
+      if (rem !== null) remainders.add(rem);
+    }
+    if (r.nossoNumero) {
+      const id = depositIdOfNossoNumero(r.nossoNumero);
+      if (id !== null) depositIds.add(id);
+    }
+    if (r.clabe) clabes.add(r.clabe);
+  }
+  const creditAmounts = [...new Set(entries.filter((e) => e.direction === 'credit').map((e) => e.amount))];
+  const debitAmounts = [...new Set(entries.filter((e) => e.direction === 'debit').map((e) => e.amount))];
+  const earliest = entries.reduce((m, e) => (e.bookingDate < m ? e.bookingDate : m), '9999-12-31');
+  const since = new Date(Date.parse(`${earliest}T00:00:00Z`) - DATE_WINDOW_DAYS * 86_400_000);
+
+  const payments = await q.query<{ payment_id: string; deposit_id: number }>(
+    `SELECT payment_id, deposit_id FROM connector_payments WHERE payment_id = ANY($1::text[]) AND status = 'applied' AND deposit_id IS NOT NULL`,
+    [values],
+  );
+  for (const p of payments.rows) depositIds.add(p.deposit_id);
+  const deposits = await q.query<DepositDbRow>(
+    `SELECT ${DEPOSIT_COLUMNS} FROM deposits WHERE id = ANY($1::integer[])
+     UNION
+     SELECT ${DEPOSIT_COLUMNS} FROM deposits WHERE connector = $2 AND status = 'PENDING' AND (
+       (country = 'MX' AND (id % 1000000) = ANY($3::integer[]))
+       OR (payer_amount = ANY($4::numeric[]) AND created_at >= $5))`,
+    [[...depositIds], OWN_ACCOUNTS, [...remainders], creditAmounts, since],
+  );
+  const cashouts = await q.query<CashoutDbRow>(
+    `SELECT ${CASHOUT_COLUMNS} FROM cashouts WHERE bank_reference_id = ANY($1::text[]) OR id = ANY($5::integer[])
+     UNION
+     SELECT ${CASHOUT_COLUMNS} FROM cashouts WHERE status IN ('DELIVERED', 'COMPLETED') AND created_at >= $4
+       AND (bank_account = ANY($2::text[]) OR local_amount = ANY($3::numeric[]))`,
+    [values, [...clabes], [...creditAmounts, ...debitAmounts], since, also.cashouts ?? []],
+  );
+  const matched = await q.query<{ target_type: string; target_id: number; effect: string }>(
+    `SELECT target_type, target_id, effect FROM reconciliation_matches
+     WHERE (target_type = 'deposit' AND target_id = ANY($1::integer[])) OR (target_type = 'cashout' AND target_id = ANY($2::integer[]))`,
+    [deposits.rows.map((d) => d.id), cashouts.rows.map((c) => c.id)],
+  );
+  const seen = new Set(matched.rows.map((m) => `${m.target_type}:${m.target_id}${m.effect === 'returned' ? ':return' : ''}`));
+
+  const k: Knowledge = {
+    deposits: new Map(), depositByPayment: new Map(payments.rows.map((p) => [p.payment_id, p.deposit_id])), cashouts: new Map(),
+    cashoutByBankReference: new Map(), pendingDepositsByAmount: new Map(), openCashoutsByAmount: new Map(),
+  };
+  const push = (m: Map<string, number[]>, key: string, id: number) => {
+    const l = m.get(key);
+    if (l) l.push(id);
+    else m.set(key, [id]);
+  };
+  for (const r of deposits.rows) {
+    const d: KnownDeposit = {
+      id: r.id, status: r.status, connector: r.connector, amount: r.payer_amount, currency: r.local_currency, country: r.country,
+      payerDocument: r.payer_document?.replace(/\D/g, '') || r.payer_document, createdAt: r.created_at, matched: seen.has(`deposit:${r.id}`),
+    };
+    k.deposits.set(d.id, d);
+    if (d.status === 'PENDING' && d.connector === OWN_ACCOUNTS) push(k.pendingDepositsByAmount, amountKey(d.amount), d.id);
+  }
+  for (const r of cashouts.rows) {
+    const c: KnownCashout = {
+      id: r.id, status: r.status, amount: r.local_amount, currency: r.local_currency, bankAccount: r.bank_account, bankReference: r.bank_reference_id,
+      document: r.document_id.replace(/\D/g, '') || r.document_id, createdAt: r.created_at,
+      matched: seen.has(`cashout:${r.id}`), returned: seen.has(`cashout:${r.id}:return`),
+    };
+    k.cashouts.set(c.id, c);
+    if (c.bankReference) k.cashoutByBankReference.set(c.bankReference, c.id);
+    push(k.openCashoutsByAmount, amountKey(c.amount), c.id);
+  }
+  return k;
+}

@@ -1,0 +1,329 @@
+// The matching rules, pure: given an entry and what caja knows (a snapshot the service loads for
+// the whole statement), what the entry is. Rules in order, the first that applies decides:
+//
+//   1. reference             a reference the entry carries names one deposit or cashout (Pix
+//                            end-to-end id, SPEI clave de rastreo, the bank's reference of a
+//                            cashout, caja's deposit or voucher reference, boleto nosso número,
+//                            a CLABE with one open cashout of that amount)
+//   2. amount_date_document  no reference: one PENDING own-accounts deposit (credit) or one sent
+//                            cashout (debit) of that amount, currency and counterparty document,
+//                            created in the date window before the booking date
+//   3. settlement_batch      a credit listing its parts (camt TxDtls): every part names a
+//                            completed deposit of its amount; the parts' sum less the credit is
+//                            the fee the acquirer or PSP kept
+// Anything else is an exception with its reason and the candidates an operator may pick from:
+// nothing is guessed (two candidates are 'ambiguous', never the first of them).
+import { isValidLuhn } from '../domain/vouchers.ts';
+import { add, cmp, dec, sub, toDb, toPlainString } from '../domain/money.ts';
+import type { EntryReferences, StatementEntry } from './statement.ts';
+
+export const OWN_ACCOUNTS = 'own_accounts';
+
+export interface KnownDeposit {
+  id: number;
+  status: string;
+  connector: string | null;
+  /** What the payer pays, in the deposit's local currency. */
+  amount: string;
+  currency: string;
+  country: string;
+  payerDocument: string | null;
+  createdAt: Date;
+  /** Already matched to a bank entry (before this statement). */
+  matched: boolean;
+}
+
+export interface KnownCashout {
+  id: number;
+  status: string;
+  amount: string;
+  currency: string;
+  bankAccount: string;
+  bankReference: string | null;
+  document: string;
+  createdAt: Date;
+  /** Already matched to its debit / to its return (before this statement). */
+  matched: boolean;
+  returned: boolean;
+}
+
+/** What the service loaded for a statement: every deposit and cashout its entries could name. */
+export interface Knowledge {
+  deposits: Map<number, KnownDeposit>;
+  /** Pix end-to-end ids of provider payments (connector_payments) → deposit id. */
+  depositByPayment: Map<string, number>;
+  cashouts: Map<number, KnownCashout>;
+  cashoutByBankReference: Map<string, number>;
+  /** PENDING own-accounts deposits by amount (rule 2), and open cashouts by amount. */
+  pendingDepositsByAmount: Map<string, number[]>;
+  openCashoutsByAmount: Map<string, number[]>;
+}
+
+export type Target = { type: 'deposit' | 'cashout'; id: number };
+export type Effect = 'complete' | 'confirm' | 'return';
+export type Rule = 'reference' | 'amount_date_document' | 'settlement_batch';
+export type ExceptionReason = 'unknown_reference' | 'no_match' | 'ambiguous' | 'amount_differs' | 'already_completed' | 'already_matched' | 'not_completable';
+
+export interface Candidate {
+  type: 'deposit' | 'cashout';
+  id: number;
+  status: string;
+  amount: string;
+  currency: string;
+}
+
+export type Decision =
+  | { kind: 'match'; rule: Rule; parts: { target: Target; effect: Effect; amount: string }[]; fee: string | null }
+  | { kind: 'exception'; reason: ExceptionReason; detail: string; candidates: Candidate[] };
+
+/** The key of an amount in the by-amount maps: "10.50" and "10.5" are one amount. */
+export const amountKey = (amount: string): string => toPlainString(dec(amount));
+
+/** Days before the booking date a deposit or cashout may have been created (rule 2). */
+export const DATE_WINDOW_DAYS = 7;
+
+/** The deposit id a caja reference names, when it is one (checked, so a typo names nothing). */
+export function depositIdOfReference(ref: string): number | null {
+  // Bank transfer reference: 7 + 10-digit id + Luhn (payment-info.ts depositReference).
+  if (/^7\d{11}$/.test(ref) && isValidLuhn(ref)) return Number(ref.slice(1, 11));
+  // Cash voucher reference: 93 + 11-digit id + Luhn.
+  if (/^93\d{12}$/.test(ref) && isValidLuhn(ref)) return Number(ref.slice(2, 13));
+  return null;
+}
+
+/** SPEI's 7-digit numeric reference: the deposit id modulo a million, with a Luhn digit. */
+export function speiRemainderOf(ref: string): number | null {
+  return /^\d{7}$/.test(ref) && isValidLuhn(ref) ? Number(ref.slice(0, 6)) : null;
+}
+
+/** Boleto nosso número: the deposit id (payment-info.ts voucherMetadata's free field). */
+export function depositIdOfNossoNumero(nn: string): number | null {
+  return /^\d{1,10}$/.test(nn) && Number(nn) > 0 ? Number(nn) : null;
+}
+
+/** Every reference value of an entry, for loading what they could name. */
+export function referenceValues(refs: EntryReferences): string[] {
+  return Object.values(refs).filter((v): v is string => typeof v === 'string' && v.length > 0);
+}
+
+const candidateOf = (k: Knowledge, t: Target): Candidate => {
+  const x = t.type === 'deposit' ? k.deposits.get(t.id)! : k.cashouts.get(t.id)!;
+  return { type: t.type, id: t.id, status: x.status, amount: x.amount, currency: x.currency };
+};
+
+/** The targets a set of references names, and whether any of them looked like caja's own. */
+export function resolveReferences(k: Knowledge, refs: EntryReferences, entry: Pick<StatementEntry, 'amount' | 'currency'>): { targets: Target[]; claimed: string[] } {
+  const found = new Map<string, Target>();
+  const claimed: string[] = [];
+  const add = (t: Target) => found.set(`${t.type}:${t.id}`, t);
+  for (const value of referenceValues(refs)) {
+    const byPayment = k.depositByPayment.get(value);
+    if (byPayment !== undefined) add({ type: 'deposit', id: byPayment });
+    const cashout = k.cashoutByBankReference.get(value);
+    if (cashout !== undefined) add({ type: 'cashout', id: cashout });
+  }
+  if (refs.depositReference) {
+    const id = depositIdOfReference(refs.depositReference);
+    if (id !== null) {
+      claimed.push(refs.depositReference);
+      if (k.deposits.has(id)) add({ type: 'deposit', id });
+    }
+    const remainder = speiRemainderOf(refs.depositReference);
+    if (remainder !== null) {
+      // Repeats every million deposits: only the PENDING own-accounts MX deposits count.
+      for (const d of k.deposits.values()) {
+        if (d.id % 1_000_000 === remainder && d.country === 'MX' && d.connector === OWN_ACCOUNTS && d.status === 'PENDING') add({ type: 'deposit', id: d.id });
+      }
+    }
+  }
+  if (refs.nossoNumero) {
+    const id = depositIdOfNossoNumero(refs.nossoNumero);
+    claimed.push(refs.nossoNumero);
+    if (id !== null && k.deposits.has(id)) add({ type: 'deposit', id });
+  }
+  if (refs.clabe && found.size === 0) {
+    const open = (k.openCashoutsByAmount.get(amountKey(entry.amount)) ?? []).filter((id) => {
+      const c = k.cashouts.get(id)!;
+      return c.bankAccount === refs.clabe && c.currency === entry.currency;
+    });
+    if (open.length === 1) add({ type: 'cashout', id: open[0]! });
+  }
+  return { targets: [...found.values()], claimed };
+}
+
+const sameAmount = (a: string, b: string) => cmp(dec(a), dec(b)) === 0;
+
+/**
+ * What one entry's single target means. `used` holds the targets matched earlier in the same
+ * statement (a second entry naming the same deposit is 'already_matched').
+ */
+function decideTarget(k: Knowledge, e: StatementEntry, t: Target, rule: Rule, used: Set<string>): Decision {
+  const c = candidateOf(k, t);
+  const exception = (reason: ExceptionReason, detail: string): Decision => ({ kind: 'exception', reason, detail, candidates: [c] });
+  const match = (effect: Effect): Decision => ({ kind: 'match', rule, parts: [{ target: t, effect, amount: e.amount }], fee: null });
+  const key = `${t.type}:${t.id}`;
+  if (t.type === 'deposit') {
+    const d = k.deposits.get(t.id)!;
+    if (e.direction === 'debit') return exception('not_completable', `a debit names deposit ${d.id}; only credits pay deposits`);
+    if (d.matched || used.has(key)) return exception('already_matched', `deposit ${d.id} was already matched to another bank entry`);
+    if (d.currency !== e.currency || !sameAmount(d.amount, e.amount)) {
+      return exception('amount_differs', `deposit ${d.id} expects ${d.amount} ${d.currency}, the bank received ${e.amount} ${e.currency}`);
+    }
+    if (d.status === 'PENDING') {
+      return d.connector === OWN_ACCOUNTS
+        ? match('complete')
+        : exception('not_completable', `deposit ${d.id} is PENDING at its connector (${d.connector ?? 'staging'}), which completes it, not the statement`);
+    }
+    if (d.status === 'COMPLETED') {
+      return d.connector === OWN_ACCOUNTS
+        ? exception('already_completed', `deposit ${d.id} was completed before the bank showed its money`)
+        : match('confirm');
+    }
+    return exception('not_completable', `deposit ${d.id} is ${d.status}`);
+  }
+  const co = k.cashouts.get(t.id)!;
+  if (co.currency !== e.currency || !sameAmount(co.amount, e.amount)) {
+    return exception('amount_differs', `cashout ${co.id} sent ${co.amount} ${co.currency}, the bank shows ${e.amount} ${e.currency}`);
+  }
+  if (e.direction === 'credit') {
+    // Money coming back for a cashout is its return, whether or not the bank flagged it.
+    if (co.returned || used.has(`${key}:return`)) return exception('already_matched', `cashout ${co.id}'s return was already matched`);
+    if (co.status === 'COMPLETED' || co.status === 'DELIVERED') return match('return');
+    return exception('not_completable', `cashout ${co.id} is ${co.status}; a return of it cannot apply`);
+  }
+  if (co.matched || used.has(key)) return exception('already_matched', `cashout ${co.id} was already matched to another bank entry`);
+  if (co.status === 'DELIVERED') return match('complete');
+  if (co.status === 'COMPLETED') return match('confirm');
+  return exception('not_completable', `cashout ${co.id} is ${co.status}; the bank paid out a cashout caja did not send`);
+}
+
+function batchDecision(k: Knowledge, e: StatementEntry, used: Set<string>): Decision {
+  const parts: { target: Target; effect: Effect; amount: string }[] = [];
+  const candidates: Candidate[] = [];
+  const problems: string[] = [];
+  let total = dec('0');
+  for (const [i, p] of e.batch!.entries()) {
+    const { targets } = resolveReferences(k, p.refs, { amount: p.amount, currency: e.currency });
+    if (targets.length !== 1 || targets[0]!.type !== 'deposit') {
+      problems.push(`part ${i + 1} names ${targets.length === 0 ? 'nothing caja knows' : 'more than one deposit'}`);
+      continue;
+    }
+    const t = targets[0]!;
+    const d = k.deposits.get(t.id)!;
+    candidates.push(candidateOf(k, t));
+    if (d.matched || used.has(`deposit:${d.id}`)) problems.push(`part ${i + 1}: deposit ${d.id} was already matched`);
+    else if (d.status !== 'COMPLETED') problems.push(`part ${i + 1}: deposit ${d.id} is ${d.status}, not COMPLETED`);
+    else if (d.currency !== e.currency || !sameAmount(d.amount, p.amount)) problems.push(`part ${i + 1}: deposit ${d.id} is ${d.amount} ${d.currency}, the part ${p.amount}`);
+    else parts.push({ target: t, effect: 'confirm', amount: p.amount });
+    total = add(total, dec(p.amount));
+  }
+  if (problems.length > 0) {
+    const reason: ExceptionReason = problems.some((p) => p.includes('already matched')) ? 'already_matched' : problems.some((p) => p.includes('names')) ? 'unknown_reference' : 'amount_differs';
+    return { kind: 'exception', reason, detail: `settlement batch: ${problems.join('; ')}`, candidates };
+  }
+  const fee = sub(total, dec(e.amount));
+  if (fee.units < 0n) {
+    return { kind: 'exception', reason: 'amount_differs', detail: `settlement batch: the bank credited ${e.amount}, more than its parts (${toDb(total)})`, candidates };
+  }
+  return { kind: 'match', rule: 'settlement_batch', parts, fee: toDb(fee) };
+}
+
+function withinWindow(created: Date, bookingDate: string): boolean {
+  const booking = Date.parse(`${bookingDate}T23:59:59Z`);
+  return created.getTime() <= booking + 86_400_000 && created.getTime() >= booking - DATE_WINDOW_DAYS * 86_400_000;
+}
+
+function byAmountDateDocument(k: Knowledge, e: StatementEntry, used: Set<string>): Decision {
+  const document = e.counterparty.document;
+  const key = amountKey(e.amount);
+  const pool: Target[] = e.direction === 'credit'
+    ? (k.pendingDepositsByAmount.get(key) ?? []).map((id) => ({ type: 'deposit' as const, id }))
+    : (k.openCashoutsByAmount.get(key) ?? []).map((id) => ({ type: 'cashout' as const, id }));
+  const inWindow = pool.filter((t) => {
+    if (used.has(`${t.type}:${t.id}`)) return false;
+    const x = t.type === 'deposit' ? k.deposits.get(t.id)! : k.cashouts.get(t.id)!;
+    return x.currency === e.currency && withinWindow(x.createdAt, e.bookingDate);
+  });
+  if (!document) {
+    return { kind: 'exception', reason: 'no_match', detail: 'no reference and no counterparty document: nothing to match on', candidates: inWindow.map((t) => candidateOf(k, t)) };
+  }
+  const same = inWindow.filter((t) => (t.type === 'deposit' ? k.deposits.get(t.id)!.payerDocument : k.cashouts.get(t.id)!.document) === document);
+  if (same.length === 1) return decideTarget(k, e, same[0]!, 'amount_date_document', used);
+  if (same.length > 1) {
+    return { kind: 'exception', reason: 'ambiguous', detail: `${same.length} candidates of that amount, window and document`, candidates: same.map((t) => candidateOf(k, t)) };
+  }
+  return { kind: 'exception', reason: 'no_match', detail: `nothing of ${e.amount} ${e.currency} for document ${document} in the ${DATE_WINDOW_DAYS}-day window`, candidates: inWindow.map((t) => candidateOf(k, t)) };
+}
+
+/** The decision for one entry; `used` collects the targets it takes (same statement). */
+export function decide(k: Knowledge, e: StatementEntry, used: Set<string>): Decision {
+  let d: Decision;
+  if (e.batch && e.batch.length > 1) d = batchDecision(k, e, used);
+  else {
+    const { targets, claimed } = resolveReferences(k, e.refs, e);
+    if (targets.length === 1) d = decideTarget(k, e, targets[0]!, 'reference', used);
+    else if (targets.length > 1) {
+      d = { kind: 'exception', reason: 'ambiguous', detail: `the references name ${targets.length} different things`, candidates: targets.map((t) => candidateOf(k, t)) };
+    } else if (claimed.length > 0) {
+      d = { kind: 'exception', reason: 'unknown_reference', detail: `reference ${claimed.join(', ')} names no deposit or cashout caja has`, candidates: [] };
+    } else d = byAmountDateDocument(k, e, used);
+  }
+  if (d.kind === 'match') for (const p of d.parts) used.add(`${p.target.type}:${p.target.id}${p.effect === 'return' ? ':return' : ''}`);
+  return d;
+}
+
+/**
+ * An operator's "match this entry to that": the same checks as the rules (currency, amount, not
+ * matched twice), and what the match does. Unlike the rules, an operator may take a COMPLETED
+ * own-accounts deposit as this entry's money (confirm) and complete a CANCELLED one as a late
+ * payment. Returns the decision, or why the target does not fit.
+ */
+export function operatorDecision(k: Knowledge, e: StatementEntry, t: Target): { ok: true; effect: Effect | 'late_payment' } | { ok: false; reason: string } {
+  const x = t.type === 'deposit' ? k.deposits.get(t.id) : k.cashouts.get(t.id);
+  if (!x) return { ok: false, reason: `${t.type} ${t.id} does not exist` };
+  if (x.currency !== e.currency || !sameAmount(x.amount, e.amount)) {
+    return { ok: false, reason: `${t.type} ${t.id} is ${x.amount} ${x.currency}, the entry ${e.amount} ${e.currency}: book the difference instead` };
+  }
+  if (t.type === 'deposit') {
+    const d = x as KnownDeposit;
+    if (e.direction !== 'credit') return { ok: false, reason: 'only a credit pays a deposit' };
+    if (d.matched) return { ok: false, reason: `deposit ${d.id} is already matched to another bank entry` };
+    if (d.status === 'PENDING') return { ok: true, effect: 'complete' };
+    if (d.status === 'CANCELLED') return { ok: true, effect: 'late_payment' };
+    if (d.status === 'COMPLETED') return { ok: true, effect: 'confirm' };
+    return { ok: false, reason: `deposit ${d.id} is ${d.status}` };
+  }
+  const c = x as KnownCashout;
+  if (e.direction === 'credit') {
+    if (c.returned) return { ok: false, reason: `cashout ${c.id}'s return is already matched` };
+    return c.status === 'COMPLETED' || c.status === 'DELIVERED' ? { ok: true, effect: 'return' } : { ok: false, reason: `cashout ${c.id} is ${c.status}` };
+  }
+  if (c.matched) return { ok: false, reason: `cashout ${c.id} is already matched to another bank entry` };
+  if (c.status === 'DELIVERED') return { ok: true, effect: 'complete' };
+  if (c.status === 'COMPLETED') return { ok: true, effect: 'confirm' };
+  return { ok: false, reason: `cashout ${c.id} is ${c.status}` };
+}
+
+/**
+ * An operator's many-to-one match: one bank credit is the settlement of these COMPLETED deposits
+ * (a PSP or acquirer batch the file did not itemise, as OFX and CNAB never do). The parts' sum
+ * less the credit is the fee kept, booked to fees; a credit above the parts is refused.
+ */
+export function operatorBatchDecision(k: Knowledge, e: StatementEntry, depositIds: number[]): { ok: true; fee: string; amounts: string[] } | { ok: false; reason: string } {
+  if (e.direction !== 'credit') return { ok: false, reason: 'only a credit settles a batch of deposits' };
+  if (new Set(depositIds).size !== depositIds.length) return { ok: false, reason: 'a deposit is named twice' };
+  let total = dec('0');
+  const amounts: string[] = [];
+  for (const id of depositIds) {
+    const d = k.deposits.get(id);
+    if (!d) return { ok: false, reason: `deposit ${id} does not exist` };
+    if (d.status !== 'COMPLETED') return { ok: false, reason: `deposit ${id} is ${d.status}; a settlement batch pays COMPLETED deposits` };
+    if (d.matched) return { ok: false, reason: `deposit ${id} is already matched to another bank entry` };
+    if (d.currency !== e.currency) return { ok: false, reason: `deposit ${id} is in ${d.currency}, the entry in ${e.currency}` };
+    total = add(total, dec(d.amount));
+    amounts.push(d.amount);
+  }
+  const fee = sub(total, dec(e.amount));
+  if (fee.units < 0n) return { ok: false, reason: `the deposits sum to ${toDb(total)}, less than the ${e.amount} credited` };
+  return { ok: true, fee: toDb(fee), amounts };
+}

@@ -1,0 +1,112 @@
+// The matching rules alone (pure): which rule decides, what the match does, and every way an
+// entry becomes an exception instead of a guess.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decide, depositIdOfReference, type Knowledge, type KnownCashout, type KnownDeposit, operatorDecision, speiRemainderOf } from '../../src/reconciliation/matching.ts';
+import type { StatementEntry } from '../../src/reconciliation/statement.ts';
+import { depositReference, speiReference } from '../../src/domain/payment-info.ts';
+import { clabeCheckDigit } from '../../src/domain/clabe.ts';
+
+const NOW = new Date('2026-11-25T10:00:00Z');
+const dep = (id: number, o: Partial<KnownDeposit> = {}): KnownDeposit => ({
+  id, status: 'PENDING', connector: 'own_accounts', amount: '100.00', currency: 'BRL', country: 'BR', payerDocument: '52998224725', createdAt: NOW, matched: false, ...o,
+});
+const co = (id: number, o: Partial<KnownCashout> = {}): KnownCashout => ({
+  id, status: 'DELIVERED', amount: '30.00', currency: 'BRL', bankAccount: '12345-6', bankReference: `SB${id}`, document: '52998224725', createdAt: NOW, matched: false, returned: false, ...o,
+});
+
+function knowledge(deposits: KnownDeposit[], cashouts: KnownCashout[] = [], payments: [string, number][] = []): Knowledge {
+  const k: Knowledge = {
+    deposits: new Map(deposits.map((d) => [d.id, d])), depositByPayment: new Map(payments), cashouts: new Map(cashouts.map((c) => [c.id, c])),
+    cashoutByBankReference: new Map(cashouts.filter((c) => c.bankReference).map((c) => [c.bankReference!, c.id])),
+    pendingDepositsByAmount: new Map(), openCashoutsByAmount: new Map(),
+  };
+  for (const d of deposits) if (d.status === 'PENDING' && d.connector === 'own_accounts') k.pendingDepositsByAmount.set(String(Number(d.amount)), [...(k.pendingDepositsByAmount.get(String(Number(d.amount))) ?? []), d.id]);
+  for (const c of cashouts) k.openCashoutsByAmount.set(String(Number(c.amount)), [...(k.openCashoutsByAmount.get(String(Number(c.amount))) ?? []), c.id]);
+  return k;
+}
+const entry = (o: Partial<StatementEntry>): StatementEntry => ({
+  key: 'k', bookingDate: '2026-11-25', valueDate: null, amount: '100.00', currency: 'BRL', direction: 'credit', reversal: false, refs: {}, counterparty: {}, ...o,
+});
+const kind = (d: ReturnType<typeof decide>) => (d.kind === 'match' ? `${d.rule}:${d.parts.map((p) => `${p.target.type}${p.target.id}:${p.effect}`).join(',')}` : `exception:${d.reason}`);
+
+test('references: caja\'s deposit references are Luhn-checked; a typo names nothing', () => {
+  assert.equal(depositIdOfReference(depositReference(421)), 421);
+  const typo = depositReference(421).slice(0, 11) + ((Number(depositReference(421)[11]) + 1) % 10);
+  assert.equal(depositIdOfReference(typo), null);
+  assert.equal(speiRemainderOf(speiReference(1_000_421)), 421);
+});
+
+test('rule 1, reference: completes a pending own-accounts deposit, confirms a provider-completed one', () => {
+  const k = knowledge([dep(1), dep(2, { status: 'COMPLETED', connector: 'pix' })], [], [['E123', 2]]);
+  assert.equal(kind(decide(k, entry({ refs: { depositReference: depositReference(1) } }), new Set())), 'reference:deposit1:complete');
+  assert.equal(kind(decide(k, entry({ refs: { endToEndId: 'E123' } }), new Set())), 'reference:deposit2:confirm');
+});
+
+test('rule 1, mismatches are exceptions: amount, already completed, unknown, matched twice in one statement', () => {
+  const k = knowledge([dep(1), dep(2, { status: 'COMPLETED' }), dep(3, { status: 'CANCELLED' }), dep(4, { connector: 'pix' })]);
+  const used = new Set<string>();
+  assert.equal(kind(decide(k, entry({ amount: '99.99', refs: { depositReference: depositReference(1) } }), used)), 'exception:amount_differs');
+  assert.equal(kind(decide(k, entry({ refs: { depositReference: depositReference(2) } }), used)), 'exception:already_completed');
+  assert.equal(kind(decide(k, entry({ refs: { depositReference: depositReference(3) } }), used)), 'exception:not_completable');
+  assert.equal(kind(decide(k, entry({ refs: { depositReference: depositReference(4) } }), used)), 'exception:not_completable');
+  assert.equal(kind(decide(k, entry({ refs: { depositReference: depositReference(77) } }), used)), 'exception:unknown_reference');
+  assert.equal(kind(decide(k, entry({ refs: { depositReference: depositReference(1) } }), used)), 'reference:deposit1:complete');
+  assert.equal(kind(decide(k, entry({ key: 'k2', refs: { depositReference: depositReference(1) } }), used)), 'exception:already_matched');
+  assert.equal(kind(decide(k, entry({ direction: 'debit', refs: { depositReference: depositReference(1) } }), new Set())), 'exception:not_completable');
+});
+
+test('cashouts: a debit completes a sent one and confirms a paid one; a credit naming one is its return', () => {
+  const k = knowledge([], [co(1), co(2, { status: 'COMPLETED' }), co(3, { status: 'PENDING' }), co(4, { status: 'COMPLETED', returned: true })]);
+  const used = new Set<string>();
+  assert.equal(kind(decide(k, entry({ amount: '30.00', direction: 'debit', refs: { endToEndId: 'SB1' } }), used)), 'reference:cashout1:complete');
+  assert.equal(kind(decide(k, entry({ amount: '30.00', direction: 'debit', refs: { claveRastreo: 'SB2' } }), used)), 'reference:cashout2:confirm');
+  assert.equal(kind(decide(k, entry({ amount: '30.00', direction: 'credit', reversal: true, refs: { bankReference: 'SB2' } }), used)), 'reference:cashout2:return');
+  assert.equal(kind(decide(k, entry({ amount: '30.00', direction: 'debit', refs: { endToEndId: 'SB3' } }), used)), 'exception:not_completable');
+  assert.equal(kind(decide(k, entry({ amount: '30.00', direction: 'credit', refs: { endToEndId: 'SB4' } }), used)), 'exception:already_matched');
+  assert.equal(kind(decide(k, entry({ amount: '31.00', direction: 'debit', refs: { endToEndId: 'SB1' } }), new Set())), 'exception:amount_differs');
+});
+
+test('CLABE: one sent cashout of that amount to that CLABE matches; two are ambiguous, so neither', () => {
+  const clabe = (n: string) => `012180${n}${clabeCheckDigit(`012180${n}`)}`;
+  const a = clabe('00000000001');
+  const one = knowledge([], [co(1, { bankAccount: a, bankReference: null, currency: 'MXN' })]);
+  assert.equal(kind(decide(one, entry({ amount: '30.00', currency: 'MXN', direction: 'debit', refs: { clabe: a } }), new Set())), 'reference:cashout1:complete');
+  const two = knowledge([], [co(1, { bankAccount: a, bankReference: null, currency: 'MXN' }), co(2, { bankAccount: a, bankReference: null, currency: 'MXN' })]);
+  assert.equal(kind(decide(two, entry({ amount: '30.00', currency: 'MXN', direction: 'debit', refs: { clabe: a } }), new Set())), 'exception:no_match');
+});
+
+test('SPEI numeric reference: the pending MX own-accounts deposit of that remainder', () => {
+  const k = knowledge([dep(1_000_421, { country: 'MX', currency: 'MXN' })]);
+  assert.equal(kind(decide(k, entry({ currency: 'MXN', refs: { depositReference: speiReference(1_000_421) } }), new Set())), 'reference:deposit1000421:complete');
+});
+
+test('rule 2: amount, window and document; two candidates are ambiguous; none is no_match', () => {
+  const k = knowledge([dep(1), dep(2, { payerDocument: '11144477735' }), dep(3, { payerDocument: '11144477735' }), dep(4, { payerDocument: '39053344705', createdAt: new Date('2026-11-01T00:00:00Z') })]);
+  assert.equal(kind(decide(k, entry({ counterparty: { document: '52998224725' } }), new Set())), 'amount_date_document:deposit1:complete');
+  assert.equal(kind(decide(k, entry({ counterparty: { document: '11144477735' } }), new Set())), 'exception:ambiguous');
+  assert.equal(kind(decide(k, entry({ counterparty: { document: '39053344705' } }), new Set())), 'exception:no_match');
+  const none = decide(k, entry({}), new Set());
+  assert.equal(kind(none), 'exception:no_match');
+  assert.ok(none.kind === 'exception' && none.candidates.length === 3, 'candidates of that amount in the window are offered');
+});
+
+test('rule 3: a batch of completed deposits, the fee is the difference; a part that does not fit makes it an exception', () => {
+  const k = knowledge([dep(1, { status: 'COMPLETED', connector: 'staging', amount: '30.00' }), dep(2, { status: 'COMPLETED', connector: 'staging', amount: '20.00' }), dep(3, { amount: '20.00' })]);
+  const batch = (amount: string, parts: [string, number][]) => entry({ amount, batch: parts.map(([a, id]) => ({ amount: a, refs: { depositReference: depositReference(id) } })) });
+  const d = decide(k, batch('48.50', [['30.00', 1], ['20.00', 2]]), new Set());
+  assert.equal(kind(d), 'settlement_batch:deposit1:confirm,deposit2:confirm');
+  assert.equal(d.kind === 'match' && d.fee, '1.50');
+  assert.equal(kind(decide(k, batch('50.01', [['30.00', 1], ['20.00', 2]]), new Set())), 'exception:amount_differs');
+  assert.equal(kind(decide(k, batch('48.50', [['30.00', 1], ['20.00', 3]]), new Set())), 'exception:amount_differs');
+  assert.equal(kind(decide(k, batch('48.50', [['30.00', 1], ['20.00', 99]]), new Set())), 'exception:unknown_reference');
+});
+
+test('an operator match: same amount and currency; a cancelled deposit completes as a late payment', () => {
+  const k = knowledge([dep(1, { status: 'CANCELLED' }), dep(2, { status: 'COMPLETED' }), dep(3, { matched: true })]);
+  assert.deepEqual(operatorDecision(k, entry({}), { type: 'deposit', id: 1 }), { ok: true, effect: 'late_payment' });
+  assert.deepEqual(operatorDecision(k, entry({}), { type: 'deposit', id: 2 }), { ok: true, effect: 'confirm' });
+  assert.equal(operatorDecision(k, entry({}), { type: 'deposit', id: 3 }).ok, false);
+  assert.equal(operatorDecision(k, entry({ amount: '1.00' }), { type: 'deposit', id: 1 }).ok, false);
+  assert.equal(operatorDecision(k, entry({}), { type: 'deposit', id: 9 }).ok, false);
+});
