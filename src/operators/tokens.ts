@@ -8,7 +8,7 @@ import type { Db, Queryable } from '../db/db.ts';
 import { type SecretBox, safeEqualText } from '../merchants/secrets.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
 
-export const TOKEN_SCOPES = ['read', 'merchants', 'money', 'rates', 'connectors', 'notifications', 'tokens'] as const;
+export const TOKEN_SCOPES = ['read', 'merchants', 'money', 'rates', 'connectors', 'notifications', 'reconciliation', 'tokens'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 export const BOOTSTRAP_TOKEN_ID = 0;
@@ -31,6 +31,7 @@ const WRITE_AREAS: [string, TokenScope][] = [
   ['/admin/exchange_rates', 'rates'],
   ['/admin/connectors', 'connectors'],
   ['/admin/notifications', 'notifications'],
+  ['/admin/reconciliation', 'reconciliation'],
 ];
 
 /**

@@ -11,6 +11,8 @@ import { canOps, OPERATOR_ROLES, OPS_ACTIONS, type OpsAction } from '../../src/o
 import { decide, requestAdjustment } from '../../src/operators/approvals.ts';
 import { dec } from '../../src/domain/money.ts';
 import { makeOperator, nextCode, OpsClient, signedIn, type TestOperator } from './helpers.ts';
+import { ofx } from '../helpers/statements.ts';
+import { ADMIN_TOKEN } from '../helpers/server.ts';
 
 const BR_CASHOUT = (over: Record<string, unknown> = {}) => ({
   country: 'BR', currency: 'USD', amount: '10.00', document_id: cpf('529982247'), beneficiary_name: 'Maria', beneficiary_lastname: 'Souza',
@@ -190,6 +192,34 @@ for (const backend of backends()) {
       assert.ok(rules.some((r: { merchant_id: number; country: string; per_transaction: string }) => r.merchant_id === m.merchant_id && r.country === 'BR' && r.per_transaction === '250'));
       const audit = await s.ctx.db.query(`SELECT actor FROM operator_audit WHERE action = 'merchant.limit' ORDER BY id DESC LIMIT 1`);
       assert.equal(audit.rows[0].actor, ops.finance!.email);
+    });
+
+    test('reconciliation: an imported statement\'s exceptions are listed; finance books one as a fee, support cannot resolve', async () => {
+      const today = new Date().toISOString().slice(0, 10);
+      const file = ofx({
+        statementId: '', account: {}, currency: 'BRL', date: today, opening: '100.00', bankId: '033', branch: '0001', accountId: `777-${backend}`,
+        movements: [{ amount: '7.90', direction: 'debit', date: today, bankId: `fee-${backend}`, info: 'TARIFA PACOTE' }],
+      });
+      const up = await fetch(`${s.url}/admin/reconciliation/statements`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/x-ofx' }, body: file });
+      assert.equal(up.status, 201, await up.text());
+      const sup = await signedIn(s, ops.support!);
+      const page = await sup.get('/ops/reconciliation');
+      assert.equal(page.status, 200);
+      assert.match(page.html, /7\.90 BRL/);
+      const id = Number(/action="\/ops\/reconciliation\/exceptions\/(\d+)\/resolve"/.exec((await (await signedIn(s, ops.finance!)).get('/ops/reconciliation')).html)?.[1]);
+      assert.ok(id > 0);
+      assert.doesNotMatch(page.html, /\/resolve"/, 'support is offered no resolve form');
+      assert.equal((await sup.submit('/ops/reconciliation', `/ops/reconciliation/exceptions/${id}/resolve`, { prefix: `x${id}`, [`x${id}-action`]: 'book_fee', [`x${id}-reason`]: 'x' })).status, 403);
+      const f = await signedIn(s, ops.finance!);
+      const noReason = await f.submit('/ops/reconciliation', `/ops/reconciliation/exceptions/${id}/resolve`, { prefix: `x${id}`, [`x${id}-action`]: 'book_fee' });
+      assert.equal(noReason.status, 400);
+      assert.match(noReason.html, /reason: required for book_fee/);
+      const ok = await f.submit('/ops/reconciliation', `/ops/reconciliation/exceptions/${id}/resolve`, { prefix: `x${id}`, [`x${id}-action`]: 'book_fee', [`x${id}-reason`]: 'monthly package fee' });
+      assert.equal(ok.url, '/ops/reconciliation?done=resolved');
+      const again = await f.submit('/ops/reconciliation', `/ops/reconciliation/exceptions/${id}/resolve`, { prefix: `x${id}`, [`x${id}-action`]: 'book_fee', [`x${id}-reason`]: 'twice' });
+      assert.equal(again.status, 409);
+      const audit = await s.ctx.db.query(`SELECT actor FROM operator_audit WHERE action = 'reconciliation.resolve' AND subject = $1`, [`exception:${id}`]);
+      assert.deepEqual(audit.rows, [{ actor: ops.finance!.email }]);
     });
 
     test('rates page: markup and manual rate, audited; read-only sees no form', async () => {

@@ -31,6 +31,7 @@ import { csrfMatches } from '../../panel/services/auth.ts';
 import { parseMarkup } from '../../rates/markup.ts';
 import { fetchRates, rateBoard, setManualRates, setMarkup } from '../../rates/service.ts';
 import { configuredSources } from '../../rates/sources.ts';
+import { listExceptions, listImports, listMatches, matchesPerRule, ReconciliationError, resolveException, validateResolution } from '../../reconciliation/service.ts';
 import type { Lang } from '../i18n.ts';
 import { newNonce, renderPage, sendHtml } from '../layout.ts';
 import { pageLang, readCookies, sameOrigin, setSessionCookie } from '../session-cookies.ts';
@@ -364,8 +365,41 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
     connectors: (await allConnectorViews(ctx)).map((x) => ({ name: x.name, updatedAt: x.updatedAt, health: x.health as unknown as Record<string, unknown> })),
   })));
 
-  // Issue 29 section 1 (reconciliation) is another branch's: its pages take this place once merged.
-  app.get('/ops/reconciliation', opsRoute('view', async (c) => V.reconciliationPage(c.f)));
+  // ------------------------------------------------------------------ reconciliation (src/reconciliation/)
+
+  const reconView = async (c: Ctx, o: { notice?: string; error?: string; status?: number } = {}) => {
+    const [imports, perRule, matches, exceptions, resolved] = await Promise.all([
+      listImports(ctx.db, { limit: 20 }), matchesPerRule(ctx.db), listMatches(ctx.db, { limit: 20 }),
+      listExceptions(ctx.db, { status: 'open', limit: 100 }), listExceptions(ctx.db, { status: 'resolved', limit: 20 }),
+    ]);
+    const page = V.reconciliationPage(c.f, { imports: imports.rows, perRule, matches: matches.rows, exceptions: exceptions.rows, resolved: resolved.rows, ...o });
+    return { ...page, status: o.status };
+  };
+
+  app.get('/ops/reconciliation', opsRoute('view', async (c) => reconView(c, { notice: c.query.done === 'resolved' ? c.f.t.resolvedNotice : undefined })));
+
+  app.post('/ops/reconciliation/exceptions/:id/resolve', opsRoute('reconciliation', async (c) => {
+    const id = idOf(c);
+    if (id === null) return notFound(c);
+    // The forms name their fields after the exception (several on one page): read them back by that prefix.
+    const prefix = /^x\d{1,10}$/.test(c.body.prefix ?? '') ? c.body.prefix! : '';
+    const at = (k: string) => text(c.body[`${prefix}-${k}`], 500);
+    const action = c.body.action === 'match' ? 'match' : at('action');
+    const body = action === 'match'
+      ? { action, target: { type: at('type'), id: /^\d{1,10}$/.test(at('target')) ? Number(at('target')) : at('target') } }
+      : { action, ...(at('reason') ? { reason: at('reason') } : {}) };
+    const resolution = validateResolution(body);
+    if (!resolution.ok) return reconView(c, { error: resolution.details.join('; '), status: 400 });
+    try {
+      await resolveException(ctx, id, resolution.value, `operator:${c.s.operator.email}`, {
+        ops: actorOf(c.s), action: 'reconciliation.resolve', subject: `exception:${id}`, detail: { resolution: resolution.value }, at: ctx.now(),
+      });
+    } catch (err) {
+      if (!(err instanceof ReconciliationError)) throw err;
+      return reconView(c, { error: err.message, status: err.kind === 'not_found' ? 404 : 409 });
+    }
+    return { redirect: '/ops/reconciliation?done=resolved' };
+  }));
 
   app.get('/ops/audit', opsRoute('view', async (c) => {
     const before = c.query.before ? parseId(c.query.before) : undefined;

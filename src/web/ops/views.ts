@@ -8,6 +8,7 @@ import type { MerchantHit } from '../../operators/search.ts';
 import { canOps, OPERATOR_ROLES, type OpsAction, type OperatorRole } from '../../operators/roles.ts';
 import { TOKEN_SCOPES, type TokenView } from '../../operators/tokens.ts';
 import type { RateLine, SourceLine } from '../../rates/service.ts';
+import type { ExceptionView, ImportView, MatchView } from '../../reconciliation/service.ts';
 import type { Lang } from '../i18n.ts';
 import { html, raw, type SafeHtml } from '../html.ts';
 import { field, PANEL_CSS } from '../../panel/views/pages.ts';
@@ -267,7 +268,48 @@ ${field('name', t.name, '', { required: true })}${field('scopes', t.scopes, 'rea
 
 // ---------------------------------------------------------------- reconciliation
 
-/** The place the reconciliation pages take once issue 29's reconciliation service is merged. */
-export function reconciliationPage(f: Frame): Page {
-  return frame(f, '/ops/reconciliation', f.t.reconTitle, html`<p>${f.t.reconPending}</p>`);
+export interface ReconView {
+  imports: ImportView[];
+  perRule: Record<string, number>;
+  matches: MatchView[];
+  exceptions: ExceptionView[];
+  resolved: ExceptionView[];
+  notice?: string;
+  error?: string;
+}
+
+function entryText(e: ExceptionView['entry']): string {
+  const refs = Object.entries(e.references ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(' ');
+  return `${e.booking_date} · ${e.direction === 'credit' ? '+' : '−'}${e.amount} ${e.currency}${e.reversal ? ' (reversal)' : ''} · ${e.account}${refs ? ` · ${refs}` : ''}${e.description ? ` · ${e.description}` : ''}${e.counterparty.name ? ` · ${e.counterparty.name}` : ''}`;
+}
+
+/** Imports, matches per rule and the exceptions an operator resolves (issue 29 section 1's service). */
+export function reconciliationPage(f: Frame, v: ReconView): Page {
+  const t = f.t;
+  const mayResolve = canOps(f.role, 'reconciliation');
+  const imports = v.imports.map((i) => [i.id, i.format, i.account, i.statement_date ?? '—', i.entries, i.matched, i.exceptions, i.imported_by, i.created_at.replace('T', ' ').slice(0, 19)]);
+  const rules = Object.entries(v.perRule).map(([r, n]) => [r, n]);
+  const matches = v.matches.map((m) => [m.id, m.entry_id, m.rule, `${m.target.type} ${m.target.id}`, m.effect, m.amount]);
+  const resolveForms = (x: ExceptionView) => {
+    const id = `x${x.id}`;
+    return html`<details><summary>${t.resolve}</summary>
+<form method="post" action="/ops/reconciliation/exceptions/${x.id}/resolve">${csrfField(f)}<input type="hidden" name="action" value="match">
+<div class="row2">${field(`${id}-type`, t.targetType, x.candidates[0]?.type ?? 'deposit', { options: [['deposit', 'deposit'], ['cashout', 'cashout']] })}${field(`${id}-target`, t.targetId, x.candidates[0] ? String(x.candidates[0].id) : '', { required: true, inputmode: 'numeric' })}</div>
+<input type="hidden" name="prefix" value="${id}"><button class="button">${t.matchByHand}</button></form>
+<form method="post" action="/ops/reconciliation/exceptions/${x.id}/resolve">${csrfField(f)}<input type="hidden" name="prefix" value="${id}">
+${field(`${id}-action`, t.action, 'book_fee', { options: [['book_fee', t.bookFee], ['book_adjustment', t.bookAdjustment], ['send_back', t.sendBack]] })}
+${field(`${id}-reason`, t.reason, '', { hint: t.reasonHint })}<button class="button secondary">${t.resolve}</button></form></details>`;
+  };
+  const open = v.exceptions.map((x) => [
+    x.id, html`<span class="wrap">${entryText(x.entry)}</span>`, html`<b>${x.reason}</b><br><span class="hint">${x.detail}</span>`,
+    x.candidates.length ? x.candidates.map((c) => `${c.type} ${c.id} (${c.status}, ${c.amount} ${c.currency})`).join('; ') : '—',
+    mayResolve ? resolveForms(x) : '—',
+  ]);
+  const resolved = v.resolved.map((x) => [x.id, html`<span class="wrap">${entryText(x.entry)}</span>`, x.reason, html`<span class="wrap">${JSON.stringify(x.resolution)}</span>`, x.resolved_by ?? '', x.resolved_at?.replace('T', ' ').slice(0, 19) ?? '']);
+  return frame(f, '/ops/reconciliation', t.reconTitle, html`${notice(v.notice)}${alert(v.error)}
+<h2>${t.reconExceptions}</h2>${table(t.reconExceptions, [t.id, t.reconEntry, t.reason, t.reconCandidates, t.action], open, [0], t.reconNoExceptions)}
+<h2>${t.reconImports}</h2>${table(t.reconImports, [t.id, t.reconFormat, t.reconAccount, t.reconDate, t.reconEntries, t.reconMatched, t.reconExceptions, t.who, t.when], imports, [0, 4, 5, 6], t.reconNoImports)}
+<h2>${t.reconPerRule}</h2>${table(t.reconPerRule, [t.reconRule, t.reconMatched], rules, [1], t.reconNoImports)}
+<h2>${t.reconMatches}</h2>${table(t.reconMatches, [t.id, t.reconEntry, t.reconRule, t.reconTarget, t.reconEffect, t.amount], matches, [0, 1, 5], t.reconNoImports)}
+<h2>${t.reconResolved}</h2>${table(t.reconResolved, [t.id, t.reconEntry, t.reason, t.reconResolution, t.who, t.when], resolved, [0], t.noDecided)}`);
 }
