@@ -17,6 +17,8 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, createMerchant, type Credentials } from '../helpers/clients.ts';
 import { makeOperator, nextCode, type TestOperator } from './helpers.ts';
+import { ofx } from '../helpers/statements.ts';
+import { ADMIN_TOKEN } from '../helpers/server.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
@@ -191,17 +193,37 @@ describe('operator console in Chromium', { skip }, () => {
     await checkPage(fin, '10-audit');
   });
 
+  test('reconciliation: an exception of an imported statement booked as a fee with a reason', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const file = ofx({
+      statementId: '', account: {}, currency: 'BRL', date: today, opening: '100.00', bankId: '033', branch: '0001', accountId: '4242-9',
+      movements: [{ amount: '7.90', direction: 'debit', date: today, bankId: 'fee-1', info: 'TARIFA PACOTE' }, { amount: '60.00', direction: 'credit', date: today, bankId: 'ted-1', info: 'TED RECEBIDA' }],
+    });
+    const up = await fetch(`${s.url}/admin/reconciliation/statements`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/x-ofx' }, body: file });
+    assert.equal(up.status, 201, await up.text());
+    await fin.goto(`${s.url}/ops/reconciliation`);
+    const row = fin.locator('tr:has-text("7.90 BRL")');
+    await row.locator('summary').click();
+    await checkPage(fin, '11-reconciliation-exceptions');
+    await row.locator('select[name$="-action"]').selectOption('book_fee');
+    await row.locator('input[name$="-reason"]').fill('Monthly package fee');
+    await row.locator('button:has-text("Resolve")').click();
+    await fin.waitForSelector('[role=status]');
+    assert.match(await fin.locator('[role=status]').textContent() ?? '', /Resolved/);
+    await checkPage(fin, '12-reconciliation-resolved');
+  });
+
   test('phone-sized, in Spanish and Portuguese', async () => {
     const phone = await browser({ locale: 'es-MX', viewport: { width: 375, height: 740 } });
     await signIn(phone, risk);
     assert.equal(await phone.locator('h1').textContent(), 'Comercios');
     const width = await phone.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(width <= 380, `no sideways scroll on a phone: ${width}px`);
-    await checkPage(phone, '11-phone-es');
+    await checkPage(phone, '13-phone-es');
     await phone.goto(`${s.url}/ops/approvals?lang=pt`);
     assert.equal(await phone.locator('h1').textContent(), 'Aprovações');
-    await checkPage(phone, '12-phone-pt-approvals');
+    await checkPage(phone, '14-phone-pt-approvals');
     await phone.goto(`${s.url}/ops/rates`);
-    await checkPage(phone, '13-phone-pt-rates');
+    await checkPage(phone, '15-phone-pt-rates');
   });
 });

@@ -309,7 +309,7 @@ ${field(`${id}-reason`, t.reason, '', { hint: t.reasonHint })}<button class="but
   return frame(f, '/ops/reconciliation', t.reconTitle, html`${notice(v.notice)}${alert(v.error)}
 <h2>${t.reconExceptions}</h2>${table(t.reconExceptions, [t.id, t.reconEntry, t.reason, t.reconCandidates, t.action], open, [0], t.reconNoExceptions)}
 <h2>${t.reconImports}</h2>${table(t.reconImports, [t.id, t.reconFormat, t.reconAccount, t.reconDate, t.reconEntries, t.reconMatched, t.reconExceptions, t.who, t.when], imports, [0, 4, 5, 6], t.reconNoImports)}
-<h2>${t.reconPerRule}</h2>${table(t.reconPerRule, [t.reconRule, t.reconMatched], rules, [1], t.reconNoImports)}
-<h2>${t.reconMatches}</h2>${table(t.reconMatches, [t.id, t.reconEntry, t.reconRule, t.reconTarget, t.reconEffect, t.amount], matches, [0, 1, 5], t.reconNoImports)}
+<h2>${t.reconPerRule}</h2>${table(t.reconPerRule, [t.reconRule, t.reconMatched], rules, [1], t.reconNoMatches)}
+<h2>${t.reconMatches}</h2>${table(t.reconMatches, [t.id, t.reconEntry, t.reconRule, t.reconTarget, t.reconEffect, t.amount], matches, [0, 1, 5], t.reconNoMatches)}
 <h2>${t.reconResolved}</h2>${table(t.reconResolved, [t.id, t.reconEntry, t.reason, t.reconResolution, t.who, t.when], resolved, [0], t.noDecided)}`);
 }
