@@ -22,12 +22,13 @@ import { loadConfig, ConfigError } from '../../src/config/config.ts';
 
 const TOKEN = 'banxico-test-token-7f3a';
 
-/** What the stand-in publishes; tests change it between passes. */
-const published = {
-  ptax: [
+/** What the stand-in publishes; tests change it between passes (and each backend starts again from these). */
+const FIRST_PTAX = [
     { cotacaoCompra: 5.3159, cotacaoVenda: 5.3165, dataHoraCotacao: '2026-11-24 13:04:29.183' },
     { cotacaoCompra: 5.3301, cotacaoVenda: 5.3307, dataHoraCotacao: '2026-11-25 13:10:31.541' },
-  ] as unknown[],
+];
+const published = {
+  ptax: [...FIRST_PTAX] as unknown[],
   fix: { fecha: '25/11/2026', dato: '18.4512' } as { fecha: string; dato: string },
   fail: false,
 };
@@ -103,6 +104,7 @@ for (const backend of backends()) {
     const realNow = () => new Date('2026-11-25T20:00:00Z');
 
     before(async () => {
+      published.ptax = [...FIRST_PTAX];
       stand = await standIn();
       s = await startTestServer(backend, {
         CAJA_RATES_SOURCES: 'BRL=bcb-ptax,MXN=banxico-fix',
