@@ -113,6 +113,11 @@ export function sendStored(reply: FastifyReply, stored: { status: number; conten
 /**
  * Stores the response of a claimed request. A failed request (4xx, 5xx) changed nothing, so its
  * claim is released instead: the same request may run again.
+ *
+ * This bookkeeping runs after the handler: whatever it meets (the database gone in a failover),
+ * the client gets the handler's answer. A 2xx reports a write that committed; telling the client
+ * it failed would invite a second one. When the update fails the claim keeps no response: a copy
+ * of the request waits, is told 409 (changing nothing), and the claim expires with its X-Date.
  */
 export function registerReplayStore(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
@@ -120,15 +125,19 @@ export function registerReplayStore(app: FastifyInstance, ctx: AppContext): void
     if (!claim) return payload;
     request.replayClaim = undefined;
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : payload === null || payload === undefined ? '' : null;
-    if (reply.statusCode >= 400 || body === null) {
-      await releaseClaim(ctx.db, claim);
-      return payload;
+    try {
+      if (reply.statusCode >= 400 || body === null) {
+        await releaseClaim(ctx.db, claim);
+        return payload;
+      }
+      const contentType = reply.getHeader('content-type');
+      await ctx.db.query(
+        `UPDATE signed_requests SET status = $3, content_type = $4, body = $5 WHERE merchant_id = $1 AND request_hash = $2`,
+        [claim.merchantId, claim.hash, reply.statusCode, typeof contentType === 'string' ? contentType : null, body],
+      );
+    } catch (err) {
+      request.log.warn({ err, status: reply.statusCode }, 'replay store: the response was not recorded; the claim expires by itself');
     }
-    const contentType = reply.getHeader('content-type');
-    await ctx.db.query(
-      `UPDATE signed_requests SET status = $3, content_type = $4, body = $5 WHERE merchant_id = $1 AND request_hash = $2`,
-      [claim.merchantId, claim.hash, reply.statusCode, typeof contentType === 'string' ? contentType : null, body],
-    );
     return payload;
   });
 }

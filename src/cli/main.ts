@@ -78,7 +78,7 @@ async function run(argv: string[]): Promise<void> {
   }
   const config = loadConfig();
   const release = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.database });
   try {
     const applied = await migrate(db);
     if (command === 'migrate') {

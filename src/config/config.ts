@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { PostgresTimeouts } from '../db/db.ts';
 
 export type Environment = 'staging' | 'production';
 
@@ -37,6 +38,11 @@ export interface Config {
   workers: boolean;
   /** Exchange rates from their sources (src/rates/, docs/exchange-rates.md). */
   rates: RatesConfig;
+  /** Bounds on every wait for PostgreSQL (src/db/db.ts, docs/operations.md: Timeouts). */
+  database: PostgresTimeouts & {
+    /** /health's SELECT 1 and /health/ready's check. */
+    healthTimeoutMs: number;
+  };
   /** Connectors (src/connectors/): deadline of each provider call; Pix reconciliation poll interval. */
   connectors: { timeoutMs: number; pixPollSeconds: number };
   notifications: {
@@ -156,6 +162,29 @@ function ratesConfig(env: Env, production: boolean): RatesConfig {
   };
 }
 
+/**
+ * The database bounds. Defaults suit a payment API whose statements take milliseconds: a request
+ * that cannot get an answer from PostgreSQL within 20 s is answered 503 (retry) rather than held
+ * until the client gives up (clients commonly wait 30 s). lock_timeout leaves room for hot rows
+ * under load (approvals on one merchant reached a p99 of 4-5 s in measurements, docs/performance.md). statement_timeout stays below the client-side query
+ * timeout so that the server cancels a slow statement (and frees its locks) before caja drops
+ * the connection.
+ */
+function databaseTimeouts(env: Env): Config['database'] {
+  const t = {
+    connectMs: int(env, 'CAJA_DB_CONNECT_TIMEOUT_MS', 5000, 100, 600000),
+    queryMs: int(env, 'CAJA_DB_QUERY_TIMEOUT_MS', 20000, 100, 3600000),
+    statementMs: int(env, 'CAJA_DB_STATEMENT_TIMEOUT_MS', 15000, 100, 3600000),
+    lockMs: int(env, 'CAJA_DB_LOCK_TIMEOUT_MS', 10000, 100, 3600000),
+    idleInTransactionMs: int(env, 'CAJA_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 20000, 100, 3600000),
+    healthTimeoutMs: int(env, 'CAJA_HEALTH_TIMEOUT_MS', 2000, 50, 60000),
+  };
+  if (t.statementMs >= t.queryMs) {
+    throw new ConfigError(`CAJA_DB_STATEMENT_TIMEOUT_MS (${t.statementMs}) must be below CAJA_DB_QUERY_TIMEOUT_MS (${t.queryMs}): the server cancels a slow statement before caja drops its connection`);
+  }
+  return t;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const envName = env.CAJA_ENV ?? 'staging';
   if (envName !== 'staging' && envName !== 'production') {
@@ -210,6 +239,7 @@ export function loadConfig(env: Env = process.env): Config {
     depositBatch: { maxBatch: int(env, 'CAJA_DEPOSIT_BATCH_SIZE', 64, 1, 1000), maxInFlight: int(env, 'CAJA_DEPOSIT_BATCH_IN_FLIGHT', 1, 1, 100) },
     workers: bool(env, 'CAJA_WORKERS', true),
     rates: ratesConfig(env, production),
+    database: databaseTimeouts(env),
     connectors: {
       timeoutMs: int(env, 'CAJA_CONNECTOR_TIMEOUT_MS', 10000, 100, 120000),
       pixPollSeconds: int(env, 'CAJA_PIX_POLL_SECONDS', 60, 1, 86400),

@@ -4,6 +4,8 @@
 // without load nothing waits: while fewer than `maxInFlight` batches run, an item goes at once.
 // Each item's promise settles only when its batch has committed (or failed), so an answer is
 // never sent for a write the database might still lose.
+import { isDatabaseUnavailable } from './unavailable.ts';
+
 export interface BatcherOptions {
   /** Items in one statement at most. */
   maxBatch: number;
@@ -58,7 +60,9 @@ export class Batcher<I, O> {
       const out = await this.write(batch.map((p) => p.item));
       batch.forEach((p, i) => p.resolve(out[i]!));
     } catch (err) {
-      if (batch.length === 1) return batch[0]!.reject(err);
+      // Lost at COMMIT, the batch may have been written: writing each item again could do it
+      // twice, so every item fails as the database does (a 503; their retries are keyed).
+      if (batch.length === 1 || isDatabaseUnavailable(err)) return batch.forEach((p) => p.reject(err));
       // The statement failed as a whole (one item's bad value, a deadlock between batches) and
       // wrote nothing: each item is written alone, so only the one at fault fails.
       await Promise.all(

@@ -3,6 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import pg from 'pg';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { asUnavailable } from './unavailable.ts';
 
 export interface QueryResult<T> {
   rows: T[];
@@ -59,7 +60,30 @@ async function withRetry<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-export function openPostgres(url: string, poolSize = 20): Db {
+/**
+ * How long caja waits for PostgreSQL (docs/operations.md, Timeouts). A partition that holds
+ * packets must not hold a request: past these bounds the request fails with
+ * DatabaseUnavailableError (a 503 with Retry-After), and the connection is dropped.
+ */
+export interface PostgresTimeouts {
+  /** Opening a connection (TCP and startup). */
+  connectMs: number;
+  /**
+   * Client side, per statement: the wait for its answer (a black-holed link never answers). Also
+   * the longest wait for a connection from the pool when all are busy.
+   */
+  queryMs: number;
+  /** Server side, per statement in a transaction (`statement_timeout`); below queryMs. */
+  statementMs: number;
+  /** Server side, waiting for a row or table lock (`lock_timeout`). */
+  lockMs: number;
+  /** Server side: a transaction left open this long is ended by the server (`idle_in_transaction_session_timeout`). */
+  idleInTransactionMs: number;
+}
+
+export const DEFAULT_POSTGRES_TIMEOUTS: PostgresTimeouts = { connectMs: 5000, queryMs: 20000, statementMs: 15000, lockMs: 10000, idleInTransactionMs: 20000 };
+
+export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeouts = DEFAULT_POSTGRES_TIMEOUTS): Db {
   // Behind a pooler in transaction mode that does not track protocol-level prepared statements
   // (pgbouncer before 1.21; Debian 12 ships 1.18), a statement prepared on one server connection
   // is missing on the next one it hands out: `prepared_statements=false` in DATABASE_URL sends
@@ -69,9 +93,23 @@ export function openPostgres(url: string, poolSize = 20): Db {
     throw new Error(`DATABASE_URL: prepared_statements must be true or false, got '${preparedParam}'`);
   }
   const prepared = preparedParam !== 'false';
+  // Two different waits: opening a connection (the client's own timeout: a host that does not
+  // answer) and waiting for a free one from the pool (pg-pool's: a burst of requests queued
+  // behind busy connections, which is load, not an outage, and gets the longer bound).
+  class BoundedClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: timeouts.connectMs });
+    }
+  }
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    Client: BoundedClient,
+    connectionTimeoutMillis: timeouts.queryMs,
+    // A peer that vanished without a FIN/RST (a host gone, a partition) is found on idle
+    // connections too, not only when a query waits on one.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     types: {
       getTypeParser: ((oid: number, format?: string) => {
         if (oid === INT8) return int8;
@@ -80,20 +118,49 @@ export function openPostgres(url: string, poolSize = 20): Db {
       }) as any,
     },
   });
-  // An idle client losing its connection must not crash the process.
+  // An idle client losing its connection must not crash the process; pg-pool removes it.
   pool.on('error', () => {});
+  // Nor a checked-out one: a server's FATAL (57P01 when a failover or pg_terminate_backend ends
+  // the session) that arrives while no statement runs is emitted as 'error' on the client, and
+  // there are moments (between the pool handing a client out and its user listening) when
+  // nothing listens. The statement in flight, or the next one, fails anyway ("not queryable"),
+  // and such a client is destroyed on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  // The server-side bounds travel with BEGIN, in the same round trip, as SET LOCAL: a pooler in
+  // transaction mode (pgbouncer 1.18) refuses them as startup parameters ("unsupported startup
+  // parameter"), and a session SET would stay on a server connection other clients then get.
+  const begin = `BEGIN; SET LOCAL statement_timeout = ${timeouts.statementMs}; SET LOCAL lock_timeout = ${timeouts.lockMs}; SET LOCAL idle_in_transaction_session_timeout = ${timeouts.idleInTransactionMs}`;
+  // query_timeout is given per statement (not to the pool): exec, which runs migrations and
+  // scripts, has no client-side bound.
+  const statement = (sql: string, params: unknown[] | undefined, opts: QueryOptions | undefined) =>
+    ({ ...(opts?.name && prepared ? { name: opts.name } : {}), text: sql, values: params as any[], query_timeout: timeouts.queryMs });
   return {
     kind: 'pg',
     async query<T>(sql: string, params?: unknown[], opts?: QueryOptions) {
-      const r = opts?.name && prepared ? await pool.query({ name: opts.name, text: sql, values: params as any[] }) : await pool.query(sql, params as any[]);
-      return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+      try {
+        // pg-pool destroys a client whose query failed (release(err)), so a connection that
+        // timed out or broke is never handed out again; the pool opens new ones as needed.
+        const r = await pool.query(statement(sql, params, opts) as any);
+        return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+      } catch (err) {
+        throw asUnavailable(err);
+      }
     },
     async exec(sql: string) {
-      await pool.query(sql);
+      try {
+        await pool.query(sql);
+      } catch (err) {
+        throw asUnavailable(err);
+      }
     },
     tx<T>(fn: (q: Queryable) => Promise<T>) {
       return withRetry(async () => {
-        const client = await pool.connect();
+        let client: pg.PoolClient;
+        try {
+          client = await pool.connect();
+        } catch (err) {
+          throw asUnavailable(err);
+        }
         // A connection that drops while checked out emits 'error' on the client: without a
         // listener the event would crash the process. The query in flight rejects anyway, and the
         // broken client is destroyed on release rather than handed to the next transaction.
@@ -102,23 +169,36 @@ export function openPostgres(url: string, poolSize = 20): Db {
           broken = err;
         };
         client.on('error', onError);
+        const run = async (text: string | object) => {
+          try {
+            return await client.query(text as any);
+          } catch (err) {
+            const e = asUnavailable(err);
+            // A timed-out or cut connection may still have a statement running or be half-read:
+            // it is not reused.
+            if (e !== err) broken ??= e as Error;
+            throw e;
+          }
+        };
         try {
-          await client.query('BEGIN');
+          await run(begin);
           const q: Queryable = {
             async query<R>(sql: string, params?: unknown[], opts?: QueryOptions) {
-              const r = opts?.name && prepared ? await client.query({ name: opts.name, text: sql, values: params as any[] }) : await client.query(sql, params as any[]);
+              const r = await run(statement(sql, params, opts));
               return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
             },
             async exec(sql: string) {
-              await client.query(sql);
+              await run(sql);
             },
           };
           const result = await fn(q);
-          await client.query('COMMIT');
+          // Lost here, the transaction may or may not have committed: DatabaseUnavailableError,
+          // never success and never a definite failure (src/db/unavailable.ts).
+          await run('COMMIT');
           return result;
         } catch (err) {
-          await client.query('ROLLBACK').catch(() => {});
-          throw err;
+          if (!broken) await client.query({ text: 'ROLLBACK', query_timeout: timeouts.queryMs } as any).catch((e: Error) => (broken = e));
+          throw asUnavailable(err);
         } finally {
           client.off('error', onError);
           client.release(broken);
@@ -165,7 +245,7 @@ export async function openPglite(dataDir?: string): Promise<Db> {
   };
 }
 
-export async function openDb(opts: { databaseUrl?: string; dataDir?: string; memory?: boolean }): Promise<Db> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
+export async function openDb(opts: { databaseUrl?: string; dataDir?: string; memory?: boolean; timeouts?: PostgresTimeouts }): Promise<Db> {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, undefined, opts.timeouts);
   return openPglite(opts.memory ? undefined : opts.dataDir && `${opts.dataDir}/pglite`);
 }

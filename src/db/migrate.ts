@@ -20,7 +20,10 @@ export async function migrate(db: Db): Promise<string[]> {
   await db.tx(async (q) => {
     // The lock comes first: two processes starting on an empty database would otherwise race on
     // creating schema_migrations itself (CREATE TABLE IF NOT EXISTS is not safe concurrently).
-    await q.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
+    // A migration may rewrite a big table, and a second process waits here for the first one's
+    // migrations: the bounds of request transactions (docs/operations.md, Timeouts) are lifted,
+    // and exec carries no client-side timeout.
+    await q.exec(`SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0; SELECT pg_advisory_xact_lock(${LOCK_ID})`);
     await q.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Set((await q.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));

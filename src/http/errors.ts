@@ -14,6 +14,8 @@ export class ApiError extends Error {
     readonly type: string | undefined,
     description: string,
     readonly details?: string[],
+    /** Sent as Retry-After: the failure is transient and the same request may be sent again. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(description);
   }
@@ -21,6 +23,9 @@ export class ApiError extends Error {
 
 import type { DepositError, DepositFailure } from '../deposits/errors.ts';
 import type { ReconciliationError, ReconciliationFailure } from '../reconciliation/errors.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/unavailable.ts';
+
+const UNAVAILABLE_TEXT = 'The service is temporarily unavailable; send the same request again (same idempotency key, invoice_id or external_id) in a moment';
 
 export const v3Errors = {
   invalidCredentials: (d = 'Invalid credentials', details?: string[]) => new ApiError(401, 100, 'INVALID_CREDENTIALS', d, details),
@@ -45,6 +50,8 @@ export const v3Errors = {
   forbidden: (d: string) => new ApiError(403, 107, 'FORBIDDEN', d),
   featureDisabled: (d: string) => new ApiError(403, 106, 'FEATURE_NOT_ENABLED', d),
   serviceUnavailable: (d: string) => new ApiError(503, 503, 'SERVICE_UNAVAILABLE', d),
+  /** The database did not answer or is not the primary: the request may or may not have been applied; retry it. */
+  databaseUnavailable: () => new ApiError(503, 503, 'SERVICE_UNAVAILABLE', UNAVAILABLE_TEXT, undefined, DATABASE_RETRY_AFTER_SECONDS),
   /** The method's payment provider did not answer (docs/connectors.md): nothing was created, retry. */
   providerUnavailable: (d: string) => new ApiError(503, 520, 'PAYMENT_PROVIDER_UNAVAILABLE', d),
   /** The method's payment provider refused the charge: nothing was created. */
@@ -147,9 +154,11 @@ export function pageDepositError(err: DepositError): { status: number; message: 
  * shares. Services throw their own error classes carrying such a kind (CashoutError,
  * RefundTransitionError); only http/ decides the status they answer.
  */
-export type SharedFailureKind = 'invalid_transition';
+export type SharedFailureKind = 'invalid_transition' | 'database_unavailable';
 
 function sharedKind(err: unknown): SharedFailureKind | null {
+  // The store's failure (src/db/unavailable.ts) reaches here from any service, unchanged.
+  if (isDatabaseUnavailable(err)) return 'database_unavailable';
   const kind = err instanceof Error ? (err as { kind?: unknown }).kind : undefined;
   return kind === 'invalid_transition' ? kind : null;
 }
@@ -158,8 +167,20 @@ function sharedKind(err: unknown): SharedFailureKind | null {
 export function v3SharedError(err: unknown): ApiError | null {
   switch (sharedKind(err)) {
     case 'invalid_transition': return v3Errors.invalidTransition((err as Error).message);
+    case 'database_unavailable': return v3Errors.databaseUnavailable();
     default: return null;
   }
+}
+
+/**
+ * The answer of the faces that render their own bodies (streamline, pages) when the database is
+ * unavailable: HTTP 503 with Retry-After on every face — streamline included, which otherwise
+ * answers errors with 200, because a 200 to a write that may not have been applied would be
+ * read as an answer. Null when err is something else.
+ */
+export function unavailableAnswer(err: unknown): { status: 503; retryAfterSeconds: number; message: string; streamlineCode: number } | null {
+  if (sharedKind(err) !== 'database_unavailable') return null;
+  return { status: 503, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS, message: UNAVAILABLE_TEXT, streamlineCode: 503 };
 }
 
 /**
@@ -177,5 +198,6 @@ export const cashoutErrors = {
   rateStale: (m: string) => new ApiError(503, 522, undefined, m),
   /** Any other 4xx the framework raised: its status, as invalid params. */
   refused: (status: number, m: string) => new ApiError(status, 300, undefined, m),
+  databaseUnavailable: () => new ApiError(503, 503, undefined, UNAVAILABLE_TEXT, undefined, DATABASE_RETRY_AFTER_SECONDS),
   internal: () => new ApiError(500, 999, undefined, 'Internal error'),
 };

@@ -11,6 +11,7 @@ import { isPublicAddress, policyFor, RefusedTarget, refusalText, resolveTarget, 
 import { OriginGate, retryDelaySeconds } from './backoff.ts';
 import { postNotification, type PostResult } from './http-post.ts';
 import { type AttemptOutcome, claimDue, type ClaimedRow, finishAttempts, recordLostAttempt } from './store.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 
 export const USER_AGENT = 'caja-notifications/1';
 
@@ -62,7 +63,8 @@ export class NotificationWorker implements Worker {
 
   private report(err: unknown, where: string): void {
     if (this.opts.onError) this.opts.onError(err, where);
-    else this.ctx.log.error({ err }, `notification worker: ${where}`);
+    // The database away (a failover) passes; the delivery is retried when its lease runs out.
+    else this.ctx.log[isDatabaseUnavailable(err) ? 'warn' : 'error']({ err }, `notification worker: ${where}`);
   }
 
   /** Sleeps up to ms, or less when a delivery finishes and more work may be waiting. */

@@ -1,6 +1,7 @@
 // The loop every background worker runs: one pass, then the next after an interval.
 import type { AppContext } from '../config/context.ts';
 import type { Worker } from './workers.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 
 /**
  * A worker that runs `pass` every `intervalMs`, one pass at a time (a slow pass is not overlapped
@@ -13,7 +14,8 @@ export function periodicWorker(ctx: AppContext, name: string, intervalMs: number
   const tick = () => {
     if (stopped || running) return;
     running = pass()
-      .catch((err) => ctx.log.error({ err }, `${name} worker pass failed`))
+      // The database away (a failover) is expected to pass: the next pass retries; a warning.
+      .catch((err) => ctx.log[isDatabaseUnavailable(err) ? 'warn' : 'error']({ err }, `${name} worker pass failed`))
       .finally(() => {
         running = null;
       });

@@ -20,7 +20,7 @@ export function loggerOptions(level: string): LoggerOptions {
 }
 
 export async function openContext(config: Config, opts: { memory?: boolean } = {}): Promise<AppContext> {
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, memory: opts.memory });
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, memory: opts.memory, timeouts: config.database });
   await migrate(db);
   await bindCredentialSecrets(db, secretBox(config.masterKey));
   // Credentials travel in headers and bodies; neither is logged, and these paths are redacted

@@ -19,7 +19,10 @@ describe('cashout and refund races (pg)', { skip: postgresUrl() ? false : 'needs
   let n = 0;
   const ext = () => `race-${++n}-${Date.now()}`;
   before(async () => {
-    s = await startTestServer('pg', { CAJA_CASHOUT_DELAY_SECONDS: '0' });
+    // 500 refunds of one deposit queue on its row lock, the last behind all the others: on a busy
+    // machine longer than lock_timeout, which would answer it 503 (retry). The bounds are raised
+    // so that this test counts refunds, not timeouts (test/ha/connection-loss.test.ts tests them).
+    s = await startTestServer('pg', { CAJA_CASHOUT_DELAY_SECONDS: '0', CAJA_DB_LOCK_TIMEOUT_MS: '120000', CAJA_DB_STATEMENT_TIMEOUT_MS: '120000', CAJA_DB_QUERY_TIMEOUT_MS: '180000' });
   });
   after(() => s.close());
 

@@ -118,6 +118,7 @@ export function routes(fx: Fixtures): Route[] {
   const dep = { x_login: m.deposits.login, x_trans_key: m.deposits.trans_key };
   return [
     { style: 'public', method: 'GET', path: '/health' },
+    { style: 'public', method: 'GET', path: '/health/ready' },
     { style: 'v3', method: 'GET', path: '/v3/me' },
     { style: 'v5', method: 'GET', path: '/v5/me' },
     { style: 'v3', method: 'POST', path: '/v3/deposits', body: { country: 'BR', amount: '10.00', currency: 'BRL', invoice_id: '', payment_method: 'IX', payer, description: 'Fuzz', notification_url: 'https://shop.example/n', test: false } },

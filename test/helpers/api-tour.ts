@@ -30,6 +30,7 @@ export async function apiTour(base: string): Promise<Recorded[]> {
   const v3 = V3Client.deposits(base, created);
   const v5 = V3Client.cashouts(base, created);
   await rec('get', '/health', undefined, fetch(`${base}/health`).then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json(), text: '' })));
+  await rec('get', '/health/ready', undefined, fetch(`${base}/health/ready`).then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json(), text: '' })));
   await rec('get', '/v3/me', undefined, v3.get('/v3/me'));
   await rec('get', '/v3/me', undefined, new V3Client(base, created.deposits.login, 'wrong-secret').get('/v3/me'));
   await rec('get', '/v5/me', undefined, v5.get('/v5/me'));

@@ -2,7 +2,7 @@
 // error fields, as the provider family always did: integrations parse the body, and some HTTP
 // clients (PHP's file_get_contents, for one) throw away the body of a 4xx.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, v3DepositError } from '../../http/errors.ts';
+import { ApiError, unavailableAnswer, v3DepositError } from '../../http/errors.ts';
 import { DepositError } from '../../deposits/errors.ts';
 import { type ErrorShape, errorFields, type Fields, pickFormat, renderRecord, type Rendered, StreamlineError, type StreamlineFormat } from './format.ts';
 
@@ -72,13 +72,20 @@ export function useStreamlineFace(app: FastifyInstance): void {
   });
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const shape = request.routeOptions.config.streamline?.errorShape ?? 'standard';
+    const body = request.body as Form | undefined;
+    const version11 = body?.x_version !== undefined && Number(body.x_version) >= 1.1;
+    const unavailable = unavailableAnswer(err);
+    if (unavailable) {
+      request.log.warn({ err }, 'database unavailable');
+      const fields = errorFields(new StreamlineError(unavailable.streamlineCode, unavailable.message), shape, shape !== 'invoice' || version11);
+      const rendered = renderRecord(fields, formatOf(request), 'response');
+      return reply.status(unavailable.status).header('retry-after', String(unavailable.retryAfterSeconds)).header('content-type', rendered.contentType).send(rendered.body);
+    }
     let e = toStreamlineError(err);
     if (!e) {
       request.log.error({ err }, 'unhandled error');
       e = new StreamlineError(500, 'Internal error');
     }
-    const body = request.body as Form | undefined;
-    const version11 = body?.x_version !== undefined && Number(body.x_version) >= 1.1;
     return send(reply, renderRecord(errorFields(e, shape, shape !== 'invoice' || version11), formatOf(request), 'response'));
   });
 }

@@ -48,7 +48,10 @@ export function v3ErrorBody(e: ApiError) {
 export function useV3Errors(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const e = toV3Error(err);
-    if (e.httpStatus >= 500) request.log.error({ err }, 'unhandled error');
+    if (e.retryAfterSeconds !== undefined) {
+      request.log.warn({ err }, 'database unavailable');
+      reply.header('retry-after', String(e.retryAfterSeconds));
+    } else if (e.httpStatus >= 500) request.log.error({ err }, 'unhandled error');
     reply.status(e.httpStatus).send(v3ErrorBody(e));
   });
 }

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../config/context.ts';
-import { pageDepositError } from '../../http/errors.ts';
+import { pageDepositError, unavailableAnswer } from '../../http/errors.ts';
 import { DepositError } from '../../deposits/errors.ts';
 import { ABSOLUTE_HOURS, CHOICE_MINUTES, csrfMatches, loadSession, type Session } from '../services/auth.ts';
 import { type Action, can } from '../services/roles.ts';
@@ -53,6 +53,13 @@ export function panelGate(app: FastifyInstance, ctx: AppContext) {
   // Bad input (an unparsable or oversized body, say) is a 4xx page in the person's language, never a 500.
   app.setErrorHandler((err: { statusCode?: number; httpStatus?: number; message: string; details?: string[] }, request, reply) => {
     const b = bareOf(request, reply);
+    // The database is unavailable (failover): "try again in a moment" is the truth, as a 503.
+    const unavailable = unavailableAnswer(err);
+    if (unavailable) {
+      request.log.warn({ err }, 'database unavailable');
+      reply.header('retry-after', String(unavailable.retryAfterSeconds));
+      return render(reply, b.lang, V.messagePage(b, b.t.errorTitle, b.t.error, unavailable.status));
+    }
     // Fastify's own refusals carry statusCode; the shared checks of ids and paging throw ApiError (httpStatus);
     // a deposit service's refusal answers from the pages' table.
     const given = err.statusCode ?? err.httpStatus ?? (err instanceof DepositError ? pageDepositError(err).status : undefined);

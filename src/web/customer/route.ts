@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { frameAncestors } from '../../domain/frame-origins.ts';
+import { unavailableAnswer } from '../../http/errors.ts';
 import { langFromAcceptLanguage, strings, type Lang } from '../i18n.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { newNonce, renderPage, safeHref, sendHtml } from '../layout.ts';
@@ -70,9 +71,16 @@ export function customerRoute(
         imgSources: logo ? [new URL(logo).origin] : [],
       });
     } catch (err) {
+      const t = strings(fallbackLang);
+      // The database is unavailable (failover): the page says to try again in a moment, as a 503.
+      const unavailable = unavailableAnswer(err);
+      if (unavailable) {
+        request.log.warn({ err }, 'database unavailable');
+        reply.header('retry-after', String(unavailable.retryAfterSeconds));
+        return sendHtml(reply, messagePage(fallbackLang, t.errorTitle, t.error, nonce), { status: unavailable.status, nonce });
+      }
       // Never a stack trace to a customer; the log has it.
       request.log.error({ err }, 'customer page failed');
-      const t = strings(fallbackLang);
       return sendHtml(reply, messagePage(fallbackLang, t.errorTitle, t.error, nonce), { status: 500, nonce });
     }
   };
