@@ -66,13 +66,3 @@ export async function listOperators(q: Queryable): Promise<Operator[]> {
   const { rows } = await q.query<Operator>('SELECT id, email, role, disabled_at, created_at FROM operators ORDER BY id');
   return rows;
 }
-
-export async function disableOperator(db: Db, id: number, actor: OpsActor, now: Date): Promise<boolean> {
-  return db.tx(async (q) => {
-    const { rows } = await q.query('UPDATE operators SET disabled_at = $2 WHERE id = $1 AND disabled_at IS NULL RETURNING id', [id, now]);
-    if (!rows[0]) return false;
-    await q.query('DELETE FROM operator_sessions WHERE operator_id = $1', [id]);
-    await recordOpsAudit(q, { actor, action: 'operator.disabled', subject: `operator:${id}`, at: now });
-    return true;
-  });
-}
