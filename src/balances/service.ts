@@ -82,19 +82,22 @@ export interface AdjustmentRow {
 
 /** An operator's credit or debit: money from or to caja's settlement account. */
 export async function adjustBalance(db: Db, a: Adjustment): Promise<AdjustmentRow> {
-  return db.tx(async (q) => {
-    const { rows } = await q.query<Omit<AdjustmentRow, 'transfer_id'>>(
-      `INSERT INTO balance_adjustments (merchant_id, direction, amount, currency, reason, actor) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-      [a.merchantId, a.direction, toDb(a.amount), a.currency, a.reason, a.actor],
-    );
-    const row = rows[0]!;
-    const signed = a.direction === 'credit' ? a.amount : neg(a.amount);
-    const transferId = await transfer(q, {
-      merchantId: a.merchantId, kind: `adjustment.${a.direction}`, subjectType: 'adjustment', subjectId: row.id, description: a.reason,
-      postings: [merchantAccount(a.merchantId, a.currency, 'available', signed), cajaAccount(a.currency, 'settlement', neg(signed))],
-    });
-    return { ...row, transfer_id: transferId! };
+  return db.tx((q) => adjustBalanceIn(q, a));
+}
+
+/** adjustBalance inside the caller's transaction (the console's four-eyes approval writes it with the decision). */
+export async function adjustBalanceIn(q: Queryable, a: Adjustment): Promise<AdjustmentRow> {
+  const { rows } = await q.query<Omit<AdjustmentRow, 'transfer_id'>>(
+    `INSERT INTO balance_adjustments (merchant_id, direction, amount, currency, reason, actor) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+    [a.merchantId, a.direction, toDb(a.amount), a.currency, a.reason, a.actor],
+  );
+  const row = rows[0]!;
+  const signed = a.direction === 'credit' ? a.amount : neg(a.amount);
+  const transferId = await transfer(q, {
+    merchantId: a.merchantId, kind: `adjustment.${a.direction}`, subjectType: 'adjustment', subjectId: row.id, description: a.reason,
+    postings: [merchantAccount(a.merchantId, a.currency, 'available', signed), cajaAccount(a.currency, 'settlement', neg(signed))],
   });
+  return { ...row, transfer_id: transferId! };
 }
 
 export interface BalanceTransaction {

@@ -17,15 +17,15 @@ import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { Queryable } from '../db/db.ts';
 import { type CashoutStatus, type CashoutTrigger, nextCashoutStatus, REJECTIONS, type RejectionCode } from '../domain/cashout-states.ts';
 import type { CashoutRequest } from '../domain/cashout-request.ts';
-import { type Decimal, neg, toDb } from '../domain/money.ts';
+import { cmp, type Decimal, fromDb, neg, toDb } from '../domain/money.ts';
 import { payoutFigures } from '../domain/settlement.ts';
 import { cajaAccount, findReservation, isInsufficientFunds, merchantAccount, post, reservationPostings, transfer, transferCtes, voidReservation } from '../ledger/ledger.ts';
-import { usdRate } from '../lookups/exchange-rates.ts';
+import { knownRate, type KnownRate, staleRate, staleRateText } from '../lookups/exchange-rates.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { cashoutNotifications } from './notifications.ts';
 
-export type CashoutFailure = 'external_id_used' | 'insufficient_funds' | 'not_found' | 'invalid_transition' | 'no_rate' | 'amount';
+export type CashoutFailure = 'external_id_used' | 'insufficient_funds' | 'not_found' | 'invalid_transition' | 'no_rate' | 'rate_stale' | 'amount';
 
 export class CashoutError extends Error {
   constructor(
@@ -76,6 +76,8 @@ export interface CashoutRow {
   completed_at: Date | null;
   rejected_at: Date | null;
   cancelled_at: Date | null;
+  /** Held above the merchant's threshold until two operators release it (src/operators/approvals.ts). */
+  awaiting_approval: boolean;
 }
 
 interface Amounts {
@@ -91,16 +93,20 @@ interface Amounts {
  * the current rate, fixed now and stored with the cashout (settlement.ts payoutFigures: one
  * rounding per figure, never in the merchant's favour; too small to reserve is 'amount').
  */
+/** The rate of a currency, refused when unknown or older than CAJA_RATES_MAX_AGE_HOURS. */
+async function freshRate(ctx: AppContext, currency: string): Promise<Decimal> {
+  const known = await knownRate(ctx.db, ctx.config.env, currency);
+  if (!known) throw new CashoutError('no_rate', `No exchange rate is known for ${currency}`);
+  const stale = staleRate(new Map<string, KnownRate>([[currency, known]]), [currency], ctx.config.rates.maxAgeHours, ctx.now());
+  if (stale) throw new CashoutError('rate_stale', staleRateText(stale));
+  return known.rate;
+}
+
 async function amountsOf(ctx: AppContext, merchant: Merchant, req: CashoutRequest): Promise<Amounts> {
-  const rate = await usdRate(ctx.db, ctx.config.env, req.localCurrency);
-  if (!rate) throw new CashoutError('no_rate', `No exchange rate is known for ${req.localCurrency}`);
+  const rate = await freshRate(ctx, req.localCurrency);
   const settlementCurrency = merchant.settlement_currency;
   let settlementRate: Decimal | undefined;
-  if (settlementCurrency !== 'USD' && settlementCurrency !== req.localCurrency) {
-    const toRate = await usdRate(ctx.db, ctx.config.env, settlementCurrency);
-    if (!toRate) throw new CashoutError('no_rate', `No exchange rate is known for ${settlementCurrency}`);
-    settlementRate = toRate;
-  }
+  if (settlementCurrency !== 'USD' && settlementCurrency !== req.localCurrency) settlementRate = await freshRate(ctx, settlementCurrency);
   const figures = payoutFigures(req.amount, req.currency, req.localCurrency, settlementCurrency, { local: rate, settlement: settlementRate });
   if (!figures.ok) throw new CashoutError('amount', `Invalid params: ${figures.reason}`);
   const { local, usd, settlement } = figures.value;
@@ -111,7 +117,7 @@ const COLUMNS = [
   'merchant_id', 'external_id', 'country', 'amount', 'currency', 'local_amount', 'local_currency', 'usd_amount', 'fx_rate',
   'settlement_amount', 'settlement_currency', 'status', 'document_id', 'document_type', 'beneficiary_name', 'beneficiary_lastname',
   'bank_code', 'bank_name', 'bank_account', 'bank_branch', 'account_type', 'email', 'phone', 'address', 'notification_url', 'comments',
-  'pickup_at', 'created_at', 'updated_at',
+  'pickup_at', 'created_at', 'updated_at', 'awaiting_approval',
 ] as const;
 
 // One statement, atomic on its own: the cashout, its first history row, its creation event and
@@ -138,14 +144,16 @@ WITH c AS (
 export async function createCashout(ctx: AppContext, merchant: Merchant, req: CashoutRequest, audit?: Audit<CashoutRow>): Promise<CashoutRow> {
   const a = await amountsOf(ctx, merchant, req);
   const now = ctx.now();
-  const status: CashoutStatus = req.onHold ? 'ON_HOLD' : 'PENDING';
+  // Above the merchant's threshold a cashout waits, held, for two operators (four eyes).
+  const awaitingApproval = merchant.cashout_approval_usd !== null && cmp(a.usdAmount, fromDb(merchant.cashout_approval_usd)) > 0;
+  const status: CashoutStatus = req.onHold || awaitingApproval ? 'ON_HOLD' : 'PENDING';
   // The staging bank waits CAJA_CASHOUT_DELAY_SECONDS so that merchants can hold or cancel first.
   const pickupAt = status === 'PENDING' ? new Date(now.getTime() + ctx.config.cashoutDelaySeconds * 1000) : null;
   const values = [
     merchant.id, req.externalId, req.country, toDb(req.amount), req.currency, toDb(a.localAmount), req.localCurrency, toDb(a.usdAmount),
     toDb(a.fxRate), toDb(a.settlementAmount), a.settlementCurrency, status, req.documentId, req.documentType, req.beneficiaryName,
     req.beneficiaryLastname, req.bankCode, req.bankName, req.bankAccount, req.bankBranch, req.accountType, req.email, req.phone,
-    req.address, req.notificationUrl, req.comments, pickupAt, now, now, now.toISOString(),
+    req.address, req.notificationUrl, req.comments, pickupAt, now, now, awaitingApproval, now.toISOString(),
   ];
   const reservation = transferCtes(
     { merchantId: merchant.id, kind: 'cashout.reserve', subjectType: 'cashout', pending: true, at: now, postings: reservationPostings(merchant.id, a.settlementCurrency, a.settlementAmount) },
@@ -195,6 +203,8 @@ export interface TransitionOptions {
   returnAt?: Date | null;
   /** A panel user's action: its audit row is written in the transition's transaction. */
   audit?: Audit<CashoutRow>;
+  /** The four-eyes approval (src/operators/approvals.ts): the one release of a cashout awaiting approval. */
+  approved?: boolean;
 }
 
 /** One status change inside the caller's transaction (the worker batches them). */
@@ -207,6 +217,9 @@ export async function transitionCashoutIn(q: Queryable, ctx: AppContext, id: num
   if (!c) throw new CashoutError('not_found', 'Cashout not found with this id');
   const to = nextCashoutStatus(c.status, trigger);
   if (!to) throw new CashoutError('invalid_transition', `Invalid status transition: the cashout is ${c.status}`);
+  if (trigger === 'release' && c.awaiting_approval && !o.approved) {
+    throw new CashoutError('invalid_transition', 'Invalid status transition: the cashout is above the approval threshold and waits for two operators to release it');
+  }
   const now = ctx.now();
   const rejection = to === 'REJECTED' ? (o.rejection ?? (c.status === 'COMPLETED' ? '809' : '808')) : null;
   const stamp = ({ DELIVERED: 'delivered_at', COMPLETED: 'completed_at', REJECTED: 'rejected_at', CANCELLED: 'cancelled_at' } as Record<string, string>)[to];
@@ -217,7 +230,8 @@ export async function transitionCashoutIn(q: Queryable, ctx: AppContext, id: num
        -- Releasing from hold restarts the bank's wait, so a release is never picked up at once.
        pickup_at = CASE WHEN $2 = 'PENDING' THEN $7::timestamptz ELSE pickup_at END,
        outcome_at = COALESCE($8, outcome_at),
-       return_at = CASE WHEN $2 = 'COMPLETED' THEN $9::timestamptz ELSE NULL END
+       return_at = CASE WHEN $2 = 'COMPLETED' THEN $9::timestamptz ELSE NULL END,
+       awaiting_approval = awaiting_approval AND $2 = 'ON_HOLD'
      WHERE id = $1 RETURNING *`,
     [
       c.id, to, now, rejection, rejection ? REJECTIONS[rejection] : null, o.bankReference ?? null,

@@ -23,6 +23,7 @@ import { parseAmount, toDb } from '../domain/money.ts';
 import { checkLedger } from '../ledger/check.ts';
 import { InsufficientFunds, merchantBalances } from '../ledger/ledger.ts';
 import { HTTP_COMMANDS, HTTP_USAGE, HttpUsageError, runHttpCommand } from './http.ts';
+import { OPERATOR_COMMANDS, OPERATOR_USAGE, runOperatorCommand } from './operators.ts';
 import { checkAgainstStatement } from '../reconciliation/check.ts';
 import { isStatementFormat, parseStatement } from '../reconciliation/formats.ts';
 import { type ParsedStatement, StatementFormatError, type StatementFormat } from '../reconciliation/statement.ts';
@@ -46,6 +47,7 @@ const USAGE = `usage:
   caja connector own_accounts show            the accounts configured
   caja connector stp set --file CONFIG.json   configure the STP connector, MX SPEI (the body of PUT /admin/connectors/stp)
   caja connector stp show                     its configuration (no secrets) and health
+${OPERATOR_USAGE}
 
 Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KEY, CAJA_ENV). On the embedded
 database these need the service stopped; on PostgreSQL they run beside it.`;
@@ -109,6 +111,7 @@ async function run(argv: string[]): Promise<void> {
       if (!report.ok || !against.ok) process.exitCode = 1;
       return;
     }
+    if (OPERATOR_COMMANDS.includes(command)) return await runOperatorCommand(db, config, argv);
     if (command === 'connector') {
       await connectorCommand(db, config, sub, rest);
       return;

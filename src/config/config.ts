@@ -36,6 +36,8 @@ export interface Config {
   /** Group commit of deposit creations (src/db/batcher.ts): rows per statement, statements at once. */
   depositBatch: { maxBatch: number; maxInFlight: number };
   workers: boolean;
+  /** Exchange rates from their sources (src/rates/, docs/exchange-rates.md). */
+  rates: RatesConfig;
   /** Bounds on every wait for PostgreSQL (src/db/db.ts, docs/operations.md: Timeouts). */
   database: PostgresTimeouts & {
     /** /health's SELECT 1 and /health/ready's check. */
@@ -58,6 +60,25 @@ export interface Config {
     pollIntervalMs: number;
     leaseSeconds: number;
   };
+}
+
+/** One configured rate source: which currency it prices, which kind of source, its series if any. */
+export interface RateSourceConfig {
+  currency: string;
+  kind: string;
+  series: string | null;
+}
+
+export interface RatesConfig {
+  /** CAJA_RATES_SOURCES, e.g. `BRL=bcb-ptax,MXN=banxico-fix`. */
+  sources: RateSourceConfig[];
+  /** A deposit or cashout needing a rate older than this is refused. */
+  maxAgeHours: number;
+  fetchMinutes: number;
+  bcbPtaxUrl: string;
+  banxicoUrl: string;
+  /** The Banxico SIE API token (Bmx-Token header); required when a banxico source is configured. */
+  banxicoToken: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -107,6 +128,42 @@ function persistentSecret(env: Env, name: string, dataDir: string, file: string,
   const value = make();
   writeFileSync(path, `${value}\n`, { mode: 0o600 });
   return value;
+}
+
+/** `CUR=kind[:series]` items separated by commas; the kinds are checked by src/rates/sources.ts. */
+function rateSources(text: string): RateSourceConfig[] {
+  const out: RateSourceConfig[] = [];
+  for (const item of text.split(',').map((x) => x.trim()).filter(Boolean)) {
+    const m = /^([A-Z]{3})=([a-z][a-z0-9-]*)(?::([A-Za-z0-9]{1,32}))?$/.exec(item);
+    if (!m) throw new ConfigError(`CAJA_RATES_SOURCES: '${item}' is not CUR=kind or CUR=kind:series (e.g. BRL=bcb-ptax,MXN=banxico-fix)`);
+    if (m[1] === 'USD') throw new ConfigError('CAJA_RATES_SOURCES: USD is always 1');
+    if (out.some((s) => s.currency === m[1])) throw new ConfigError(`CAJA_RATES_SOURCES: ${m[1]} is listed twice`);
+    out.push({ currency: m[1]!, kind: m[2]!, series: m[3] ?? null });
+  }
+  return out;
+}
+
+function httpUrl(env: Env, name: string, def: string): string {
+  const v = (env[name] || def).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]/.test(v)) throw new ConfigError(`${name} must be an http(s) URL, got '${v}'`);
+  return v;
+}
+
+function ratesConfig(env: Env, production: boolean): RatesConfig {
+  const banxicoToken = env.CAJA_BANXICO_TOKEN || null;
+  // Production fetches the central banks' reference rates unless told otherwise (Banxico only
+  // with its token); staging has its sample rates and fetches nothing unless configured.
+  const def = production ? ['BRL=bcb-ptax', ...(banxicoToken ? ['MXN=banxico-fix'] : [])].join(',') : '';
+  const sources = rateSources(env.CAJA_RATES_SOURCES ?? def);
+  if (!banxicoToken && sources.some((s) => s.kind.startsWith('banxico'))) throw new ConfigError('CAJA_BANXICO_TOKEN is required for a banxico rate source');
+  return {
+    sources,
+    maxAgeHours: int(env, 'CAJA_RATES_MAX_AGE_HOURS', 96, 1, 24 * 365),
+    fetchMinutes: int(env, 'CAJA_RATES_FETCH_MINUTES', 30, 1, 24 * 60),
+    bcbPtaxUrl: httpUrl(env, 'CAJA_RATES_BCB_URL', 'https://olinda.bcb.gov.br/olinda/servico/PTAX/versao/v1/odata'),
+    banxicoUrl: httpUrl(env, 'CAJA_RATES_BANXICO_URL', 'https://www.banxico.org.mx/SieAPIRest/service/v1'),
+    banxicoToken,
+  };
 }
 
 /**
@@ -185,6 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
     cacheSeconds: int(env, 'CAJA_CACHE_SECONDS', 5, 0, 3600),
     depositBatch: { maxBatch: int(env, 'CAJA_DEPOSIT_BATCH_SIZE', 64, 1, 1000), maxInFlight: int(env, 'CAJA_DEPOSIT_BATCH_IN_FLIGHT', 1, 1, 100) },
     workers: bool(env, 'CAJA_WORKERS', true),
+    rates: ratesConfig(env, production),
     database: databaseTimeouts(env),
     connectors: {
       timeoutMs: int(env, 'CAJA_CONNECTOR_TIMEOUT_MS', 10000, 100, 120000),

@@ -106,3 +106,14 @@ export async function recordHealth(ctx: AppContext, name: string, fact: HealthFa
     ctx.log.warn({ err, connector: name }, 'could not record connector health');
   }
 }
+
+/** Every configured connector's settings and health (the operator console's connector page), never secrets. */
+export async function allConnectorViews(ctx: Pick<AppContext, 'db'>): Promise<{ name: string; settings: Record<string, string>; health: ConnectorHealthRow; updatedAt: Date }[]> {
+  const { rows } = await ctx.db.query<{ name: string }>('SELECT name FROM connectors ORDER BY name');
+  const out = [];
+  for (const r of rows) {
+    const v = await connectorView(ctx, r.name);
+    if (v) out.push({ name: r.name, ...v });
+  }
+  return out;
+}

@@ -2,6 +2,7 @@
 // the status, code and text a kind answers, as cashouts (CashoutError) and refunds (RefundError) do.
 import type { ConnectorError } from '../connectors/payin.ts';
 import type { LimitKind } from '../domain/limits.ts';
+import type { StaleRate } from '../lookups/exchange-rates.ts';
 
 export type DepositFailure =
   | 'invoice_used'
@@ -11,7 +12,8 @@ export type DepositFailure =
   | 'invalid_transition'
   | 'provider_unavailable'
   | 'provider_refused'
-  | 'validation';
+  | 'validation'
+  | 'rate_stale';
 
 export interface DepositErrorFacts {
   /** user_limit: which limit the customer exceeded. */
@@ -20,6 +22,8 @@ export interface DepositErrorFacts {
   details?: string[];
   /** provider_*: who failed ("The Pix provider") and what the connector said. */
   provider?: { who: string; error: ConnectorError };
+  /** rate_stale: the rate that is too old. */
+  rate?: StaleRate;
 }
 
 export class DepositError extends Error {

@@ -36,14 +36,14 @@ import { checkTransition, type DepositStatus, type TransitionCause } from '../do
 import { cryptoColumn } from '../domain/crypto.ts';
 import { computeCharges } from '../domain/fees.ts';
 import { minorUnits } from '../domain/currencies.ts';
-import { type Decimal, toDb } from '../domain/money.ts';
+import { toDb } from '../domain/money.ts';
 import { payinConnectorFor, servedMethods, servesEveryMethod } from '../connectors/registry.ts';
 import { offeredMethods } from '../domain/offered-methods.ts';
 import { type Charge, ConnectorError } from '../connectors/payin.ts';
 import { DepositError, depositNotFound, providerFailure } from './errors.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
-import { resolveUsdRates } from '../lookups/exchange-rates.ts';
+import { type KnownRate, resolveUsdRates, staleRate, staleRateText } from '../lookups/exchange-rates.ts';
 import { type LimitKind, type LimitRule, needsUsage } from '../domain/limits.ts';
 import { toJson } from './json.ts';
 import { Batcher } from '../db/batcher.ts';
@@ -61,7 +61,7 @@ export const HOSTED_EXPIRY_MINUTES = 1440;
 export { DepositError, depositNotFound } from './errors.ts';
 
 interface PreloadRow {
-  rates: [string, string][] | null;
+  rates: [string, string, string][] | null;
   limits: LimitRow[] | null;
 }
 
@@ -76,11 +76,11 @@ async function preload(q: Queryable, ctx: AppContext, currencies: string[], merc
   return ctx.cache.of<Preloaded>('deposit-preload').get(`${merchantId ?? ''}|${country}|${wanted.join(',')}`, () => loadPreload(q, ctx, wanted, merchantId, country));
 }
 
-type Preloaded = { rates: Map<string, Decimal>; rules: LimitRule[] | null };
+type Preloaded = { rates: Map<string, KnownRate>; rules: LimitRule[] | null };
 
 async function loadPreload(q: Queryable, ctx: AppContext, wanted: string[], merchantId: number | null, country: string): Promise<Preloaded> {
   const { rows } = await q.query<PreloadRow>(
-    `SELECT (SELECT json_agg(json_build_array(currency, usd_rate::text)) FROM exchange_rates WHERE currency = ANY($1)) AS rates,
+    `SELECT (SELECT json_agg(json_build_array(currency, usd_rate::text, rate_at)) FROM exchange_rates WHERE currency = ANY($1)) AS rates,
             (SELECT json_agg(l) FROM (
                SELECT merchant_id, country, payment_method, per_transaction::text, daily::text, monthly::text
                FROM customer_limits WHERE $2::integer IS NOT NULL AND merchant_id IN (0, $2) AND country IN ('*', $3)) l) AS limits`,
@@ -107,7 +107,12 @@ export async function prepareDepositRequest(
   const currency = typeof b.currency === 'string' ? b.currency.trim().toUpperCase() : 'USD';
   const country = typeof b.country === 'string' ? getCountry(b.country.trim()) : undefined;
   const pre = await preload(ctx.db, ctx, [currency, country?.currency ?? ''], opts.merchantId ?? null, country?.code ?? '');
-  const result = validateDepositRequest(body, { env: ctx.config.env, rateOf: (c) => pre.rates.get(c) ?? null, invoiceMaxLength: opts.invoiceMaxLength });
+  const result = validateDepositRequest(body, { env: ctx.config.env, rateOf: (c) => pre.rates.get(c)?.rate ?? null, invoiceMaxLength: opts.invoiceMaxLength });
+  if (result.ok) {
+    // A rate its source published too long ago is refused, never used (docs/exchange-rates.md).
+    const stale = staleRate(pre.rates, [result.value.currency, result.value.localCurrency], ctx.config.rates.maxAgeHours, ctx.now());
+    if (stale) throw new DepositError('rate_stale', staleRateText(stale), { rate: stale });
+  }
   if (result.ok && !servesEveryMethod(ctx)) {
     const problem = servingProblem(result.value, await servedMethods(ctx, result.value.country));
     if (problem) return { ok: false, details: [problem] };

@@ -46,6 +46,8 @@ export const v3Errors = {
   invalidAmountToRefund: (d = 'Invalid amount to refund') => new ApiError(400, 802, 'INVALID_AMOUNT_TO_REFUND', d),
   missingBankAccount: () => new ApiError(400, 804, 'MISSING_BANK_ACCOUNT', 'bank_account is required to refund this deposit'),
   insufficientFunds: (d = 'Insufficient funds in the available balance') => new ApiError(400, 514, 'INSUFFICIENT_FUNDS', d),
+  /** Authenticated, but this caller may not make this call (an admin token without the scope). */
+  forbidden: (d: string) => new ApiError(403, 107, 'FORBIDDEN', d),
   featureDisabled: (d: string) => new ApiError(403, 106, 'FEATURE_NOT_ENABLED', d),
   serviceUnavailable: (d: string) => new ApiError(503, 503, 'SERVICE_UNAVAILABLE', d),
   /** The database did not answer or is not the primary: the request may or may not have been applied; retry it. */
@@ -54,6 +56,8 @@ export const v3Errors = {
   providerUnavailable: (d: string) => new ApiError(503, 520, 'PAYMENT_PROVIDER_UNAVAILABLE', d),
   /** The method's payment provider refused the charge: nothing was created. */
   providerRefused: (d: string, details?: string[]) => new ApiError(502, 521, 'PAYMENT_PROVIDER_REFUSED', d, details),
+  /** A rate the request needs is older than CAJA_RATES_MAX_AGE_HOURS (docs/exchange-rates.md): nothing was created, retry later. */
+  rateStale: (d: string) => new ApiError(503, 522, 'EXCHANGE_RATE_STALE', d),
   unsupportedMediaType: () => new ApiError(415, 502, 'INVALID_REQUEST_BODY', 'Content-Type must be application/json'),
   /** A bank statement upload whose format cannot be told (Content-Type and ?format). */
   unsupportedStatementType: () =>
@@ -65,6 +69,11 @@ export const v3Errors = {
   refused: (status: number, d: string) => new ApiError(status, 502, 'INVALID_REQUEST_BODY', d),
   internal: () => new ApiError(500, 999, 'INTERNAL_ERROR', 'Internal error'),
 };
+
+/** The v3 table of admin-token failures (src/operators/tokens.ts). */
+export function v3TokenError(kind: 'name_used' | 'not_found', message: string): ApiError {
+  return kind === 'name_used' ? v3Errors.validation([`name: ${message}`]) : v3Errors.notFound(message);
+}
 
 /** The v3 table of reconciliation failures (admin face). */
 const V3_RECONCILIATION: Record<ReconciliationFailure, (e: ReconciliationError) => ApiError> = {
@@ -103,6 +112,7 @@ const V3_DEPOSIT: Record<DepositFailure, (e: DepositError) => ApiError> = {
   provider_unavailable: (e) => v3Errors.providerUnavailable(providerText(e)),
   provider_refused: (e) => v3Errors.providerRefused(providerText(e)),
   validation: (e) => v3Errors.validation(e.facts.details ?? [], e.message),
+  rate_stale: (e) => v3Errors.rateStale(e.message),
 };
 
 export function v3DepositError(err: DepositError): ApiError {
@@ -110,7 +120,7 @@ export function v3DepositError(err: DepositError): ApiError {
 }
 
 /** The streamline invoice endpoint's own codes (docs/streamline.md). */
-export const INVOICE_ERROR_CODES = { invoiceUsed: 303, userLimit: 304, invalidDocument: 310, invalidUrl: 311, providerUnavailable: 320, providerRefused: 321 } as const;
+export const INVOICE_ERROR_CODES = { invoiceUsed: 303, userLimit: 304, invalidDocument: 310, invalidUrl: 311, providerUnavailable: 320, providerRefused: 321, rateStale: 322 } as const;
 
 /**
  * The streamline table of deposit failures (answered with HTTP 200, as every streamline error):
@@ -122,6 +132,7 @@ export function streamlineDepositError(err: DepositError, invoice: string | unde
     case 'invoice_used': return { code: INVOICE_ERROR_CODES.invoiceUsed, message: `x_invoice already used: ${invoice}` };
     case 'provider_unavailable': return { code: INVOICE_ERROR_CODES.providerUnavailable, message: providerText(err) };
     case 'provider_refused': return { code: INVOICE_ERROR_CODES.providerRefused, message: providerText(err) };
+    case 'rate_stale': return { code: INVOICE_ERROR_CODES.rateStale, message: err.message };
     default: {
       const e = v3DepositError(err);
       return { code: 300, message: e.details?.length ? `Invalid parameter: ${e.details.join('; ')}` : e.message };
@@ -183,6 +194,8 @@ export const cashoutErrors = {
   invalidTransition: (m = 'Invalid status transition') => new ApiError(400, 510, undefined, m),
   externalIdUsed: () => new ApiError(400, 511, undefined, 'external_id already used'),
   insufficientFunds: () => new ApiError(400, 514, undefined, 'Insufficient funds'),
+  /** The rate the cashout needs is older than CAJA_RATES_MAX_AGE_HOURS: nothing was created, retry later. */
+  rateStale: (m: string) => new ApiError(503, 522, undefined, m),
   /** Any other 4xx the framework raised: its status, as invalid params. */
   refused: (status: number, m: string) => new ApiError(status, 300, undefined, m),
   databaseUnavailable: () => new ApiError(503, 503, undefined, UNAVAILABLE_TEXT, undefined, DATABASE_RETRY_AFTER_SECONDS),

@@ -1,44 +1,72 @@
-// Exchange rates: operator-set rows first; staging falls back to the shipped sample rates.
+// Exchange rates: operator-set or fetched rows first; staging falls back to the shipped sample
+// rates. A row says where it came from (source) and when that source published it (rate_at);
+// a rate older than CAJA_RATES_MAX_AGE_HOURS is refused by the deposit and cashout services
+// (rateAge below), never silently used.
 import type { Environment } from '../config/config.ts';
 import type { Queryable } from '../db/db.ts';
 import { SAMPLE_USD_RATES } from '../domain/exchange-rates.ts';
 import { dec, type Decimal, divideRate, fromDb, multiplyRate, toPlainString } from '../domain/money.ts';
 
+/** A rate row as the services read it: [currency, usd_rate, rate_at]. */
+export type RateRow = [string, string, string | Date];
+
+export interface KnownRate {
+  rate: Decimal;
+  /** When its source published it; null for USD and staging's sample rates, which do not age. */
+  at: Date | null;
+}
+
 /**
- * The one rule for which rate applies: USD is 1, an operator row wins, and staging falls back to
- * the shipped sample. `operatorRows` are the exchange_rates rows read for `wanted`.
+ * The one rule for which rate applies: USD is 1, a stored row wins, and staging falls back to
+ * the shipped sample. `rows` are the exchange_rates rows read for `wanted`.
  */
-export function resolveUsdRates(env: Environment, wanted: string[], operatorRows: [string, string][]): Map<string, Decimal> {
-  const rates = new Map<string, Decimal>([['USD', dec('1')]]);
-  for (const [currency, rate] of operatorRows) rates.set(currency, fromDb(rate));
+export function resolveUsdRates(env: Environment, wanted: string[], rows: RateRow[]): Map<string, KnownRate> {
+  const rates = new Map<string, KnownRate>([['USD', { rate: dec('1'), at: null }]]);
+  for (const [currency, rate, at] of rows) rates.set(currency, { rate: fromDb(rate), at: new Date(at) });
   if (env === 'staging') {
-    for (const c of wanted) if (!rates.has(c) && SAMPLE_USD_RATES[c]) rates.set(c, dec(SAMPLE_USD_RATES[c]!));
+    for (const c of wanted) if (!rates.has(c) && SAMPLE_USD_RATES[c]) rates.set(c, { rate: dec(SAMPLE_USD_RATES[c]!), at: null });
   }
   return rates;
 }
 
-/** Units of `currency` per 1 USD, or null when no rate is known. */
-export async function usdRate(q: Queryable, env: Environment, currency: string): Promise<Decimal | null> {
-  const { rows } = await q.query<{ usd_rate: string }>('SELECT usd_rate FROM exchange_rates WHERE currency = $1', [currency]);
-  return resolveUsdRates(env, [currency], rows.map((r) => [currency, r.usd_rate])).get(currency) ?? null;
+/** A rate too old to use: which currency, when it was published, and the age allowed. */
+export interface StaleRate {
+  currency: string;
+  at: Date;
+  maxAgeHours: number;
 }
 
-/** All known rates (operator rows over samples). */
+/** The first of `currencies` whose known rate is older than maxAgeHours at `now`, or null. */
+export function staleRate(rates: Map<string, KnownRate>, currencies: string[], maxAgeHours: number, now: Date): StaleRate | null {
+  for (const currency of currencies) {
+    const at = rates.get(currency)?.at;
+    if (at && now.getTime() - at.getTime() > maxAgeHours * 3_600_000) return { currency, at, maxAgeHours };
+  }
+  return null;
+}
+
+/** The sentence every face shows for a stale rate (each in its own format, src/http/errors.ts). */
+export function staleRateText(s: StaleRate): string {
+  return `The exchange rate for ${s.currency} was published at ${s.at.toISOString()}, more than ${s.maxAgeHours} hours ago; nothing was created. Retry once a fresh rate is in (docs/exchange-rates.md)`;
+}
+
+/** Units of `currency` per 1 USD and when it was published, or null when no rate is known. */
+export async function knownRate(q: Queryable, env: Environment, currency: string): Promise<KnownRate | null> {
+  const { rows } = await q.query<{ usd_rate: string; rate_at: Date }>('SELECT usd_rate, rate_at FROM exchange_rates WHERE currency = $1', [currency]);
+  return resolveUsdRates(env, [currency], rows.map((r) => [currency, r.usd_rate, r.rate_at])).get(currency) ?? null;
+}
+
+/** Units of `currency` per 1 USD, or null when no rate is known. */
+export async function usdRate(q: Queryable, env: Environment, currency: string): Promise<Decimal | null> {
+  return (await knownRate(q, env, currency))?.rate ?? null;
+}
+
+/** All known rates (stored rows over samples). */
 export async function allUsdRates(q: Queryable, env: Environment): Promise<Record<string, string>> {
   const out: Record<string, string> = env === 'staging' ? { ...SAMPLE_USD_RATES } : { USD: '1' };
   const { rows } = await q.query<{ currency: string; usd_rate: string }>('SELECT currency, usd_rate FROM exchange_rates ORDER BY currency');
   for (const r of rows) out[r.currency] = toPlainString(fromDb(r.usd_rate));
   return out;
-}
-
-export async function setUsdRates(q: Queryable, rates: Record<string, Decimal>): Promise<void> {
-  for (const [currency, rate] of Object.entries(rates)) {
-    await q.query(
-      `INSERT INTO exchange_rates (currency, usd_rate, updated_at) VALUES ($1, $2, now())
-       ON CONFLICT (currency) DO UPDATE SET usd_rate = EXCLUDED.usd_rate, updated_at = now()`,
-      [currency, toPlainString(rate)],
-    );
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
 // Merchant provisioning and credential look-ups. Credentials are shown once, at creation or
 // rotation; afterwards only hashes and encrypted secrets exist.
-import { type AuditEntry, recordAudit } from '../audit/audit.ts';
+import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import type { Environment } from '../config/config.ts';
 import type { Caches } from '../cache/ttl-cache.ts';
@@ -33,6 +33,8 @@ export interface Merchant {
   sandbox_chaos: boolean;
   /** Origins that may frame its iframe_view=1 pages; null: those of its notification and return URLs (domain/frame-origins.ts). */
   frame_origins: string[] | null;
+  /** Cashouts above this USD amount wait ON_HOLD for two operators (src/operators/approvals.ts); null: none do. */
+  cashout_approval_usd: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -103,7 +105,8 @@ export interface NewMerchant {
   logo_url?: string | null;
 }
 
-export async function createMerchant(db: Db, box: SecretBox, env: Environment, input: NewMerchant) {
+/** Makes a merchant and issues every credential set; `audit` (an operator's action) is written in the same transaction. */
+export async function createMerchant(db: Db, box: SecretBox, env: Environment, input: NewMerchant, audit?: Audit<Merchant>) {
   return db.tx(async (q) => {
     const staging = env === 'staging';
     const { rows } = await q.query<Merchant>(
@@ -118,12 +121,13 @@ export async function createMerchant(db: Db, box: SecretBox, env: Environment, i
       await storeSet(q, merchant.id, set, issued.row);
       shown = { ...shown, ...issued.shown };
     }
+    if (audit) await recordAudit(q, audit, merchant);
     return { merchant, credentials: shown };
   });
 }
 
 /** New credentials for one set; `audit` (a panel user's action) is written in the same transaction. */
-export async function rotateCredentials(db: Db, box: SecretBox, merchantId: number, set: CredentialSet, cache?: Caches, audit?: AuditEntry) {
+export async function rotateCredentials(db: Db, box: SecretBox, merchantId: number, set: CredentialSet, cache?: Caches, audit?: Audit) {
   return db.tx(async (q) => {
     const merchant = await getMerchant(q, merchantId, true);
     if (!merchant) return null;
@@ -152,10 +156,12 @@ export interface MerchantPatch {
   sandbox_chaos?: boolean;
   /** Checked by domain/frame-origins.ts; null goes back to the default. */
   frame_origins?: string[] | null;
+  /** USD, as stored (toDb); null: no cashout waits for approval. */
+  cashout_approval_usd?: string | null;
 }
 
 /** Changes a merchant's settings; `audit` (a panel user's change) is written in the same transaction. */
-export async function updateMerchant(db: Db, id: number, patch: MerchantPatch, cache?: Caches, audit?: AuditEntry): Promise<Merchant | null> {
+export async function updateMerchant(db: Db, id: number, patch: MerchantPatch, cache?: Caches, audit?: Audit): Promise<Merchant | null> {
   const fields = Object.entries(patch).filter(([, v]) => v !== undefined);
   if (fields.length === 0 && !audit) return getMerchant(db, id);
   const sets = fields.map(([k], i) => `${k} = $${i + 2}, `).join('');

@@ -137,8 +137,8 @@ export function completeDocument(doc: Json): Json {
     readOnlyKey: { type: 'http', scheme: 'bearer', description: 'read_only_key of the merchant (safe in a front end)' },
     adminToken: { type: 'http', scheme: 'bearer', description: 'CAJA_ADMIN_TOKEN' },
   };
-  // The merchant panel's HTML pages are not API.
-  for (const path of Object.keys(out.paths)) if (path.startsWith('/panel')) delete out.paths[path];
+  // The merchant panel's and the operator console's HTML pages are not API.
+  for (const path of Object.keys(out.paths)) if (path.startsWith('/panel') || path === '/ops' || path.startsWith('/ops/')) delete out.paths[path];
   const recorded = loadExamples();
   // Before the loop below, so that the streamline forms get their recorded examples too.
   Object.assign(out.paths, streamlinePaths());

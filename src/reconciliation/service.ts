@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import type { Page } from '../db/paging.ts';
-import { recordOperatorAudit } from '../audit/audit.ts';
+import { type Audit, recordAudit, recordOperatorAudit } from '../audit/audit.ts';
 import { applyStatementPayment } from '../connectors/payments.ts';
 import { CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
 import { DepositError, transitionDepositIn } from '../deposits/service.ts';
@@ -331,7 +331,8 @@ const ENTRY_SELECT = `SELECT e.id, e.bank_account_id, a.identifier, e.entry_key,
   e.counterparty_document, e.counterparty_name, e.description, e.status
   FROM bank_entries e JOIN bank_accounts a ON a.id = e.bank_account_id`;
 
-export async function resolveException(ctx: AppContext, exceptionId: number, resolution: Resolution, actor: string): Promise<ExceptionView> {
+/** `audit` (an operator's action in the console) is written in the resolution's transaction too. */
+export async function resolveException(ctx: AppContext, exceptionId: number, resolution: Resolution, actor: string, audit?: Audit): Promise<ExceptionView> {
   return ctx.db.tx(async (q) => {
     const { rows } = await q.query<{ id: number; entry_id: number; status: string }>('SELECT id, entry_id, status FROM reconciliation_exceptions WHERE id = $1 FOR UPDATE', [exceptionId]);
     const x = rows[0];
@@ -367,6 +368,7 @@ export async function resolveException(ctx: AppContext, exceptionId: number, res
     await q.query("UPDATE reconciliation_exceptions SET status = 'resolved', resolution = $2, resolved_by = $3, resolved_at = $4 WHERE id = $1",
       [x.id, JSON.stringify(resolution), actor, ctx.now()]);
     await recordOperatorAudit(q, { actor, action: 'reconciliation.resolve', subject: `exception:${x.id}`, detail: { entry_id: entry.id, resolution } });
+    if (audit) await recordAudit(q, audit);
     return (await getException(q, x.id))!;
   });
 }

@@ -31,6 +31,7 @@ import { registerAdminBalance } from '../api/admin/balance.ts';
 import { registerAdminConnectors } from '../api/admin/connectors.ts';
 import { registerAdminStp } from '../api/admin/connectors-stp.ts';
 import { registerAdminOwnAccounts } from '../api/admin/own-accounts.ts';
+import { registerAdminTokens } from '../api/admin/tokens.ts';
 import { registerAdminReconciliation } from '../api/admin/reconciliation.ts';
 import { registerConnectorCallbacks } from '../api/connectors/routes.ts';
 import { registerBalance } from '../api/v3/balance.ts';
@@ -40,6 +41,7 @@ import { registerLogos } from '../web/logos.ts';
 import { registerCustomerPages } from '../web/pay/routes.ts';
 import { registerCheckout } from '../web/checkout/routes.ts';
 import { registerPanel } from '../panel/routes/register.ts';
+import { registerOps } from '../web/ops/routes.ts';
 import { useStreamlineFace } from '../api/streamline/face.ts';
 import { registerStreamlineLookups } from '../api/streamline/lookups.ts';
 import { registerStreamlineRefunds } from '../api/streamline/refunds.ts';
@@ -92,6 +94,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerAdminConnectors(admin, ctx);
     registerAdminOwnAccounts(admin, ctx);
     registerAdminStp(admin, ctx);
+    registerAdminTokens(admin, ctx);
     registerAdminReconciliation(admin, ctx);
   });
 
@@ -115,6 +118,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   // The merchant panel: HTML pages with their own error pages and upload parser.
   await app.register(async (panel) => registerPanel(panel, ctx));
+
+  // The operator console: HTML pages with their own error pages.
+  await app.register(async (ops) => registerOps(ops, ctx));
 
   // Cashout operations render errors as {code, message}.
   await app.register(async (cashouts) => registerCashouts(cashouts, ctx));

@@ -5,9 +5,10 @@ import { isDatabaseUnavailable } from '../db/unavailable.ts';
 
 /**
  * A worker that runs `pass` every `intervalMs`, one pass at a time (a slow pass is not overlapped
- * by the next tick); stop() waits for the pass in flight.
+ * by the next tick); stop() waits for the pass in flight. With atStart, the first pass runs at
+ * once rather than an interval later (the rates worker: a restarted process should not wait).
  */
-export function periodicWorker(ctx: AppContext, name: string, intervalMs: number, pass: () => Promise<void>): Worker {
+export function periodicWorker(ctx: AppContext, name: string, intervalMs: number, pass: () => Promise<void>, o: { atStart?: boolean } = {}): Worker {
   let stopped = false;
   let running: Promise<void> | null = null;
   const tick = () => {
@@ -21,6 +22,7 @@ export function periodicWorker(ctx: AppContext, name: string, intervalMs: number
   };
   const timer = setInterval(tick, intervalMs);
   timer.unref();
+  if (o.atStart) tick();
   return {
     name,
     async stop() {

@@ -1,10 +1,12 @@
-// Background workers (notification delivery, deposit expiry, cashouts and the staging bank). Each runs in
+// Background workers (notification delivery, deposit expiry, cashouts and the staging bank,
+// exchange rates from their sources). Each runs in
 // every process; they coordinate through the database, so any number of processes may run.
 import type { AppContext } from '../config/context.ts';
 import { notificationWorker } from '../notifications/worker.ts';
 import { depositWorker } from '../deposits/worker.ts';
 import { cashoutWorker } from '../cashouts/worker.ts';
 import { connectorWorker } from '../connectors/worker.ts';
+import { ratesWorker } from '../rates/worker.ts';
 
 export interface Worker {
   name: string;
@@ -13,7 +15,7 @@ export interface Worker {
 
 type WorkerFactory = (ctx: AppContext) => Worker | null;
 
-const factories: WorkerFactory[] = [notificationWorker, depositWorker, cashoutWorker, connectorWorker];
+const factories: WorkerFactory[] = [notificationWorker, depositWorker, cashoutWorker, connectorWorker, ratesWorker];
 
 export function startWorkers(ctx: AppContext): Worker[] {
   return factories.map((f) => f(ctx)).filter((w): w is Worker => w !== null);

@@ -27,9 +27,9 @@ function registeredRoutes(tree: string): string[] {
 
 /**
  * Routes the fuzzer does not send: HTML pages and their forms (hostile input there is covered by
- * test/web and test/panel: escaping, CSRF, tokens) and the operator's static documents.
+ * test/web, test/panel and test/ops: escaping, CSRF, sessions, roles) and the operator's static documents.
  */
-const NOT_FUZZED = /^(GET|POST) \/(panel|checkout|pay|vouchers|return|docs|logos)\b|^GET \/(openapi\.json|metrics)$/;
+const NOT_FUZZED = /^(GET|POST) \/(panel|ops|checkout|pay|vouchers|return|docs|logos)\b|^GET \/(openapi\.json|metrics)$/;
 
 
 for (const backend of backends()) {

@@ -38,6 +38,8 @@ export interface Fixtures {
   notificationId: number;
   streamlineInvoice: string;
   streamlineDocument: string;
+  /** A named admin token the rotate and revoke routes may change (the fuzzer itself uses the bootstrap token). */
+  tokenId: number;
 }
 
 const hmacHex = (key: string, msg: string | Buffer) => createHmac('sha256', key).update(msg).digest('hex');
@@ -66,7 +68,10 @@ export async function makeFixtures(url: string): Promise<Fixtures> {
   if (sl.body?.status !== '0') throw new Error(`fixture NewInvoice: ${sl.text}`);
   await v3.post(`/v3/sandbox/deposits/${sl.body.x_document}/approve`, '');
   const other = await createMerchant(url, 'Fuzz rotations');
+  const token = await admin(url, 'POST', '/admin/tokens', { name: unique('fuzz').toLowerCase(), scopes: ['read'] });
+  if (token.status !== 201) throw new Error(`fixture token: ${token.text}`);
   return {
+    tokenId: token.body.id,
     m,
     otherMerchantId: other.merchant_id,
     depositId: d.body.deposit_id,
@@ -164,6 +169,12 @@ export function routes(fx: Fixtures): Route[] {
     { style: 'admin', method: 'GET', path: '/admin/ledger/check' },
     { style: 'admin', method: 'POST', path: '/admin/merchants/{other}/rotate', body: { set: 'deposits' } },
     { style: 'admin', method: 'PUT', path: '/admin/exchange_rates', body: { rates: { BRL: '5.4321' } } },
+    { style: 'admin', method: 'GET', path: '/admin/exchange_rates/sources' },
+    { style: 'admin', method: 'PUT', path: '/admin/exchange_rates/markups', body: { markups: { BRL: '0.5', MXN: '-0.25' } } },
+    { style: 'admin', method: 'GET', path: '/admin/tokens' },
+    { style: 'admin', method: 'POST', path: '/admin/tokens', body: { name: 'fuzz-made', scopes: ['read', 'rates'] } },
+    { style: 'admin', method: 'POST', path: '/admin/tokens/{token}/rotate' },
+    { style: 'admin', method: 'DELETE', path: '/admin/tokens/{token}' },
     { style: 'admin', method: 'GET', path: '/admin/connectors/pix' },
     { style: 'admin', method: 'PUT', path: '/admin/connectors/pix', body: { api_url: 'https://psp.example/v2', token_url: 'https://psp.example/oauth/token', client_id: 'caja', client_secret: 's3cret', certificate: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----', private_key: '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----', ca: null, pix_key: 'pix@operator.example' } },
     { style: 'admin', method: 'GET', path: '/admin/connectors/pix/payments', query: { status: 'unmatched', limit: '10' } },
@@ -280,7 +291,7 @@ function fieldPaths(body: unknown, prefix: string[] = []): string[][] {
 /** Builds the signed HTTP request of a case. */
 export function build(base: string, fx: Fixtures, all: Route[], c: FuzzCase): Built {
   const route = all[c.route]!;
-  const ids: Record<string, string> = { deposit: String(fx.depositId), refund: String(fx.refundId), cashout: String(fx.cashoutId), notification: String(fx.notificationId), merchant: String(fx.m.merchant_id), other: String(fx.otherMerchantId) };
+  const ids: Record<string, string> = { deposit: String(fx.depositId), refund: String(fx.refundId), cashout: String(fx.cashoutId), notification: String(fx.notificationId), merchant: String(fx.m.merchant_id), other: String(fx.otherMerchantId), token: String(fx.tokenId) };
   let path = route.path.replace(/\{(\w+)\}/g, (_, k: string) => ids[k]!);
   const query = { ...(route.query ?? {}) } as Record<string, string>;
   let contentType: string | undefined = route.style === 'streamline' ? 'application/x-www-form-urlencoded' : route.body !== undefined ? 'application/json' : undefined;

@@ -70,6 +70,16 @@ export async function apiTour(base: string): Promise<Recorded[]> {
   await rec('get', '/admin/exchange_rates', undefined, admin(base, 'GET', '/admin/exchange_rates'));
   const rates = { rates: { BRL: '5.4321' } };
   await rec('put', '/admin/exchange_rates', rates, admin(base, 'PUT', '/admin/exchange_rates', rates));
+  const markups = { markups: { BRL: '0.5' } };
+  await rec('put', '/admin/exchange_rates/markups', markups, admin(base, 'PUT', '/admin/exchange_rates/markups', markups));
+  await rec('get', '/admin/exchange_rates/sources', undefined, admin(base, 'GET', '/admin/exchange_rates/sources'));
+  // Named admin tokens (docs/operators.md): made, listed, rotated, revoked.
+  const tokenBody = { name: 'rates-bot', scopes: ['read', 'rates'] };
+  const token = await admin(base, 'POST', '/admin/tokens', tokenBody);
+  await rec('post', '/admin/tokens', tokenBody, Promise.resolve(token));
+  await rec('get', '/admin/tokens', undefined, admin(base, 'GET', '/admin/tokens'));
+  await rec('post', '/admin/tokens/{id}/rotate', undefined, admin(base, 'POST', `/admin/tokens/${token.body.id}/rotate`));
+  await rec('delete', '/admin/tokens/{id}', undefined, admin(base, 'DELETE', `/admin/tokens/${token.body.id}`));
   const limit = { merchant_id: id, country: 'BR', payment_method: '*', per_transaction: '5000.00', daily: '20000.00' };
   await rec('put', '/admin/limits', limit, admin(base, 'PUT', '/admin/limits', limit));
   await rec('get', '/admin/limits', undefined, admin(base, 'GET', '/admin/limits'));

@@ -4,19 +4,16 @@
 //   GET  /admin/limits, PUT /admin/limits   customer limits (USD), see docs/deposits.md
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
-import { findMethod } from '../../domain/catalog.ts';
-import { getCountry } from '../../domain/countries.ts';
-import { type Decimal, parseAmount } from '../../domain/money.ts';
 import { formatDateTime } from '../../domain/payment-info.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { listLimits, putLimit } from '../../deposits/limits.ts';
+import { parseLimitInput } from '../../domain/limit-input.ts';
 import { depositNotFound, transitionDeposit } from '../../deposits/service.ts';
 import { findDeposit, statusHistory } from '../../deposits/store.ts';
 import { toJson } from '../../deposits/json.ts';
 import { statusView } from '../../deposits/views.ts';
 import { acceptAnyBody, depositStatusSchema, parseDepositId, sendJson } from '../v3/deposits.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
-import { isIntId } from '../../domain/ids.ts';
 
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema, 409: v3ErrorSchema };
 const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
@@ -59,17 +56,6 @@ async function adminView(ctx: AppContext, id: number) {
     source: d.source,
     history: history.map((h) => ({ from_status: h.from_status, to_status: h.to_status, cause: h.cause, actor: h.actor, note: h.note, at: formatDateTime(h.created_at) })),
   });
-}
-
-function limitAmount(body: Record<string, unknown>, field: string, details: string[]): Decimal | null {
-  const v = body[field];
-  if (v === undefined) return null;
-  const r = parseAmount(v, { maxIntegerDigits: 18, maxDecimals: 2 });
-  if (!r.ok) {
-    details.push(`${field}: ${r.reason}`);
-    return null;
-  }
-  return r.value;
 }
 
 export function registerAdminDeposits(app: FastifyInstance, ctx: AppContext): void {
@@ -156,32 +142,14 @@ export function registerAdminDeposits(app: FastifyInstance, ctx: AppContext): vo
       const body = request.body;
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw v3Errors.invalidBody('Request body must be a JSON object');
       const b = body as Record<string, unknown>;
-      const details: string[] = [];
-      let merchantId = 0;
-      if (b.merchant_id !== undefined) {
-        if (isIntId(b.merchant_id)) merchantId = b.merchant_id;
-        else details.push('merchant_id: must be a merchant id');
-      }
-      let country = '*';
-      if (b.country !== undefined && b.country !== '*') {
-        if (typeof b.country === 'string' && getCountry(b.country)) country = b.country.toUpperCase();
-        else details.push('country: must be an accepted country code or *');
-      }
-      let method = '*';
-      if (b.payment_method !== undefined && b.payment_method !== '*') {
-        if (typeof b.payment_method !== 'string' || !/^[0-9A-Za-z]{1,3}$/.test(b.payment_method)) details.push('payment_method: must be a method code or *');
-        else if (country !== '*' && !findMethod(country, b.payment_method)) details.push(`payment_method: '${b.payment_method}' is not offered in ${country}`);
-        else method = b.payment_method.toUpperCase();
-      }
-      const perTransaction = limitAmount(b, 'per_transaction', details);
-      const daily = limitAmount(b, 'daily', details);
-      const monthly = limitAmount(b, 'monthly', details);
-      if (details.length > 0) throw v3Errors.validation(details);
+      const input = parseLimitInput(b);
+      if (!input.ok) throw v3Errors.validation(input.details);
+      const { merchantId } = input.value;
       if (merchantId) {
         const { rows } = await ctx.db.query('SELECT 1 FROM merchants WHERE id = $1', [merchantId]);
         if (rows.length === 0) throw v3Errors.notFound('Merchant not found');
       }
-      const saved = await putLimit(ctx.db, { merchantId, country, paymentMethod: method, perTransaction, daily, monthly });
+      const saved = await putLimit(ctx.db, input.value);
       // Deposit creation reads the rules through the cache: the new rule applies from now on.
       ctx.cache.changed();
       return reply.status(200).send(saved);

@@ -26,6 +26,7 @@ export function cashoutFailure(err: unknown): never {
       case 'not_found': throw cashoutErrors.notFound();
       case 'invalid_transition': throw cashoutErrors.invalidTransition(err.message);
       case 'no_rate': throw cashoutErrors.invalidParams(err.message);
+      case 'rate_stale': throw cashoutErrors.rateStale(err.message);
       case 'amount': throw cashoutErrors.invalidParams(err.message);
     }
   }

@@ -184,7 +184,12 @@ export function registerStreamlineDeposits(app: FastifyInstance, ctx: AppContext
       };
       // With the merchant, the customer-limit rules are read in the same round trip as the
       // exchange rates (as v3 does); without it createDeposit reads them in one more.
-      const prepared = await prepareDepositRequest(ctx, body, { invoiceMaxLength: 125, merchantId: caller.merchant.id });
+      // A rate too old to use (rate_stale) is refused here, in the invoice endpoint's codes.
+      const prepared = await prepareDepositRequest(ctx, body, { invoiceMaxLength: 125, merchantId: caller.merchant.id }).catch((err: unknown) => {
+        if (!(err instanceof DepositError)) throw err;
+        const e = streamlineDepositError(err, form.x_invoice);
+        throw new StreamlineError(e.code, e.message);
+      });
       if (!prepared.ok) {
         const details = prepared.details.map(renameDetail);
         const documentOnly = details.every((d) => d.startsWith('x_cpf'));

@@ -10,8 +10,9 @@ import { pageDepositError, unavailableAnswer } from '../../http/errors.ts';
 import { DepositError } from '../../deposits/errors.ts';
 import { ABSOLUTE_HOURS, CHOICE_MINUTES, csrfMatches, loadSession, type Session } from '../services/auth.ts';
 import { type Action, can } from '../services/roles.ts';
-import { acceptedLang, type Lang } from '../../web/i18n.ts';
+import type { Lang } from '../../web/i18n.ts';
 import { newNonce, renderPage, sendHtml } from '../../web/layout.ts';
+import { pageLang, readCookies, sameOrigin as sameOriginOf, setSessionCookie } from '../../web/session-cookies.ts';
 import { panelStrings } from '../views/i18n.ts';
 import * as V from '../views/pages.ts';
 
@@ -22,14 +23,8 @@ export const CHOICE_COOKIE = 'caja_panel_choice';
 export type Query = Record<string, string | undefined>;
 export type Body = Record<string, string | undefined>;
 
-export function cookies(request: FastifyRequest): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0) out[part.slice(0, i).trim()] = decodeURIComponent(part.slice(i + 1).trim());
-  }
-  return out;
-}
+/** The request's cookies (shared with the operator console: src/web/session-cookies.ts). */
+export const cookies = readCookies;
 
 /** What a signed-in handler is given. */
 export interface Ctx {
@@ -77,16 +72,7 @@ export function panelGate(app: FastifyInstance, ctx: AppContext) {
     return render(reply, b.lang, page);
   });
 
-  const langOf = (request: FastifyRequest, reply: FastifyReply): Lang => {
-    const asked = (request.query as Query)?.lang;
-    if (asked === 'en' || asked === 'es' || asked === 'pt') {
-      reply.header('set-cookie', `${LANG_COOKIE}=${asked}; Path=/panel; Max-Age=31536000; SameSite=Lax${env === 'production' ? '; Secure' : ''}`);
-      return asked;
-    }
-    const c = cookies(request)[LANG_COOKIE];
-    if (c === 'en' || c === 'es' || c === 'pt') return c;
-    return acceptedLang(request.headers['accept-language']) ?? 'en';
-  };
+  const langOf = (request: FastifyRequest, reply: FastifyReply): Lang => pageLang(ctx, request, reply, LANG_COOKIE, '/panel');
 
   const bareOf = (request: FastifyRequest, reply: FastifyReply): V.BareFrame => {
     const lang = langOf(request, reply);
@@ -105,17 +91,11 @@ export function panelGate(app: FastifyInstance, ctx: AppContext) {
   }
 
   function sessionCookie(reply: FastifyReply, token: string | null): void {
-    const attrs = `Path=/panel; HttpOnly; SameSite=Strict${env === 'production' ? '; Secure' : ''}`;
-    reply.header('set-cookie', token ? `${COOKIE}=${token}; ${attrs}; Max-Age=${ABSOLUTE_HOURS * 3600}` : `${COOKIE}=; ${attrs}; Max-Age=0`);
+    setSessionCookie(ctx, reply, COOKIE, '/panel', token, ABSOLUTE_HOURS * 3600);
   }
 
   /** Our own origin: the public address, and the address this request was made to. */
-  function sameOrigin(request: FastifyRequest): boolean {
-    const origin = request.headers.origin;
-    if (origin === undefined) return true;
-    const ours = new Set([new URL(ctx.config.publicBaseUrl).origin, `${request.protocol}://${request.headers.host}`]);
-    return ours.has(origin);
-  }
+  const sameOrigin = (request: FastifyRequest): boolean => sameOriginOf(ctx, request);
 
   /** The gate every signed-in page and action passes. */
   function panelRoute(perm: Action, handler: (c: Ctx) => Promise<Result>, o: { upload?: boolean } = {}) {

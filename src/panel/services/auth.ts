@@ -18,19 +18,16 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../config/context.ts';
 import type { Queryable } from '../../db/db.ts';
-import { hashPassword, randomToken, safeEqualText, verifyPassword } from '../../merchants/secrets.ts';
+import { DUMMY_HASH, LOCK_MINUTES, lockedUntil as lockedUntilIn, MAX_FAILURES, normEmail, recordFailure as recordFailureIn } from '../../auth/login-lockout.ts';
+import { hashPassword, safeEqualText, verifyPassword } from '../../merchants/secrets.ts';
 import { type Actor, audit } from './audit.ts';
 import type { Role } from './roles.ts';
 import { newTotpSecret, totpMatchStep } from './totp.ts';
 
+export { LOCK_MINUTES, MAX_FAILURES };
 export const IDLE_MINUTES = 30;
 export const ABSOLUTE_HOURS = 12;
-export const MAX_FAILURES = 5;
-export const LOCK_MINUTES = 15;
 export const MIN_PASSWORD = 12;
-
-// Checked against when the e-mail is unknown, so a wrong e-mail costs the same time as a wrong password.
-const DUMMY_HASH = hashPassword(randomToken(20));
 
 export interface Session {
   idHash: string;
@@ -47,29 +44,9 @@ export type SignInResult =
   | { ok: false; reason: 'locked'; until: Date }
   | { ok: false; reason: 'invalid' };
 
-const normEmail = (e: string) => e.trim().toLowerCase().slice(0, 320);
-
-async function lockedUntil(q: Queryable, email: string, now: Date): Promise<Date | null> {
-  const { rows } = await q.query<{ locked_until: Date | null }>('SELECT locked_until FROM panel_login_failures WHERE email = $1', [email]);
-  const until = rows[0]?.locked_until;
-  return until && until > now ? until : null;
-}
-
-async function recordFailure(q: Queryable, email: string, now: Date): Promise<void> {
-  const windowStart = new Date(now.getTime() - LOCK_MINUTES * 60_000);
-  // A failure outside the window starts a new count; the MAX_FAILURES-th inside it locks.
-  await q.query(
-    `INSERT INTO panel_login_failures (email, failures, first_failure_at) VALUES ($1, 1, $2)
-     ON CONFLICT (email) DO UPDATE SET
-       failures = CASE WHEN panel_login_failures.first_failure_at < $3 THEN 1 ELSE panel_login_failures.failures + 1 END,
-       first_failure_at = CASE WHEN panel_login_failures.first_failure_at < $3 THEN $2 ELSE panel_login_failures.first_failure_at END`,
-    [email, now, windowStart],
-  );
-  await q.query(
-    'UPDATE panel_login_failures SET locked_until = $2, failures = 0, first_failure_at = $3 WHERE email = $1 AND failures >= $4',
-    [email, new Date(now.getTime() + LOCK_MINUTES * 60_000), now, MAX_FAILURES],
-  );
-}
+const T = 'panel_login_failures';
+const lockedUntil = (q: Queryable, email: string, now: Date) => lockedUntilIn(q, T, email, now);
+const recordFailure = (q: Queryable, email: string, now: Date) => recordFailureIn(q, T, email, now);
 
 /** One panel account an e-mail may open: a merchant's owner, or a member invited by a merchant. */
 interface Candidate {
@@ -345,6 +322,7 @@ export async function disableTotp(ctx: AppContext, s: Session, password: string)
   return true;
 }
 
-export function csrfMatches(s: Session, sent: unknown): boolean {
+/** The form's token is the session's (the panel's and the operator console's sessions alike). */
+export function csrfMatches(s: { csrf: string }, sent: unknown): boolean {
   return typeof sent === 'string' && safeEqualText(s.csrf, sent);
 }

@@ -1,0 +1,169 @@
+// Four eyes: money an operator moves by hand waits for a second operator. One operator asks (a
+// balance adjustment, or the release of a cashout held above its merchant's threshold), another
+// decides; the decision and its effect (the ledger adjustment, the cashout's release or
+// cancellation) and both audit rows commit in one transaction.
+//
+// The requester can never decide (checked here, and by a CHECK of the approvals table). Two
+// operators deciding at once: the request row is locked, the second finds it decided.
+import type { AppContext } from '../config/context.ts';
+import type { Queryable } from '../db/db.ts';
+import { adjustBalanceIn } from '../balances/service.ts';
+import { CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
+import { minorUnits } from '../domain/currencies.ts';
+import { type Decimal, fromDb, toFixed } from '../domain/money.ts';
+import { InsufficientFunds } from '../ledger/ledger.ts';
+import { type OpsActor, recordOpsAudit } from './audit.ts';
+
+export type ApprovalKind = 'cashout_release' | 'balance_adjustment';
+
+export type ApprovalFailure = 'not_found' | 'already_decided' | 'same_operator' | 'open_request' | 'not_held' | 'insufficient_funds';
+
+export class ApprovalError extends Error {
+  constructor(
+    readonly kind: ApprovalFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Operator = Extract<OpsActor, { kind: 'operator' }>;
+
+export interface AdjustmentAsk {
+  direction: 'credit' | 'debit';
+  amount: Decimal;
+  currency: string;
+  reason: string;
+}
+
+export interface Approval {
+  id: number;
+  kind: ApprovalKind;
+  merchant_id: number;
+  merchant_name: string;
+  cashout_id: number | null;
+  payload: Record<string, string>;
+  status: 'pending' | 'approved' | 'rejected';
+  requested_by: number;
+  requested_by_email: string;
+  requested_at: Date;
+  decided_by: number | null;
+  decided_by_email: string | null;
+  decided_at: Date | null;
+  result: Record<string, unknown> | null;
+}
+
+async function insertRequest(q: Queryable, kind: ApprovalKind, merchantId: number, cashoutId: number | null, payload: Record<string, string>, by: Operator, now: Date): Promise<number> {
+  const { rows } = await q.query<{ id: number }>(
+    `INSERT INTO approvals (kind, merchant_id, cashout_id, payload, status, requested_by, requested_at) VALUES ($1, $2, $3, $4, 'pending', $5, $6) RETURNING id`,
+    [kind, merchantId, cashoutId, JSON.stringify(payload), by.id, now],
+  );
+  const id = rows[0]!.id;
+  await recordOpsAudit(q, { actor: by, action: `approval.requested.${kind}`, merchantId, subject: `approval:${id}`, detail: payload, at: now });
+  return id;
+}
+
+/** First pair of eyes: ask for a credit or debit of a merchant's balance. */
+export async function requestAdjustment(ctx: AppContext, by: Operator, merchantId: number, a: AdjustmentAsk): Promise<number> {
+  // The amount at its currency's decimals (what the operators read and approve).
+  const payload = { direction: a.direction, amount: toFixed(a.amount, minorUnits(a.currency)), currency: a.currency, reason: a.reason };
+  return ctx.db.tx(async (q) => {
+    const { rows } = await q.query('SELECT id FROM merchants WHERE id = $1', [merchantId]);
+    if (!rows[0]) throw new ApprovalError('not_found', 'Merchant not found');
+    return insertRequest(q, 'balance_adjustment', merchantId, null, payload, by, ctx.now());
+  });
+}
+
+/** First pair of eyes: ask for the release of a cashout held above its merchant's threshold. */
+export async function requestCashoutRelease(ctx: AppContext, by: Operator, cashoutId: number, note: string): Promise<number> {
+  return ctx.db.tx(async (q) => {
+    const { rows } = await q.query<{ merchant_id: number; awaiting_approval: boolean; status: string }>(
+      'SELECT merchant_id, awaiting_approval, status FROM cashouts WHERE id = $1 FOR UPDATE',
+      [cashoutId],
+    );
+    const c = rows[0];
+    if (!c) throw new ApprovalError('not_found', 'Cashout not found');
+    if (!c.awaiting_approval || c.status !== 'ON_HOLD') throw new ApprovalError('not_held', `Cashout ${cashoutId} is not waiting for approval`);
+    const open = await q.query('SELECT id FROM approvals WHERE cashout_id = $1 AND status = $2', [cashoutId, 'pending']);
+    if (open.rows[0]) throw new ApprovalError('open_request', `Cashout ${cashoutId} already has a request waiting for a second operator`);
+    return insertRequest(q, 'cashout_release', c.merchant_id, cashoutId, { note }, by, ctx.now());
+  });
+}
+
+/**
+ * Second pair of eyes: approve (the effect happens now) or reject (an adjustment is dropped; a
+ * held cashout is cancelled and its funds return). Never by the operator who asked.
+ */
+export async function decide(ctx: AppContext, by: Operator, approvalId: number, decision: 'approve' | 'reject'): Promise<Approval> {
+  const now = ctx.now();
+  try {
+    await ctx.db.tx(async (q) => {
+      const { rows } = await q.query<{ id: number; kind: ApprovalKind; merchant_id: number; cashout_id: number | null; payload: Record<string, string>; status: string; requested_by: number }>(
+        'SELECT id, kind, merchant_id, cashout_id, payload, status, requested_by FROM approvals WHERE id = $1 FOR UPDATE',
+        [approvalId],
+      );
+      const a = rows[0];
+      if (!a) throw new ApprovalError('not_found', 'Approval request not found');
+      if (a.status !== 'pending') throw new ApprovalError('already_decided', `Request ${approvalId} was already ${a.status}`);
+      if (a.requested_by === by.id) throw new ApprovalError('same_operator', 'The operator who asked cannot decide: a second operator must');
+      let result: Record<string, unknown>;
+      if (a.kind === 'balance_adjustment') {
+        if (decision === 'approve') {
+          const p = a.payload;
+          const row = await adjustBalanceIn(q, {
+            merchantId: a.merchant_id, direction: p.direction as 'credit' | 'debit', amount: fromDb(p.amount!), currency: p.currency!, reason: p.reason!,
+            actor: `four-eyes:${approvalId}`,
+          });
+          result = { adjustment_id: row.id, transfer_id: row.transfer_id };
+        } else result = {};
+      } else {
+        const c = await transitionCashoutIn(q, ctx, a.cashout_id!, decision === 'approve' ? 'release' : 'cancel', {
+          actor: 'operator', cause: decision === 'approve' ? 'four_eyes_approved' : 'four_eyes_rejected', approved: true,
+        });
+        result = { cashout_status: c.status };
+      }
+      await q.query(`UPDATE approvals SET status = $2, decided_by = $3, decided_at = $4, result = $5 WHERE id = $1`, [
+        approvalId, decision === 'approve' ? 'approved' : 'rejected', by.id, now, JSON.stringify(result),
+      ]);
+      await recordOpsAudit(q, { actor: by, action: `approval.${decision === 'approve' ? 'approved' : 'rejected'}.${a.kind}`, merchantId: a.merchant_id, subject: `approval:${approvalId}`, detail: result, at: now });
+    });
+  } catch (err) {
+    if (err instanceof InsufficientFunds) throw new ApprovalError('insufficient_funds', 'The debit is more than the available balance; nothing was changed');
+    if (err instanceof CashoutError) throw new ApprovalError('already_decided', err.message);
+    throw err;
+  }
+  return (await listApprovals(ctx.db, { id: approvalId }))[0]!;
+}
+
+export async function listApprovals(q: Queryable, o: { status?: 'pending' | 'decided'; id?: number; limit?: number }): Promise<Approval[]> {
+  const { rows } = await q.query<Approval>(
+    `SELECT a.*, m.name AS merchant_name, r.email AS requested_by_email, d.email AS decided_by_email
+     FROM approvals a JOIN merchants m ON m.id = a.merchant_id JOIN operators r ON r.id = a.requested_by LEFT JOIN operators d ON d.id = a.decided_by
+     WHERE ($1::bigint IS NULL OR a.id = $1) AND ($2::text IS NULL OR ($2 = 'pending') = (a.status = 'pending'))
+     ORDER BY a.id DESC LIMIT $3`,
+    [o.id ?? null, o.status ?? null, o.limit ?? 100],
+  );
+  return rows;
+}
+
+export interface HeldCashout {
+  id: number;
+  merchant_id: number;
+  merchant_name: string;
+  external_id: string;
+  amount: string;
+  currency: string;
+  usd_amount: string;
+  created_at: Date;
+  open_request: number | null;
+}
+
+/** Cashouts held above their merchant's threshold, with the open request for each if any. */
+export async function heldCashouts(q: Queryable): Promise<HeldCashout[]> {
+  const { rows } = await q.query<HeldCashout>(
+    `SELECT c.id, c.merchant_id, m.name AS merchant_name, c.external_id, c.amount::text, c.currency, c.usd_amount::text, c.created_at,
+            (SELECT a.id FROM approvals a WHERE a.cashout_id = c.id AND a.status = 'pending') AS open_request
+     FROM cashouts c JOIN merchants m ON m.id = c.merchant_id WHERE c.awaiting_approval AND c.status = 'ON_HOLD' ORDER BY c.id LIMIT 200`,
+  );
+  return rows;
+}

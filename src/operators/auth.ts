@@ -1,0 +1,111 @@
+// Operator sign-in and sessions, as the merchant panel's (src/panel/auth.ts) with TOTP mandatory:
+// - the password opens a session that can do nothing but send the code; the right code (each
+//   accepted once) replaces it with a new, full session (no fixation);
+// - sessions live in the database keyed by a keyed hash of a random cookie value; they end after
+//   IDLE_MINUTES without use, ABSOLUTE_HOURS after sign-in, at sign-out, when the operator is
+//   disabled;
+// - wrong passwords and wrong codes count towards the shared lock-out (src/auth/login-lockout.ts).
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../config/context.ts';
+import type { Queryable } from '../db/db.ts';
+import { clearFailures, DUMMY_HASH, lockedUntil, normEmail, recordFailure } from '../auth/login-lockout.ts';
+import { verifyPassword } from '../merchants/secrets.ts';
+import { totpMatchStep } from '../panel/services/totp.ts';
+import { type OpsActor, recordOpsAudit } from './audit.ts';
+import type { OperatorRole } from './roles.ts';
+
+export const IDLE_MINUTES = 30;
+export const ABSOLUTE_HOURS = 12;
+const T = 'operator_login_failures';
+
+export interface OpsSession {
+  idHash: string;
+  csrf: string;
+  mfaPending: boolean;
+  operator: { id: number; email: string; role: OperatorRole };
+  ip: string | null;
+}
+
+export const actorOf = (s: OpsSession): Extract<OpsActor, { kind: 'operator' }> => ({ kind: 'operator', id: s.operator.id, email: s.operator.email, ip: s.ip });
+
+const idHashOf = (ctx: AppContext, token: string) => ctx.box.hash(`ops-session|${token}`);
+
+async function newSession(q: Queryable, ctx: AppContext, operatorId: number, mfaPending: boolean, ip: string | null, ua: string | null): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  const now = ctx.now();
+  await q.query(
+    `INSERT INTO operator_sessions (id_hash, operator_id, csrf, mfa_pending, ip, user_agent, created_at, last_seen_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+    [idHashOf(ctx, token), operatorId, randomBytes(24).toString('base64url'), mfaPending, ip, ua?.slice(0, 300) ?? null, now],
+  );
+  return token;
+}
+
+export type OpsSignIn = { ok: true; token: string } | { ok: false; reason: 'locked'; until: Date } | { ok: false; reason: 'invalid' };
+
+/** The password step: a right password opens a session that still owes its code. */
+export async function signIn(ctx: AppContext, emailIn: string, password: string, ip: string | null, ua: string | null): Promise<OpsSignIn> {
+  const email = normEmail(emailIn);
+  const now = ctx.now();
+  const until = await lockedUntil(ctx.db, T, email, now);
+  if (until) return { ok: false, reason: 'locked', until };
+  const { rows } = await ctx.db.query<{ id: number; password_hash: string }>('SELECT id, password_hash FROM operators WHERE email = $1 AND disabled_at IS NULL', [email]);
+  const op = rows[0];
+  // An unknown e-mail is checked against a dummy hash: it costs the same time as a wrong password.
+  const right = verifyPassword(password.slice(0, 200), op?.password_hash ?? DUMMY_HASH) && op !== undefined;
+  if (!right) {
+    await ctx.db.tx((q) => recordFailure(q, T, email, now));
+    const lockedNow = await lockedUntil(ctx.db, T, email, now);
+    return lockedNow ? { ok: false, reason: 'locked', until: lockedNow } : { ok: false, reason: 'invalid' };
+  }
+  return { ok: true, token: await ctx.db.tx((q) => newSession(q, ctx, op.id, true, ip, ua)) };
+}
+
+/** The live session of a cookie value, touched; null when unknown, expired, or its operator disabled. */
+export async function loadSession(ctx: AppContext, token: string | undefined, ip: string | null): Promise<OpsSession | null> {
+  if (!token || !/^[\w-]{43}$/.test(token)) return null;
+  const idHash = idHashOf(ctx, token);
+  const now = ctx.now();
+  const { rows } = await ctx.db.query<{ csrf: string; mfa_pending: boolean; created_at: Date; last_seen_at: Date; id: number; email: string; role: OperatorRole; disabled_at: Date | null }>(
+    `SELECT s.csrf, s.mfa_pending, s.created_at, s.last_seen_at, o.id, o.email, o.role, o.disabled_at
+     FROM operator_sessions s JOIN operators o ON o.id = s.operator_id WHERE s.id_hash = $1`,
+    [idHash],
+  );
+  const r = rows[0];
+  if (!r) return null;
+  if (now.getTime() - r.last_seen_at.getTime() > IDLE_MINUTES * 60_000 || now.getTime() - r.created_at.getTime() > ABSOLUTE_HOURS * 3_600_000 || r.disabled_at) {
+    await ctx.db.query('DELETE FROM operator_sessions WHERE id_hash = $1', [idHash]);
+    return null;
+  }
+  await ctx.db.query('UPDATE operator_sessions SET last_seen_at = $2 WHERE id_hash = $1', [idHash, now]);
+  return { idHash, csrf: r.csrf, mfaPending: r.mfa_pending, operator: { id: r.id, email: r.email, role: r.role }, ip };
+}
+
+/** The code step: a right code, not used before, turns the pending session into a new, full one. */
+export async function completeMfa(ctx: AppContext, s: OpsSession, code: string, ua: string | null): Promise<string | null> {
+  const { rows } = await ctx.db.query<{ totp_secret_enc: string }>('SELECT totp_secret_enc FROM operators WHERE id = $1', [s.operator.id]);
+  const now = ctx.now();
+  const step = rows[0] ? totpMatchStep(ctx.box.decrypt(rows[0].totp_secret_enc, `operator:${s.operator.email}`), code, now) : null;
+  // A code is accepted once: the last accepted step moves forward atomically.
+  const used = step === null ? [] : (await ctx.db.query(
+    'UPDATE operators SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2) RETURNING id',
+    [s.operator.id, step],
+  )).rows;
+  if (used.length !== 1) {
+    await ctx.db.tx(async (q) => {
+      await recordFailure(q, T, s.operator.email, now);
+      await recordOpsAudit(q, { actor: actorOf(s), action: 'sign_in.totp_failed', at: now });
+    });
+    if (await lockedUntil(ctx.db, T, s.operator.email, now)) await ctx.db.query('DELETE FROM operator_sessions WHERE id_hash = $1', [s.idHash]);
+    return null;
+  }
+  return ctx.db.tx(async (q) => {
+    await q.query('DELETE FROM operator_sessions WHERE id_hash = $1', [s.idHash]);
+    await clearFailures(q, T, s.operator.email);
+    await recordOpsAudit(q, { actor: actorOf(s), action: 'sign_in', at: now });
+    return newSession(q, ctx, s.operator.id, false, s.ip, ua);
+  });
+}
+
+export async function signOut(ctx: AppContext, s: OpsSession): Promise<void> {
+  await ctx.db.query('DELETE FROM operator_sessions WHERE id_hash = $1', [s.idHash]);
+}

@@ -1,0 +1,134 @@
+// Admin API tokens: automation's access, named, scoped and rotatable. A token is shown once, when
+// made or rotated; only its keyed hash is kept. CAJA_ADMIN_TOKEN stays the bootstrap token (id 0,
+// every scope): it makes the first named tokens, and automation moves to those.
+//
+// Scopes: 'read' (every GET except tokens), and one scope per area that changes something.
+import { randomBytes } from 'node:crypto';
+import type { Db, Queryable } from '../db/db.ts';
+import { type SecretBox, safeEqualText } from '../merchants/secrets.ts';
+import { type OpsActor, recordOpsAudit } from './audit.ts';
+
+export const TOKEN_SCOPES = ['read', 'merchants', 'money', 'rates', 'connectors', 'notifications', 'reconciliation', 'tokens'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+export const BOOTSTRAP_TOKEN_ID = 0;
+
+export interface AdminToken {
+  id: number;
+  name: string;
+  scopes: readonly TokenScope[];
+}
+
+export const isTokenScope = (v: unknown): v is TokenScope => typeof v === 'string' && (TOKEN_SCOPES as readonly string[]).includes(v);
+
+/** The area of each admin route that changes something (by route pattern, longest prefix first). */
+const WRITE_AREAS: [string, TokenScope][] = [
+  ['/admin/tokens', 'tokens'],
+  ['/admin/merchants/:id/balance_adjustments', 'money'],
+  ['/admin/deposits', 'money'],
+  ['/admin/merchants', 'merchants'],
+  ['/admin/limits', 'merchants'],
+  ['/admin/exchange_rates', 'rates'],
+  ['/admin/connectors', 'connectors'],
+  ['/admin/notifications', 'notifications'],
+  ['/admin/reconciliation', 'reconciliation'],
+];
+
+/**
+ * The scope a call needs, from its method and route pattern. Reading tokens needs 'tokens'; any
+ * other GET needs 'read'. A changing route of no listed area needs the bootstrap token (null).
+ */
+export function scopeFor(method: string, route: string): TokenScope | null {
+  if (route.startsWith('/admin/tokens')) return 'tokens';
+  if (method === 'GET' || method === 'HEAD') return 'read';
+  return WRITE_AREAS.find(([prefix]) => route.startsWith(prefix))?.[1] ?? null;
+}
+
+export function allows(token: AdminToken, scope: TokenScope | null): boolean {
+  if (token.id === BOOTSTRAP_TOKEN_ID) return true;
+  return scope !== null && token.scopes.includes(scope);
+}
+
+const newSecret = () => `caja_at_${randomBytes(32).toString('base64url')}`;
+const hashOf = (box: SecretBox, token: string) => box.hash(`admin-token|${token}`);
+
+/** The token a bearer value is, or null. The bootstrap token is compared in constant time. */
+export async function verifyAdminToken(q: Queryable, box: SecretBox, bootstrap: string, bearer: string): Promise<AdminToken | null> {
+  if (safeEqualText(bearer, bootstrap)) return { id: BOOTSTRAP_TOKEN_ID, name: 'bootstrap', scopes: TOKEN_SCOPES };
+  if (!/^caja_at_[\w-]{43}$/.test(bearer)) return null;
+  // A keyed hash of a high-entropy value is looked up by equality: nothing about the token leaks by timing.
+  const { rows } = await q.query<{ id: number; name: string; scopes: TokenScope[] }>(
+    'SELECT id, name, scopes FROM admin_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
+    [hashOf(box, bearer)],
+  );
+  return rows[0] ?? null;
+}
+
+export interface TokenView {
+  id: number;
+  name: string;
+  scopes: TokenScope[];
+  created_by: string;
+  created_at: Date;
+  rotated_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export type TokenFailure = 'name_used' | 'not_found';
+
+export class TokenError extends Error {
+  constructor(
+    readonly kind: TokenFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const by = (a: OpsActor) => (a.kind === 'operator' ? a.email : `token:${a.name}`);
+
+export async function createAdminToken(db: Db, box: SecretBox, name: string, scopes: TokenScope[], actor: OpsActor, now: Date): Promise<TokenView & { token: string }> {
+  const token = newSecret();
+  return db.tx(async (q) => {
+    const { rows } = await q.query<TokenView>(
+      `INSERT INTO admin_tokens (name, scopes, token_hash, created_by, created_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (name) DO NOTHING RETURNING id, name, scopes, created_by, created_at, rotated_at, revoked_at`,
+      [name, [...new Set(scopes)], hashOf(box, token), by(actor), now],
+    );
+    if (!rows[0]) throw new TokenError('name_used', `a token named ${name} exists`);
+    await recordOpsAudit(q, { actor, action: 'token.created', subject: `token:${rows[0].id}`, detail: { name, scopes }, at: now });
+    return { ...rows[0], token };
+  });
+}
+
+/** A new secret for the token; the old one stops working at once. */
+export async function rotateAdminToken(db: Db, box: SecretBox, id: number, actor: OpsActor, now: Date): Promise<TokenView & { token: string }> {
+  const token = newSecret();
+  return db.tx(async (q) => {
+    const { rows } = await q.query<TokenView>(
+      `UPDATE admin_tokens SET token_hash = $2, rotated_at = $3 WHERE id = $1 AND revoked_at IS NULL
+       RETURNING id, name, scopes, created_by, created_at, rotated_at, revoked_at`,
+      [id, hashOf(box, token), now],
+    );
+    if (!rows[0]) throw new TokenError('not_found', 'Token not found');
+    await recordOpsAudit(q, { actor, action: 'token.rotated', subject: `token:${id}`, at: now });
+    return { ...rows[0], token };
+  });
+}
+
+export async function revokeAdminToken(db: Db, id: number, actor: OpsActor, now: Date): Promise<TokenView> {
+  return db.tx(async (q) => {
+    const { rows } = await q.query<TokenView>(
+      `UPDATE admin_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id, name, scopes, created_by, created_at, rotated_at, revoked_at`,
+      [id, now],
+    );
+    if (!rows[0]) throw new TokenError('not_found', 'Token not found');
+    await recordOpsAudit(q, { actor, action: 'token.revoked', subject: `token:${id}`, at: now });
+    return rows[0];
+  });
+}
+
+export async function listAdminTokens(q: Queryable): Promise<TokenView[]> {
+  const { rows } = await q.query<TokenView>('SELECT id, name, scopes, created_by, created_at, rotated_at, revoked_at FROM admin_tokens ORDER BY id');
+  return rows;
+}

@@ -1,0 +1,48 @@
+// A rates source: where the reference rate of one currency comes from. The core (service.ts)
+// never knows which source it holds; each source maps its provider's wire format to one
+// PublishedRate. Sources are read-only HTTP clients of public APIs, tested against a local
+// stand-in server (test/rates/).
+import type { Decimal } from '../domain/money.ts';
+
+export interface PublishedRate {
+  /** Units of the currency per 1 USD, as the source published it (before the operator's markup). */
+  rate: Decimal;
+  /** When the source published it (its own reference time, in UTC). */
+  at: Date;
+}
+
+export interface RatesSource {
+  /** Stored with each rate: 'bcb-ptax', 'banxico-fix', 'banxico:SF…'. */
+  readonly name: string;
+  readonly currency: string;
+  /** The latest published rate; throws RateSourceError when the source fails or answers nonsense. */
+  latest(now: Date): Promise<PublishedRate>;
+}
+
+/** The source did not answer, refused, or answered something that is not a rate. */
+export class RateSourceError extends Error {
+  constructor(
+    readonly source: string,
+    message: string,
+  ) {
+    super(`${source}: ${message}`);
+    this.name = 'RateSourceError';
+  }
+}
+
+/** GET a JSON document with a deadline; any transport or status problem is a RateSourceError. */
+export async function getJson(source: string, url: string, headers: Record<string, string>, timeoutMs: number): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+  } catch (err) {
+    throw new RateSourceError(source, `not answering (${(err as Error).name === 'TimeoutError' ? `no answer in ${timeoutMs} ms` : (err as Error).message})`);
+  }
+  const text = await res.text();
+  if (!res.ok) throw new RateSourceError(source, `answered HTTP ${res.status}`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new RateSourceError(source, 'answered something that is not JSON');
+  }
+}

@@ -1,0 +1,123 @@
+// `caja operator create` and `caja token …` as an operator runs them on a fresh installation:
+// the first admin's password and TOTP secret printed once, then that admin signing in to a real
+// `caja start` on the same data directory with them; a token made by the CLI working against the
+// admin API within its scopes, rotated (the old one stops), and the CLI's refusals.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { totpCode } from '../../src/panel/services/totp.ts';
+import { OpsClient } from '../ops/helpers.ts';
+
+const PORT = 46000 + (process.pid % 50);
+const dataDir = mkdtempSync(join(tmpdir(), 'caja-cli-ops-'));
+const env: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([k, v]) => !k.startsWith('CAJA_') && k !== 'DATABASE_URL' && k !== 'TEST_DATABASE_URL' && v !== undefined) as [string, string][]),
+  DATA_DIR: dataDir,
+  CAJA_ENV: 'staging',
+  LOG_LEVEL: 'silent',
+};
+
+async function caja(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await promisify(execFile)(process.execPath, ['bin/caja.mjs', ...args], { env });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('caja operator and token commands', () => {
+  let first: { id: number; email: string; role: string; password: string; totp_secret: string; otpauth_uri: string };
+  let token: { id: number; token: string };
+  let server: ChildProcess | undefined;
+  const base = `http://127.0.0.1:${PORT}`;
+
+  before(async () => {
+    const made = await caja(['operator', 'create', '--email', 'Root@Ops.Example', '--role', 'admin', '--json']);
+    assert.equal(made.code, 0, made.stderr);
+    first = JSON.parse(made.stdout);
+    const t = await caja(['token', 'create', '--name', 'rates-bot', '--scopes', 'read,rates', '--json']);
+    assert.equal(t.code, 0, t.stderr);
+    token = JSON.parse(t.stdout);
+  });
+  after(() => stop());
+
+  // On the embedded database the CLI needs the server stopped (the data directory's lock).
+  async function start(): Promise<void> {
+    server = spawn(process.execPath, ['bin/caja.mjs', 'start'], { env: { ...env, PORT: String(PORT), CAJA_WORKERS: 'false' }, stdio: 'ignore' });
+    for (let i = 0; i < 150; i++) {
+      try {
+        if ((await fetch(`${base}/health`)).ok) return;
+      } catch {
+        // not up yet
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error('caja start did not answer');
+  }
+  async function stop(): Promise<void> {
+    const p = server;
+    server = undefined;
+    if (!p || p.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      p.once('exit', () => resolve());
+      p.kill('SIGTERM');
+    });
+  }
+
+  test('the first operator: shown once, with a working password and TOTP secret', async () => {
+    assert.equal(first.email, 'root@ops.example');
+    assert.equal(first.role, 'admin');
+    assert.match(first.password, /^[A-Za-z0-9]{20}$/);
+    assert.match(first.totp_secret, /^[A-Z2-7]{32}$/);
+    assert.ok(first.otpauth_uri.startsWith('otpauth://totp/Caja%3Aroot%40ops.example?secret='));
+    await start();
+    const c = new OpsClient(base);
+    await c.request('POST', '/ops/login', new URLSearchParams({ email: first.email, password: first.password }));
+    const page = await c.submit('/ops/login/code', '/ops/login/code', { code: totpCode(first.totp_secret, new Date()) });
+    assert.equal(page.url, '/ops/merchants');
+    assert.equal(page.status, 200);
+    await stop();
+    // Listed, never shown again.
+    const list = await caja(['operator', 'list']);
+    assert.match(list.stdout, /root@ops\.example\tadmin/);
+    assert.doesNotMatch(list.stdout, new RegExp(first.password));
+  });
+
+  test('the same e-mail twice, or an unknown role: refused with the reason', async () => {
+    const again = await caja(['operator', 'create', '--email', 'root@ops.example', '--role', 'admin']);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /an operator with the e-mail root@ops\.example exists/);
+    const role = await caja(['operator', 'create', '--email', 'x@ops.example', '--role', 'owner']);
+    assert.equal(role.code, 64);
+    assert.match(role.stderr, /--role must be one of admin, finance, risk, support, read_only/);
+  });
+
+  test('a CLI token: its scopes hold, rotation stops the old secret, revocation the new one', async () => {
+    await start();
+    const call = (t: string, method: string, path: string, body?: unknown) =>
+      fetch(base + path, { method, headers: { authorization: `Bearer ${t}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    assert.equal((await call(token.token, 'GET', '/admin/exchange_rates')).status, 200);
+    assert.equal((await call(token.token, 'PUT', '/admin/exchange_rates', { rates: { COP: '4100' } })).status, 200);
+    const refused = await call(token.token, 'POST', '/admin/merchants', { name: 'not allowed' });
+    assert.equal(refused.status, 403);
+    assert.match((await refused.json()).description, /lacks the scope this call needs \(merchants\)/);
+    await stop();
+    const rotated = await caja(['token', 'rotate', '--id', String(token.id), '--json']);
+    assert.equal(rotated.code, 0, rotated.stderr);
+    const fresh = JSON.parse(rotated.stdout).token as string;
+    assert.notEqual(fresh, token.token);
+    await start();
+    assert.equal((await call(token.token, 'GET', '/admin/exchange_rates')).status, 401);
+    assert.equal((await call(fresh, 'GET', '/admin/exchange_rates')).status, 200);
+    await stop();
+    assert.equal((await caja(['token', 'revoke', '--id', String(token.id)])).code, 0);
+    await start();
+    assert.equal((await call(fresh, 'GET', '/admin/exchange_rates')).status, 401);
+  });
+});

@@ -1,0 +1,56 @@
+// The operator console without a browser: operators made through the service (as `caja operator
+// create` does), and a person signing in with e-mail, password and the current TOTP code.
+import assert from 'node:assert/strict';
+import { createOperator } from '../../src/operators/accounts.ts';
+import type { OperatorRole } from '../../src/operators/roles.ts';
+import { totpCode, totpStep } from '../../src/panel/services/totp.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { PanelClient } from '../panel/helpers.ts';
+
+export interface TestOperator {
+  id: number;
+  email: string;
+  role: OperatorRole;
+  password: string;
+  secret: string;
+  /** The last time step whose code was used: a code works once. */
+  lastStep: number;
+}
+
+let seq = 0;
+
+export async function makeOperator(s: TestServer, role: OperatorRole, name: string = role): Promise<TestOperator> {
+  const op = await createOperator(s.ctx.db, s.ctx.box, `${name}-${process.pid}-${++seq}@ops.example`, role, null, s.ctx.now());
+  return { id: op.id, email: op.email, role, password: op.password, secret: op.totpSecret, lastStep: -1 };
+}
+
+/** A code of the accepted window (the step before, now, after) not used yet; the server's clock moves on when none is left. */
+export function nextCode(s: TestServer, op: TestOperator): string {
+  for (;;) {
+    const now = s.ctx.now();
+    const step = totpStep(now);
+    for (const d of [-1, 0, 1]) {
+      if (step + d > op.lastStep) {
+        op.lastStep = step + d;
+        return totpCode(op.secret, now, d);
+      }
+    }
+    const real = s.ctx.now;
+    s.ctx.now = () => new Date(real().getTime() + 30_000);
+  }
+}
+
+export class OpsClient extends PanelClient {
+  async signInOps(s: TestServer, op: TestOperator): Promise<void> {
+    const first = await this.request('POST', '/ops/login', new URLSearchParams({ email: op.email, password: op.password }));
+    assert.equal(first.url, '/ops/login/code', `password step: ${first.status} ${first.html.slice(0, 300)}`);
+    const page = await this.submit('/ops/login/code', '/ops/login/code', { code: nextCode(s, op) });
+    assert.equal(page.url, '/ops/merchants', `code step: ${page.status} ${page.html.slice(0, 300)}`);
+  }
+}
+
+export async function signedIn(s: TestServer, op: TestOperator): Promise<OpsClient> {
+  const c = new OpsClient(s.url);
+  await c.signInOps(s, op);
+  return c;
+}
