@@ -130,18 +130,24 @@ export function openPostgres(url: string, poolSize = 20): Db {
 }
 
 /**
- * dataDir undefined keeps the database in memory (tests). `initialData` (a dump by PGlite's
- * dumpDataDir of a data directory just made by initdb) starts it from that instead of running
- * initdb: initdb is most of the 3 s of CPU an embedded database costs to open, and the test suite
- * opens about a hundred.
+ * dataDir undefined keeps the database in memory (tests). `initialData`, a dump by PGlite's
+ * dumpDataDir, starts it from that data directory instead of running initdb: the test suite opens
+ * about a hundred databases, and initdb plus the migrations are most of the 3 to 4 s of CPU each
+ * costs (test/helpers/pglite-template.ts).
  */
 export async function openPglite(dataDir?: string, initialData?: Blob): Promise<Db> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const lite = await PGlite.create({
-    dataDir,
-    loadDataDir: initialData,
-    parsers: { [pgliteTypes.INT8]: int8, [pgliteTypes.NUMERIC]: numeric },
-  });
+  return pgliteDb(
+    await PGlite.create({
+      dataDir,
+      loadDataDir: initialData,
+      parsers: { [pgliteTypes.INT8]: int8, [pgliteTypes.NUMERIC]: numeric },
+    }),
+  );
+}
+
+/** The Db over an open PGlite (openPglite's, or one a test migrates to keep its dump). */
+export function pgliteDb(lite: PGlite): Db {
   return {
     kind: 'pglite',
     async query<T>(sql: string, params?: unknown[]) {

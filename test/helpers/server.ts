@@ -11,7 +11,7 @@ import { buildApp } from '../../src/app.ts';
 import { openContext } from '../../src/runtime.ts';
 import { startWorkers, stopWorkers, type Worker } from '../../src/workers.ts';
 import { createScratchDatabase, postgresUrl } from './databases.ts';
-import { pgliteInitdb } from './pglite-initdb.ts';
+import { pgliteTemplate } from './pglite-template.ts';
 
 export { postgresUrl };
 
@@ -50,7 +50,7 @@ export async function startTestServer(
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });
-  const ctx = await openContext(config, { memory: true, initialData: database ? undefined : await pgliteInitdb() });
+  const ctx = await openContext(config, { memory: true, initialData: database ? undefined : await pgliteTemplate() });
   const app = await buildApp(ctx);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
