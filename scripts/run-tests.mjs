@@ -1,8 +1,11 @@
 // Runs every test file with node's test runner (through tsx) and ends with the line
 // "N passed, N failed", which is what CI reads. Pass file paths to run only those.
+//   TEST_CONCURRENCY: how many test files run at once; by default one more than the cores, as
+// files wait on servers, child processes and Chromium as well as compute (each holds about
+// 600 MB). TEST_TIMINGS=1 also prints the slowest files with their wall and CPU time.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 function findTests(dir) {
@@ -23,18 +26,30 @@ if (build.status !== 0) {
 }
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : findTests('test');
-const summaryFile = join(mkdtempSync(join(tmpdir(), 'caja-test-')), 'summary.json');
+const runDir = mkdtempSync(join(tmpdir(), 'caja-test-'));
+const summaryFile = join(runDir, 'summary.json');
+const timingsFile = process.env.TEST_TIMINGS ? join(runDir, 'timings.jsonl') : '';
 const result = spawnSync(
   process.execPath,
   [
-    '--import', 'tsx', '--test',
-    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
+    '--import', 'tsx',
+    ...(timingsFile ? ['--import', './scripts/test-file-timing.mjs'] : []),
+    '--test',
+    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? availableParallelism() + 1}`,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=./scripts/summary-reporter.mjs', '--test-reporter-destination=stderr',
     ...files,
   ],
-  { stdio: 'inherit', env: { ...process.env, CAJA_TEST_SUMMARY: summaryFile, NODE_ENV: 'test' } },
+  { stdio: 'inherit', env: { ...process.env, CAJA_TEST_SUMMARY: summaryFile, CAJA_TEST_TIMINGS: timingsFile, NODE_ENV: 'test' } },
 );
+if (timingsFile && existsSync(timingsFile)) {
+  const rows = readFileSync(timingsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const cpu = (r) => r.cpu + (r.childrenCpu ?? 0);
+  console.log(`\nslowest files (wall s, CPU s with child processes, peak MB), of ${rows.length}; CPU in all: ${rows.reduce((t, r) => t + cpu(r), 0).toFixed(0)} s`);
+  for (const r of rows.sort((a, b) => b.wall - a.wall).slice(0, 15)) {
+    console.log(`${r.wall.toFixed(1).padStart(7)} ${cpu(r).toFixed(1).padStart(7)} ${String(r.maxRssMB).padStart(6)}  ${r.file}`);
+  }
+}
 let summary = { passed: 0, failed: 1, skipped: 0 };
 try {
   summary = JSON.parse(readFileSync(summaryFile, 'utf8'));

@@ -209,13 +209,25 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
   };
 }
 
-/** dataDir undefined keeps the database in memory (tests). */
-export async function openPglite(dataDir?: string): Promise<Db> {
+/**
+ * dataDir undefined keeps the database in memory (tests). `initialData`, a dump by PGlite's
+ * dumpDataDir, starts it from that data directory instead of running initdb: the test suite opens
+ * about a hundred databases, and initdb plus the migrations are most of the 3 to 4 s of CPU each
+ * costs (test/helpers/pglite-template.ts).
+ */
+export async function openPglite(dataDir?: string, initialData?: Blob): Promise<Db> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const lite = await PGlite.create({
-    dataDir,
-    parsers: { [pgliteTypes.INT8]: int8, [pgliteTypes.NUMERIC]: numeric },
-  });
+  return pgliteDb(
+    await PGlite.create({
+      dataDir,
+      loadDataDir: initialData,
+      parsers: { [pgliteTypes.INT8]: int8, [pgliteTypes.NUMERIC]: numeric },
+    }),
+  );
+}
+
+/** The Db over an open PGlite (openPglite's, or one a test migrates to keep its dump). */
+export function pgliteDb(lite: PGlite): Db {
   return {
     kind: 'pglite',
     async query<T>(sql: string, params?: unknown[]) {
@@ -245,7 +257,8 @@ export async function openPglite(dataDir?: string): Promise<Db> {
   };
 }
 
-export async function openDb(opts: { databaseUrl?: string; dataDir?: string; memory?: boolean; timeouts?: PostgresTimeouts }): Promise<Db> {
+export async function openDb(opts: { databaseUrl?: string; dataDir?: string; memory?: boolean; initialData?: Blob; timeouts?: PostgresTimeouts }): Promise<Db> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, undefined, opts.timeouts);
-  return openPglite(opts.memory ? undefined : opts.dataDir && `${opts.dataDir}/pglite`);
+  if (opts.memory) return openPglite(undefined, opts.initialData);
+  return openPglite(opts.dataDir && `${opts.dataDir}/pglite`);
 }

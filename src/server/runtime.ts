@@ -19,8 +19,9 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
-export async function openContext(config: Config, opts: { memory?: boolean } = {}): Promise<AppContext> {
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, memory: opts.memory, timeouts: config.database });
+/** `memory` keeps an embedded database in memory, started from `initialData` when given (openPglite). */
+export async function openContext(config: Config, opts: { memory?: boolean; initialData?: Blob } = {}): Promise<AppContext> {
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, memory: opts.memory, initialData: opts.initialData, timeouts: config.database });
   await migrate(db);
   await bindCredentialSecrets(db, secretBox(config.masterKey));
   // Credentials travel in headers and bodies; neither is logged, and these paths are redacted

@@ -4,8 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
-import { admin, cashoutRequest, createMerchant, hmac, type Credentials, V3Client } from '../helpers/clients.ts';
+import { backends, type TestServer } from '../helpers/server.ts';
+import { creditBalance, startWithMerchants } from '../helpers/merchants.ts';
+import { cashoutRequest, createMerchant, hmac, type Credentials, V3Client } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { runCashoutJobs } from '../../src/cashouts/worker.ts';
@@ -23,16 +24,11 @@ for (const backend of backends()) {
     let n = 0;
     const ext = () => `co-${backend}-${++n}-${Date.now()}`;
     before(async () => {
-      s = await startTestServer(backend, { CAJA_CASHOUT_DELAY_SECONDS: '60', CAJA_SANDBOX_AUTO_SECONDS: '5' });
-      m = await createMerchant(s.url, 'Payouts');
-      await fund(m, '1000.00');
+      ({ s, merchants: [m] } = await startWithMerchants(backend, { CAJA_CASHOUT_DELAY_SECONDS: '60', CAJA_SANDBOX_AUTO_SECONDS: '5' }, [{ name: 'Payouts', funds: '1000.00' }]));
     });
     after(() => s.close());
 
-    const fund = async (who: Credentials, amount: string, currency = 'USD') => {
-      const r = await admin(s.url, 'POST', `/admin/merchants/${who.merchant_id}/balance_adjustments`, { direction: 'credit', amount, currency, reason: 'test funding' });
-      assert.equal(r.status, 201, r.text);
-    };
+    const fund = (who: Credentials, amount: string, currency = 'USD') => creditBalance(s.url, who, amount, currency);
     const create = (body: Record<string, unknown>, who = m) => cashoutRequest(s.url, who, 'POST', '/v3/cashout', body);
     const status = (body: Record<string, unknown>, who = m) => cashoutRequest(s.url, who, 'POST', '/v3/cashout/status', body);
     const balance = async (who = m) => {

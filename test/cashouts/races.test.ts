@@ -4,8 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { postgresUrl, startTestServer, type TestServer } from '../helpers/server.ts';
-import { admin, cashoutRequest, createMerchant, type Credentials, V3Client } from '../helpers/clients.ts';
+import { cashoutRequest, createMerchant, type Credentials, V3Client } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
+import { creditBalance } from '../helpers/merchants.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { deliverDueCashouts } from '../../src/cashouts/worker.ts';
 import { stagingBank } from '../../src/cashouts/staging-bank.ts';
@@ -28,8 +29,7 @@ describe('cashout and refund races (pg)', { skip: postgresUrl() ? false : 'needs
 
   const funded = async (amount: string): Promise<Credentials> => {
     const m = await createMerchant(s.url, `Racer ${++n}`);
-    const r = await admin(s.url, 'POST', `/admin/merchants/${m.merchant_id}/balance_adjustments`, { direction: 'credit', amount, currency: 'USD', reason: 'race funding' });
-    assert.equal(r.status, 201, r.text);
+    await creditBalance(s.url, m, amount, 'USD', 'race funding');
     return m;
   };
   const available = async (m: Credentials) => (await V3Client.deposits(s.url, m).get('/v3/balance')).body.balances[0];

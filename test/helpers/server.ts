@@ -11,6 +11,7 @@ import { buildApp } from '../../src/server/app.ts';
 import { openContext } from '../../src/server/runtime.ts';
 import { startWorkers, stopWorkers, type Worker } from '../../src/server/workers.ts';
 import { createScratchDatabase, postgresUrl } from './databases.ts';
+import { pgliteTemplate } from './pglite-template.ts';
 
 export { postgresUrl };
 
@@ -49,7 +50,7 @@ export async function startTestServer(
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });
-  const ctx = await openContext(config, { memory: true });
+  const ctx = await openContext(config, { memory: true, initialData: database ? undefined : await pgliteTemplate() });
   const app = await buildApp(ctx);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

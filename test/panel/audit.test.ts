@@ -4,8 +4,9 @@
 // refused action writes no row, and each audited action leaves exactly one.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { admin, cashoutRequest, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
-import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
+import { cashoutRequest, V3Client, type Credentials } from '../helpers/clients.ts';
+import { backends, type TestServer } from '../helpers/server.ts';
+import { startWithMerchants } from '../helpers/merchants.ts';
 import { cpf } from '../helpers/documents.ts';
 import { PanelClient } from './helpers.ts';
 
@@ -26,10 +27,7 @@ for (const backend of backends()) {
     const ext = () => `au-${backend}-${++n}-${Date.now()}`;
 
     before(async () => {
-      s = await startTestServer(backend, { CAJA_CASHOUT_DELAY_SECONDS: '600' });
-      a = await createMerchant(s.url, 'Audited shop');
-      const r = await admin(s.url, 'POST', `/admin/merchants/${a.merchant_id}/balance_adjustments`, { direction: 'credit', amount: '1000.00', currency: 'USD', reason: 'test funding' });
-      assert.equal(r.status, 201, r.text);
+      ({ s, merchants: [a] } = await startWithMerchants(backend, { CAJA_CASHOUT_DELAY_SECONDS: '600' }, [{ name: 'Audited shop', funds: '1000.00' }]));
       c = new PanelClient(s.url);
       assert.equal((await c.signIn(a.panel.email, a.panel.password)).url, '/panel');
     });

@@ -16,8 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { admin, cashoutRequest, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { startWithMerchants } from '../helpers/merchants.ts';
+import { cashoutRequest, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { PanelClient } from './helpers.ts';
 
@@ -58,11 +59,10 @@ describe('merchant panel in Chromium', { skip }, () => {
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     hook = await startHook();
-    s = await startTestServer('pglite', { CAJA_NOTIFY_POLL_MS: '100', CAJA_CASHOUT_DELAY_SECONDS: '600' }, { workers: true });
-    m = await createMerchant(s.url, 'Loja <Ana>', { notification_url: `${hook.url}/hook` });
-    other = await createMerchant(s.url, 'Other shop');
-    const funded = await admin(s.url, 'POST', `/admin/merchants/${m.merchant_id}/balance_adjustments`, { direction: 'credit', amount: '500.00', currency: 'USD', reason: 'opening balance' });
-    assert.equal(funded.status, 201, funded.text);
+    ({ s, merchants: [m, other] } = await startWithMerchants('pglite', { CAJA_NOTIFY_POLL_MS: '100', CAJA_CASHOUT_DELAY_SECONDS: '600' }, [
+      { name: 'Loja <Ana>', extra: { notification_url: `${hook.url}/hook` }, funds: '500.00' },
+      { name: 'Other shop' },
+    ], { workers: true }));
     profile = mkdtempSync(join(tmpdir(), 'caja-chromium-'));
     context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, locale: 'en-US', viewport: { width: 1280, height: 900 }, args: ARGS, acceptDownloads: true });
     context.setDefaultTimeout(10_000);

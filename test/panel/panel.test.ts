@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, cashoutRequest, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
+import { startWithMerchants } from '../helpers/merchants.ts';
 import { cpf } from '../helpers/documents.ts';
 import { totpCode } from '../../src/panel/services/totp.ts';
 import { readFileSync } from 'node:fs';
@@ -28,13 +29,10 @@ for (const backend of backends()) {
     const ext = () => `p-${backend}-${++n}-${Date.now()}`;
 
     before(async () => {
-      s = await startTestServer(backend, { CAJA_CASHOUT_DELAY_SECONDS: '600' });
-      a = await createMerchant(s.url, `Tienda ${XSS}`);
-      b = await createMerchant(s.url, 'Other shop');
-      for (const m of [a, b]) {
-        const r = await admin(s.url, 'POST', `/admin/merchants/${m.merchant_id}/balance_adjustments`, { direction: 'credit', amount: '1000.00', currency: 'USD', reason: 'test funding' });
-        assert.equal(r.status, 201, r.text);
-      }
+      ({ s, merchants: [a, b] } = await startWithMerchants(backend, { CAJA_CASHOUT_DELAY_SECONDS: '600' }, [
+        { name: `Tienda ${XSS}`, funds: '1000.00' },
+        { name: 'Other shop', funds: '1000.00' },
+      ]));
     });
     after(() => s.close());
 

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { loggerOptions, openContext } from '../../src/server/runtime.ts';
 import { buildApp } from '../../src/server/app.ts';
+import { pgliteTemplate } from '../helpers/pglite-template.ts';
 
 test('production does not fall back to key files in DATA_DIR', () => {
   const dir = mkdtempSync(join(tmpdir(), 'caja-prod-'));
@@ -48,7 +49,7 @@ test('page URLs are logged without their token', () => {
 test('request logging of a real server carries no page token', async () => {
   const lines: string[] = [];
   const config = loadConfig({ CAJA_ENV: 'staging', PORT: '0', HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-log-')), CAJA_MASTER_KEY: randomBytes(32).toString('base64'), CAJA_ADMIN_TOKEN: 'a-long-enough-admin-token' });
-  const ctx = await openContext(config, { memory: true });
+  const ctx = await openContext(config, { memory: true, initialData: await pgliteTemplate() });
   ctx.log = pino(loggerOptions('info'), { write: (line: string) => lines.push(line) });
   const app = await buildApp(ctx);
   await app.listen({ port: 0, host: '127.0.0.1' });

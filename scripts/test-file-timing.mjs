@@ -1,0 +1,23 @@
+// Loaded into each test file's process when TEST_TIMINGS is set (scripts/run-tests.mjs): on exit
+// appends the file's wall time since its process started and its CPU time, its own and its
+// finished child processes' (servers, the CLI, Chromium), to the file CAJA_TEST_TIMINGS names.
+import { appendFileSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+
+const out = process.env.CAJA_TEST_TIMINGS;
+const file = process.argv[1];
+if (out && file?.endsWith('.test.ts')) {
+  process.on('exit', () => {
+    // utime, stime, cutime, cstime: fields 14-17 of /proc/self/stat, in clock ticks (100 a second).
+    let cpu = {};
+    try {
+      const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+      cpu = { cpu: (Number(f[11]) + Number(f[12])) / 100, childrenCpu: (Number(f[13]) + Number(f[14])) / 100 };
+    } catch {
+      const u = process.cpuUsage();
+      cpu = { cpu: (u.user + u.system) / 1e6 };
+    }
+    const wall = performance.now() / 1000;
+    appendFileSync(out, `${JSON.stringify({ file: relative(process.cwd(), file), wall, ...cpu, maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
+  });
+}
