@@ -31,7 +31,7 @@ const USAGE = `usage:
   caja merchant rotate --id ID --set deposits|web_status|cashouts|read_only|panel [--json]
   caja balance show --id MERCHANT_ID
   caja balance adjust --id MERCHANT_ID --credit|--debit AMOUNT --currency USD --reason TEXT [--operator NAME]
-  caja ledger check                           check the ledger's invariants; exit 1 with a report when broken
+  caja ledger check [--full]                  check the ledger's invariants since the last check (--full: all of it); exit 1 with a report when broken
   caja connector pix set --file CONFIG.json   configure the API Pix connector (the body of PUT /admin/connectors/pix)
   caja connector pix show                     its configuration (no secrets) and health
   caja connector own_accounts set --file F    the operator's own bank accounts (the body of PUT /admin/connectors/own_accounts)
@@ -68,7 +68,7 @@ async function run(argv: string[]): Promise<void> {
     }
     if (command === 'ledger') {
       if (sub !== 'check') throw new UsageError(`unknown ledger command '${sub ?? ''}'`);
-      const report = await checkLedger(db);
+      const report = await checkLedger(db, { full: rest.includes('--full') });
       console.log(JSON.stringify(report, null, 2));
       if (!report.ok) process.exitCode = 1;
       return;
