@@ -10,6 +10,7 @@ const suites: Record<string, () => Promise<Record<string, unknown>>> = {
   validation: async () => (await import('./validation.ts')).benchValidation(),
   streamline: async () => (await import('./streamline.ts')).benchStreamline(),
   scale: async () => (await import('./scale.ts')).benchScale(),
+  hot: async () => (await import('./hot-accounts.ts')).benchHotAccounts(),
 };
 
 // The servers the suites start run the compiled build, made now from the sources as they are.
