@@ -2,7 +2,8 @@
 // against what they cost on the same database before it grew, in the same run.
 //
 //   1. A scratch PostgreSQL database, 20 merchants, and a few template lifecycles made through
-//      the API (completed, expired, refunded, cashed out, HOSTED expired, pending).
+//      the API (completed, expired, refunded, cashed out, HOSTED expired, pending), copied to
+//      SCALE_BASE deposits (20,000: every merchant's pages full): the "empty" state.
 //   2. Every path measured at that empty state.
 //   3. The database grown to SCALE_DEPOSITS deposits (default 5,000,000) over 90 days by copying
 //      the templates' rows (bench/scale-grow.ts), then VACUUM ANALYZE.
@@ -33,6 +34,8 @@ type Autocannon = (opts: Record<string, unknown>) => Promise<{ requests: { avera
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const N = Number(process.env.SCALE_DEPOSITS ?? 5_000_000);
+/** The "empty" state: enough deposits that every merchant's pages are full (the small database before it grew). */
+const BASE = Number(process.env.SCALE_BASE ?? 20_000);
 const SECONDS = Number(process.env.SCALE_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.SCALE_CONNECTIONS ?? 16);
 const PANEL_USERS = 32;
@@ -263,6 +266,13 @@ async function measure(w: World, label: string): Promise<Figures> {
   return f;
 }
 
+async function vacuum(url: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query('VACUUM ANALYZE');
+  await c.end();
+}
+
 async function depositColumns(c: pg.Client): Promise<string> {
   const { rows } = await c.query<{ column_name: string }>(
     `SELECT column_name FROM information_schema.columns WHERE table_name = 'deposits' AND table_schema = current_schema()
@@ -320,16 +330,17 @@ export async function benchScale(): Promise<Record<string, unknown>> {
       await stopServer(child);
     }
     const templates = (w as World & { templates?: Templates }).templates!;
-    console.log('--- empty ---');
+    // The small database: full pages for every merchant, so that both states answer the same
+    // amount of data and only the size of the tables differs.
+    await grow(db.url, templates, BASE, (s) => console.log(`  ${s}`));
+    await vacuum(db.url);
+    console.log(`--- empty (${BASE.toLocaleString('en')} deposits) ---`);
     const empty = await measure(w, 'empty');
     const emptySizes = await sizes(db.url);
     console.log(`--- growing to ${N.toLocaleString('en')} deposits ---`);
     const started = Date.now();
-    await grow(db.url, templates, N, (s) => console.log(`  ${s}`));
-    const c = new pg.Client({ connectionString: db.url });
-    await c.connect();
-    await c.query('VACUUM ANALYZE');
-    await c.end();
+    await grow(db.url, templates, N - BASE, (s) => console.log(`  ${s}`));
+    await vacuum(db.url);
     const growSeconds = Math.round((Date.now() - started) / 1000);
     console.log(`  grown and vacuumed in ${growSeconds} s`);
     console.log(`--- ${N.toLocaleString('en')} ---`);
