@@ -149,12 +149,11 @@ export async function checkLedger(db: Queryable & { tx?: <T>(fn: (q: Queryable) 
     // A statement takes exactly the parameters it names.
     const run = (sql: string) => q.query(sql, params.slice(0, sql.includes('$2') ? 2 : sql.includes('$1') ? 1 : 0));
     const problems: string[] = [];
-    for (const check of CHECKS) {
-      const body = typeof check.sql === 'string' ? check.sql : check.sql(full);
-      const text = `WITH ${fresh(full)}${body.startsWith(',') ? '' : ' '}${body}`;
-      const { rows } = await run(text);
-      for (const r of rows.slice(0, 50)) problems.push(`${check.name}: ${check.describe(r)}`);
-      if (rows.length > 50) problems.push(`${check.name}: … and ${rows.length - 50} more`);
+    for (const invariant of CHECKS) {
+      const body = typeof invariant.sql === 'string' ? invariant.sql : invariant.sql(full);
+      const { rows } = await run(`WITH ${fresh(full)}${body.startsWith(',') ? '' : ' '}${body}`);
+      for (const r of rows.slice(0, 50)) problems.push(`${invariant.name}: ${invariant.describe(r)}`);
+      if (rows.length > 50) problems.push(`${invariant.name}: … and ${rows.length - 50} more`);
     }
     const { rows } = await run(
       `WITH ${fresh(full)} SELECT (SELECT count(*)::int FROM ledger_accounts) AS accounts, (SELECT count(*)::int FROM fresh) AS transfers,
