@@ -12,7 +12,7 @@ export interface CashoutFilter extends ListFilter<CashoutStatus> {
 }
 
 export async function listCashouts(q: Queryable, merchantId: number, f: CashoutFilter, limit: number): Promise<Page<CashoutRow>> {
-  return merchantListPage<CashoutRow>(q, 'cashouts', merchantId, f, limit, (text, id) => `external_id = ${text} OR id = ${id}`);
+  return merchantListPage<CashoutRow>(q, 'cashouts', merchantId, f, limit, (text, id) => `external_id = ${text}${id ? ` OR id = ${id}` : ''}`);
 }
 
 export interface CashoutChange {

@@ -37,7 +37,7 @@ const USAGE = `usage:
   caja merchant rotate --id ID --set deposits|web_status|cashouts|read_only|panel [--json]
   caja balance show --id MERCHANT_ID
   caja balance adjust --id MERCHANT_ID --credit|--debit AMOUNT --currency USD --reason TEXT [--operator NAME]
-  caja ledger check                           check the ledger's invariants; exit 1 with a report when broken
+  caja ledger check [--full]                  check the ledger's invariants since the last check (--full: all of it); exit 1 with a report when broken
   caja ledger check --against FILE [--format camt053|camt054|ofx|cnab240]
                                               also the bank's balance on that statement's day against the ledger's bank
                                               account and the open reconciliation exceptions (exit 1 when unexplained)
@@ -91,8 +91,8 @@ async function run(argv: string[]): Promise<void> {
     }
     if (command === 'ledger') {
       if (sub !== 'check') throw new UsageError(`unknown ledger command '${sub ?? ''}'`);
-      const { values } = parseArgs({ args: rest, options: { against: { type: 'string' }, format: { type: 'string' } } });
-      const report = await checkLedger(db);
+      const { values } = parseArgs({ args: rest, options: { against: { type: 'string' }, format: { type: 'string' }, full: { type: 'boolean' } } });
+      const report = await checkLedger(db, { full: values.full === true });
       if (values.against === undefined) {
         console.log(JSON.stringify(report, null, 2));
         if (!report.ok) process.exitCode = 1;

@@ -1,6 +1,6 @@
 // `caja operator …` and `caja token …`, straight against the database: the first operator of a
 // fresh installation (its password and TOTP secret printed once), and named admin API tokens
-// for automation (shown once, when made or rotated). Registered in src/cli.ts by one line.
+// for automation (shown once, when made or rotated). Registered in src/cli/main.ts by one line.
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.ts';
 import type { Db } from '../db/db.ts';

@@ -14,7 +14,7 @@ export interface DepositFilter extends ListFilter<DepositStatus> {
 export async function listDeposits(q: Queryable, merchantId: number, f: DepositFilter, limit: number): Promise<Page<DepositRow>> {
   return merchantListPage<DepositRow>(
     q, 'deposits', merchantId, f, limit,
-    (text, id) => `invoice_id = ${text} OR id = ${id} OR lower(payer_email) = lower(${text}) OR payer_document = ${text}`,
+    (text, id) => `invoice_id = ${text} OR lower(payer_email) = lower(${text}) OR payer_document = ${text}${id ? ` OR id = ${id}` : ''}`,
     { payment_method: f.method },
   );
 }
@@ -35,8 +35,8 @@ export async function refundsOfDeposit(q: Queryable, depositId: number): Promise
 /** Ids of the notifications sent about a deposit (and its refunds), oldest first. */
 export async function notificationIdsOf(q: Queryable, merchantId: number, depositId: number): Promise<number[]> {
   const { rows } = await q.query<{ id: number }>(
-    `SELECT id FROM notifications WHERE merchant_id = $1 AND (subject_key = $2 OR subject_key IN (SELECT 'refund:' || id FROM refunds WHERE deposit_id = $3)) ORDER BY id`,
-    [merchantId, `deposit:${depositId}`, depositId],
+    `SELECT id FROM notifications WHERE merchant_id = $1 AND subject_key = ANY($2::text[] || ARRAY(SELECT 'refund:' || id FROM refunds WHERE deposit_id = $3)) ORDER BY id`,
+    [merchantId, [`deposit:${depositId}`], depositId],
   );
   return rows.map((r) => Number(r.id));
 }

@@ -1,6 +1,7 @@
 // The deposit worker: every CAJA_EXPIRY_INTERVAL_MS it cancels PENDING deposits whose
 // expiration_date has passed, runs due staging magic-value outcomes, and forgets idempotency keys
-// older than 48 hours (they are promised for at least 24) and expired signed-request claims. Rows are claimed with FOR UPDATE SKIP
+// older than 48 hours (they are promised for at least 24), expired signed-request claims and expired
+// panel sessions, and folds the panel home's figure deltas (src/panel/services/stats.ts). Rows are claimed with FOR UPDATE SKIP
 // LOCKED in batches, so any number of processes can run it side by side.
 import type { AppContext } from '../config/context.ts';
 import { statusAfterPayment, type DepositStatus } from '../domain/deposit-states.ts';
@@ -8,6 +9,8 @@ import { periodicWorker } from '../server/periodic-worker.ts';
 import type { Worker } from '../server/workers.ts';
 import { isCrypto, transitionDepositIn } from './service.ts';
 import { purgeExpiredRequests } from '../auth/replay.ts';
+import { sweepSessions } from '../panel/services/auth.ts';
+import { foldDayFigures } from '../panel/services/stats.ts';
 
 const BATCH = 100;
 const KEY_RETENTION_HOURS = 48;
@@ -70,6 +73,7 @@ export async function purgeIdempotencyKeys(ctx: AppContext): Promise<void> {
   await ctx.db.query('DELETE FROM idempotency_keys WHERE created_at < $1', [new Date(ctx.now().getTime() - KEY_RETENTION_HOURS * 3600_000)]);
   // Signed-request claims past their window: those requests are refused by their date now.
   await purgeExpiredRequests(ctx.db, ctx.now());
+  await sweepSessions(ctx.db, ctx.now());
 }
 
 /** One pass of everything the worker does; tests call it directly. */
@@ -77,6 +81,7 @@ export async function runDepositJobs(ctx: AppContext): Promise<void> {
   while ((await expireDueDeposits(ctx)) === BATCH);
   while ((await runSandboxOutcomes(ctx)) === BATCH);
   await purgeIdempotencyKeys(ctx);
+  while ((await foldDayFigures(ctx.db)) > 0);
 }
 
 export function depositWorker(ctx: AppContext): Worker {

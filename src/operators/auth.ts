@@ -1,4 +1,4 @@
-// Operator sign-in and sessions, as the merchant panel's (src/panel/auth.ts) with TOTP mandatory:
+// Operator sign-in and sessions, as the merchant panel's (src/panel/services/auth.ts) with TOTP mandatory:
 // - the password opens a session that can do nothing but send the code; the right code (each
 //   accepted once) replaces it with a new, full session (no fixation);
 // - sessions live in the database keyed by a keyed hash of a random cookie value; they end after

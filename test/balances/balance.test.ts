@@ -176,5 +176,42 @@ for (const backend of backends()) {
       await s.ctx.db.query(`UPDATE ledger_accounts SET balance = balance - 1 WHERE merchant_key = $1 AND kind = 'available'`, [m.merchant_id]);
       await assertLedgerOk(s.ctx.db);
     });
+
+    test('the check reads what changed since its last checkpoint, keeps failing until repaired, and ?full=true reads everything', async () => {
+      const check = async (full = false) => {
+        const r = await admin(s.url, 'GET', `/admin/ledger/check${full ? '?full=true' : ''}`);
+        return { status: r.status, mode: r.body.mode, transfers: r.body.counts?.transfers, problems: (r.body.problems ?? []).join('\n') };
+      };
+      assert.deepEqual((await check(true)).mode, 'full');
+      const idle = await check();
+      assert.deepEqual([idle.status, idle.mode, idle.transfers], [200, 'incremental', 0], 'nothing new since the full check');
+      const { v3 } = await merchant('Checked');
+      const deposit = await paid(v3, {});
+      const refund = await v3.post('/v3/refunds', { deposit_id: deposit, amount: '10.00', bank_account: ACCOUNT });
+      assert.equal(refund.status, 200, refund.text);
+      const moved = await check();
+      assert.deepEqual([moved.status, moved.mode, moved.transfers], [200, 'incremental', 2], 'the credit and the reservation');
+      // A refund marked COMPLETED behind the ledger's back (its reservation never posted) is found,
+      // and found again by the next check: a failing check does not move the checkpoint.
+      const id = refund.body.refund_id;
+      await s.ctx.db.query(`UPDATE refunds SET status = 'COMPLETED', updated_at = now() WHERE id = $1`, [id]);
+      for (let i = 0; i < 2; i++) {
+        const broken = await check();
+        assert.equal(broken.status, 409);
+        assert.match(broken.problems, new RegExp(`refund reservations follow the refund: refund ${id} is COMPLETED but its reservation is unresolved`));
+      }
+      await s.ctx.db.query(`UPDATE refunds SET status = 'PENDING', updated_at = now() WHERE id = $1`, [id]);
+      assert.equal((await check()).status, 200);
+      // An edit dated long before the checkpoint is past what the incremental check looks at:
+      // the full check finds it.
+      await s.ctx.db.query(`UPDATE refunds SET status = 'COMPLETED', updated_at = now() - interval '2 days' WHERE id = $1`, [id]);
+      assert.equal((await check()).status, 200);
+      const full = await check(true);
+      assert.deepEqual([full.status, full.mode], [409, 'full']);
+      assert.match(full.problems, new RegExp(`refund ${id} is COMPLETED but its reservation is unresolved`));
+      await s.ctx.db.query(`UPDATE refunds SET status = 'PENDING', updated_at = now() WHERE id = $1`, [id]);
+      assert.deepEqual((await check(true)).status, 200);
+      assert.equal((await admin(s.url, 'GET', '/admin/ledger/check?full=maybe')).status, 400);
+    });
   });
 }

@@ -1,7 +1,7 @@
 // Operator endpoints for balances and the ledger:
 //   POST /admin/merchants/{id}/balance_adjustments   credit or debit, with reason and operator
 //   GET  /admin/merchants/{id}/balance               the merchant's balances
-//   GET  /admin/ledger/check                         the ledger's invariants (200 ok, 409 broken)
+//   GET  /admin/ledger/check[?full=true]             the ledger's invariants (200 ok, 409 broken)
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { adjustBalance } from '../../balances/service.ts';
@@ -90,8 +90,16 @@ export function registerAdminBalance(app: FastifyInstance, ctx: AppContext): voi
     },
   );
 
-  app.get('/admin/ledger/check', { schema: { tags: ['admin'], summary: 'Check the ledger\'s invariants', security: [{ adminToken: [] }] } }, async (_request, reply) => {
-    const report = await checkLedger(ctx.db);
+  app.get<{ Querystring: { full?: boolean } }>('/admin/ledger/check', {
+    schema: {
+      tags: ['admin'],
+      summary: 'Check the ledger\'s invariants',
+      description: 'What changed since the last check that passed; `full=true` reads every row (docs/balance.md, "Checking the ledger").',
+      security: [{ adminToken: [] }],
+      querystring: { type: 'object', properties: { full: { type: 'boolean', description: 'Check every transfer, refund and cashout, not only what changed' } } },
+    },
+  }, async (request, reply) => {
+    const report = await checkLedger(ctx.db, { full: request.query.full === true });
     return reply.status(report.ok ? 200 : 409).send(report);
   });
 }

@@ -175,6 +175,18 @@ export async function chooseAccount(ctx: AppContext, ticket: string | undefined,
   return c ? openSession(ctx, c, t.email, ip, ua) : null;
 }
 
+/**
+ * Deletes sessions past their idle or absolute limit (loadSession refuses them anyway; without
+ * this, a session nobody comes back to stays forever). Run by the deposit worker.
+ */
+export async function sweepSessions(q: Queryable, now: Date): Promise<number> {
+  const r = await q.query('DELETE FROM panel_sessions WHERE last_seen_at < $1 OR created_at < $2', [
+    new Date(now.getTime() - IDLE_MINUTES * 60_000),
+    new Date(now.getTime() - ABSOLUTE_HOURS * 3_600_000),
+  ]);
+  return r.rowCount;
+}
+
 /** The live session of a cookie value, touched; null when unknown, expired or revoked. */
 export async function loadSession(ctx: AppContext, token: string | undefined, ip: string | null): Promise<Session | null> {
   if (!token || !/^[\w-]{43}$/.test(token)) return null;
