@@ -149,3 +149,28 @@ export async function reconcile(ctx: AppContext, connector: PayinConnector, inte
   }
   return { ran: true, payments };
 }
+
+/** A payment a connector kept, as stored: each connector's admin view names its fields in its provider's words. */
+export interface KeptPayment {
+  payment_id: string;
+  charge_reference: string | null;
+  deposit_id: number | null;
+  amount: string;
+  currency: string;
+  receiver: string | null;
+  paid_at: Date;
+  status: string;
+  reason: string | null;
+  seen_via: string;
+  created_at: Date;
+}
+
+/** The payments a connector kept, newest first; `unmatched` are those no pending deposit took. */
+export async function keptPayments(q: Queryable, connector: string, status: 'applied' | 'unmatched' | null, limit: number): Promise<KeptPayment[]> {
+  const { rows } = await q.query<KeptPayment>(
+    `SELECT payment_id, charge_reference, deposit_id, amount::text, currency, receiver, paid_at, status, reason, seen_via, created_at
+     FROM connector_payments WHERE connector = $1 AND ($2::text IS NULL OR status = $2) ORDER BY created_at DESC, payment_id LIMIT $3`,
+    [connector, status, limit],
+  );
+  return rows;
+}

@@ -2,14 +2,11 @@
 // (private_key, private_key_passphrase, webhook_secret) are sealed at rest and never answered.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
-import { v3Errors } from '../../http/errors.ts';
 import { STP_CONNECTOR } from '../../connectors/stp/connector.ts';
 import { validateStpConfig } from '../../connectors/stp/settings.ts';
 import { checkStp, stpPayments, stpView } from '../../connectors/stp/view.ts';
-import { saveConnector } from '../../connectors/store.ts';
-import { v3ErrorSchema } from '../v3/face.ts';
+import { registerConnectorAdmin } from './connector-routes.ts';
 
-const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
 const when = { type: ['string', 'null'] } as const;
 
 const stpViewSchema = {
@@ -33,21 +30,12 @@ const stpViewSchema = {
   },
 } as const;
 
-const paymentsSchema = {
+const paymentSchema = {
   type: 'object',
-  required: ['payments'],
   properties: {
-    payments: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          payment_id: { type: 'string', description: 'claveRastreo:institucionOrdenante:fechaOperacion' }, clabe: when, deposit_id: { type: ['integer', 'null'] },
-          amount: { type: 'string' }, currency: { type: 'string' }, paid_at: { type: 'string' }, status: { type: 'string', enum: ['applied', 'unmatched'] },
-          reason: when, seen_via: { type: 'string', enum: ['webhook', 'poll'] }, recorded_at: { type: 'string' },
-        },
-      },
-    },
+    payment_id: { type: 'string', description: 'claveRastreo:institucionOrdenante:fechaOperacion' }, clabe: when, deposit_id: { type: ['integer', 'null'] },
+    amount: { type: 'string' }, currency: { type: 'string' }, paid_at: { type: 'string' }, status: { type: 'string', enum: ['applied', 'unmatched'] },
+    reason: when, seen_via: { type: 'string', enum: ['webhook', 'poll'] }, recorded_at: { type: 'string' },
   },
 } as const;
 
@@ -61,51 +49,21 @@ const configBody = {
 } as const;
 
 export function registerAdminStp(app: FastifyInstance, ctx: AppContext): void {
-  app.put(
-    '/admin/connectors/stp',
-    {
-      schema: {
-        tags: ['admin'],
-        summary: 'Configure the STP connector (MX SPEI collections and cashouts): {api_url, empresa, private_key, private_key_passphrase, clabe_prefix, ordering_clabe, ordering_name, ordering_rfc, webhook_secret?, ca?}',
-        description: 'Secrets (private_key, private_key_passphrase, webhook_secret) are encrypted at rest and never answered. A signed consultation checks the key at once (see health).',
-        security: [{ adminToken: [] }],
-        body: configBody,
-        response: { 200: stpViewSchema, ...errors },
-      },
+  registerConnectorAdmin(app, ctx, {
+    name: STP_CONNECTOR,
+    label: 'STP',
+    summaries: {
+      put: 'Configure the STP connector (MX SPEI collections and cashouts): {api_url, empresa, private_key, private_key_passphrase, clabe_prefix, ordering_clabe, ordering_name, ordering_rfc, webhook_secret?, ca?}',
+      putDescription: 'Secrets (private_key, private_key_passphrase, webhook_secret) are encrypted at rest and never answered. A signed consultation checks the key at once (see health).',
+      get: 'The STP connector: configuration without secrets, and health',
+      payments: 'Transfers STP received for deposits, newest first; status=unmatched: those returned or kept for the operator (unknown CLABE, overpaid, underpaid, expired)',
     },
-    async (request) => {
-      const result = validateStpConfig(request.body);
-      if (!result.ok) throw v3Errors.validation(result.details, 'Invalid STP connector configuration');
-      await saveConnector(ctx, STP_CONNECTOR, { ...result.settings }, { ...result.secrets });
-      await checkStp(ctx);
-      return stpView(ctx);
-    },
-  );
-
-  app.get(
-    '/admin/connectors/stp',
-    { schema: { tags: ['admin'], summary: 'The STP connector: configuration without secrets, and health', security: [{ adminToken: [] }], response: { 200: stpViewSchema, ...errors } } },
-    async () => {
-      const view = await stpView(ctx);
-      if (!view) throw v3Errors.notFound('The STP connector is not configured');
-      return view;
-    },
-  );
-
-  app.get<{ Querystring: { status?: 'applied' | 'unmatched'; limit?: number } }>(
-    '/admin/connectors/stp/payments',
-    {
-      schema: {
-        tags: ['admin'],
-        summary: 'Transfers STP received for deposits, newest first; status=unmatched: those returned or kept for the operator (unknown CLABE, overpaid, underpaid, expired)',
-        security: [{ adminToken: [] }],
-        querystring: {
-          type: 'object',
-          properties: { status: { type: 'string', enum: ['applied', 'unmatched'] }, limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 } },
-        },
-        response: { 200: paymentsSchema, ...errors },
-      },
-    },
-    async (request) => ({ payments: await stpPayments(ctx, request.query.status ?? null, request.query.limit ?? 100) }),
-  );
+    configBody,
+    viewSchema: stpViewSchema,
+    paymentSchema,
+    validate: validateStpConfig,
+    afterSave: (ctx) => checkStp(ctx),
+    view: stpView,
+    payments: stpPayments,
+  });
 }

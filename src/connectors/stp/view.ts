@@ -5,6 +5,7 @@
 import type { AppContext } from '../../config/context.ts';
 import { ConnectorError } from '../payin.ts';
 import { payinConnectorNamed } from '../registry.ts';
+import { keptPayments } from '../payments.ts';
 import { connectorView, recordHealth } from '../store.ts';
 import { type StpConnector, STP_CONNECTOR } from './connector.ts';
 
@@ -55,15 +56,7 @@ export async function checkStp(ctx: AppContext): Promise<void> {
 
 /** The transfers recorded for deposits (GET /admin/connectors/stp/payments), newest first. */
 export async function stpPayments(ctx: Pick<AppContext, 'db'>, status: 'applied' | 'unmatched' | null, limit: number) {
-  const { rows } = await ctx.db.query<{
-    payment_id: string; charge_reference: string | null; deposit_id: number | null; amount: string; currency: string;
-    paid_at: Date; status: string; reason: string | null; seen_via: string; created_at: Date;
-  }>(
-    `SELECT payment_id, charge_reference, deposit_id, amount::text, currency, paid_at, status, reason, seen_via, created_at
-     FROM connector_payments WHERE connector = $1 AND ($2::text IS NULL OR status = $2) ORDER BY created_at DESC, payment_id LIMIT $3`,
-    [STP_CONNECTOR, status, limit],
-  );
-  return rows.map((r) => ({
+  return (await keptPayments(ctx.db, STP_CONNECTOR, status, limit)).map((r) => ({
     payment_id: r.payment_id, clabe: r.charge_reference, deposit_id: r.deposit_id, amount: r.amount, currency: r.currency,
     paid_at: r.paid_at.toISOString(), status: r.status, reason: r.reason, seen_via: r.seen_via, recorded_at: r.created_at.toISOString(),
   }));

@@ -17,6 +17,7 @@ import type { TeamMember } from '../services/team.ts';
 import { type Action, can, INVITABLE_ROLES, isCredentialSet, rotateAction, type Role } from '../services/roles.ts';
 import type { Lang } from '../../web/i18n.ts';
 import { html, raw, type SafeHtml } from '../../web/html.ts';
+import { csrfField, fill, fillText, when } from '../../web/view-helpers.ts';
 import { barChart } from './chart.ts';
 import { type PanelStrings, statusText } from './i18n.ts';
 
@@ -80,14 +81,8 @@ export interface Page {
   status?: number;
 }
 
-/** A dictionary text (trusted, ours) with its {placeholders} filled with escaped values. */
-const fill = (s: string, v: Record<string, string | number>) => raw(s.replace(/\{(\w+)\}/g, (_, k: string) => String(html`${v[k] ?? ''}`)));
-/** The same as plain text, for a title or a hint the tag escapes where it lands. */
-const fillText = (s: string, v: Record<string, string | number>) => s.replace(/\{(\w+)\}/g, (_, k: string) => String(v[k] ?? ''));
-export const csrfField = (f: Frame) => html`<input type="hidden" name="csrf" value="${f.csrf}">`;
 const money = (amount: string | Decimal, currency: string) =>
   `${typeof amount === 'string' ? amount : toFixed(amount, 2)} ${currency}`;
-const when = (d: Date | null | undefined) => (d ? html`<time datetime="${d.toISOString()}">${d.toISOString().replace('T', ' ').slice(0, 19)} UTC</time>` : '');
 const badge = (t: PanelStrings, s: string) => html`<span class="badge ${s}">${statusText(t, s)}</span>`;
 
 function langLinks(lang: Lang, here: string, t: PanelStrings): SafeHtml {

@@ -11,6 +11,7 @@ import type { RateLine, SourceLine } from '../../rates/service.ts';
 import type { ExceptionView, ImportView, MatchView } from '../../reconciliation/service.ts';
 import type { Lang } from '../i18n.ts';
 import { html, raw, type SafeHtml } from '../html.ts';
+import { csrfField, fill, fillText, when as whenAt } from '../view-helpers.ts';
 import { field, PANEL_CSS } from '../../panel/views/pages.ts';
 import type { OpsStrings } from './i18n.ts';
 
@@ -37,10 +38,7 @@ export interface Page {
   status?: number;
 }
 
-const fill = (s: string, v: Record<string, string | number>) => raw(s.replace(/\{(\w+)\}/g, (_, k: string) => String(html`${v[k] ?? ''}`)));
-const fillText = (s: string, v: Record<string, string | number>) => s.replace(/\{(\w+)\}/g, (_, k: string) => String(v[k] ?? ''));
-const csrfField = (f: Frame) => html`<input type="hidden" name="csrf" value="${f.csrf}">`;
-const when = (d: Date | null | undefined) => (d ? html`<time datetime="${d.toISOString()}">${d.toISOString().replace('T', ' ').slice(0, 19)} UTC</time>` : '—');
+const when = (d: Date | null | undefined) => whenAt(d, '—');
 const notice = (text: string | undefined) => (text ? html`<p class="ok" role="status">${text}</p>` : '');
 const alert = (text: string | undefined) => (text ? html`<p class="alert" role="alert">${text}</p>` : '');
 const roleName = (t: OpsStrings, r: OperatorRole) => t[`role${r}`];
