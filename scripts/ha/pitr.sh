@@ -43,6 +43,10 @@ done
 [ -f "$HA_DIR/wal-archive/$wal" ] || { echo "   $wal never reached the archive" >&2; exit 1; }
 echo "   $wal archived ($(ls "$HA_DIR/wal-archive" | grep -c '^[0-9A-F]\{24\}$') segments in the archive)"
 
+# The configured port, unless something holds it now: under load an outgoing connection may have
+# taken it as its ephemeral local port (43xxx is inside Linux's ephemeral range); then any free one.
+free_port() { node -e "const s=require('net').createServer();s.once('error',()=>process.exit(1));s.listen(+process.argv[1],'127.0.0.1',()=>{console.log(s.address().port);s.close()})" "$1"; }
+PITR_PORT="$(free_port "$PITR_PORT" || free_port 0)"
 echo "4. restore to T on port $PITR_PORT"
 [ -f "$restore/data/postmaster.pid" ] && as_postgres "$PG_BIN/pg_ctl" -D "$restore/data" stop -m fast >/dev/null
 rm -rf "$restore"
@@ -66,7 +70,11 @@ recovery_target_action = 'promote'
 EOF
 as_postgres rm -f "$restore/data/standby.signal" "$restore/data/postmaster.pid"
 as_postgres touch "$restore/data/recovery.signal"
-as_postgres "$PG_BIN/pg_ctl" -D "$restore/data" -l "$restore/postgres.log" -w -t 120 start >/dev/null
+if ! as_postgres "$PG_BIN/pg_ctl" -D "$restore/data" -l "$restore/postgres.log" -w -t 120 start >/dev/null; then
+  echo "   the restored server did not start; the end of its log:" >&2
+  tail -n 30 "$restore/postgres.log" | sed 's/^/     /' >&2
+  exit 1
+fi
 for _ in $(seq 1 240); do
   [ "$(psql_at "$PITR_PORT" postgres "SELECT pg_is_in_recovery()" 2>/dev/null)" = f ] && break
   sleep 0.5
