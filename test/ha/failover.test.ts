@@ -47,8 +47,10 @@ const missing = [
 // two-minute cluster test with the other PostgreSQL-only ones.
 const skip = !process.env.DATABASE_URL ? 'runs where DATABASE_URL is set, as in CI (it starts its own Patroni cluster)' : missing.length ? `needs ${missing.join(', ')} (apt-get install etcd-server patroni haproxy pgbouncer postgresql-15 curl; .ci/run does)` : false;
 
-// Ports 43100-43199: apart from a cluster started by hand with the scripts' default (43000).
-const PORT_BASE = 43100;
+// Ports 29100-29199: apart from a cluster started by hand with the scripts' default (43000), and below
+// Linux's ephemeral range (32768-60999), so no outgoing connection of the load can hold one when a
+// node restarts.
+const PORT_BASE = 29100;
 const LB = `http://127.0.0.1:${PORT_BASE + 50}`;
 const WRITE_PORT_URL = `postgres://postgres@127.0.0.1:${PORT_BASE + 40}/caja`;
 const REST = { pg1: PORT_BASE + 31, pg2: PORT_BASE + 32 } as const;
