@@ -417,7 +417,7 @@ async function exceptionViews(q: Queryable, rows: ExceptionRow[]): Promise<Excep
 
 export async function listExceptions(q: Queryable, f: PageQuery & { status?: 'open' | 'resolved' }): Promise<Page<ExceptionView>> {
   const { rows } = await q.query<ExceptionRow>(
-    `SELECT * FROM reconciliation_exceptions WHERE ($1::text IS NULL OR status = $1) AND ($2::integer IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
+    `SELECT * FROM reconciliation_exceptions WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
     [f.status ?? null, f.before ?? null, f.limit + 1],
   );
   const page = paged(rows, f.limit);
@@ -440,7 +440,7 @@ export async function listImports(q: Queryable, f: PageQuery): Promise<Page<Impo
             s.opening_balance::text AS opening_balance, s.closing_balance::text AS closing_balance, s.entries, s.matched, s.exceptions, s.repeated,
             s.imported_by, s.created_at
      FROM bank_statements s JOIN bank_accounts a ON a.id = s.bank_account_id
-     WHERE ($1::integer IS NULL OR s.id < $1) ORDER BY s.id DESC LIMIT $2`,
+     WHERE ($1::bigint IS NULL OR s.id < $1) ORDER BY s.id DESC LIMIT $2`,
     [f.before ?? null, f.limit + 1],
   );
   const page = paged(rows, f.limit);
@@ -456,7 +456,7 @@ export async function listMatches(q: Queryable, f: PageQuery & { statementId?: n
     effect: string; amount: string; created_at: Date }>(
     `SELECT m.id, m.entry_id, e.statement_id, m.rule, m.target_type, m.target_id, m.effect, m.amount::text AS amount, m.created_at
      FROM reconciliation_matches m JOIN bank_entries e ON e.id = m.entry_id
-     WHERE ($1::integer IS NULL OR e.statement_id = $1) AND ($2::integer IS NULL OR m.id < $2) ORDER BY m.id DESC LIMIT $3`,
+     WHERE ($1::integer IS NULL OR e.statement_id = $1) AND ($2::bigint IS NULL OR m.id < $2) ORDER BY m.id DESC LIMIT $3`,
     [f.statementId ?? null, f.before ?? null, f.limit + 1],
   );
   const page = paged(rows, f.limit);
