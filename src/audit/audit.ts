@@ -1,7 +1,6 @@
 // The one writer of audit rows: panel_audit for a merchant's panel users, operator_audit for the
-// operators' side (the console's operators and the admin API's tokens), reconciliation_audit for
-// statement imports and resolutions (recordOperatorAudit; to be folded into operator_audit). A
-// service that performs an audited action takes an optional `audit` and writes it with
+// operators' side (the console's operators and the admin API's tokens, reconciliation's imports
+// and resolutions among their actions). A service that performs an audited action takes an optional `audit` and writes it with
 // recordAudit on the action's own transaction: the action and the record of who did it commit
 // together or not at all.
 import type { Queryable } from '../db/db.ts';
@@ -60,14 +59,4 @@ export async function recordAudit<R>(q: Queryable, audit: Audit<R>, result?: R):
     'INSERT INTO panel_audit (merchant_id, user_id, email, action, subject, detail, ip, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
     [e.actor.merchantId, e.actor.userId, e.actor.email, e.action, e.subject ?? null, JSON.stringify(e.detail ?? {}), e.actor.ip, e.at ?? new Date()],
   );
-}
-
-/**
- * An operator's action that belongs to no merchant (reconciliation imports and resolutions):
- * who (the admin token, or an operator), what, on what, in the action's transaction.
- */
-export async function recordOperatorAudit(q: Queryable, e: { actor: string; action: string; subject?: string | null; detail?: Record<string, unknown> }): Promise<void> {
-  await q.query('INSERT INTO reconciliation_audit (actor, action, subject, detail) VALUES ($1, $2, $3, $4)', [
-    e.actor, e.action, e.subject ?? null, JSON.stringify(e.detail ?? {}),
-  ]);
 }

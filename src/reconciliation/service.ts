@@ -1,7 +1,7 @@
 // Reconciliation against bank statements: the service the admin API, the CLI and the operator
 // console call.
 //
-//   importStatement(ctx, format, bytes, actor)  parse (a malformed file imports nothing), then in
+//   importStatement(ctx, format, bytes, ops)  parse (a malformed file imports nothing), then in
 //                                        one transaction: the statement (a second import of the
 //                                        same statement finds the first and changes nothing),
 //                                        its new entries, each entry decided by the rules
@@ -9,14 +9,14 @@
 //                                        services that own it (deposit completion, cashout
 //                                        completion or late rejection), its booking on the
 //                                        ledger's bank side, the exceptions, the audit row
-//   resolveException(ctx, id, resolution, actor)  an operator's decision on one exception, in
+//   resolveException(ctx, id, resolution, ops)  an operator's decision on one exception, in
 //                                        one transaction with its effect, booking and audit row
 //   listImports / listMatches / listExceptions / getException   pages, newest first
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import type { Page } from '../db/paging.ts';
-import { type Audit, recordAudit, recordOperatorAudit } from '../audit/audit.ts';
+import { type OpsActor, opsActorName, recordAudit } from '../audit/audit.ts';
 import { applyStatementPayment } from '../connectors/payments.ts';
 import { CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
 import { DepositError, transitionDepositIn } from '../deposits/service.ts';
@@ -148,7 +148,7 @@ async function existingFigures(q: Queryable, bankAccountId: number, statementRef
 }
 
 /** Imports one statement file. Throws ReconciliationError 'malformed' (nothing imported). */
-export async function importStatement(ctx: AppContext, format: StatementFormat | 'camt', bytes: Buffer | string, actor: string): Promise<ImportResult> {
+export async function importStatement(ctx: AppContext, format: StatementFormat | 'camt', bytes: Buffer | string, ops: OpsActor): Promise<ImportResult> {
   const sha = createHash('sha256').update(bytes).digest('hex');
   // The very same bytes again: the first import's figures, without parsing a large file twice.
   const same = await ctx.db.query<ImportFigures>(
@@ -162,7 +162,7 @@ export async function importStatement(ctx: AppContext, format: StatementFormat |
     const inserted = await q.query<{ id: number }>(
       `INSERT INTO bank_statements (bank_account_id, statement_ref, format, file_sha256, statement_date, opening_balance, closing_balance, entries, matched, exceptions, imported_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, 0, $9) ON CONFLICT (bank_account_id, statement_ref) DO NOTHING RETURNING id`,
-      [account.id, s.statementRef, s.format, sha, s.date, s.openingBalance, s.closingBalance, s.entries.length, actor],
+      [account.id, s.statementRef, s.format, sha, s.date, s.openingBalance, s.closingBalance, s.entries.length, opsActorName(ops)],
     );
     if (!inserted.rows[0]) return { ...(await existingFigures(q, account.id, s.statementRef)), created: false };
     const statementId = inserted.rows[0].id;
@@ -238,7 +238,7 @@ export async function importStatement(ctx: AppContext, format: StatementFormat |
     }
     const figures: ImportFigures = { statement_id: statementId, entries: s.entries.length, matched, exceptions: exceptions.length, repeated: known.size };
     await q.query('UPDATE bank_statements SET matched = $2, exceptions = $3, repeated = $4 WHERE id = $1', [statementId, matched, exceptions.length, known.size]);
-    await recordOperatorAudit(q, { actor, action: 'reconciliation.import', subject: `statement:${statementId}`, detail: { format: s.format, statement_ref: s.statementRef, sha256: sha, ...figures } });
+    await recordAudit(q, { ops, action: 'reconciliation.import', subject: `statement:${statementId}`, detail: { format: s.format, statement_ref: s.statementRef, sha256: sha, ...figures } });
     return { ...figures, created: true };
   });
 }
@@ -331,8 +331,8 @@ const ENTRY_SELECT = `SELECT e.id, e.bank_account_id, a.identifier, e.entry_key,
   e.counterparty_document, e.counterparty_name, e.description, e.status
   FROM bank_entries e JOIN bank_accounts a ON a.id = e.bank_account_id`;
 
-/** `audit` (an operator's action in the console) is written in the resolution's transaction too. */
-export async function resolveException(ctx: AppContext, exceptionId: number, resolution: Resolution, actor: string, audit?: Audit): Promise<ExceptionView> {
+/** `ops` (an operator in the console, or an admin token) is recorded as the resolver and in the audit row. */
+export async function resolveException(ctx: AppContext, exceptionId: number, resolution: Resolution, ops: OpsActor): Promise<ExceptionView> {
   return ctx.db.tx(async (q) => {
     const { rows } = await q.query<{ id: number; entry_id: number; status: string }>('SELECT id, entry_id, status FROM reconciliation_exceptions WHERE id = $1 FOR UPDATE', [exceptionId]);
     const x = rows[0];
@@ -366,9 +366,8 @@ export async function resolveException(ctx: AppContext, exceptionId: number, res
     }
     await q.query("UPDATE bank_entries SET status = 'resolved' WHERE id = $1", [entry.id]);
     await q.query("UPDATE reconciliation_exceptions SET status = 'resolved', resolution = $2, resolved_by = $3, resolved_at = $4 WHERE id = $1",
-      [x.id, JSON.stringify(resolution), actor, ctx.now()]);
-    await recordOperatorAudit(q, { actor, action: 'reconciliation.resolve', subject: `exception:${x.id}`, detail: { entry_id: entry.id, resolution } });
-    if (audit) await recordAudit(q, audit);
+      [x.id, JSON.stringify(resolution), opsActorName(ops), ctx.now()]);
+    await recordAudit(q, { ops, action: 'reconciliation.resolve', subject: `exception:${x.id}`, detail: { entry_id: entry.id, resolution }, at: ctx.now() });
     return (await getException(q, x.id))!;
   });
 }

@@ -265,7 +265,7 @@ for (const backend of backends()) {
       const again = await resolve(short.id, { action: 'send_back' });
       assert.equal(again.status, 409);
       assert.deepEqual((await admin(s.url, 'GET', '/admin/reconciliation/exceptions')).body.data, []);
-      const audit = await s.ctx.db.query<{ action: string; n: number }>('SELECT action, count(*)::int AS n FROM reconciliation_audit GROUP BY action ORDER BY action');
+      const audit = await s.ctx.db.query<{ action: string; n: number }>("SELECT action, count(*)::int AS n FROM operator_audit WHERE action LIKE 'reconciliation.%' GROUP BY action ORDER BY action");
       assert.deepEqual(audit.rows, [{ action: 'reconciliation.import', n: 3 }, { action: 'reconciliation.resolve', n: 5 }]);
       const imports = await admin(s.url, 'GET', '/admin/reconciliation/statements');
       assert.deepEqual(imports.body.data.map((i: any) => i.format), ['cnab240', 'ofx', 'camt053']);

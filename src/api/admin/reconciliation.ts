@@ -12,6 +12,7 @@ import { formatFromRequest } from '../../reconciliation/formats.ts';
 import { importStatement, listExceptions, listImports, listMatches, ReconciliationError, resolveException, validateResolution } from '../../reconciliation/service.ts';
 import { STATEMENT_FORMATS } from '../../reconciliation/statement.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
+import { tokenActor } from './auth.ts';
 
 /** A statement of 100,000 entries is some 60 MB of camt; the rest of the API keeps its 1 MB. */
 export const STATEMENT_BODY_LIMIT = 128 * 1024 * 1024;
@@ -59,9 +60,6 @@ const exceptionView = {
   },
 } as const;
 
-/** Who acted, for the audit rows: the admin token (the operator console passes its operator). */
-const ADMIN_ACTOR = 'admin-token';
-
 export function registerAdminReconciliation(app: FastifyInstance, ctx: AppContext): void {
   app.register(async (r) => {
     // Statement files arrive as they are; the parser decides what they say (this scope only).
@@ -91,7 +89,7 @@ export function registerAdminReconciliation(app: FastifyInstance, ctx: AppContex
         const format = formatFromRequest(request.query.format, request.headers['content-type']);
         if (!format || !Buffer.isBuffer(request.body)) throw v3Errors.unsupportedStatementType();
         if (request.body.length === 0) throw new ReconciliationError('malformed', 'the body is empty', ['body: the statement file is required']);
-        const { created, ...result } = await importStatement(ctx, format, request.body, ADMIN_ACTOR);
+        const { created, ...result } = await importStatement(ctx, format, request.body, tokenActor(request));
         return reply.status(created ? 201 : 200).send(result);
       },
     );
@@ -210,7 +208,7 @@ export function registerAdminReconciliation(app: FastifyInstance, ctx: AppContex
     async (request) => {
       const resolution = validateResolution(request.body);
       if (!resolution.ok) throw new ReconciliationError('invalid_resolution', 'Invalid resolution', resolution.details);
-      return resolveException(ctx, Number(request.params.id), resolution.value, ADMIN_ACTOR);
+      return resolveException(ctx, Number(request.params.id), resolution.value, tokenActor(request));
     },
   );
 }

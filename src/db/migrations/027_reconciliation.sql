@@ -11,7 +11,8 @@
 -- reconciliation_matches what an entry was matched to, and by which rule.
 -- reconciliation_exceptions  entries nothing was matched to (or that disagree with what they
 --                        name), open until an operator resolves them.
--- reconciliation_audit   who imported or resolved what, written in the action's transaction.
+-- Who imported or resolved what is an operator_audit row (migration 028), written in the
+-- action's transaction.
 
 CREATE TABLE bank_accounts (
   id serial PRIMARY KEY,
@@ -93,15 +94,6 @@ CREATE TABLE reconciliation_exceptions (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX reconciliation_exceptions_open_idx ON reconciliation_exceptions (id) WHERE status = 'open';
-
-CREATE TABLE reconciliation_audit (
-  id bigserial PRIMARY KEY,
-  actor text NOT NULL,
-  action text NOT NULL,
-  subject text,
-  detail jsonb NOT NULL DEFAULT '{}',
-  created_at timestamptz NOT NULL DEFAULT now()
-);
 
 -- The ledger's bank side: caja's accounts per bank account (`bank`: the money at that bank) and
 -- per currency (`bank_fees`: what banks and acquirers kept; `bank_adjustments`: corrections an

@@ -391,9 +391,7 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
     const resolution = validateResolution(body);
     if (!resolution.ok) return reconView(c, { error: resolution.details.join('; '), status: 400 });
     try {
-      await resolveException(ctx, id, resolution.value, `operator:${c.s.operator.email}`, {
-        ops: actorOf(c.s), action: 'reconciliation.resolve', subject: `exception:${id}`, detail: { resolution: resolution.value }, at: ctx.now(),
-      });
+      await resolveException(ctx, id, resolution.value, actorOf(c.s));
     } catch (err) {
       if (!(err instanceof ReconciliationError)) throw err;
       return reconView(c, { error: err.message, status: err.kind === 'not_found' ? 404 : 409 });
