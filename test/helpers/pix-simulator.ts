@@ -8,16 +8,15 @@
 //   await sim.control.pay(txid);               // the payer pays; the webhook goes out
 //   assert.deepEqual(await sim.violations(), []);
 //   await sim.stop();
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { SimulatorInfo } from '../../src/connectors/pix/simulator/simulator.ts';
 import type { Delivery, ViolationRecord } from '../../src/connectors/pix/simulator/store.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { controlCaller, killChild, ROOT, spawnSimulator, stopChild } from './simulator-process.ts';
+
 const MAIN = join(ROOT, 'src', 'connectors', 'pix', 'simulator', 'main.ts');
 
 type Json = any;
@@ -102,48 +101,7 @@ export interface PixSimulator {
   restart(): Promise<void>;
 }
 
-const running = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const c of running) c.kill('SIGKILL');
-});
-
-function spawnSimulator(args: string[], stderr: 'inherit' | 'pipe'): Promise<{ child: ChildProcess; info: SimulatorInfo }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', stderr] });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  let err = '';
-  child.stderr?.on('data', (d) => {
-    err = (err + d).slice(-4000);
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`Pix simulator did not start within 60 s\n${err}`));
-    }, 60_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const nl = out.indexOf('\n');
-      if (nl < 0) return;
-      clearTimeout(timer);
-      try {
-        resolve({ child, info: JSON.parse(out.slice(0, nl)) });
-      } catch (e) {
-        child.kill('SIGKILL');
-        reject(new Error(`Pix simulator printed ${out.slice(0, nl)}: ${(e as Error).message}`));
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`Pix simulator exited (${code ?? signal}) before listening\n${err}`));
-    });
-  });
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
+const spawnPixSimulator = (args: string[], stderr: 'inherit' | 'pipe') => spawnSimulator<SimulatorInfo>('Pix simulator', MAIN, args, stderr);
 
 export async function startPixSimulator(opts: PixSimulatorOptions = {}): Promise<PixSimulator> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'caja-pixsim-'));
@@ -156,7 +114,7 @@ export async function startPixSimulator(opts: PixSimulatorOptions = {}): Promise
     return a;
   };
   const stderr = opts.stderr ?? 'pipe';
-  let { child, info } = await spawnSimulator(flags(opts.port ?? 0, opts.controlPort ?? 0), stderr);
+  let { child, info } = await spawnPixSimulator(flags(opts.port ?? 0, opts.controlPort ?? 0), stderr);
   const config: PixConnectorConfig = {
     api_url: info.api_url,
     token_url: info.token_url,
@@ -168,17 +126,7 @@ export async function startPixSimulator(opts: PixSimulatorOptions = {}): Promise
     pix_key: info.pix_key,
   };
 
-  async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Json> {
-    const res = await fetch(info.control_url + path, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    const json = text ? JSON.parse(text) : undefined;
-    if (!res.ok) throw new Error(`Pix simulator ${method} ${path}: ${res.status} ${text}`);
-    return json;
-  }
+  const call = controlCaller('Pix simulator', () => info.control_url);
 
   const control: PixSimulatorControl = {
     pay: (txid, o = {}) => call('POST', '/control/pay', { txid, ...o }),
@@ -201,24 +149,13 @@ export async function startPixSimulator(opts: PixSimulatorOptions = {}): Promise
     control,
     state: () => call('GET', '/control/state'),
     violations: () => call('GET', '/control/violations'),
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const done = exited(child);
-      child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await done;
-      clearTimeout(t);
-    },
-    async kill() {
-      const done = exited(child);
-      child.kill('SIGKILL');
-      await done;
-    },
+    stop: () => stopChild(child),
+    kill: () => killChild(child),
     async restart() {
       await sim.stop();
       const port = Number(new URL(info.api_url).port);
       const controlPort = Number(new URL(info.control_url).port);
-      ({ child, info } = await spawnSimulator(flags(port, controlPort), stderr));
+      ({ child, info } = await spawnPixSimulator(flags(port, controlPort), stderr));
       sim.info = info;
     },
   };

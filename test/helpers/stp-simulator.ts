@@ -7,14 +7,13 @@
 //   await admin('PUT', '/admin/connectors/stp', sim.config);
 //   await sim.control.abono({ cuentaBeneficiario: clabe, monto: 100 });
 //   await sim.stop();
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { StpSimulatorInfo } from '../../src/connectors/stp/simulator/simulator.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { controlCaller, ROOT, spawnSimulator, stopChild } from './simulator-process.ts';
+
 const MAIN = join(ROOT, 'src', 'connectors', 'stp', 'simulator', 'main.ts');
 
 type Json = any;
@@ -59,49 +58,10 @@ export interface StpSimulator {
   stop(): Promise<void>;
 }
 
-const running = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const c of running) c.kill('SIGKILL');
-});
-
 export async function startStpSimulator(): Promise<StpSimulator> {
   const dir = mkdtempSync(join(tmpdir(), 'caja-stpsim-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--dir', dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  let err = '';
-  child.stderr!.on('data', (d) => {
-    err = (err + d).slice(-4000);
-  });
-  const info = await new Promise<StpSimulatorInfo>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`STP simulator did not start within 60 s\n${err}`));
-    }, 60_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const nl = out.indexOf('\n');
-      if (nl < 0) return;
-      clearTimeout(timer);
-      resolve(JSON.parse(out.slice(0, nl)) as StpSimulatorInfo);
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`STP simulator exited (${code ?? signal}) before listening\n${err}`));
-    });
-  });
-
-  async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Json> {
-    const res = await fetch(info.control_url + path, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`STP simulator ${method} ${path}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  }
+  const { child, info } = await spawnSimulator<StpSimulatorInfo>('STP simulator', MAIN, ['--dir', dir]);
+  const call = controlCaller('STP simulator', () => info.control_url);
 
   return {
     info,
@@ -126,11 +86,6 @@ export async function startStpSimulator(): Promise<StpSimulator> {
       registraHang: async (count = 1) => void (await call('POST', '/control/registra-hang', { count })),
     },
     state: () => call('GET', '/control/state'),
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const done = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
-      await done;
-    },
+    stop: () => stopChild(child),
   };
 }

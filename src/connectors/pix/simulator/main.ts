@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startSimulator } from './simulator.ts';
+import { serveUntilSignalled } from '../../simulator-main.ts';
 
 const { values } = parseArgs({
   options: {
@@ -45,16 +46,4 @@ const sim = await startSimulator({
   webhookRetries: whole('webhook-retries', values['webhook-retries']),
   webhookBackoffMs: whole('webhook-backoff-ms', values['webhook-backoff-ms']),
 });
-process.stdout.write(JSON.stringify(sim.info) + '\n');
-
-let closing = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (closing) return;
-    closing = true;
-    sim.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  });
-}
+serveUntilSignalled(sim);

@@ -5,6 +5,7 @@
 // Prints one JSON line on stdout once listening (StpSimulatorInfo); logs nothing else there.
 import { parseArgs } from 'node:util';
 import { startStpSimulator } from './simulator.ts';
+import { serveUntilSignalled } from '../../simulator-main.ts';
 
 const { values } = parseArgs({
   options: { dir: { type: 'string' }, port: { type: 'string', default: '0' }, 'control-port': { type: 'string', default: '0' } },
@@ -26,13 +27,4 @@ if (!values.dir) {
 }
 
 const sim = await startStpSimulator({ dir: values.dir, port: port('port', values.port), controlPort: port('control-port', values['control-port']) });
-process.stdout.write(JSON.stringify(sim.info) + '\n');
-
-let closing = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (closing) return;
-    closing = true;
-    sim.close().then(() => process.exit(0), () => process.exit(1));
-  });
-}
+serveUntilSignalled(sim);
