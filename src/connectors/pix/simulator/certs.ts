@@ -32,6 +32,15 @@ function rsaKeys(): { privatePem: string; publicPem: string } {
   return { privatePem: privateKey, publicPem: publicKey };
 }
 
+/** 16 random bytes as hex whose DER INTEGER is minimal and positive: the first byte is 0x01-0x7f.
+ * (An odd-length hex starting with '0' made forge write a padding zero byte when the random part
+ * began with 0x00: about 1 certificate in 400 was refused by OpenSSL as "illegal padding".) */
+export function positiveSerial(): string {
+  const b = randomBytes(16);
+  b[0] = (b[0]! & 0x7f) | 0x01;
+  return b.toString('hex');
+}
+
 interface Issue {
   subjectCn: string;
   publicPem: string;
@@ -43,8 +52,7 @@ interface Issue {
 function issue({ subjectCn, publicPem, issuer, selfKey, extensions }: Issue): string {
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(publicPem);
-  // Positive serial: the high bit cleared, so DER does not read it as negative.
-  cert.serialNumber = '0' + randomBytes(15).toString('hex');
+  cert.serialNumber = positiveSerial();
   const now = Date.now();
   cert.validity.notBefore = new Date(now - DAY);
   cert.validity.notAfter = new Date(now + 2 * 365 * DAY);
