@@ -195,12 +195,12 @@ function methodChosenEvent(q: Queryable, d: DepositRow, actor: 'customer' | 'san
   });
 }
 
-/** Fee and surcharge of the method's type, as creation computes them for a method sent at once. */
+/** Fee and surcharge of the method's type, as creation computes them for a method sent at once (by the schedule the deposit was created under). */
 function chargesFor(d: DepositRow, method: PaymentMethod) {
   const opts = { feeOnPayer: d.fee_on_payer, surchargeOnPayer: d.surcharge_on_payer };
   return {
-    local: computeCharges(fromDb(d.local_amount), method.type, opts, minorUnits(d.local_currency)),
-    usd: computeCharges(fromDb(d.usd_amount), method.type, opts, minorUnits('USD')),
+    local: computeCharges(fromDb(d.local_amount), method.type, opts, minorUnits(d.local_currency), d.fee_schedule),
+    usd: computeCharges(fromDb(d.usd_amount), method.type, opts, minorUnits('USD'), d.fee_schedule),
   };
 }
 

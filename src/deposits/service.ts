@@ -192,7 +192,7 @@ export function fingerprint(raw: Buffer | string): string {
 
 const COLUMNS = [
   'id', 'merchant_id', 'source', 'invoice_id', 'user_id', 'country', 'amount', 'currency', 'local_amount', 'local_currency',
-  'usd_amount', 'fee_local', 'surcharge_local', 'payer_amount', 'fee_usd', 'merchant_usd', 'fee_on_payer', 'surcharge_on_payer',
+  'usd_amount', 'fee_local', 'surcharge_local', 'payer_amount', 'fee_usd', 'merchant_usd', 'fee_on_payer', 'surcharge_on_payer', 'fee_schedule',
   'payment_method', 'payment_type', 'payment_types', 'bank_code', 'checkout_type', 'token', 'status', 'test', 'payer',
   'payer_document', 'payer_document_type', 'payer_name', 'payer_email', 'missing_fields', 'invalid_fields', 'description',
   'notification_url', 'confirmation_url', 'return_url', 'back_url', 'success_url', 'error_url', 'logo', 'language', 'client_ip',
@@ -365,9 +365,11 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   const method = input.paymentMethod;
   const type = (method?.type ?? (input.paymentType && input.paymentType !== 'ALL' ? input.paymentType : null)) as PaymentType | null;
   const chargeOpts = { feeOnPayer: input.feeOnPayer, surchargeOnPayer: input.surchargeOnPayer };
+  // By the merchant's own fee schedule when it has one; the deposit keeps it (fee_schedule below).
+  const schedule = merchant.fee_schedule;
   // Fees in each currency's minor unit: whole pesos on a CLP deposit.
-  const local = computeCharges(input.localAmount, type, chargeOpts, minorUnits(input.localCurrency));
-  const usd = computeCharges(input.usdAmount, type, chargeOpts, minorUnits('USD'));
+  const local = computeCharges(input.localAmount, type, chargeOpts, minorUnits(input.localCurrency), schedule);
+  const usd = computeCharges(input.usdAmount, type, chargeOpts, minorUnits('USD'), schedule);
   const token = depositToken();
   const expiresAt = new Date(now.getTime() + (method?.expiryMinutes ?? HOSTED_EXPIRY_MINUTES) * 60_000);
   const userId = input.payer.id ?? randomUUID();
@@ -418,7 +420,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
     amount: toDb(input.amount), currency: input.currency, local_amount: toDb(input.localAmount), local_currency: input.localCurrency,
     usd_amount: toDb(input.usdAmount), fee_local: toDb(local.fee), surcharge_local: toDb(local.surcharge),
     payer_amount: toDb(local.payerAmount), fee_usd: toDb(usd.fee), merchant_usd: toDb(usd.merchantAmount),
-    fee_on_payer: input.feeOnPayer, surcharge_on_payer: input.surchargeOnPayer,
+    fee_on_payer: input.feeOnPayer, surcharge_on_payer: input.surchargeOnPayer, fee_schedule: schedule,
     payment_method: method?.code ?? null, payment_type: type, payment_types: input.paymentTypes, bank_code: opts.bankCode ?? null,
     checkout_type: input.checkoutType, token, status: 'PENDING', test: input.test,
     payer: input.payer, payer_document: input.payer.document ?? null, payer_document_type: input.payer.document_type ?? null,

@@ -2,6 +2,7 @@
 import type { Queryable } from '../db/db.ts';
 import type { DepositStatus } from '../domain/deposit-states.ts';
 import type { Payer } from '../domain/deposit-request.ts';
+import type { FeeOverrides } from '../domain/fees.ts';
 import { isIntId } from '../domain/ids.ts';
 
 /** A deposits row; numerics arrive as exact text, timestamps as Dates. */
@@ -24,6 +25,8 @@ export interface DepositRow {
   merchant_usd: string;
   fee_on_payer: boolean;
   surcharge_on_payer: boolean;
+  /** The merchant's fee overrides when the deposit was created (null: the global schedule); a method chosen later is charged by them. */
+  fee_schedule: FeeOverrides | null;
   payment_method: string | null;
   payment_type: string | null;
   payment_types: string[] | null;

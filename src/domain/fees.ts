@@ -5,10 +5,10 @@
 // - *_on_payer true: the customer pays it on top of the amount; false: it is taken from what the
 //   merchant receives. The merchant is credited `amount` minus whatever the customer did not pay.
 // bonus_amount, strikethrough_price and description are display-only and never reach this module.
-import { add, type Decimal, percentOf, sub } from './money.ts';
-import type { PaymentType } from './catalog.ts';
+import { add, type Decimal, parseAmount, percentOf, sub, toPlainString } from './money.ts';
+import { PAYMENT_TYPES, type PaymentType } from './catalog.ts';
 
-/** Percent of the amount, per method type. Data, not configuration: one schedule for all. */
+/** Percent of the amount, per method type: the global schedule, for every merchant without its own. */
 export const FEE_PERCENT: Record<PaymentType, string> = {
   BANK_TRANSFER: '1.5',
   BANK_DEPOSIT: '1.5',
@@ -29,6 +29,73 @@ export const SURCHARGE_PERCENT: Partial<Record<PaymentType, string>> = {
  * customer picks one; this is what GET shows as fee_amount meanwhile. */
 export const DEFAULT_TYPE: PaymentType = 'BANK_TRANSFER';
 
+/**
+ * A merchant's own percentages over the global schedule: only the types it overrides (a
+ * surcharge of "0" removes one). Stored on the merchant and copied onto each deposit at creation.
+ */
+export interface FeeOverrides {
+  fee?: Partial<Record<PaymentType, string>>;
+  surcharge?: Partial<Record<PaymentType, string>>;
+}
+
+/** The percentages in effect per type: the overrides where given, else the global schedule ("0" for no surcharge). */
+export function effectiveSchedule(o: FeeOverrides | null | undefined): { fee: Record<PaymentType, string>; surcharge: Record<PaymentType, string> } {
+  const fee = {} as Record<PaymentType, string>;
+  const surcharge = {} as Record<PaymentType, string>;
+  for (const t of PAYMENT_TYPES) {
+    fee[t] = o?.fee?.[t] ?? FEE_PERCENT[t];
+    surcharge[t] = o?.surcharge?.[t] ?? SURCHARGE_PERCENT[t] ?? '0';
+  }
+  return { fee, surcharge };
+}
+
+/** At most 4 decimals: a hundredth of a basis point is as fine as any contract goes. */
+export const FEE_DECIMALS = 4;
+
+/** One percentage as an operator typed it: 0 ≤ p < 100, at most 4 decimals; its plain text, or why not. */
+export function parsePercent(v: unknown): { ok: true; value: string } | { ok: false; reason: string } {
+  if (typeof v !== 'string' && typeof v !== 'number') return { ok: false, reason: 'must be a percentage, as a string like "1.25"' };
+  const p = parseAmount(typeof v === 'string' ? v.trim() : v, { maxDecimals: FEE_DECIMALS, maxIntegerDigits: 2, allowZero: true });
+  if (!p.ok) return { ok: false, reason: p.reason.includes('integer digits') ? 'must be less than 100' : `${p.reason} (a percentage from 0 to less than 100)` };
+  // Plain text without trailing zeros: "1.5000" is stored and shown as "1.5".
+  return { ok: true, value: toPlainString(p.value) };
+}
+
+/**
+ * A fee schedule sent to PUT /admin/merchants/{id}/fees or the console's form: `{fee: {TYPE:
+ * percent}, surcharge: {TYPE: percent}}`, both optional; every problem named by its field.
+ */
+export function validateFeeOverrides(body: unknown): { ok: true; value: FeeOverrides } | { ok: false; details: string[] } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, details: ['body: must be an object {fee, surcharge}'] };
+  const details: string[] = [];
+  const value: FeeOverrides = {};
+  for (const [key, given] of Object.entries(body)) {
+    if (key !== 'fee' && key !== 'surcharge') {
+      details.push(`${key}: unknown field (fee and surcharge are)`);
+      continue;
+    }
+    if (given === null || given === undefined) continue;
+    if (typeof given !== 'object' || Array.isArray(given)) {
+      details.push(`${key}: must be an object of percentages by method type`);
+      continue;
+    }
+    const out: Partial<Record<PaymentType, string>> = {};
+    for (const [type, pct] of Object.entries(given as Record<string, unknown>)) {
+      if (!(PAYMENT_TYPES as readonly string[]).includes(type)) {
+        details.push(`${key}.${type}: not a method type (${PAYMENT_TYPES.join(', ')})`);
+        continue;
+      }
+      // An empty value is "no override": the global schedule's.
+      if (pct === '' || pct === null) continue;
+      const p = parsePercent(pct);
+      if (p.ok) out[type as PaymentType] = p.value;
+      else details.push(`${key}.${type}: ${p.reason}`);
+    }
+    if (Object.keys(out).length) value[key] = out;
+  }
+  return details.length ? { ok: false, details } : { ok: true, value };
+}
+
 export interface ChargeOptions {
   feeOnPayer: boolean;
   surchargeOnPayer: boolean;
@@ -43,11 +110,14 @@ export interface Charges {
   merchantAmount: Decimal;
 }
 
-/** All amounts at `scale` decimals (2), rounded half-up, in the currency of `amount`. */
-export function computeCharges(amount: Decimal, type: PaymentType | null, opts: ChargeOptions, scale = 2): Charges {
+/**
+ * All amounts at `scale` decimals (2), rounded half-up, in the currency of `amount`; by the
+ * merchant's overrides when it has them (a deposit's: those it was created under).
+ */
+export function computeCharges(amount: Decimal, type: PaymentType | null, opts: ChargeOptions, scale = 2, overrides: FeeOverrides | null = null): Charges {
   const t = type ?? DEFAULT_TYPE;
-  const fee = percentOf(amount, FEE_PERCENT[t], scale);
-  const surchargePercent = SURCHARGE_PERCENT[t];
+  const fee = percentOf(amount, overrides?.fee?.[t] ?? FEE_PERCENT[t], scale);
+  const surchargePercent = overrides?.surcharge?.[t] ?? SURCHARGE_PERCENT[t];
   const surcharge = surchargePercent ? percentOf(amount, surchargePercent, scale) : { units: 0n, scale };
   let payerAmount = amount;
   let merchantAmount = amount;

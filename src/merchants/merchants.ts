@@ -4,6 +4,7 @@ import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import type { Environment } from '../config/config.ts';
 import type { Caches } from '../cache/ttl-cache.ts';
+import type { FeeOverrides } from '../domain/fees.ts';
 import { frameOriginsInEffect } from '../domain/frame-origins.ts';
 import { credentialContext, hashPassword, randomToken, type SecretBox } from './secrets.ts';
 
@@ -35,6 +36,8 @@ export interface Merchant {
   frame_origins: string[] | null;
   /** Cashouts above this USD amount wait ON_HOLD for two operators (src/operators/approvals.ts); null: none do. */
   cashout_approval_usd: string | null;
+  /** Its own fee and surcharge percentages over the global schedule (src/merchants/fees.ts); null: the global schedule. */
+  fee_schedule: FeeOverrides | null;
   created_at: Date;
   updated_at: Date;
 }

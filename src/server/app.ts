@@ -15,6 +15,7 @@ import { useV3Errors, v3ErrorBody } from '../api/v3/face.ts';
 import { v3Errors } from '../http/errors.ts';
 import { adminAuth } from '../api/admin/auth.ts';
 import { registerAdminMerchants } from '../api/admin/merchants.ts';
+import { registerAdminMerchantFees } from '../api/admin/merchant-fees.ts';
 import { registerMe } from '../api/v3/me.ts';
 import { registerV3Deposits } from '../api/v3/deposits.ts';
 import { registerV3DepositList } from '../api/v3/deposit-list.ts';
@@ -87,6 +88,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(async (admin) => {
     admin.addHook('onRequest', adminAuth(ctx));
     registerAdminMerchants(admin, ctx);
+    registerAdminMerchantFees(admin, ctx);
     registerAdminDeposits(admin, ctx);
     registerAdminNotifications(admin, ctx);
     registerAdminExchangeRates(admin, ctx);

@@ -156,6 +156,8 @@ export function routes(fx: Fixtures): Route[] {
     { style: 'admin', method: 'POST', path: '/admin/merchants', body: { name: 'Fuzzed', notification_url: 'https://shop.example/n', return_url: 'https://shop.example/r', logo_url: 'https://shop.example/l.png' } },
     { style: 'admin', method: 'GET', path: '/admin/merchants/{merchant}' },
     { style: 'admin', method: 'PATCH', path: '/admin/merchants/{merchant}', body: { name: 'Fuzz', features: { account_validation: true }, settlement_currency: 'USD' } },
+    { style: 'admin', method: 'GET', path: '/admin/merchants/{other}/fees' },
+    { style: 'admin', method: 'PUT', path: '/admin/merchants/{other}/fees', body: { fee: { VOUCHER: '2.25', CREDIT_CARD: 3 }, surcharge: { VOUCHER: '0.5' } } },
     { style: 'admin', method: 'GET', path: '/admin/deposits/{deposit}' },
     { style: 'admin', method: 'POST', path: '/admin/deposits/{deposit}/complete', body: { note: 'fuzz' } },
     { style: 'admin', method: 'GET', path: '/admin/limits' },

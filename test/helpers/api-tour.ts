@@ -27,6 +27,9 @@ export async function apiTour(base: string): Promise<Recorded[]> {
   await rec('get', '/admin/merchants/{id}', undefined, admin(base, 'GET', `/admin/merchants/${id}`));
   const patch = { return_url: 'https://shop.example/back' };
   await rec('patch', '/admin/merchants/{id}', patch, admin(base, 'PATCH', `/admin/merchants/${id}`, patch));
+  const fees = { fee: { BANK_TRANSFER: '1.25' }, surcharge: { VOUCHER: '0.75' } };
+  await rec('put', '/admin/merchants/{id}/fees', fees, admin(base, 'PUT', `/admin/merchants/${id}/fees`, fees));
+  await rec('get', '/admin/merchants/{id}/fees', undefined, admin(base, 'GET', `/admin/merchants/${id}/fees`));
   const v3 = V3Client.deposits(base, created);
   const v5 = V3Client.cashouts(base, created);
   await rec('get', '/health', undefined, fetch(`${base}/health`).then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json(), text: '' })));

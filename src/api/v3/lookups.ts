@@ -200,8 +200,8 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
       const converted = await convert(ctx.db, ctx.config.env, parsed.value, 'USD', currency, minorUnits(currency));
       if (!rate || !converted) throw v3Errors.notFound(`No exchange rate for ${currency}`);
       // Decimals written with their exact digits: an 18-digit amount is not rounded as a double.
-      // The merchant bears the fee (fee_on_payer false), as on a deposit created with defaults.
-      const fee = computeCharges(parsed.value, method?.type ?? null, { feeOnPayer: false, surchargeOnPayer: true }).fee;
+      // The merchant bears the fee (fee_on_payer false), as on a deposit created with defaults; by its own schedule when it has one.
+      const fee = computeCharges(parsed.value, method?.type ?? null, { feeOnPayer: false, surchargeOnPayer: true }, 2, request.merchant?.fee_schedule ?? null).fee;
       const body = { country, currency, fx_rate: rate, amount: parsed.value, converted_amount: converted, converted_amount_text: formatMinor(converted, currency), fee };
       return reply.type('application/json; charset=utf-8').send(toJson(body));
     },

@@ -1,0 +1,76 @@
+// GET/PUT /admin/merchants/{id}/fees: a merchant's own fee and surcharge percentages per method
+// type (src/merchants/fees.ts); the rule that checks them is src/domain/fees.ts validateFeeOverrides.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../config/context.ts';
+import { PAYMENT_TYPES } from '../../domain/catalog.ts';
+import { validateFeeOverrides } from '../../domain/fees.ts';
+import { INT_ID_SCHEMA } from '../../domain/ids.ts';
+import { v3Errors } from '../../http/errors.ts';
+import { merchantFeesView, setMerchantFees } from '../../merchants/fees.ts';
+import { getMerchant } from '../../merchants/merchants.ts';
+import { v3ErrorSchema } from '../v3/face.ts';
+import { tokenActor } from './auth.ts';
+
+const idParams = { type: 'object', properties: { id: INT_ID_SCHEMA }, required: ['id'] } as const;
+const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
+const percents = (description: string) => ({
+  type: 'object', description,
+  properties: Object.fromEntries(PAYMENT_TYPES.map((t) => [t, { type: 'string', example: '1.5' }])),
+});
+const percentsIn = (description: string) => ({
+  type: 'object', description,
+  properties: Object.fromEntries(PAYMENT_TYPES.map((t) => [t, { type: ['string', 'number', 'null'], description: 'Percent of the amount, 0 to less than 100, at most 4 decimals; "" or null: the global schedule\'s' }])),
+});
+
+const feesSchema = {
+  type: 'object',
+  properties: {
+    merchant_id: { type: 'integer' },
+    fee: percents('Fee percent in effect per method type'),
+    surcharge: percents('Surcharge percent in effect per method type ("0": none)'),
+    overrides: {
+      type: 'object', description: 'What the merchant has of its own; {}: the global schedule throughout',
+      properties: { fee: percents('Fee overrides'), surcharge: percents('Surcharge overrides') },
+    },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+export function registerAdminMerchantFees(app: FastifyInstance, ctx: AppContext): void {
+  app.get<{ Params: { id: number } }>(
+    '/admin/merchants/:id/fees',
+    { schema: { tags: ['admin'], summary: "A merchant's fee and surcharge percentages per method type (its own, or the global schedule's)", security: [{ adminToken: [] }], params: idParams, response: { 200: feesSchema, ...errors } } },
+    async (request) => {
+      const m = await getMerchant(ctx.db, request.params.id);
+      if (!m) throw v3Errors.notFound('Merchant not found');
+      return merchantFeesView(m);
+    },
+  );
+
+  app.put<{ Params: { id: number }; Body: unknown }>(
+    '/admin/merchants/:id/fees',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "Set a merchant's own fee and surcharge percentages: {fee: {TYPE: percent}, surcharge: {TYPE: percent}}",
+        description:
+          'Replaces the overrides: a type left out follows the global schedule, `{}` goes back to it throughout. Deposits created from now on are charged by it; ' +
+          'existing deposits keep the schedule they were created under (a method chosen later on the hosted page included). Audited.',
+        security: [{ adminToken: [] }],
+        params: idParams,
+        body: { type: 'object', properties: { fee: percentsIn('Fee percent per method type'), surcharge: percentsIn('Surcharge percent per method type') } },
+        response: { 200: feesSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const v = validateFeeOverrides(request.body);
+      if (!v.ok) throw v3Errors.validation(v.details, 'Invalid fee schedule');
+      const id = request.params.id;
+      const m = await setMerchantFees(ctx.db, id, v.value, (before) => ({
+        ops: tokenActor(request), action: 'merchant.fees', merchantId: id, subject: `merchant:${id}`, detail: { before, after: v.value }, at: ctx.now(),
+      }), ctx.cache);
+      if (!m) throw v3Errors.notFound('Merchant not found');
+      return merchantFeesView(m);
+    },
+  );
+}
