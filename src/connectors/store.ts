@@ -1,6 +1,8 @@
 // The `connectors` table: each real connector's configuration (secrets sealed with the master
 // key, bound to the connector's name) and the health facts it records as it works.
+import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { AppContext } from '../config/context.ts';
+import type { Queryable } from '../db/db.ts';
 
 /** What writing a configuration needs: the service's context, or the CLI's database and box. */
 export type ConnectorStoreContext = Pick<AppContext, 'db' | 'box' | 'now'> & { cache?: AppContext['cache'] };
@@ -37,6 +39,12 @@ interface Row extends ConnectorHealthRow {
 
 export const secretsContext = (name: string) => `connector:${name}`;
 
+/** One connector's secrets, decrypted (for a form whose empty secret fields keep them); {} when not configured. */
+export async function storedSecrets(ctx: Pick<AppContext, 'db' | 'box'>, name: string): Promise<Record<string, string>> {
+  const { rows } = await ctx.db.query<{ secrets: string }>('SELECT secrets FROM connectors WHERE name = $1', [name]);
+  return rows[0] ? (JSON.parse(ctx.box.decrypt(rows[0].secrets, secretsContext(name))) as Record<string, string>) : {};
+}
+
 export async function loadConnectorRows(ctx: AppContext): Promise<StoredConnector[]> {
   const { rows } = await ctx.db.query<Row>('SELECT name, enabled, settings, secrets, updated_at FROM connectors ORDER BY name');
   return rows.map((r) => ({
@@ -49,14 +57,19 @@ export async function loadConnectorRows(ctx: AppContext): Promise<StoredConnecto
 }
 
 /** Creates or replaces a connector's configuration; its health facts start over. */
-export async function saveConnector(ctx: ConnectorStoreContext, name: string, settings: Record<string, string>, secrets: Record<string, string>): Promise<void> {
+/** Saves a configuration; `audit` (a console operator's change) is written in the same transaction. */
+export async function saveConnector(ctx: ConnectorStoreContext, name: string, settings: Record<string, string>, secrets: Record<string, string>, audit?: Audit): Promise<void> {
   const sealed = ctx.box.encrypt(JSON.stringify(secrets), secretsContext(name));
-  await ctx.db.query(
-    `INSERT INTO connectors (name, settings, secrets, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
-     ON CONFLICT (name) DO UPDATE SET enabled = true, settings = $2, secrets = $3, updated_at = $4,
-       token_obtained_at = NULL, webhook_registered_at = NULL, webhook_url = NULL, last_error = NULL, last_error_at = NULL`,
-    [name, JSON.stringify(settings), sealed, ctx.now()],
-  );
+  const save = async (q: Queryable) => {
+    await q.query(
+      `INSERT INTO connectors (name, settings, secrets, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
+       ON CONFLICT (name) DO UPDATE SET enabled = true, settings = $2, secrets = $3, updated_at = $4,
+         token_obtained_at = NULL, webhook_registered_at = NULL, webhook_url = NULL, last_error = NULL, last_error_at = NULL`,
+      [name, JSON.stringify(settings), sealed, ctx.now()],
+    );
+    if (audit) await recordAudit(q, audit);
+  };
+  await (audit ? ctx.db.tx(save) : save(ctx.db));
   // Deposit creation reads the connectors through the cache: the new configuration applies now
   // in this process (others, and a CLI change, within CAJA_CACHE_SECONDS).
   ctx.cache?.changed();

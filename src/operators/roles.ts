@@ -13,7 +13,8 @@ export type OpsAction =
   | 'money.request' // ask for a balance adjustment or a held cashout's release (first pair of eyes)
   | 'money.approve' // approve or reject what another operator asked (second pair of eyes)
   | 'operators' // make operators, named admin tokens
-  | 'reconciliation'; // resolve reconciliation exceptions
+  | 'reconciliation' // import statements, resolve reconciliation exceptions
+  | 'connectors'; // configure the Pix, STP and own-accounts connectors (their secrets are write-only)
 
 const ALL: readonly OperatorRole[] = OPERATOR_ROLES;
 
@@ -32,6 +33,7 @@ const GRANTS: Record<OpsAction, readonly OperatorRole[]> = {
   'money.approve': ['admin', 'finance', 'risk'],
   operators: ['admin'],
   reconciliation: ['admin', 'finance'],
+  connectors: ['admin'],
 };
 
 export const OPS_ACTIONS = Object.keys(GRANTS) as OpsAction[];

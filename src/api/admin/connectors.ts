@@ -4,9 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { PIX_CONNECTOR } from '../../connectors/pix/connector.ts';
 import { validatePixConfig } from '../../connectors/pix/settings.ts';
-import { payinConnectorNamed } from '../../connectors/registry.ts';
+import { registerPixWebhook } from '../../connectors/configure.ts';
 import { keptPayments } from '../../connectors/payments.ts';
-import { callbackUrl } from '../../connectors/worker.ts';
 import { pixView } from '../../connectors/pix/view.ts';
 import { registerConnectorAdmin } from './connector-routes.ts';
 
@@ -60,15 +59,7 @@ export function registerAdminConnectors(app: FastifyInstance, ctx: AppContext): 
     paymentSchema,
     validate: validatePixConfig,
     // Token and webhook right away, so the answer says whether the PSP takes this configuration.
-    afterSave: async (ctx, log) => {
-      const connector = await payinConnectorNamed(ctx, PIX_CONNECTOR);
-      if (!connector?.registerCallback) return;
-      try {
-        await connector.registerCallback(callbackUrl(ctx, PIX_CONNECTOR));
-      } catch (err) {
-        log.warn({ err }, 'Pix webhook registration failed; the connectors worker retries');
-      }
-    },
+    afterSave: registerPixWebhook,
     view: pixView,
     payments: async (ctx, status, limit) =>
       (await keptPayments(ctx.db, PIX_CONNECTOR, status, limit)).map((r) => ({

@@ -8,7 +8,6 @@
 // token and, when the browser sends one, our own Origin. Pages are never framed nor cached.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
-import { FEE_PERCENT, SURCHARGE_PERCENT } from '../../domain/fees.ts';
 import { ISO_CURRENCIES } from '../../domain/countries.ts';
 import { minorUnits } from '../../domain/currencies.ts';
 import { parseId } from '../../domain/ids.ts';
@@ -37,6 +36,9 @@ import { newNonce, renderPage, sendHtml } from '../layout.ts';
 import { pageLang, readCookies, sameOrigin, setSessionCookie } from '../session-cookies.ts';
 import { opsStrings } from './i18n.ts';
 import * as V from './views.ts';
+import { registerOpsConnectorSettings } from './connector-settings.ts';
+import { registerOpsFees } from './fees.ts';
+import { registerOpsStatements } from './statements.ts';
 
 const COOKIE = 'caja_ops';
 const LANG_COOKIE = 'caja_ops_lang';
@@ -45,7 +47,7 @@ const AUDIT_PAGE = 50;
 type Body = Record<string, string | undefined>;
 type Query = Record<string, string | undefined>;
 
-interface Ctx {
+export interface Ctx {
   s: OpsSession;
   f: V.Frame;
   request: FastifyRequest;
@@ -54,7 +56,10 @@ interface Ctx {
   body: Body;
   params: Record<string, string>;
 }
-type Result = V.Page | { redirect: string };
+export type Result = V.Page | { redirect: string };
+
+/** The gate as the console's areas in their own modules receive it (fees, connector settings, statement uploads). */
+export type OpsRouteOf = (action: OpsAction, handler: (c: Ctx) => Promise<Result>, o?: { upload?: boolean }) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 const text = (v: string | undefined, max = 500) => (typeof v === 'string' ? v.trim().slice(0, max) : '');
 
@@ -89,7 +94,7 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
   });
 
   /** The gate every signed-in page and action passes. */
-  function opsRoute(action: OpsAction, handler: (c: Ctx) => Promise<Result>) {
+  function opsRoute(action: OpsAction, handler: (c: Ctx) => Promise<Result>, o: { upload?: boolean } = {}) {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const bare = bareOf(request, reply);
       const s = await loadSession(ctx, readCookies(request)[COOKIE], request.ip);
@@ -102,8 +107,9 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
       if (!canOps(s.operator.role, action)) {
         return render(reply, bare.lang, V.messagePage(bare, bare.t.forbiddenTitle, bare.t.forbidden.replace('{role}', bare.t[`role${s.operator.role}`]), 403, f));
       }
-      const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Body;
-      if (request.method === 'POST' && (!sameOrigin(ctx, request) || !csrfMatches(s, body.csrf))) {
+      const body = (request.body && typeof request.body === 'object' && !Buffer.isBuffer(request.body) ? request.body : {}) as Body;
+      // An upload (multipart) carries its token inside the body: its handler checks it (and the Origin) once it has read the form.
+      if (request.method === 'POST' && !o.upload && (!sameOrigin(ctx, request) || !csrfMatches(s, body.csrf))) {
         return render(reply, bare.lang, V.messagePage(bare, bare.t.csrfTitle, bare.t.csrf, 403, f));
       }
       const result = await handler({ s, f, request, reply, query: (request.query ?? {}) as Query, body, params: (request.params ?? {}) as Record<string, string> });
@@ -197,7 +203,7 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
       id: m.id, name: m.name, environment: m.environment, notificationUrl: m.notification_url, returnUrl: m.return_url,
       settlementCurrency: m.settlement_currency, threshold: m.cashout_approval_usd === null ? null : toFixed(fromDb(m.cashout_approval_usd), 2),
       balances: balances.map((b) => ({ currency: b.currency, available: toDb(b.available), reserved: toDb(b.reserved) })),
-      fees: Object.entries(FEE_PERCENT).map(([type, fee]) => ({ type, fee, surcharge: SURCHARGE_PERCENT[type as keyof typeof SURCHARGE_PERCENT] ?? '—' })),
+      feeSchedule: m.fee_schedule,
       limits: limits.filter((l) => l.merchant_id === null || l.merchant_id === id).map((l) => ({
         country: l.country ?? '*', method: l.payment_method ?? '*', perTransaction: l.per_transaction ?? '—', daily: l.daily ?? '—', monthly: l.monthly ?? '—',
       })),
@@ -456,4 +462,10 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
       }
     }));
   }
+
+  // ------------------------------------------------------------------ areas in their own modules
+
+  registerOpsFees(app, ctx, opsRoute);
+  registerOpsConnectorSettings(app, ctx, opsRoute);
+  registerOpsStatements(app, ctx, opsRoute, reconView);
 }

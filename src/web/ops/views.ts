@@ -14,8 +14,13 @@ import { html, raw, type SafeHtml } from '../html.ts';
 import { csrfField, fill, fillText, when as whenAt } from '../view-helpers.ts';
 import { field, PANEL_CSS } from '../../panel/views/pages.ts';
 import type { OpsStrings } from './i18n.ts';
+import type { FeeOverrides } from '../../domain/fees.ts';
+import { feesCard } from './fees.ts';
+import { FORM_CSS } from './form-bits.ts';
+import { connectorLinks } from './connector-settings.ts';
+import { batchForm, uploadForm } from './statements.ts';
 
-export const OPS_CSS = PANEL_CSS;
+export const OPS_CSS = raw(`${PANEL_CSS}${FORM_CSS}`);
 
 export interface BareFrame {
   t: OpsStrings;
@@ -142,7 +147,7 @@ export interface MerchantDetail {
   settlementCurrency: string;
   threshold: string | null;
   balances: { currency: string; available: string; reserved: string }[];
-  fees: { type: string; fee: string; surcharge: string }[];
+  feeSchedule: FeeOverrides | null;
   limits: { country: string; method: string; perTransaction: string; daily: string; monthly: string }[];
   connectors: { name: string; methods: string }[];
   credentialSets: readonly string[];
@@ -168,7 +173,7 @@ ${field('amount', t.amount, '', { required: true, inputmode: 'decimal' })}${fiel
 <div class="grid2">
 <section class="card"><h2>${t.settings}</h2>${settings}</section>
 <section class="card"><h2>${t.balance}</h2>${table(t.balance, [t.currency, t.available, t.reserved], m.balances.map((b) => [b.currency, b.available, b.reserved]), [1, 2], t.noBalance)}${adjust}</section>
-<section class="card"><h2>${t.fees}</h2><p class="hint">${t.feesHint}</p>${table(t.fees, [t.type, t.fee, t.surcharge], m.fees.map((x) => [x.type, x.fee, x.surcharge]), [1, 2])}</section>
+${feesCard(f, m)}
 <section class="card"><h2>${t.limits}</h2>${table(t.limits, [t.country, t.method, t.perTransaction, t.daily, t.monthly], m.limits.map((l) => [l.country, l.method, l.perTransaction, l.daily, l.monthly]), [2, 3, 4], t.noLimits)}
 ${canOps(f.role, 'merchants.settings') ? html`<h3>${t.setLimit}</h3><p class="hint">${t.limitHint}</p><form method="post" action="/ops/merchants/${m.id}/limits">${csrfField(f)}
 <div class="row2">${field('country', t.country, '*', { required: true })}${field('payment_method', t.method, '*', { required: true })}</div>
@@ -204,7 +209,7 @@ ${edit}`);
 export function connectorsPage(f: Frame, v: { connectors: { name: string; updatedAt: Date; health: Record<string, unknown> }[] }): Page {
   const t = f.t;
   const rows = v.connectors.map((c) => [c.name, when(c.updatedAt), html`<pre>${JSON.stringify(c.health, null, 1)}</pre>`]);
-  return frame(f, '/ops/connectors', t.connectorHealth, table(t.connectorHealth, [t.connector, t.updated, t.health], rows, [], t.noConnectors));
+  return frame(f, '/ops/connectors', t.connectorHealth, html`${table(t.connectorHealth, [t.connector, t.updated, t.health], rows, [], t.noConnectors)}${connectorLinks(f)}`);
 }
 
 // ---------------------------------------------------------------- approvals
@@ -296,7 +301,7 @@ export function reconciliationPage(f: Frame, v: ReconView): Page {
 <input type="hidden" name="prefix" value="${id}"><button class="button">${t.matchByHand}</button></form>
 <form method="post" action="/ops/reconciliation/exceptions/${x.id}/resolve">${csrfField(f)}<input type="hidden" name="prefix" value="${id}">
 ${field(`${id}-action`, t.action, 'book_fee', { options: [['book_fee', t.bookFee], ['book_adjustment', t.bookAdjustment], ['send_back', t.sendBack]] })}
-${field(`${id}-reason`, t.reason, '', { hint: t.reasonHint })}<button class="button secondary">${t.resolve}</button></form></details>`;
+${field(`${id}-reason`, t.reason, '', { hint: t.reasonHint })}<button class="button secondary">${t.resolve}</button></form>${batchForm(f, x)}</details>`;
   };
   const open = v.exceptions.map((x) => [
     x.id, html`<span class="wrap">${entryText(x.entry)}</span>`, html`<b>${x.reason}</b><br><span class="hint">${x.detail}</span>`,
@@ -304,7 +309,7 @@ ${field(`${id}-reason`, t.reason, '', { hint: t.reasonHint })}<button class="but
     mayResolve ? resolveForms(x) : '—',
   ]);
   const resolved = v.resolved.map((x) => [x.id, html`<span class="wrap">${entryText(x.entry)}</span>`, x.reason, html`<span class="wrap">${JSON.stringify(x.resolution)}</span>`, x.resolved_by ?? '', x.resolved_at?.replace('T', ' ').slice(0, 19) ?? '']);
-  return frame(f, '/ops/reconciliation', t.reconTitle, html`${notice(v.notice)}${alert(v.error)}
+  return frame(f, '/ops/reconciliation', t.reconTitle, html`${notice(v.notice)}${alert(v.error)}${mayResolve ? uploadForm(f) : ''}
 <h2>${t.reconExceptions}</h2>${table(t.reconExceptions, [t.id, t.reconEntry, t.reason, t.reconCandidates, t.action], open, [0], t.reconNoExceptions)}
 <h2>${t.reconImports}</h2>${table(t.reconImports, [t.id, t.reconFormat, t.reconAccount, t.reconDate, t.reconEntries, t.reconMatched, t.reconExceptions, t.who, t.when], imports, [0, 4, 5, 6], t.reconNoImports)}
 <h2>${t.reconPerRule}</h2>${table(t.reconPerRule, [t.reconRule, t.reconMatched], rules, [1], t.reconNoMatches)}
