@@ -66,7 +66,7 @@ for (const backend of backends()) {
       assert.equal((await v3.get(`/v3/deposits/${await pixDeposit()}`)).body.fee_amount, 0.75);
       assert.equal((await v3.get(`/v3/deposits/${before}`)).body.fee_amount, 1.5, 'made before the change: its fee stays');
       const card = await f.get(`/ops/merchants/${m.merchant_id}`);
-      assert.match(card.html, /<b>0\.75<\/b> <span class="badge PENDING">own<\/span>/);
+      assert.match(card.html, /<b>0\.75<\/b><br><span class="hint">own<\/span>/);
       const [row] = await audits(s, 'merchant.fees');
       assert.deepEqual([row!.actor, row!.detail], [ops.finance!.email, { before: {}, after: { fee: { BANK_TRANSFER: '0.75' }, surcharge: { VOUCHER: '0' } } }]);
 

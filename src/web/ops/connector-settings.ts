@@ -39,7 +39,7 @@ function connectorPage(f: V.Frame, c: ConfigurableConnector, stored: { settings:
   const t = f.t;
   const secretSet = (name: string) => stored !== null && (name !== 'webhook_secret' || stored.settings.webhook_secret_set === 'true');
   const boxes = c.fields.map((x) => {
-    const hint = x.secret ? (secretSet(x.name) ? t.connSecretSet : t.connSecretUnset) : x.optional ? t.connOptional : undefined;
+    const hint = x.secret && secretSet(x.name) ? t.connSecretSet : x.optional ? t.connOptional : x.secret ? t.connSecretUnset : undefined;
     const value = x.secret ? '' : s.values[x.name] ?? '';
     const o = { hint, error: s.errors[x.name] };
     if (x.multiline) return area(x.name, x.name, value, o);

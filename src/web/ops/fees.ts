@@ -26,7 +26,7 @@ const globalOf = (kind: Kind, t: PaymentType) => (kind === 'fee' ? FEE_PERCENT[t
 export function feesCard(f: V.Frame, m: { id: number; feeSchedule: FeeOverrides | null }): SafeHtml {
   const t = f.t;
   const s = effectiveSchedule(m.feeSchedule);
-  const mark = (kind: Kind, type: PaymentType) => (m.feeSchedule?.[kind]?.[type] !== undefined ? html`<b>${s[kind][type]}</b> <span class="badge PENDING">${t.feeOwn}</span>` : s[kind][type]);
+  const mark = (kind: Kind, type: PaymentType) => (m.feeSchedule?.[kind]?.[type] !== undefined ? html`<b>${s[kind][type]}</b><br><span class="hint">${t.feeOwn}</span>` : s[kind][type]);
   const rows = PAYMENT_TYPES.map((type) => html`<tr><td>${type}</td><td class="num">${mark('fee', type)}</td><td class="num">${mark('surcharge', type)}</td></tr>`);
   return html`<section class="card"><h2>${t.fees}</h2><p class="hint">${m.feeSchedule ? t.feeHintOwn : t.feeHintGlobal}</p>
 <div class="scroll" role="region" aria-label="${t.fees}" tabindex="0"><table><thead><tr><th scope="col">${t.type}</th><th scope="col" class="num">${t.fee}</th><th scope="col" class="num">${t.surcharge}</th></tr></thead><tbody>${rows}</tbody></table></div>

@@ -77,7 +77,7 @@ export function registerOpsStatements(app: FastifyInstance, ctx: AppContext, ops
       return reconView(c, { notice: figures, status: r.created ? 201 : 200 });
     } catch (err) {
       if (!(err instanceof ReconciliationError)) throw err;
-      return reconView(c, { error: fillText(t.reconUpMalformed, { file: file.name, reason: [err.message, ...err.details].join(' · ') }), status: 400 });
+      return reconView(c, { error: fillText(t.reconUpMalformed, { file: file.name, reason: [err.message, ...err.details.filter((d) => !err.message.includes(d))].join(' · ') }), status: 400 });
     }
   }, { upload: true }));
 
