@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkTransition, statusAfterPayment, streamlineResult } from '../../src/domain/deposit-states.ts';
-import { computeCharges } from '../../src/domain/fees.ts';
+import { computeCharges, effectiveSchedule, parsePercent, validateFeeOverrides } from '../../src/domain/fees.ts';
 import { exceededLimit, limitWindows, pickRule, type LimitRule } from '../../src/domain/limits.ts';
 import { sandboxOutcome } from '../../src/domain/deposit-sandbox.ts';
 import { dec, toFixed } from '../../src/domain/money.ts';
@@ -48,6 +48,27 @@ test('fees: who pays changes the customer amount and the merchant credit', () =>
   const transfer = computeCharges(dec('10.00'), 'BANK_TRANSFER', { feeOnPayer: false, surchargeOnPayer: true });
   assert.equal(toFixed(transfer.payerAmount, 2), '10.00');
   assert.equal(toFixed(transfer.fee, 2), '0.15');
+});
+
+test("fees: a merchant's overrides replace the global percent of their types only; a surcharge of 0 removes one", () => {
+  const o = { fee: { VOUCHER: '3.1234' }, surcharge: { VOUCHER: '0', CREDIT_CARD: '0.5' } };
+  const v = computeCharges(dec('100.00'), 'VOUCHER', { feeOnPayer: false, surchargeOnPayer: false }, 2, o);
+  assert.deepEqual([toFixed(v.fee, 2), toFixed(v.surcharge, 2), toFixed(v.merchantAmount, 2)], ['3.12', '0.00', '96.88']);
+  const card = computeCharges(dec('10.00'), 'CREDIT_CARD', { feeOnPayer: false, surchargeOnPayer: true }, 2, o);
+  assert.deepEqual([toFixed(card.fee, 2), toFixed(card.surcharge, 2), toFixed(card.payerAmount, 2)], ['0.35', '0.05', '10.05']);
+  const s = effectiveSchedule(o);
+  assert.deepEqual([s.fee.VOUCHER, s.fee.BANK_TRANSFER, s.surcharge.BANK_DEPOSIT, s.surcharge.WALLET], ['3.1234', '1.5', '0.5', '0']);
+});
+
+test('fees: percentages are 0 to less than 100 with at most 4 decimals; every problem named by its field', () => {
+  assert.deepEqual(parsePercent('1.5000'), { ok: true, value: '1.5' });
+  assert.deepEqual(parsePercent(0), { ok: true, value: '0' });
+  assert.deepEqual(parsePercent('99.9999'), { ok: true, value: '99.9999' });
+  for (const bad of ['100', '-0.01', '1.23456', 'abc', '', true, null]) assert.equal(parsePercent(bad).ok, false, String(bad));
+  assert.deepEqual(validateFeeOverrides({ fee: { WALLET: '', VOUCHER: null }, surcharge: {} }), { ok: true, value: {} });
+  const r = validateFeeOverrides({ fee: { NOPE: '1', CRYPTO: '100' }, other: 1 });
+  assert.deepEqual(r.ok ? [] : r.details, ['fee.NOPE: not a method type (BANK_TRANSFER, BANK_DEPOSIT, VOUCHER, CREDIT_CARD, DEBIT_CARD, WALLET, CRYPTO)', 'fee.CRYPTO: must be less than 100', 'other: unknown field (fee and surcharge are)']);
+  assert.equal(validateFeeOverrides([]).ok, false);
 });
 
 const rule = (over: Partial<LimitRule>): LimitRule => ({
