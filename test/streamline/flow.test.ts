@@ -86,6 +86,22 @@ for (const backend of backends()) {
       assert.notEqual(page.status, 500);
     });
 
+    test("NewInvoice charges the merchant's own fee schedule (PUT /admin/merchants/{id}/fees), as v3 does", async () => {
+      const fee = async () => {
+        const r = await newInvoice(invoiceFields({ x_version: '1.1', type: 'json', x_amount: '20.00', x_currency: 'USD' }));
+        assert.equal(r.body.status, '0', r.text);
+        return (await v3.get(`/v3/deposits/${r.body.x_document}`)).body.fee_amount;
+      };
+      assert.equal(await fee(), 0.3, 'the global 1.5 % of 20 USD');
+      assert.equal((await admin(s.url, 'PUT', `/admin/merchants/${m.merchant_id}/fees`, { fee: { BANK_TRANSFER: '0.5' } })).status, 200);
+      try {
+        assert.equal(await fee(), 0.1);
+      } finally {
+        // The later scenarios of this file count on the global schedule.
+        assert.equal((await admin(s.url, 'PUT', `/admin/merchants/${m.merchant_id}/fees`, {})).status, 200);
+      }
+    });
+
     test('x_version 1.1 adds the amounts and x_document; STRING joins the values', async () => {
       const r = await newInvoice(invoiceFields({ x_version: '1.1', type: 'json', x_amount: '20.00', x_currency: 'USD' }));
       assert.deepEqual(Object.keys(r.body), ['status', 'link', 'local_amount', 'usd_amount', 'local_currency', 'x_document', 'amount_to_deposit']);
