@@ -45,41 +45,44 @@ ${field(`${id}-deposits`, t.reconBatchDeposits, candidates, { required: true, hi
 type ReconViewFn = (c: Ctx, o?: { notice?: string; error?: string; status?: number }) => Promise<Result>;
 
 export function registerOpsStatements(app: FastifyInstance, ctx: AppContext, opsRoute: OpsRouteOf, reconView: ReconViewFn): void {
-  // The raw multipart body of this scope's uploads, read by the platform's FormData in the handler.
-  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: UPLOAD_LIMIT }, (_request, body, done) => done(null, body));
+  // The upload in a scope of its own: only this route reads multipart, and only it takes a large body.
+  app.register(async (upload) => {
+    // The raw multipart body, read by the platform's FormData in the handler.
+    upload.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: UPLOAD_LIMIT }, (_request, body, done) => done(null, body));
 
-  app.post('/ops/reconciliation/statements', { bodyLimit: UPLOAD_LIMIT }, opsRoute('reconciliation', async (c) => {
-    const t = c.f.t;
-    const raw = c.request.body;
-    let file: { bytes: Buffer; type: string; name: string } | null = null;
-    let csrf: unknown;
-    let chosen = '';
-    if (Buffer.isBuffer(raw)) {
-      try {
-        const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': c.request.headers['content-type'] ?? '' } }).formData();
-        csrf = form.get('csrf');
-        chosen = String(form.get('format') ?? '');
-        const f = form.get('file');
-        if (f && typeof f !== 'string') file = { bytes: Buffer.from(await f.arrayBuffer()), type: f.type, name: f.name };
-      } catch {
-        file = null;
+    upload.post('/ops/reconciliation/statements', { bodyLimit: UPLOAD_LIMIT }, opsRoute('reconciliation', async (c) => {
+      const t = c.f.t;
+      const raw = c.request.body;
+      let file: { bytes: Buffer; type: string; name: string } | null = null;
+      let csrf: unknown;
+      let chosen = '';
+      if (Buffer.isBuffer(raw)) {
+        try {
+          const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': c.request.headers['content-type'] ?? '' } }).formData();
+          csrf = form.get('csrf');
+          chosen = String(form.get('format') ?? '');
+          const f = form.get('file');
+          if (f && typeof f !== 'string') file = { bytes: Buffer.from(await f.arrayBuffer()), type: f.type, name: f.name };
+        } catch {
+          file = null;
+        }
       }
-    }
-    // The token is inside the multipart body: checked here, before anything is read from the file.
-    if (!sameOrigin(ctx, c.request) || !csrfMatches(c.s, csrf)) return V.messagePage(c.f, t.csrfTitle, t.csrf, 403, c.f);
-    if (!file || file.bytes.length === 0) return reconView(c, { error: t.reconUpNoFile, status: 400 });
-    // Chosen, or read from the file's type as the API reads Content-Type (.xml camt, .ofx OFX, text CNAB 240).
-    const format = chosen ? formatFromRequest(chosen, undefined) : formatFromRequest(undefined, file.type);
-    if (!format) return reconView(c, { error: fillText(t.reconUpUnknown, { type: file.type || '?' }), status: 400 });
-    try {
-      const r = await importStatement(ctx, format, file.bytes, actorOf(c.s));
-      const figures = fillText(r.created ? t.reconUpDone : t.reconUpAgain, { file: file.name, id: r.statement_id, entries: r.entries, matched: r.matched, exceptions: r.exceptions, repeated: r.repeated });
-      return reconView(c, { notice: figures, status: r.created ? 201 : 200 });
-    } catch (err) {
-      if (!(err instanceof ReconciliationError)) throw err;
-      return reconView(c, { error: fillText(t.reconUpMalformed, { file: file.name, reason: [err.message, ...err.details.filter((d) => !err.message.includes(d))].join(' · ') }), status: 400 });
-    }
-  }, { upload: true }));
+      // The token is inside the multipart body: checked here, before anything is read from the file.
+      if (!sameOrigin(ctx, c.request) || !csrfMatches(c.s, csrf)) return V.messagePage(c.f, t.csrfTitle, t.csrf, 403, c.f);
+      if (!file || file.bytes.length === 0) return reconView(c, { error: t.reconUpNoFile, status: 400 });
+      // Chosen, or read from the file's type as the API reads Content-Type (.xml camt, .ofx OFX, text CNAB 240).
+      const format = chosen ? formatFromRequest(chosen, undefined) : formatFromRequest(undefined, file.type);
+      if (!format) return reconView(c, { error: fillText(t.reconUpUnknown, { type: file.type || '?' }), status: 400 });
+      try {
+        const r = await importStatement(ctx, format, file.bytes, actorOf(c.s));
+        const figures = fillText(r.created ? t.reconUpDone : t.reconUpAgain, { file: file.name, id: r.statement_id, entries: r.entries, matched: r.matched, exceptions: r.exceptions, repeated: r.repeated });
+        return reconView(c, { notice: figures, status: r.created ? 201 : 200 });
+      } catch (err) {
+        if (!(err instanceof ReconciliationError)) throw err;
+        return reconView(c, { error: fillText(t.reconUpMalformed, { file: file.name, reason: [err.message, ...err.details.filter((d) => !err.message.includes(d))].join(' · ') }), status: 400 });
+      }
+    }, { upload: true }));
+  });
 
   app.post('/ops/reconciliation/exceptions/:id/batch', opsRoute('reconciliation', async (c) => {
     const id = parseId(c.params.id);
