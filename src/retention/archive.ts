@@ -27,6 +27,8 @@ export interface ArchivedRow {
 export interface PendingFile {
   file: string;
   partial: string;
+  table: string;
+  rows: number;
 }
 
 async function fsyncDir(path: string): Promise<void> {
@@ -63,11 +65,11 @@ export async function writeArchiveFile(q: Queryable, dir: string, table: string,
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [file, partial, table, day, first, last, rows.length, createHash('sha256').update(content).digest('hex'), `${hostname()}:${process.pid}`],
   );
-  return { file, partial };
+  return { file, partial, table, rows: rows.length };
 }
 
 /** Moves committed partial files into place (after the commit). */
-export async function settleFiles(dir: string, files: PendingFile[]): Promise<void> {
+export async function settleFiles(dir: string, files: Pick<PendingFile, 'file' | 'partial'>[]): Promise<void> {
   for (const f of files) {
     const target = join(dir, f.file);
     await mkdir(dirname(target), { recursive: true });

@@ -122,6 +122,7 @@ export async function retentionBatch(ctx: AppContext, table: Kind['table'], afte
     return { busy: false, ...(await kind.run(q, ctx, after, before, pending)) };
   });
   await settleFiles(dir, pending);
+  for (const f of pending) ctx.metrics.retentionArchived.inc({ table: f.table }, f.rows);
   return result;
 }
 

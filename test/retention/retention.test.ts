@@ -156,6 +156,10 @@ for (const backend of backends()) {
       const manifest = await server.ctx.db.query<{ file: string }>('SELECT file FROM retention_archive_files ORDER BY file');
       assert.deepEqual(manifest.rows.map((r) => r.file), files);
       assert.deepEqual(readdirSync(join(archiveDir, '.partial')), []);
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      for (const t of ARCHIVED_TABLES) {
+        assert.match(metrics, new RegExp(`caja_retention_archived_rows_total\\{table="${t}"\\} ${snapshot[t]!.length}\\n`));
+      }
     });
 
     test('restored from the archive, a notification reads as it did before', async () => {
