@@ -124,9 +124,10 @@ async function run(argv: string[]): Promise<void> {
     }
     if (command === 'archive') {
       if (sub !== 'restore' || rest.length === 0) throw new UsageError('usage: caja archive restore FILE...');
-      // Events before their notifications, notifications before their attempts (foreign keys).
-      const files = [...rest].sort((a, b) => ARCHIVED_TABLES.indexOf(tableOf(a)) - ARCHIVED_TABLES.indexOf(tableOf(b)));
-      for (const file of files) console.log(`${file}: ${await restoreArchiveFile(db, file)} rows restored`);
+      // Every name checked before anything is restored; events before their notifications,
+      // notifications before their attempts (foreign keys).
+      const files = rest.map((file) => ({ file, order: ARCHIVED_TABLES.indexOf(tableOf(file)) })).sort((a, b) => a.order - b.order);
+      for (const { file } of files) console.log(`${file}: ${await restoreArchiveFile(db, file)} rows restored`);
       return;
     }
     if (OPERATOR_COMMANDS.includes(command)) return await runOperatorCommand(db, config, argv);

@@ -4,7 +4,8 @@
 // either still in its table or in exactly one archive file, with the same content — never both,
 // never neither, never twice.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -252,5 +253,33 @@ describe('retention across processes (pg)', { skip: pgOnly ? false : 'needs Post
     } finally {
       await second.db.close();
     }
+  });
+
+  test('caja archive restore puts every archived row back as it was, whatever the order of the files', async () => {
+    const env = {
+      ...process.env,
+      DATABASE_URL: server.ctx.config.databaseUrl,
+      CAJA_MASTER_KEY: server.ctx.config.masterKey.toString('base64'),
+      CAJA_ADMIN_TOKEN: server.ctx.config.adminToken,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-retention-cli-')),
+      LOG_LEVEL: 'silent',
+    };
+    const caja = async (args: string[]) => {
+      try {
+        return { code: 0, ...(await promisify(execFile)(process.execPath, ['bin/caja.mjs', ...args], { env, maxBuffer: 16 * 1024 * 1024 })) };
+      } catch (err) {
+        return err as { code: number; stdout: string; stderr: string };
+      }
+    };
+    // Attempts first: the command orders them (events, notifications, attempts) itself.
+    const files = archiveFiles(dir).map((f) => join(dir, f)).reverse();
+    const r = await caja(['archive', 'restore', ...files]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim().split('\n').length, files.length);
+    const now = await tableRows(server);
+    for (const t of TABLES) assert.deepEqual([...now[t]!.entries()], [...original[t]!.entries()], t);
+    const bad = await caja(['archive', 'restore', join(dir, 'deposits-000000000001-000000000002.ndjson.gz')]);
+    assert.equal(bad.code, 64);
+    assert.match(bad.stderr, /not an archive file/);
   });
 });
