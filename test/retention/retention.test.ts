@@ -11,6 +11,7 @@ import { createMerchant, type Credentials, V3Client } from '../helpers/clients.t
 import { commitEvent, FAST_ENV, notificationIdOf, type Receiver, startReceiver, statusOf, waitFor } from '../notifications/helpers.ts';
 import { ARCHIVED_TABLES, restoreArchiveFile, tableOfFile } from '../../src/retention/archive.ts';
 import { archiveFiles, archivedRows } from './helpers.ts';
+import { purgeIdempotencyKeys } from '../../src/deposits/worker.ts';
 
 for (const backend of backends()) {
   describe(`retention of events and notifications (${backend})`, () => {
@@ -51,6 +52,7 @@ for (const backend of backends()) {
           CAJA_RETENTION_BATCH_ROWS: '2',
           CAJA_RETENTION_INTERVAL_SECONDS: '1',
           CAJA_ARCHIVE_DIR: archiveDir,
+          CAJA_RETENTION_REPLAY_GRACE_HOURS: '1',
         },
         { workers: true },
       );
@@ -160,6 +162,20 @@ for (const backend of backends()) {
       for (const t of ARCHIVED_TABLES) {
         assert.match(metrics, new RegExp(`caja_retention_archived_rows_total\\{table="${t}"\\} ${snapshot[t]!.length}\\n`));
       }
+    });
+
+    test('the replay store: claims expired longer than the grace are purged in batches, the rest kept', async () => {
+      await server.ctx.db.query(
+        `INSERT INTO signed_requests (merchant_id, request_hash, expires_at, status, body)
+         SELECT $1, 'retention-' || g, now() - make_interval(mins => g * 25), 200, '{}' FROM generate_series(1, 7) g`,
+        [acme.merchant_id],
+      );
+      // Batches of 2 (CAJA_RETENTION_BATCH_ROWS): expired 75 to 175 minutes ago, five claims, three batches.
+      await purgeIdempotencyKeys(server.ctx);
+      const { rows } = await server.ctx.db.query<{ request_hash: string }>(
+        `SELECT request_hash FROM signed_requests WHERE request_hash LIKE 'retention-%' ORDER BY request_hash`,
+      );
+      assert.deepEqual(rows.map((r) => r.request_hash), ['retention-1', 'retention-2']);
     });
 
     test('restored from the archive, a notification reads as it did before', async () => {
