@@ -142,8 +142,22 @@ export function registerReplayStore(app: FastifyInstance, ctx: AppContext): void
   });
 }
 
-/** Expired claims are of no use: the requests they protect are refused by their date by now. */
-export async function purgeExpiredRequests(q: Queryable, now: Date): Promise<number> {
-  const r = await q.query(`DELETE FROM signed_requests WHERE expires_at < $1`, [now]);
-  return r.rowCount;
+/**
+ * Expired claims are of no use: the requests they protect are refused by their date by now.
+ * Deleted in batches of `batchRows` (each its own short statement, SKIP LOCKED so that processes
+ * running it together split the work), from those expired before `before` (now less the
+ * CAJA_RETENTION_REPLAY_GRACE_HOURS an operator keeps them for). Not archived: a claim holds a
+ * response the client already got and protects nothing once expired (docs/operations.md).
+ */
+export async function purgeExpiredRequests(q: Queryable, before: Date, batchRows = 1000): Promise<number> {
+  let purged = 0;
+  for (;;) {
+    const r = await q.query(
+      `DELETE FROM signed_requests WHERE (merchant_id, request_hash) IN (
+         SELECT merchant_id, request_hash FROM signed_requests WHERE expires_at < $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [before, batchRows],
+    );
+    purged += r.rowCount;
+    if (r.rowCount < batchRows) return purged;
+  }
 }

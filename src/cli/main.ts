@@ -28,6 +28,7 @@ import { checkAgainstStatement } from '../reconciliation/check.ts';
 import { isStatementFormat, parseStatement } from '../reconciliation/formats.ts';
 import { type ParsedStatement, StatementFormatError, type StatementFormat } from '../reconciliation/statement.ts';
 import { CajaApiError } from '../../sdk/src/index.ts';
+import { ARCHIVED_TABLES, ArchiveError, restoreArchiveFile, tableOfFile } from '../retention/archive.ts';
 
 const USAGE = `usage:
   caja start                                  start the service (same as npm start)
@@ -41,6 +42,7 @@ const USAGE = `usage:
   caja ledger check --against FILE [--format camt053|camt054|ofx|cnab240]
                                               also the bank's balance on that statement's day against the ledger's bank
                                               account and the open reconciliation exceptions (exit 1 when unexplained)
+  caja archive restore FILE...                put archived rows back (retention's .ndjson.gz files; rows already there are kept)
   caja connector pix set --file CONFIG.json   configure the API Pix connector (the body of PUT /admin/connectors/pix)
   caja connector pix show                     its configuration (no secrets) and health
   caja connector own_accounts set --file F    the operator's own bank accounts (the body of PUT /admin/connectors/own_accounts)
@@ -53,6 +55,15 @@ Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KE
 database these need the service stopped; on PostgreSQL they run beside it.`;
 
 class UsageError extends Error {}
+
+function tableOf(file: string) {
+  try {
+    return tableOfFile(file);
+  } catch (err) {
+    if (err instanceof ArchiveError) throw new UsageError(err.message);
+    throw err;
+  }
+}
 
 /** --format, or the file's extension: .xml camt (version from the file), .ofx OFX, else CNAB 240. */
 function statementFormatOf(file: string, named: string | undefined): StatementFormat | 'camt' {
@@ -109,6 +120,14 @@ async function run(argv: string[]): Promise<void> {
       const against = await checkAgainstStatement(db, statement);
       console.log(JSON.stringify({ ...report, ok: report.ok && against.ok, against }, null, 2));
       if (!report.ok || !against.ok) process.exitCode = 1;
+      return;
+    }
+    if (command === 'archive') {
+      if (sub !== 'restore' || rest.length === 0) throw new UsageError('usage: caja archive restore FILE...');
+      // Every name checked before anything is restored; events before their notifications,
+      // notifications before their attempts (foreign keys).
+      const files = rest.map((file) => ({ file, order: ARCHIVED_TABLES.indexOf(tableOf(file)) })).sort((a, b) => a.order - b.order);
+      for (const { file } of files) console.log(`${file}: ${await restoreArchiveFile(db, file)} rows restored`);
       return;
     }
     if (OPERATOR_COMMANDS.includes(command)) return await runOperatorCommand(db, config, argv);

@@ -60,6 +60,22 @@ export interface Config {
     pollIntervalMs: number;
     leaseSeconds: number;
   };
+  /** Retention and archiving of the append-only tables (src/retention/, docs/operations.md). */
+  retention: RetentionConfig;
+}
+
+export interface RetentionConfig {
+  /** Days an event is kept (by its time); null: forever (the default). */
+  eventsDays: number | null;
+  /** Days a delivered or failed notification and its attempts are kept after finishing; null: forever. */
+  notificationsDays: number | null;
+  /** Hours an expired signed-request claim (the replay store) is kept before it is purged. */
+  replayGraceHours: number;
+  /** Where archive files go (CAJA_ARCHIVE_DIR; DATA_DIR/archive by default). */
+  archiveDir: string;
+  /** Rows per batch: one transaction, one archive file per table and day. */
+  batchRows: number;
+  intervalMs: number;
 }
 
 /** One configured rate source: which currency it prices, which kind of source, its series if any. */
@@ -189,6 +205,33 @@ function databaseTimeouts(env: Env): Config['database'] {
   return t;
 }
 
+/**
+ * Deleting is off by default: an operator chooses how long events and notifications are kept. An
+ * event may not leave before its notifications (a notification shows its event's type, and the
+ * foreign key holds it), so the events' period is at least the notifications' one.
+ */
+function retentionConfig(env: Env, dataDir: string): RetentionConfig {
+  const days = (name: string) => {
+    const n = int(env, name, 0, 0, 36500);
+    return n === 0 ? null : n;
+  };
+  const eventsDays = days('CAJA_RETENTION_EVENTS_DAYS');
+  const notificationsDays = days('CAJA_RETENTION_NOTIFICATIONS_DAYS');
+  if (eventsDays !== null && (notificationsDays === null || notificationsDays > eventsDays)) {
+    throw new ConfigError(
+      `CAJA_RETENTION_EVENTS_DAYS (${eventsDays}) needs CAJA_RETENTION_NOTIFICATIONS_DAYS set to at most as many days (got ${notificationsDays ?? 'unset'}): an event leaves only after its notifications`,
+    );
+  }
+  return {
+    eventsDays,
+    notificationsDays,
+    replayGraceHours: int(env, 'CAJA_RETENTION_REPLAY_GRACE_HOURS', 0, 0, 24 * 365),
+    archiveDir: resolve(env.CAJA_ARCHIVE_DIR || join(dataDir, 'archive')),
+    batchRows: int(env, 'CAJA_RETENTION_BATCH_ROWS', 1000, 1, 100000),
+    intervalMs: int(env, 'CAJA_RETENTION_INTERVAL_SECONDS', 60, 1, 86400) * 1000,
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const envName = env.CAJA_ENV ?? 'staging';
   if (envName !== 'staging' && envName !== 'production') {
@@ -259,5 +302,6 @@ export function loadConfig(env: Env = process.env): Config {
       pollIntervalMs: int(env, 'CAJA_NOTIFY_POLL_MS', 500, 10, 60000),
       leaseSeconds: int(env, 'CAJA_NOTIFY_LEASE_SECONDS', 60, 1, 3600),
     },
+    retention: retentionConfig(env, dataDir),
   };
 }

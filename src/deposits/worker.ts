@@ -72,7 +72,8 @@ export async function runSandboxOutcomes(ctx: AppContext): Promise<number> {
 export async function purgeIdempotencyKeys(ctx: AppContext): Promise<void> {
   await ctx.db.query('DELETE FROM idempotency_keys WHERE created_at < $1', [new Date(ctx.now().getTime() - KEY_RETENTION_HOURS * 3600_000)]);
   // Signed-request claims past their window: those requests are refused by their date now.
-  await purgeExpiredRequests(ctx.db, ctx.now());
+  const { replayGraceHours, batchRows } = ctx.config.retention;
+  await purgeExpiredRequests(ctx.db, new Date(ctx.now().getTime() - replayGraceHours * 3600_000), batchRows);
   await sweepSessions(ctx.db, ctx.now());
 }
 

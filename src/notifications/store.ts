@@ -3,6 +3,7 @@
 // processes can run it against one PostgreSQL at the same time.
 import { type AuditEntry, recordAudit } from '../audit/audit.ts';
 import type { Db, Queryable } from '../db/db.ts';
+import { missingId } from '../retention/horizons.ts';
 
 export interface ClaimedRow {
   id: number;
@@ -287,10 +288,10 @@ export interface FeedEvent {
 /**
  * A merchant's events after a cursor (an event id it was given), in commit order. Only events
  * of transactions older than every running one are served (see 003_notifications.sql), so an
- * event can never commit behind a cursor already handed out. Null when the cursor is not one of
- * this merchant's events.
+ * event can never commit behind a cursor already handed out. When the cursor is not one of this
+ * merchant's events: 'archived' if retention took it (src/retention/), else 'unknown'.
  */
-export async function eventsAfter(q: Queryable, merchantId: number, after: number | null, limit: number): Promise<FeedEvent[] | null> {
+export async function eventsAfter(q: Queryable, merchantId: number, after: number | null, limit: number): Promise<FeedEvent[] | 'archived' | 'unknown'> {
   const { rows } = await q.query<FeedEvent>(
     `SELECT id, type, subject_type, subject_id, data, created_at FROM events
      WHERE merchant_id = $1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -301,7 +302,7 @@ export async function eventsAfter(q: Queryable, merchantId: number, after: numbe
   if (rows.length === 0 && after !== null) {
     const known = await q.query('SELECT 1 FROM events WHERE id = $1 AND merchant_id = $2', [after, merchantId]);
     // rows, not rowCount: PGlite reports a SELECT's rowCount as 0.
-    if (known.rows.length === 0) return null;
+    if (known.rows.length === 0) return missingId(q, 'events', merchantId, after);
   }
   return rows;
 }

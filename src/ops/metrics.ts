@@ -19,6 +19,8 @@ export interface Metrics {
   depositQueues: (() => number)[];
   /** Payments a connector's provider received, by how they were applied: applied, unmatched, duplicate. */
   connectorPayments: Counter<'connector' | 'status'>;
+  /** Rows archived and deleted by retention (src/retention/), per table. */
+  retentionArchived: Counter<'table'>;
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -74,6 +76,12 @@ export function createMetrics(): Metrics {
       name: 'caja_connector_payments_total',
       help: 'Payments read from a connector\'s provider: applied (completed a deposit), unmatched (kept for the operator), duplicate (already seen)',
       labelNames: ['connector', 'status'],
+      registers: [registry],
+    }),
+    retentionArchived: new Counter({
+      name: 'caja_retention_archived_rows_total',
+      help: 'Rows written to the archive and deleted by retention, per table',
+      labelNames: ['table'],
       registers: [registry],
     }),
   };

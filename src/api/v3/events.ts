@@ -41,7 +41,12 @@ export function registerEvents(app: FastifyInstance, ctx: AppContext): void {
     async (request) => {
       const after = request.query.after && request.query.after !== '0' ? Number(request.query.after) : null;
       const events = await eventsAfter(ctx.db, request.merchant!.id, after, request.query.limit);
-      if (!events) throw v3Errors.validation(['after: not a cursor of this merchant'], 'Unknown cursor');
+      if (events === 'unknown') throw v3Errors.validation(['after: not a cursor of this merchant'], 'Unknown cursor');
+      // Retention archived the cursor's event (docs/operations.md, "Retention and archiving"): the
+      // events right after it may be archived too, so the feed cannot go on from it without a gap.
+      if (events === 'archived') {
+        throw v3Errors.validation(['after: this event is past retention and archived; start again from after=0 (the oldest event kept)'], 'Cursor past retention');
+      }
       const last = events[events.length - 1];
       return { events: events.map(eventView), next_cursor: last ? String(last.id) : (request.query.after ?? '0') };
     },

@@ -7,9 +7,17 @@ import { v3Errors } from '../../http/errors.ts';
 import { getNotification, listNotifications, resendNotification } from '../../notifications/store.ts';
 import { type ListQuery, listQuerySchema, notificationListSchema, notificationListView, notificationSchema, notificationView } from '../../notifications/views.ts';
 import { v3ErrorSchema } from './face.ts';
+import { missingId } from '../../retention/horizons.ts';
 
 const idParams = { type: 'object', properties: { id: { type: 'string', pattern: '^[0-9]{1,18}$' } }, required: ['id'] } as const;
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
+
+/** 404 either way; the description says when retention archived it (docs/operations.md). */
+async function notificationNotFound(ctx: AppContext, merchantId: number, id: number) {
+  return (await missingId(ctx.db, 'notifications', merchantId, id)) === 'archived'
+    ? v3Errors.notFound('Notification past retention: archived')
+    : v3Errors.notFound('Notification not found');
+}
 
 export function registerV3Notifications(app: FastifyInstance, ctx: AppContext): void {
   const auth = v3HeaderAuth(ctx, 'deposits');
@@ -48,8 +56,9 @@ export function registerV3Notifications(app: FastifyInstance, ctx: AppContext): 
       },
     },
     async (request) => {
-      const n = await getNotification(ctx.db, Number(request.params.id), request.merchant!.id);
-      if (!n) throw v3Errors.notFound('Notification not found');
+      const id = Number(request.params.id);
+      const n = await getNotification(ctx.db, id, request.merchant!.id);
+      if (!n) throw await notificationNotFound(ctx, request.merchant!.id, id);
       return notificationView(n);
     },
   );
@@ -71,7 +80,7 @@ export function registerV3Notifications(app: FastifyInstance, ctx: AppContext): 
     async (request, reply) => {
       const id = Number(request.params.id);
       const merchantId = request.merchant!.id;
-      if (!(await resendNotification(ctx.db, id, merchantId))) throw v3Errors.notFound('Notification not found');
+      if (!(await resendNotification(ctx.db, id, merchantId))) throw await notificationNotFound(ctx, merchantId, id);
       const n = await getNotification(ctx.db, id, merchantId);
       return reply.status(202).send(notificationView(n!));
     },

@@ -1,0 +1,155 @@
+// The retention worker: every CAJA_RETENTION_INTERVAL_SECONDS it archives and deletes, in batches,
+// delivered or failed notifications (with their attempts) finished longer ago than
+// CAJA_RETENTION_NOTIFICATIONS_DAYS, then events older than CAJA_RETENTION_EVENTS_DAYS that no
+// notification names any more. Each batch is one short transaction holding a transaction-level
+// advisory lock, so one batch runs at a time across every process (a process that does not get
+// the lock skips its pass), and a pooler in transaction mode keeps working (no session lock).
+// Deposit, refund and cashout status history is never deleted: the contract shows it for every
+// deposit (docs/operations.md, "Retention and archiving").
+import type { AppContext } from '../config/context.ts';
+import type { Queryable } from '../db/db.ts';
+import { periodicWorker } from '../server/periodic-worker.ts';
+import type { Worker } from '../server/workers.ts';
+import { type PendingFile, recoverPartials, settleFiles, writeArchiveFile } from './archive.ts';
+import { recordHorizons } from './horizons.ts';
+import { byDay, cutoff, pickBatch } from './rules.ts';
+
+const LOCK_ID = 4242_0036;
+/** A pass stops after this long and the next tick goes on: a backlog never holds shutdown. */
+const PASS_BUDGET_MS = 10_000;
+
+export type BatchResult = { busy: true } | { busy: false; archived: number; lastId: number | null; done: boolean };
+
+interface Kind {
+  table: 'notifications' | 'events';
+  days: (ctx: AppContext) => number | null;
+  /** One batch inside the transaction: walk from `after`, archive and delete what may go. */
+  run: (q: Queryable, ctx: AppContext, after: number, before: Date, pending: PendingFile[]) => Promise<{ archived: number; lastId: number | null; done: boolean }>;
+}
+
+interface Walked {
+  id: number;
+  merchant_id: number;
+  created_at: Date;
+}
+
+async function archiveRows(q: Queryable, ctx: AppContext, table: string, rows: { id: number; created_at: Date; json: string }[], pending: PendingFile[]): Promise<void> {
+  for (const [day, group] of byDay(rows, (r) => r.created_at)) {
+    pending.push(await writeArchiveFile(q, ctx.config.retention.archiveDir, table, day, group));
+  }
+}
+
+/**
+ * Notifications walk in id order (their creation order) and go once delivered or failed for
+ * longer than the period and not held by a delivery; the rows selected again FOR UPDATE SKIP
+ * LOCKED, so a resend or a claim racing the batch either wins (the row stays) or waits for it.
+ */
+const notifications: Kind = {
+  table: 'notifications',
+  days: (ctx) => ctx.config.retention.notificationsDays,
+  async run(q, ctx, after, before, pending) {
+    const limit = ctx.config.retention.batchRows;
+    const { rows } = await q.query<Walked & { status: string; finished_at: Date | null; lease_until: Date | null }>(
+      `SELECT id, merchant_id, created_at, status, finished_at, lease_until FROM notifications WHERE id > $1 ORDER BY id LIMIT $2`,
+      [after, limit],
+    );
+    const expired = (r: { status: string; finished_at: Date | null; lease_until: Date | null }) =>
+      r.status !== 'pending' && r.finished_at !== null && r.finished_at < before && r.lease_until === null;
+    const batch = pickBatch(rows, limit, before, (r) => !expired(r));
+    if (batch.take.length === 0) return { archived: 0, lastId: batch.lastId, done: batch.done };
+    const { rows: locked } = await q.query<Walked & { json: string }>(
+      `SELECT id, merchant_id, created_at, row_to_json(n)::text AS json FROM notifications n
+       WHERE id = ANY($1::bigint[]) AND status <> 'pending' AND finished_at < $2 AND lease_until IS NULL
+       ORDER BY id FOR UPDATE SKIP LOCKED`,
+      [batch.take.map((r) => r.id), before],
+    );
+    if (locked.length === 0) return { archived: 0, lastId: batch.lastId, done: batch.done };
+    const ids = locked.map((r) => r.id);
+    const { rows: attempts } = await q.query<{ id: number; created_at: Date; json: string }>(
+      `SELECT id, created_at, row_to_json(a)::text AS json FROM notification_attempts a WHERE notification_id = ANY($1::bigint[]) ORDER BY id`,
+      [ids],
+    );
+    await archiveRows(q, ctx, 'notifications', locked, pending);
+    if (attempts.length) await archiveRows(q, ctx, 'notification_attempts', attempts, pending);
+    await q.query('DELETE FROM notification_attempts WHERE notification_id = ANY($1::bigint[])', [ids]);
+    await q.query('DELETE FROM notifications WHERE id = ANY($1::bigint[])', [ids]);
+    await recordHorizons(q, 'notifications', locked);
+    return { archived: locked.length + attempts.length, lastId: batch.lastId, done: batch.done };
+  },
+};
+
+/** Events walk in id order and go once older than the period and named by no notification. */
+const events: Kind = {
+  table: 'events',
+  days: (ctx) => ctx.config.retention.eventsDays,
+  async run(q, ctx, after, before, pending) {
+    const limit = ctx.config.retention.batchRows;
+    const { rows } = await q.query<Walked>(`SELECT id, merchant_id, created_at FROM events WHERE id > $1 ORDER BY id LIMIT $2`, [after, limit]);
+    const batch = pickBatch(rows, limit, before);
+    if (batch.take.length === 0) return { archived: 0, lastId: batch.lastId, done: batch.done };
+    const { rows: locked } = await q.query<Walked & { json: string }>(
+      `SELECT id, merchant_id, created_at, row_to_json(e)::text AS json FROM events e
+       WHERE id = ANY($1::bigint[]) AND created_at < $2 AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.event_id = e.id)
+       ORDER BY id FOR UPDATE SKIP LOCKED`,
+      [batch.take.map((r) => r.id), before],
+    );
+    if (locked.length === 0) return { archived: 0, lastId: batch.lastId, done: batch.done };
+    await archiveRows(q, ctx, 'events', locked, pending);
+    await q.query('DELETE FROM events WHERE id = ANY($1::bigint[])', [locked.map((r) => r.id)]);
+    await recordHorizons(q, 'events', locked);
+    return { archived: locked.length, lastId: batch.lastId, done: batch.done };
+  },
+};
+
+/** Notifications first: an event leaves only once its notifications have. */
+const KINDS: Kind[] = [notifications, events];
+
+/**
+ * One batch of one table in one transaction, or busy when another process holds the retention
+ * lock. Files are renamed into place after the commit.
+ */
+export async function retentionBatch(ctx: AppContext, table: Kind['table'], after: number): Promise<BatchResult> {
+  const kind = KINDS.find((k) => k.table === table)!;
+  const days = kind.days(ctx);
+  if (days === null) return { busy: false, archived: 0, lastId: null, done: true };
+  const before = cutoff(ctx.now(), days);
+  const pending: PendingFile[] = [];
+  const dir = ctx.config.retention.archiveDir;
+  const result = await ctx.db.tx(async (q): Promise<BatchResult> => {
+    const { rows } = await q.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(${LOCK_ID}) AS locked`);
+    if (!rows[0]?.locked) return { busy: true };
+    await recoverPartials(q, dir);
+    return { busy: false, ...(await kind.run(q, ctx, after, before, pending)) };
+  });
+  await settleFiles(dir, pending);
+  for (const f of pending) ctx.metrics.retentionArchived.inc({ table: f.table }, f.rows);
+  return result;
+}
+
+/** One pass: every table until it reaches its frontier, another process holds the lock, or the budget is spent. */
+export async function runRetention(ctx: AppContext, budgetMs = PASS_BUDGET_MS): Promise<Record<string, number>> {
+  const archived: Record<string, number> = {};
+  const end = Date.now() + budgetMs;
+  for (const kind of KINDS) {
+    let after = 0;
+    archived[kind.table] = 0;
+    for (;;) {
+      const r = await retentionBatch(ctx, kind.table, after);
+      if (r.busy) return archived;
+      archived[kind.table] += r.archived;
+      if (r.done || r.lastId === null || Date.now() > end) break;
+      after = r.lastId;
+    }
+    if (Date.now() > end) break;
+  }
+  return archived;
+}
+
+export function retentionWorker(ctx: AppContext): Worker | null {
+  const r = ctx.config.retention;
+  if (r.eventsDays === null && r.notificationsDays === null) return null;
+  return periodicWorker(ctx, 'retention', r.intervalMs, async () => {
+    const archived = await runRetention(ctx);
+    if (Object.values(archived).some((n) => n > 0)) ctx.log.info({ archived }, 'retention: rows archived and deleted');
+  });
+}
