@@ -86,6 +86,9 @@ export function checkBalanced(postings: Posting[]): Posting[] {
  * delta and locks nothing, so concurrent completions, even of one merchant, do not queue on a
  * row). Accounts that exist are read, not locked; only a new one is inserted (in a fixed order),
  * and ON CONFLICT finds one that a concurrent transfer created after this statement's snapshot.
+ * Its no-op update sets a column outside every key, so it takes a NO KEY UPDATE lock: setting
+ * `kind` (a key column) took FOR UPDATE, which waits for the KEY SHARE that every entry of a
+ * transfer in flight holds on its account (its foreign key), and deadlocked concurrent cashouts.
  * `subjectSql` is the SQL of the subject id: a parameter, or an expression over an earlier CTE
  * of a caller's statement (a cashout inserted and reserved in one statement). Parameters are
  * numbered from `first`.
@@ -110,7 +113,7 @@ lt AS (
   SELECT DISTINCT merchant_key, currency, kind, bank_key FROM lp
   WHERE EXISTS (SELECT 1 FROM lt) AND NOT EXISTS (SELECT 1 FROM lk WHERE (lk.merchant_key, lk.currency, lk.kind, lk.bank_key) = (lp.merchant_key, lp.currency, lp.kind, lp.bank_key))
   ORDER BY merchant_key, currency, kind, bank_key
-  ON CONFLICT (merchant_key, currency, kind, bank_key) DO UPDATE SET kind = EXCLUDED.kind
+  ON CONFLICT (merchant_key, currency, kind, bank_key) DO UPDATE SET created_at = acc.created_at
   RETURNING id, merchant_key, currency, kind, bank_key
 ), la AS (
   SELECT * FROM lk UNION ALL SELECT * FROM ln
@@ -259,7 +262,7 @@ export function foldDeltas(db: Db): Promise<number> {
   return db.tx(async (q) => {
     const { rows } = await q.query<{ id: number }>(
       `SELECT id FROM ledger_accounts WHERE id IN (SELECT DISTINCT account_id FROM ledger_balance_deltas)
-       ORDER BY id LIMIT ${FOLD_ACCOUNTS} FOR UPDATE SKIP LOCKED`,
+       ORDER BY id LIMIT ${FOLD_ACCOUNTS} FOR NO KEY UPDATE SKIP LOCKED`,
     );
     if (rows.length === 0) return 0;
     // A statement after the locks: it sees every delta committed before them.

@@ -27,8 +27,10 @@ CREATE INDEX ledger_balance_deltas_account_idx ON ledger_balance_deltas (account
 CREATE OR REPLACE FUNCTION ledger_apply_entry() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.amount < 0 AND EXISTS (SELECT 1 FROM ledger_accounts WHERE id = NEW.account_id AND kind = 'available') THEN
-    -- The lock first: the fold below then sees every delta committed before it was granted.
-    PERFORM 1 FROM ledger_accounts WHERE id = NEW.account_id FOR UPDATE;
+    -- The lock first: the fold below then sees every delta committed before it was granted. NO KEY
+    -- UPDATE, the lock an UPDATE of the balance takes: entries of transfers in flight hold KEY SHARE
+    -- on their accounts (their foreign key), which it does not wait for (FOR UPDATE would).
+    PERFORM 1 FROM ledger_accounts WHERE id = NEW.account_id FOR NO KEY UPDATE;
     WITH folded AS (DELETE FROM ledger_balance_deltas WHERE account_id = NEW.account_id RETURNING amount)
     UPDATE ledger_accounts SET balance = balance + NEW.amount + coalesce((SELECT sum(amount) FROM folded), 0)
     WHERE id = NEW.account_id;
