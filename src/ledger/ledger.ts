@@ -84,11 +84,11 @@ export function checkBalanced(postings: Posting[]): Posting[] {
  * its accounts, and its entries, whose insert trigger moves each account's balance (migration
  * 034: a debit of an available balance locks and updates its row; every other entry appends a
  * delta and locks nothing, so concurrent completions, even of one merchant, do not queue on a
- * row). Accounts that exist are read, not locked; only a new one is inserted (in a fixed order),
- * and ON CONFLICT finds one that a concurrent transfer created after this statement's snapshot.
- * Its no-op update sets a column outside every key, so it takes a NO KEY UPDATE lock: setting
- * `kind` (a key column) took FOR UPDATE, which waits for the KEY SHARE that every entry of a
- * transfer in flight holds on its account (its foreign key), and deadlocked concurrent cashouts.
+ * row). Accounts that exist are read, not locked; a missing one (the first transfer of a new
+ * merchant or currency) is created by ledger_account_id (migration 034), in a fixed order, without
+ * locking it either: it sees an account a concurrent transfer created after this statement's
+ * snapshot. (ON CONFLICT DO UPDATE, as before, locked the account until commit, and completions
+ * racing to create one queued behind each other.)
  * `subjectSql` is the SQL of the subject id: a parameter, or an expression over an earlier CTE
  * of a caller's statement (a cashout inserted and reserved in one statement). Parameters are
  * numbered from `first`.
@@ -108,15 +108,13 @@ lt AS (
 ), lk AS (
   SELECT acc.id, acc.merchant_key, acc.currency, acc.kind, acc.bank_key FROM ledger_accounts acc
   WHERE (acc.merchant_key, acc.currency, acc.kind, acc.bank_key) IN (SELECT merchant_key, currency, kind, bank_key FROM lp)
-), ln AS (
-  INSERT INTO ledger_accounts AS acc (merchant_key, currency, kind, bank_key)
-  SELECT DISTINCT merchant_key, currency, kind, bank_key FROM lp
-  WHERE EXISTS (SELECT 1 FROM lt) AND NOT EXISTS (SELECT 1 FROM lk WHERE (lk.merchant_key, lk.currency, lk.kind, lk.bank_key) = (lp.merchant_key, lp.currency, lp.kind, lp.bank_key))
-  ORDER BY merchant_key, currency, kind, bank_key
-  ON CONFLICT (merchant_key, currency, kind, bank_key) DO UPDATE SET created_at = acc.created_at
-  RETURNING id, merchant_key, currency, kind, bank_key
 ), la AS (
-  SELECT * FROM lk UNION ALL SELECT * FROM ln
+  SELECT * FROM lk
+  UNION ALL
+  SELECT ledger_account_id(n.merchant_key, n.currency, n.kind, n.bank_key), n.merchant_key, n.currency, n.kind, n.bank_key
+  FROM (SELECT DISTINCT merchant_key, currency, kind, bank_key FROM lp
+        WHERE EXISTS (SELECT 1 FROM lt) AND NOT EXISTS (SELECT 1 FROM lk WHERE (lk.merchant_key, lk.currency, lk.kind, lk.bank_key) = (lp.merchant_key, lp.currency, lp.kind, lp.bank_key))
+        ORDER BY merchant_key, currency, kind, bank_key) n
 ), le AS (
   INSERT INTO ledger_entries (transfer_id, account_id, amount)
   SELECT lt.id, la.id, lp.amount FROM lt, lp JOIN la USING (merchant_key, currency, kind, bank_key)

@@ -46,3 +46,27 @@ CREATE VIEW ledger_balances AS
 SELECT a.id, a.merchant_key, a.currency, a.kind, a.bank_key, a.created_at,
        a.balance + coalesce((SELECT sum(d.amount) FROM ledger_balance_deltas d WHERE d.account_id = a.id), 0) AS balance
 FROM ledger_accounts a;
+
+-- The id of an account, created when missing, without locking it: a transfer reads the accounts
+-- its snapshot sees and calls this for the others only (its first transfer of a new merchant or
+-- currency). VOLATILE, so each statement inside sees what committed before it started: after an
+-- insert that did nothing because a concurrent transfer had created the account (ON CONFLICT DO
+-- NOTHING waits for that transfer to finish), the next SELECT finds it. Taking the row with ON
+-- CONFLICT DO UPDATE instead locked it until commit, and the completions that raced to create an
+-- account queued behind each other, one commit at a time.
+CREATE FUNCTION ledger_account_id(p_merchant_key integer, p_currency text, p_kind text, p_bank_key integer) RETURNS integer
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  found_id integer;
+BEGIN
+  LOOP
+    SELECT id INTO found_id FROM ledger_accounts
+    WHERE merchant_key = p_merchant_key AND currency = p_currency AND kind = p_kind AND bank_key = p_bank_key;
+    IF found_id IS NOT NULL THEN RETURN found_id; END IF;
+    INSERT INTO ledger_accounts (merchant_key, currency, kind, bank_key) VALUES (p_merchant_key, p_currency, p_kind, p_bank_key)
+    ON CONFLICT (merchant_key, currency, kind, bank_key) DO NOTHING
+    RETURNING id INTO found_id;
+    IF found_id IS NOT NULL THEN RETURN found_id; END IF;
+  END LOOP;
+END;
+$$;
