@@ -12,7 +12,7 @@ import { isCrypto, transitionDepositIn } from './service.ts';
 import { purgeExpiredRequests } from '../auth/replay.ts';
 import { sweepSessions } from '../panel/services/auth.ts';
 import { foldDayFigures } from '../panel/services/stats.ts';
-import { foldDeltas } from '../ledger/ledger.ts';
+import { FOLD_ACCOUNTS, foldDeltas } from '../ledger/ledger.ts';
 
 const BATCH = 100;
 const KEY_RETENTION_HOURS = 48;
@@ -84,7 +84,9 @@ export async function runDepositJobs(ctx: AppContext): Promise<void> {
   while ((await runSandboxOutcomes(ctx)) === BATCH);
   await purgeIdempotencyKeys(ctx);
   while ((await foldDayFigures(ctx.db)) > 0);
-  while ((await foldDeltas(ctx.db)) > 0);
+  // A full batch means more may wait; a partial one folded everything there was (deltas keep
+  // coming under load, so "until none" would never end).
+  while ((await foldDeltas(ctx.db)) === FOLD_ACCOUNTS);
 }
 
 export function depositWorker(ctx: AppContext): Worker {

@@ -249,7 +249,7 @@ export async function merchantBalances(q: Queryable, merchantId: number): Promis
 }
 
 /** How many accounts one fold transaction takes. */
-const FOLD_ACCOUNTS = 500;
+export const FOLD_ACCOUNTS = 500;
 
 /**
  * Folds the balance deltas of up to FOLD_ACCOUNTS accounts into their rows, so that reading a
