@@ -1,7 +1,10 @@
 // `npm run bench -- hot`: completions per second against creations, in the same run. Every
 // deposit completion of every merchant credits the merchant's `available` and `fees` accounts
-// and debits caja's one `settlement` account of the currency, whose row the entry trigger updates:
-// if that row serialised completions, 20 merchants would complete no faster than one.
+// and debits caja's `settlement` account of the currency. Until migration 034 each entry updated
+// its account's row, so completions queued on those rows (caja's one `settlement` for every
+// merchant); now a credit appends a balance delta and locks nothing (docs/balance.md, Hot
+// accounts). Each completion phase also reports where the database's time went (bench/waits.ts):
+// the share of active backends waiting on a lock, the top wait events, the account rows queued on.
 //
 //   creations: signed BR Pix deposits of one merchant (the rate completions are compared with)
 //   completions, one merchant: POST /v3/sandbox/deposits/{id}/approve over its pending deposits
@@ -16,6 +19,7 @@ import { createScratchDatabase, postgresUrl } from '../test/helpers/databases.ts
 import { cpf } from '../test/helpers/documents.ts';
 import { ADMIN_TOKEN, startServer, stopServer } from './deposits.ts';
 import { paced } from './paced.ts';
+import { sampleWaits, type WaitProfile } from './waits.ts';
 
 type Autocannon = (opts: Record<string, unknown>) => Promise<{ requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number }>;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
@@ -58,6 +62,12 @@ async function seedPending(c: pg.Client, template: number, merchants: Credential
   return out;
 }
 
+function printWaits(w: WaitProfile): void {
+  console.log(`    database: ${Math.round(w.lockShare * 100)} % of active backends' samples waiting on a lock (${w.samples} samples); rows queued on: ${
+    w.queuedAccounts.length ? w.queuedAccounts.map(([k, n]) => `${k} (${n})`).join(', ') : 'none'}`);
+  for (const [k, n] of w.top) console.log(`      ${String(n).padStart(5)}  ${k}`);
+}
+
 export async function benchHotAccounts(): Promise<Record<string, unknown>> {
   const db = await createScratchDatabase(postgresUrl() ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'caja_scale_hot');
   const { url, child } = await startServer(db.url, { CAJA_PROCESSES: '1' });
@@ -95,7 +105,7 @@ export async function benchHotAccounts(): Promise<Record<string, unknown>> {
         queue.push(...row);
       }
       let i = 0;
-      const r = await autocannon({
+      const { result: r, waits } = await sampleWaits(db.url, () => autocannon({
         url, connections: CONNECTIONS, duration: SECONDS,
         requests: [{
           method: 'POST',
@@ -104,10 +114,11 @@ export async function benchHotAccounts(): Promise<Record<string, unknown>> {
             return { ...req, path: `/v3/sandbox/deposits/${next.id}/approve`, headers: signed(next.m, '') };
           },
         }],
-      });
+      }));
       const rate = Math.round(r.requests.average);
       console.log(`  completions (${label}): ${rate}/s = ${(rate / creations).toFixed(2)} × creations (p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx} non-2xx)`);
-      return { rate, ratio: Math.round((rate / creations) * 100) / 100, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, queue, used: i };
+      printWaits(waits);
+      return { rate, ratio: Math.round((rate / creations) * 100) / 100, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, queue, used: i, waits };
     };
     const single = await completions([one], '1 merchant');
     const twenty = await completions(merchants, `${MERCHANTS} merchants`);
@@ -124,6 +135,7 @@ export async function benchHotAccounts(): Promise<Record<string, unknown>> {
     console.log(`  ledger check: ${check.status} ${check.body.ok ? 'ok' : JSON.stringify(check.body.problems).slice(0, 300)}`);
     return {
       creations, completionsOne: single.rate, completionsTwenty: twenty.rate, ratioOne: single.ratio, ratioTwenty: twenty.ratio,
+      lockShareOne: single.waits.lockShare, lockShareTwenty: twenty.waits.lockShare,
       at70: { rate, p50_ms: at70.p50_ms, p99_ms: at70.p99_ms, errors: at70.errors }, ledgerOk: check.status === 200,
     };
   } finally {

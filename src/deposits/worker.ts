@@ -1,7 +1,8 @@
 // The deposit worker: every CAJA_EXPIRY_INTERVAL_MS it cancels PENDING deposits whose
 // expiration_date has passed, runs due staging magic-value outcomes, and forgets idempotency keys
 // older than 48 hours (they are promised for at least 24), expired signed-request claims and expired
-// panel sessions, and folds the panel home's figure deltas (src/panel/services/stats.ts). Rows are claimed with FOR UPDATE SKIP
+// panel sessions, and folds the panel home's figure deltas (src/panel/services/stats.ts) and the
+// ledger's balance deltas (src/ledger/ledger.ts foldDeltas). Rows are claimed with FOR UPDATE SKIP
 // LOCKED in batches, so any number of processes can run it side by side.
 import type { AppContext } from '../config/context.ts';
 import { statusAfterPayment, type DepositStatus } from '../domain/deposit-states.ts';
@@ -11,6 +12,7 @@ import { isCrypto, transitionDepositIn } from './service.ts';
 import { purgeExpiredRequests } from '../auth/replay.ts';
 import { sweepSessions } from '../panel/services/auth.ts';
 import { foldDayFigures } from '../panel/services/stats.ts';
+import { FOLD_ACCOUNTS, foldDeltas } from '../ledger/ledger.ts';
 
 const BATCH = 100;
 const KEY_RETENTION_HOURS = 48;
@@ -83,6 +85,9 @@ export async function runDepositJobs(ctx: AppContext): Promise<void> {
   while ((await runSandboxOutcomes(ctx)) === BATCH);
   await purgeIdempotencyKeys(ctx);
   while ((await foldDayFigures(ctx.db)) > 0);
+  // A full batch means more may wait; a partial one folded everything there was (deltas keep
+  // coming under load, so "until none" would never end).
+  while ((await foldDeltas(ctx.db)) === FOLD_ACCOUNTS);
 }
 
 export function depositWorker(ctx: AppContext): Worker {

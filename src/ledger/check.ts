@@ -2,7 +2,8 @@
 // scenario and on demand as `caja ledger check` (exit 1 with this report when one is broken).
 //
 //   1. every transfer has entries, and they sum to zero in each currency
-//   2. every account's balance equals the sum of its entries
+//   2. every account's balance (its row plus its unfolded deltas: ledger_balances, migration 034)
+//      equals the sum of its entries
 //   3. no available balance is below zero
 //   4. every reserved balance equals its unresolved reservations
 //   5. every cashout has a reservation, unresolved while the cashout is open, posted when it
@@ -66,14 +67,14 @@ const CHECKS: { name: string; sql: string | ((full: boolean) => string); describ
     name: 'balances equal their entries',
     sql: (full) => `, moved AS (SELECT e.account_id, sum(e.amount) AS total FROM fresh t JOIN ledger_entries e ON e.transfer_id = t.id GROUP BY 1)
           SELECT a.id, a.merchant_key, a.currency, a.kind, a.balance::text AS balance, (coalesce(c.entries, 0) + coalesce(m.total, 0))::text AS entries
-          FROM ledger_accounts a LEFT JOIN moved m ON m.account_id = a.id
+          FROM ledger_balances a LEFT JOIN moved m ON m.account_id = a.id
           ${fromCheckpoint(full)}
           WHERE a.balance <> coalesce(c.entries, 0) + coalesce(m.total, 0)`,
     describe: (r) => `account ${r.id} (${r.merchant_key}/${r.currency}/${r.kind}) holds ${r.balance} but its entries sum to ${r.entries}`,
   },
   {
     name: 'available never below zero',
-    sql: `SELECT id, merchant_key, currency, balance::text AS balance FROM ledger_accounts WHERE kind = 'available' AND balance < 0`,
+    sql: `SELECT id, merchant_key, currency, balance::text AS balance FROM ledger_balances WHERE kind = 'available' AND balance < 0`,
     describe: (r) => `merchant ${r.merchant_key} has ${r.balance} ${r.currency} available`,
   },
   {
@@ -84,7 +85,7 @@ const CHECKS: { name: string; sql: string | ((full: boolean) => string); describ
           closed AS (SELECT e.account_id, sum(e.amount) AS total FROM fresh r JOIN ledger_entries e ON e.transfer_id = r.resolves GROUP BY 1)
           SELECT a.id, a.merchant_key, a.currency, a.balance::text AS balance,
                  (coalesce(c.open_reserved, 0) + coalesce(o.total, 0) - coalesce(x.total, 0))::text AS open
-          FROM ledger_accounts a LEFT JOIN opened o ON o.account_id = a.id LEFT JOIN closed x ON x.account_id = a.id
+          FROM ledger_balances a LEFT JOIN opened o ON o.account_id = a.id LEFT JOIN closed x ON x.account_id = a.id
           ${fromCheckpoint(full)}
           WHERE a.kind = 'reserved' AND a.balance <> coalesce(c.open_reserved, 0) + coalesce(o.total, 0) - coalesce(x.total, 0)`,
     describe: (r) => `merchant ${r.merchant_key} has ${r.balance} ${r.currency} reserved but open reservations of ${r.open}`,

@@ -10,11 +10,14 @@
 //   voidReservation(q, ...)   phase two: reserved → available (the money stays)
 //   findReservation(q, ...)   a subject's reservation and whether it is resolved
 //   merchantBalances(q, id)   per currency available, reserved, fees
+//   foldDeltas(db)            folds a batch of accounts' balance deltas into their rows (worker)
 //
-// Amounts are signed Decimals; an account's balance is the sum of its entries. A transfer that
-// would take an `available` balance below zero fails with InsufficientFunds (a database CHECK
-// enforces it, so no race can get past it).
-import { type Queryable, violatesConstraint } from '../db/db.ts';
+// Amounts are signed Decimals; an account's balance is the sum of its entries, read from the
+// ledger_balances view (the account's row plus its unfolded deltas, migration 034). A transfer
+// that would take an `available` balance below zero fails with InsufficientFunds (a database
+// CHECK enforces it on the row, which such a debit locks and folds first, so no race can get past
+// it); credits lock nothing.
+import { type Db, type Queryable, violatesConstraint } from '../db/db.ts';
 import { add, type Decimal, fromDb, isZero, neg, toDb } from '../domain/money.ts';
 
 export type AccountKind = 'available' | 'reserved' | 'fees' | 'settlement' | 'fee_revenue' | BankSideKind;
@@ -78,8 +81,14 @@ export function checkBalanced(postings: Posting[]): Posting[] {
 
 /**
  * The CTEs that write one transfer: the transfer row (skipped when its (kind, subject) exists),
- * its accounts (created when new, and locked in a fixed order so that concurrent transfers cannot
- * deadlock each other), and its entries, whose insert trigger moves each account's balance.
+ * its accounts, and its entries, whose insert trigger moves each account's balance (migration
+ * 034: a debit of an available balance locks and updates its row; every other entry appends a
+ * delta and locks nothing, so concurrent completions, even of one merchant, do not queue on a
+ * row). Accounts that exist are read, not locked; a missing one (the first transfer of a new
+ * merchant or currency) is created by ledger_account_id (migration 034), in a fixed order, without
+ * locking it either: it sees an account a concurrent transfer created after this statement's
+ * snapshot. (ON CONFLICT DO UPDATE, as before, locked the account until commit, and completions
+ * racing to create one queued behind each other.)
  * `subjectSql` is the SQL of the subject id: a parameter, or an expression over an earlier CTE
  * of a caller's statement (a cashout inserted and reserved in one statement). Parameters are
  * numbered from `first`.
@@ -96,13 +105,16 @@ lt AS (
   RETURNING id
 ), lp AS (
   SELECT * FROM unnest(${$(7)}::integer[], ${$(8)}::text[], ${$(9)}::text[], ${$(10)}::numeric[], ${$(11)}::integer[]) AS p(merchant_key, currency, kind, amount, bank_key)
+), lk AS (
+  SELECT acc.id, acc.merchant_key, acc.currency, acc.kind, acc.bank_key FROM ledger_accounts acc
+  WHERE (acc.merchant_key, acc.currency, acc.kind, acc.bank_key) IN (SELECT merchant_key, currency, kind, bank_key FROM lp)
 ), la AS (
-  INSERT INTO ledger_accounts AS acc (merchant_key, currency, kind, bank_key)
-  SELECT DISTINCT merchant_key, currency, kind, bank_key FROM lp
-  WHERE EXISTS (SELECT 1 FROM lt)
-  ORDER BY merchant_key, currency, kind, bank_key
-  ON CONFLICT (merchant_key, currency, kind, bank_key) DO UPDATE SET kind = EXCLUDED.kind
-  RETURNING id, merchant_key, currency, kind, bank_key
+  SELECT * FROM lk
+  UNION ALL
+  SELECT ledger_account_id(n.merchant_key, n.currency, n.kind, n.bank_key), n.merchant_key, n.currency, n.kind, n.bank_key
+  FROM (SELECT DISTINCT merchant_key, currency, kind, bank_key FROM lp
+        WHERE EXISTS (SELECT 1 FROM lt) AND NOT EXISTS (SELECT 1 FROM lk WHERE (lk.merchant_key, lk.currency, lk.kind, lk.bank_key) = (lp.merchant_key, lp.currency, lp.kind, lp.bank_key))
+        ORDER BY merchant_key, currency, kind, bank_key) n
 ), le AS (
   INSERT INTO ledger_entries (transfer_id, account_id, amount)
   SELECT lt.id, la.id, lp.amount FROM lt, lp JOIN la USING (merchant_key, currency, kind, bank_key)
@@ -224,7 +236,7 @@ export interface MerchantBalance {
 
 export async function merchantBalances(q: Queryable, merchantId: number): Promise<MerchantBalance[]> {
   const { rows } = await q.query<{ currency: string; kind: AccountKind; balance: string }>(
-    'SELECT currency, kind, balance FROM ledger_accounts WHERE merchant_key = $1 ORDER BY currency, kind',
+    'SELECT currency, kind, balance FROM ledger_balances WHERE merchant_key = $1 ORDER BY currency, kind',
     [merchantId],
   );
   const byCurrency = new Map<string, MerchantBalance>();
@@ -234,4 +246,30 @@ export async function merchantBalances(q: Queryable, merchantId: number): Promis
     if (r.kind === 'available' || r.kind === 'reserved' || r.kind === 'fees') b[r.kind] = fromDb(r.balance);
   }
   return [...byCurrency.values()];
+}
+
+/** How many accounts one fold transaction takes. */
+export const FOLD_ACCOUNTS = 500;
+
+/**
+ * Folds the balance deltas of up to FOLD_ACCOUNTS accounts into their rows, so that reading a
+ * balance stays a few rows. Each account's row is locked first (SKIP LOCKED: one a debit holds is
+ * folded by that debit), so no delta is added twice. Returns how many accounts it folded.
+ */
+export function foldDeltas(db: Db): Promise<number> {
+  return db.tx(async (q) => {
+    const { rows } = await q.query<{ id: number }>(
+      `SELECT id FROM ledger_accounts WHERE id IN (SELECT DISTINCT account_id FROM ledger_balance_deltas)
+       ORDER BY id LIMIT ${FOLD_ACCOUNTS} FOR NO KEY UPDATE SKIP LOCKED`,
+    );
+    if (rows.length === 0) return 0;
+    // A statement after the locks: it sees every delta committed before them.
+    await q.query(
+      `WITH folded AS (DELETE FROM ledger_balance_deltas WHERE account_id = ANY($1::int[]) RETURNING account_id, amount),
+            sums AS (SELECT account_id, sum(amount) AS total FROM folded GROUP BY 1)
+       UPDATE ledger_accounts a SET balance = a.balance + sums.total FROM sums WHERE a.id = sums.account_id`,
+      [rows.map((r) => r.id)],
+    );
+    return rows.length;
+  });
 }

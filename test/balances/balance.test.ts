@@ -53,7 +53,7 @@ for (const backend of backends()) {
       assert.deepEqual(tx.map((t: any) => [t.type, t.amount, t.fee, t.source.type]), [
         ['deposit.credit', 98.5, 1.5, 'deposit'], ['deposit.credit', 100, 0, 'deposit'], ['deposit.credit', 98.5, 1.5, 'deposit'],
       ]);
-      const revenue = (await s.ctx.db.query(`SELECT balance FROM ledger_accounts WHERE merchant_key = 0 AND kind = 'fee_revenue' AND currency = 'USD'`)).rows[0];
+      const revenue = (await s.ctx.db.query(`SELECT balance FROM ledger_balances WHERE merchant_key = 0 AND kind = 'fee_revenue' AND currency = 'USD'`)).rows[0];
       assert.ok(Number(revenue.balance) >= 1.5, 'the payer-paid fee is caja revenue');
       await assertLedgerOk(s.ctx.db);
     });

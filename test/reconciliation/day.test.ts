@@ -155,7 +155,7 @@ for (const backend of backends()) {
       // The transfer completed through the one completion path: history, event and the ledger credit.
       const { rows } = await s.ctx.db.query<{ cause: string; actor: string }>("SELECT cause, actor FROM deposit_status_changes WHERE deposit_id = $1 AND to_status = 'COMPLETED'", [ids.transfer]);
       assert.deepEqual(rows, [{ cause: 'payment', actor: 'bank' }]);
-      const fees = await s.ctx.db.query<{ balance: string }>("SELECT balance::text FROM ledger_accounts WHERE kind = 'bank_fees' AND currency = 'BRL'");
+      const fees = await s.ctx.db.query<{ balance: string }>("SELECT balance::text FROM ledger_balances WHERE kind = 'bank_fees' AND currency = 'BRL'");
       assert.equal(Number(fees.rows[0]!.balance), -1.5);
       const against = await checkAgainstStatement(s.ctx.db, parseStatement('camt', files.camt));
       assert.equal(against.bank_balance, '10377.60');
@@ -260,7 +260,7 @@ for (const backend of backends()) {
       assert.match(tooMuch.body.description, /sum to 25\.00, less than the 39\.20 credited/);
       const batch = await resolve(psp.id, { action: 'match', targets: [{ type: 'deposit', id: ids.psp3 }, { type: 'deposit', id: ids.psp4 }], reason: 'PicPay settlement of the 25th' });
       assert.equal(batch.status, 200, batch.text);
-      const fees = await s.ctx.db.query<{ balance: string }>("SELECT balance::text FROM ledger_accounts WHERE kind = 'bank_fees' AND currency = 'BRL'");
+      const fees = await s.ctx.db.query<{ balance: string }>("SELECT balance::text FROM ledger_balances WHERE kind = 'bank_fees' AND currency = 'BRL'");
       assert.equal(Number(fees.rows[0]!.balance), -1.5 - 0.8 - 5.9);
       const again = await resolve(short.id, { action: 'send_back' });
       assert.equal(again.status, 409);
