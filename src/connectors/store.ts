@@ -1,5 +1,6 @@
 // The `connectors` table: each real connector's configuration (secrets sealed with the master
 // key, bound to the connector's name) and the health facts it records as it works.
+import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { AppContext } from '../config/context.ts';
 
 /** What writing a configuration needs: the service's context, or the CLI's database and box. */
@@ -48,15 +49,18 @@ export async function loadConnectorRows(ctx: AppContext): Promise<StoredConnecto
   }));
 }
 
-/** Creates or replaces a connector's configuration; its health facts start over. */
-export async function saveConnector(ctx: ConnectorStoreContext, name: string, settings: Record<string, string>, secrets: Record<string, string>): Promise<void> {
+/** Creates or replaces a connector's configuration; its health facts start over. `audit` (who configured it) is written in the same transaction. */
+export async function saveConnector(ctx: ConnectorStoreContext, name: string, settings: Record<string, string>, secrets: Record<string, string>, audit?: Audit): Promise<void> {
   const sealed = ctx.box.encrypt(JSON.stringify(secrets), secretsContext(name));
-  await ctx.db.query(
+  await ctx.db.tx(async (q) => {
+    await q.query(
     `INSERT INTO connectors (name, settings, secrets, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
      ON CONFLICT (name) DO UPDATE SET enabled = true, settings = $2, secrets = $3, updated_at = $4,
        token_obtained_at = NULL, webhook_registered_at = NULL, webhook_url = NULL, last_error = NULL, last_error_at = NULL`,
-    [name, JSON.stringify(settings), sealed, ctx.now()],
-  );
+      [name, JSON.stringify(settings), sealed, ctx.now()],
+    );
+    if (audit) await recordAudit(q, audit);
+  });
   // Deposit creation reads the connectors through the cache: the new configuration applies now
   // in this process (others, and a CLI change, within CAJA_CACHE_SECONDS).
   ctx.cache?.changed();

@@ -2,11 +2,13 @@
 // (validated, secrets sealed at rest, then checked against the provider at once), GET it back
 // without secrets and with health, and GET the payments it kept. Each connector's module
 // (connectors.ts for Pix, connectors-stp.ts for STP) gives its schemas, words and checks.
+import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { saveConnector } from '../../connectors/store.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
+import { tokenAudit } from './auth.ts';
 
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
 
@@ -29,6 +31,15 @@ export interface ConnectorAdmin {
   payments(ctx: AppContext, status: 'applied' | 'unmatched' | null, limit: number): Promise<object[]>;
 }
 
+/**
+ * What a configuration change records: the settings (a long value, a certificate, by its length
+ * and digest) and which secrets were set, never their values.
+ */
+export function configAuditDetail(settings: Record<string, string>, secrets: Record<string, string>): Record<string, unknown> {
+  const shown = Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, typeof v === 'string' && v.length > 200 ? `(${v.length} characters, sha256 ${createHash('sha256').update(v).digest('hex').slice(0, 16)})` : v]));
+  return { settings: shown, secrets_set: Object.keys(secrets).filter((k) => secrets[k] !== undefined && secrets[k] !== null).sort() };
+}
+
 export function registerConnectorAdmin(app: FastifyInstance, ctx: AppContext, c: ConnectorAdmin): void {
   const path = `/admin/connectors/${c.name}`;
   app.put(
@@ -42,7 +53,9 @@ export function registerConnectorAdmin(app: FastifyInstance, ctx: AppContext, c:
     async (request) => {
       const result = c.validate(request.body);
       if (!result.ok) throw v3Errors.validation(result.details, `Invalid ${c.label} connector configuration`);
-      await saveConnector(ctx, c.name, { ...result.settings }, { ...result.secrets });
+      const settings: Record<string, string> = { ...result.settings };
+      const secrets: Record<string, string> = { ...result.secrets };
+      await saveConnector(ctx, c.name, settings, secrets, tokenAudit(request, 'connector.configured', { subject: `connector:${c.name}`, detail: configAuditDetail(settings, secrets) }));
       await c.afterSave(ctx, request.log);
       return c.view(ctx);
     },
