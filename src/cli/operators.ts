@@ -31,7 +31,7 @@ export const OPERATOR_USAGE = `  caja operator create --email E --role ${OPERATO
 class OperatorUsageError extends Error {}
 
 // The CLI acts as the person at the machine's shell: audit rows name it as the bootstrap token.
-const CLI_ACTOR: OpsActor = { kind: 'token', id: 0, name: 'cli', ip: null };
+export const CLI_ACTOR: OpsActor = { kind: 'token', id: 0, name: 'cli', ip: null };
 
 export async function runOperatorCommand(db: Db, config: Config, argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;

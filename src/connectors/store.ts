@@ -1,5 +1,6 @@
 // The `connectors` table: each real connector's configuration (secrets sealed with the master
 // key, bound to the connector's name) and the health facts it records as it works.
+import { createHash } from 'node:crypto';
 import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { AppContext } from '../config/context.ts';
 
@@ -47,6 +48,15 @@ export async function loadConnectorRows(ctx: AppContext): Promise<StoredConnecto
     secrets: JSON.parse(ctx.box.decrypt(r.secrets, secretsContext(r.name))) as Record<string, string>,
     updatedAt: r.updated_at,
   }));
+}
+
+/**
+ * What a configuration change records: the settings (a long value, a certificate, by its length
+ * and digest) and which secrets were set, never their values.
+ */
+export function configAuditDetail(settings: Record<string, string>, secrets: Record<string, string>): Record<string, unknown> {
+  const shown = Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, typeof v === 'string' && v.length > 200 ? `(${v.length} characters, sha256 ${createHash('sha256').update(v).digest('hex').slice(0, 16)})` : v]));
+  return { settings: shown, secrets_set: Object.keys(secrets).filter((k) => secrets[k] !== undefined && secrets[k] !== null).sort() };
 }
 
 /** Creates or replaces a connector's configuration; its health facts start over. `audit` (who configured it) is written in the same transaction. */

@@ -2,11 +2,10 @@
 // (validated, secrets sealed at rest, then checked against the provider at once), GET it back
 // without secrets and with health, and GET the payments it kept. Each connector's module
 // (connectors.ts for Pix, connectors-stp.ts for STP) gives its schemas, words and checks.
-import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
-import { saveConnector } from '../../connectors/store.ts';
+import { configAuditDetail, saveConnector } from '../../connectors/store.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 import { tokenAudit } from './auth.ts';
 
@@ -29,15 +28,6 @@ export interface ConnectorAdmin {
   afterSave(ctx: AppContext, log: FastifyBaseLogger): Promise<void>;
   view(ctx: AppContext): Promise<object | null>;
   payments(ctx: AppContext, status: 'applied' | 'unmatched' | null, limit: number): Promise<object[]>;
-}
-
-/**
- * What a configuration change records: the settings (a long value, a certificate, by its length
- * and digest) and which secrets were set, never their values.
- */
-export function configAuditDetail(settings: Record<string, string>, secrets: Record<string, string>): Record<string, unknown> {
-  const shown = Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, typeof v === 'string' && v.length > 200 ? `(${v.length} characters, sha256 ${createHash('sha256').update(v).digest('hex').slice(0, 16)})` : v]));
-  return { settings: shown, secrets_set: Object.keys(secrets).filter((k) => secrets[k] !== undefined && secrets[k] !== null).sort() };
 }
 
 export function registerConnectorAdmin(app: FastifyInstance, ctx: AppContext, c: ConnectorAdmin): void {
