@@ -5,6 +5,7 @@
 //   depositCreditOf(q, depositId)      that credit's gross and currency (refunds take from it)
 //   adjustBalance(db, …)                operator credit or debit, recorded with who and why
 //   listTransactions(q, merchantId, …) the merchant's movements, newest first, by cursor
+import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { AppContext } from '../config/context.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { add, type Decimal, fromDb, neg, toDb } from '../domain/money.ts';
@@ -80,9 +81,13 @@ export interface AdjustmentRow {
   transfer_id: number;
 }
 
-/** An operator's credit or debit: money from or to caja's settlement account. */
-export async function adjustBalance(db: Db, a: Adjustment): Promise<AdjustmentRow> {
-  return db.tx((q) => adjustBalanceIn(q, a));
+/** An operator's credit or debit: money from or to caja's settlement account; `audit` (who asked) is written in its transaction. */
+export async function adjustBalance(db: Db, a: Adjustment, audit?: Audit<AdjustmentRow>): Promise<AdjustmentRow> {
+  return db.tx(async (q) => {
+    const row = await adjustBalanceIn(q, a);
+    if (audit) await recordAudit(q, audit, row);
+    return row;
+  });
 }
 
 /** adjustBalance inside the caller's transaction (the console's four-eyes approval writes it with the decision). */

@@ -7,7 +7,7 @@ import { validateStpConfig } from '../connectors/stp/settings.ts';
 import { stpView } from '../connectors/stp/view.ts';
 import { validatePixConfig } from '../connectors/pix/settings.ts';
 import { pixView } from '../connectors/pix/view.ts';
-import { saveConnector } from '../connectors/store.ts';
+import { configAuditDetail, saveConnector, secretNames } from '../connectors/store.ts';
 import { ownAccountsView } from '../connectors/own-accounts.ts';
 import { validateOwnAccounts } from '../domain/own-accounts.ts';
 import { migrate } from '../db/migrate.ts';
@@ -23,7 +23,7 @@ import { parseAmount, toDb } from '../domain/money.ts';
 import { checkLedger } from '../ledger/check.ts';
 import { InsufficientFunds, merchantBalances } from '../ledger/ledger.ts';
 import { HTTP_COMMANDS, HTTP_USAGE, HttpUsageError, runHttpCommand } from './http.ts';
-import { OPERATOR_COMMANDS, OPERATOR_USAGE, runOperatorCommand } from './operators.ts';
+import { CLI_ACTOR, OPERATOR_COMMANDS, OPERATOR_USAGE, runOperatorCommand } from './operators.ts';
 import { checkAgainstStatement } from '../reconciliation/check.ts';
 import { isStatementFormat, parseStatement } from '../reconciliation/formats.ts';
 import { type ParsedStatement, StatementFormatError, type StatementFormat } from '../reconciliation/statement.ts';
@@ -164,7 +164,7 @@ async function run(argv: string[]): Promise<void> {
         name: values.name,
         notification_url: values['notification-url'],
         return_url: values['return-url'],
-      });
+      }, (m) => ({ ops: CLI_ACTOR, action: 'merchant.created', merchantId: m.id, subject: `merchant:${m.id}`, detail: { name: m.name } }));
       print(credentialsView(merchant, credentials), values.json!);
       return;
     }
@@ -186,7 +186,9 @@ async function run(argv: string[]): Promise<void> {
     }
     if (sub === 'rotate') {
       if (!CREDENTIAL_SETS.includes(values.set as CredentialSet)) throw new UsageError(`--set must be one of ${CREDENTIAL_SETS.join(', ')}`);
-      const rotated = await rotateCredentials(db, box, id, values.set as CredentialSet);
+      const rotated = await rotateCredentials(db, box, id, values.set as CredentialSet, undefined, {
+        ops: CLI_ACTOR, action: 'merchant.rotated', merchantId: id, subject: `merchant:${id}`, detail: { set: values.set },
+      });
       if (!rotated) throw new UsageError(`merchant ${id} not found`);
       print(credentialsView(rotated.merchant, rotated.credentials), values.json!);
       return;
@@ -251,7 +253,9 @@ async function connectorCommand(db: Db, config: Config, name: string | undefined
     }
     const result = connector.validate(body);
     if (!result.ok) throw new UsageError(`invalid ${connector.label} configuration:\n  ${result.details.join('\n  ')}`);
-    await saveConnector({ db, box: secretBox(config.masterKey), now: () => new Date() }, name!, result.settings, result.secrets);
+    await saveConnector({ db, box: secretBox(config.masterKey), now: () => new Date() }, name!, result.settings, result.secrets, {
+      ops: CLI_ACTOR, action: 'connector.configured', subject: `connector:${name}`, detail: configAuditDetail(result.settings, secretNames(result.secrets)),
+    });
     console.error(connector.savedNote);
   } else if (action !== 'show') {
     throw new UsageError(`unknown connector ${name} command '${action ?? ''}'`);
@@ -272,7 +276,10 @@ async function adjustFromCli(db: Db, merchantId: number, v: Record<string, strin
   if (!amount.ok) throw new UsageError(`amount ${amount.reason}`);
   const actor = `cli:${typeof v.operator === 'string' && v.operator ? v.operator : (process.env.USER ?? 'operator')}`;
   try {
-    const row = await adjustBalance(db, { merchantId, direction: v.credit !== undefined ? 'credit' : 'debit', amount: amount.value, currency, reason, actor });
+    const row = await adjustBalance(db, { merchantId, direction: v.credit !== undefined ? 'credit' : 'debit', amount: amount.value, currency, reason, actor }, (r) => ({
+      ops: CLI_ACTOR, action: 'balance.adjusted', merchantId: r.merchant_id, subject: `adjustment:${r.id}`,
+      detail: { direction: r.direction, amount: r.amount, currency: r.currency, reason: r.reason, operator: actor },
+    }));
     console.error(`adjustment ${row.id} recorded (${row.direction} ${row.amount} ${row.currency} by ${row.actor})`);
   } catch (err) {
     if (err instanceof InsufficientFunds) throw new UsageError('the debit exceeds the available balance');

@@ -1,12 +1,14 @@
 // `caja operator …` and `caja token …`, straight against the database: the first operator of a
-// fresh installation (its password and TOTP secret printed once), and named admin API tokens
-// for automation (shown once, when made or rotated). Registered in src/cli/main.ts by one line.
+// fresh installation (its password and TOTP secret printed once), operators' lifecycle (disable,
+// enable, password and TOTP resets: src/operators/lifecycle.ts), and named admin API tokens for
+// automation (shown once, when made or rotated). Registered in src/cli/main.ts by one line.
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.ts';
 import type { Db } from '../db/db.ts';
 import { secretBox } from '../merchants/secrets.ts';
 import { createOperator, listOperators, OperatorError } from '../operators/accounts.ts';
 import type { OpsActor } from '../operators/audit.ts';
+import { operatorByEmail, resetOperatorPassword, resetOperatorTotp, setOperatorDisabled } from '../operators/lifecycle.ts';
 import { isOperatorRole, OPERATOR_ROLES } from '../operators/roles.ts';
 import { createAdminToken, isTokenScope, listAdminTokens, revokeAdminToken, rotateAdminToken, TOKEN_SCOPES, TokenError } from '../operators/tokens.ts';
 
@@ -15,6 +17,11 @@ export const OPERATOR_COMMANDS = ['operator', 'token'];
 export const OPERATOR_USAGE = `  caja operator create --email E --role ${OPERATOR_ROLES.join('|')} [--json]
                                               an operator of the console (/ops); prints its password and TOTP secret once
   caja operator list
+  caja operator disable --email E             their sessions end at once; they cannot sign in (not the last active admin)
+  caja operator enable --email E
+  caja operator reset-password --email E [--json]
+                                              a new generated password, printed once; their sessions end
+  caja operator reset-totp --email E          they enrol a new authenticator secret at the next sign-in; their sessions end
   caja token create --name NAME --scopes ${TOKEN_SCOPES.join(',')} [--json]
                                               a named admin API token; prints it once
   caja token rotate --id ID [--json]          a new secret for the token; the old one stops working
@@ -24,7 +31,7 @@ export const OPERATOR_USAGE = `  caja operator create --email E --role ${OPERATO
 class OperatorUsageError extends Error {}
 
 // The CLI acts as the person at the machine's shell: audit rows name it as the bootstrap token.
-const CLI_ACTOR: OpsActor = { kind: 'token', id: 0, name: 'cli', ip: null };
+export const CLI_ACTOR: OpsActor = { kind: 'token', id: 0, name: 'cli', ip: null };
 
 export async function runOperatorCommand(db: Db, config: Config, argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
@@ -46,6 +53,23 @@ export async function runOperatorCommand(db: Db, config: Config, argv: string[])
     }
     if (command === 'operator' && sub === 'list') {
       for (const o of await listOperators(db)) console.log(`${o.id}\t${o.email}\t${o.role}${o.disabled_at ? '\tdisabled' : ''}`);
+      return;
+    }
+    if (command === 'operator' && (sub === 'disable' || sub === 'enable' || sub === 'reset-password' || sub === 'reset-totp')) {
+      if (!values.email) throw new OperatorUsageError('--email is required');
+      const target = await operatorByEmail(db, values.email);
+      if (!target) throw new OperatorError('not_found', `no operator has the e-mail ${values.email}`);
+      if (sub === 'reset-password') {
+        const op = await resetOperatorPassword(db, target.id, CLI_ACTOR, now);
+        out({ id: op.id, email: op.email, password: op.password });
+        if (!values.json) console.log('\nShown once: hand the password to the operator over a safe channel. Their sessions have ended.');
+      } else if (sub === 'reset-totp') {
+        const op = await resetOperatorTotp(db, target.id, CLI_ACTOR, now);
+        out({ id: op.id, email: op.email, totp: 'reset: a new secret is enrolled at the next sign-in' });
+      } else {
+        const op = await setOperatorDisabled(db, target.id, sub === 'disable', CLI_ACTOR, now);
+        out({ id: op.id, email: op.email, disabled_at: op.disabled_at?.toISOString() ?? 'no' });
+      }
       return;
     }
     if (command === 'token' && sub === 'create') {

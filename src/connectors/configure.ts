@@ -14,7 +14,7 @@ import { payinConnectorNamed } from './registry.ts';
 import { STP_CONNECTOR } from './stp/connector.ts';
 import { validateStpConfig } from './stp/settings.ts';
 import { checkStp } from './stp/view.ts';
-import { connectorView, saveConnector, storedSecrets } from './store.ts';
+import { configAuditDetail, connectorView, saveConnector, storedSecrets } from './store.ts';
 import { callbackUrl } from './worker.ts';
 
 export interface ConnectorField {
@@ -97,8 +97,8 @@ export async function configureConnector(
   const settings = v.settings as Record<string, string>;
   await saveConnector(ctx, c.name, { ...settings }, { ...(v.secrets as Record<string, string>) }, {
     ops, action: 'connector.configured', subject: `connector:${c.name}`,
-    // What was set, not the PEM blocks themselves, and which secrets were replaced (never their values).
-    detail: { settings: Object.fromEntries(Object.entries(settings).map(([k, x]) => [k, x.includes('-----BEGIN') ? '(PEM)' : x])), secrets_replaced: secretsReplaced },
+    // The secrets typed anew are the ones set by this change (an empty box kept the stored one).
+    detail: configAuditDetail(settings, secretsReplaced),
     at: ctx.now(),
   });
   await c.afterSave(ctx, log);

@@ -1,8 +1,8 @@
 // The `connectors` table: each real connector's configuration (secrets sealed with the master
 // key, bound to the connector's name) and the health facts it records as it works.
+import { createHash } from 'node:crypto';
 import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { AppContext } from '../config/context.ts';
-import type { Queryable } from '../db/db.ts';
 
 /** What writing a configuration needs: the service's context, or the CLI's database and box. */
 export type ConnectorStoreContext = Pick<AppContext, 'db' | 'box' | 'now'> & { cache?: AppContext['cache'] };
@@ -56,20 +56,32 @@ export async function loadConnectorRows(ctx: AppContext): Promise<StoredConnecto
   }));
 }
 
-/** Creates or replaces a connector's configuration; its health facts start over. */
-/** Saves a configuration; `audit` (a console operator's change) is written in the same transaction. */
+/**
+ * What a configuration change records: the settings (a long value, a certificate, by its length
+ * and digest) and which secrets were set, never their values.
+ */
+export function configAuditDetail(settings: Record<string, string>, secretsSet: string[]): Record<string, unknown> {
+  const shown = Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, typeof v === 'string' && v.length > 200 ? `(${v.length} characters, sha256 ${createHash('sha256').update(v).digest('hex').slice(0, 16)})` : v]));
+  return { settings: shown, secrets_set: [...secretsSet].sort() };
+}
+
+/** The names of the secrets a configuration carries (set, not empty). */
+export function secretNames(secrets: Record<string, string>): string[] {
+  return Object.keys(secrets).filter((k) => secrets[k] !== undefined && secrets[k] !== null);
+}
+
+/** Creates or replaces a connector's configuration; its health facts start over. `audit` (who configured it) is written in the same transaction. */
 export async function saveConnector(ctx: ConnectorStoreContext, name: string, settings: Record<string, string>, secrets: Record<string, string>, audit?: Audit): Promise<void> {
   const sealed = ctx.box.encrypt(JSON.stringify(secrets), secretsContext(name));
-  const save = async (q: Queryable) => {
+  await ctx.db.tx(async (q) => {
     await q.query(
-      `INSERT INTO connectors (name, settings, secrets, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
-       ON CONFLICT (name) DO UPDATE SET enabled = true, settings = $2, secrets = $3, updated_at = $4,
-         token_obtained_at = NULL, webhook_registered_at = NULL, webhook_url = NULL, last_error = NULL, last_error_at = NULL`,
+    `INSERT INTO connectors (name, settings, secrets, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
+     ON CONFLICT (name) DO UPDATE SET enabled = true, settings = $2, secrets = $3, updated_at = $4,
+       token_obtained_at = NULL, webhook_registered_at = NULL, webhook_url = NULL, last_error = NULL, last_error_at = NULL`,
       [name, JSON.stringify(settings), sealed, ctx.now()],
     );
     if (audit) await recordAudit(q, audit);
-  };
-  await (audit ? ctx.db.tx(save) : save(ctx.db));
+  });
   // Deposit creation reads the connectors through the cache: the new configuration applies now
   // in this process (others, and a CLI change, within CAJA_CACHE_SECONDS).
   ctx.cache?.changed();

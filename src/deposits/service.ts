@@ -25,6 +25,7 @@
 // customer limit that statement runs in a short transaction that first locks the batch's
 // customers and checks their usage. Anything that fails rolls all of it back, so no half deposit
 // exists.
+import { type Audit, recordAudit } from '../audit/audit.ts';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AppContext } from '../config/context.ts';
 import { type Queryable, violatesConstraint } from '../db/db.ts';
@@ -539,6 +540,8 @@ export interface TransitionOptions {
   /** When set, a deposit of another merchant is not found. */
   merchantId?: number;
   note?: string;
+  /** Who made the change by hand (an admin token), recorded in the change's transaction. */
+  audit?: Audit<DepositRow>;
 }
 
 /** One status change inside the caller's transaction; throws DepositError not_found or invalid_transition. */
@@ -565,6 +568,7 @@ export async function transitionDepositIn(
   );
   const { merchant_notification_url, ...updated } = rows[0]!;
   if (to === 'COMPLETED') await creditDeposit(q, ctx, updated as DepositRow, isCrypto(updated as DepositRow), now);
+  if (opts.audit) await recordAudit(q, opts.audit, updated as DepositRow);
   await recordEvent(q, {
     merchantId: updated.merchant_id,
     type: 'deposit.status_changed',

@@ -108,7 +108,7 @@ export interface NewMerchant {
   logo_url?: string | null;
 }
 
-/** Makes a merchant and issues every credential set; `audit` (an operator's action) is written in the same transaction. */
+/** Makes a merchant and issues every credential set; `audit` (who made it) is written in the same transaction. */
 export async function createMerchant(db: Db, box: SecretBox, env: Environment, input: NewMerchant, audit?: Audit<Merchant>) {
   return db.tx(async (q) => {
     const staging = env === 'staging';
@@ -129,7 +129,7 @@ export async function createMerchant(db: Db, box: SecretBox, env: Environment, i
   });
 }
 
-/** New credentials for one set; `audit` (a panel user's action) is written in the same transaction. */
+/** New credentials for one set; `audit` (who asked: a panel user, an operator, an admin token) is written in the same transaction. */
 export async function rotateCredentials(db: Db, box: SecretBox, merchantId: number, set: CredentialSet, cache?: Caches, audit?: Audit) {
   return db.tx(async (q) => {
     const merchant = await getMerchant(q, merchantId, true);
@@ -163,7 +163,7 @@ export interface MerchantPatch {
   cashout_approval_usd?: string | null;
 }
 
-/** Changes a merchant's settings; `audit` (a panel user's change) is written in the same transaction. */
+/** Changes a merchant's settings; `audit` (who changed them) is written in the same transaction. */
 export async function updateMerchant(db: Db, id: number, patch: MerchantPatch, cache?: Caches, audit?: Audit): Promise<Merchant | null> {
   const fields = Object.entries(patch).filter(([, v]) => v !== undefined);
   if (fields.length === 0 && !audit) return getMerchant(db, id);

@@ -1,7 +1,7 @@
 // SQL of notification delivery: claiming due rows under a lease, recording outcomes, listing,
 // resending, and the event feed. Every statement is one round trip and keyed so that several
 // processes can run it against one PostgreSQL at the same time.
-import { type AuditEntry, recordAudit } from '../audit/audit.ts';
+import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { missingId } from '../retention/horizons.ts';
 
@@ -260,18 +260,18 @@ async function withAttempts(q: Queryable, rows: NotificationRow[]) {
  * Makes a notification due now. A delivered or failed one becomes pending again with a fresh
  * retry window; a pending one skips the rest of its back-off. One being delivered right now
  * keeps its lease and finishes normally. Answers false when not found (or not the merchant's).
- * `audit` (a panel user's action) is written in the same transaction.
+ * `audit` (a panel user's or an admin token's action, given the notification's merchant) is written in the same transaction.
  */
-export async function resendNotification(db: Db, id: number, merchantId?: number, audit?: AuditEntry): Promise<boolean> {
+export async function resendNotification(db: Db, id: number, merchantId?: number, audit?: Audit<{ merchantId: number }>): Promise<boolean> {
   const resend = async (q: Queryable) => {
-    const { rowCount } = await q.query(
+    const { rows } = await q.query<{ merchant_id: number }>(
       `UPDATE notifications
           SET status = 'pending', next_attempt_at = now(), resent_at = now(), finished_at = NULL
-        WHERE id = $1 AND ($2::int IS NULL OR merchant_id = $2)`,
+        WHERE id = $1 AND ($2::int IS NULL OR merchant_id = $2) RETURNING merchant_id`,
       [id, merchantId ?? null],
     );
-    if (rowCount > 0 && audit) await recordAudit(q, audit);
-    return rowCount > 0;
+    if (rows[0] && audit) await recordAudit(q, audit, { merchantId: rows[0].merchant_id });
+    return rows.length > 0;
   };
   return audit ? db.tx(resend) : resend(db);
 }

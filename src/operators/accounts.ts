@@ -16,6 +16,8 @@ export interface Operator {
   role: OperatorRole;
   disabled_at: Date | null;
   created_at: Date;
+  /** Set while a reset TOTP waits for its enrolment (listOperators reads it). */
+  totp_reset_at?: Date | null;
 }
 
 export interface NewOperator extends Operator {
@@ -24,7 +26,13 @@ export interface NewOperator extends Operator {
   otpauthUri: string;
 }
 
-export type OperatorFailure = 'email_used' | 'email_invalid';
+export type OperatorFailure =
+  | 'email_used'
+  | 'email_invalid'
+  | 'not_found'
+  | 'forbidden' // the actor may not (src/operators/lifecycle.ts checks it)
+  | 'self' // an admin acting on themself
+  | 'last_admin'; // disabling the last active admin
 
 export class OperatorError extends Error {
   constructor(
@@ -63,6 +71,6 @@ export async function createOperator(db: Db, box: SecretBox, emailIn: string, ro
 }
 
 export async function listOperators(q: Queryable): Promise<Operator[]> {
-  const { rows } = await q.query<Operator>('SELECT id, email, role, disabled_at, created_at FROM operators ORDER BY id');
+  const { rows } = await q.query<Operator>('SELECT id, email, role, disabled_at, created_at, totp_reset_at FROM operators ORDER BY id');
   return rows;
 }

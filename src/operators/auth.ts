@@ -4,13 +4,16 @@
 // - sessions live in the database keyed by a keyed hash of a random cookie value; they end after
 //   IDLE_MINUTES without use, ABSOLUTE_HOURS after sign-in, at sign-out, when the operator is
 //   disabled;
+// - after an admin reset the operator's TOTP (src/operators/lifecycle.ts), the code step is an
+//   enrolment: each opening of the page makes and shows a new secret, once; the code of the last
+//   one shown confirms it, and only then does it replace the old one;
 // - wrong passwords and wrong codes count towards the shared lock-out (src/auth/login-lockout.ts).
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { clearFailures, DUMMY_HASH, lockedUntil, normEmail, recordFailure } from '../auth/login-lockout.ts';
 import { verifyPassword } from '../merchants/secrets.ts';
-import { totpMatchStep } from '../panel/services/totp.ts';
+import { newTotpSecret, otpauthUri, totpMatchStep } from '../panel/services/totp.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
 import type { OperatorRole } from './roles.ts';
 
@@ -22,6 +25,8 @@ export interface OpsSession {
   idHash: string;
   csrf: string;
   mfaPending: boolean;
+  /** The operator's TOTP was reset: the code step enrols a new secret. */
+  enrolTotp: boolean;
   operator: { id: number; email: string; role: OperatorRole };
   ip: string | null;
 }
@@ -65,8 +70,8 @@ export async function loadSession(ctx: AppContext, token: string | undefined, ip
   if (!token || !/^[\w-]{43}$/.test(token)) return null;
   const idHash = idHashOf(ctx, token);
   const now = ctx.now();
-  const { rows } = await ctx.db.query<{ csrf: string; mfa_pending: boolean; created_at: Date; last_seen_at: Date; id: number; email: string; role: OperatorRole; disabled_at: Date | null }>(
-    `SELECT s.csrf, s.mfa_pending, s.created_at, s.last_seen_at, o.id, o.email, o.role, o.disabled_at
+  const { rows } = await ctx.db.query<{ csrf: string; mfa_pending: boolean; created_at: Date; last_seen_at: Date; id: number; email: string; role: OperatorRole; disabled_at: Date | null; totp_reset_at: Date | null }>(
+    `SELECT s.csrf, s.mfa_pending, s.created_at, s.last_seen_at, o.id, o.email, o.role, o.disabled_at, o.totp_reset_at
      FROM operator_sessions s JOIN operators o ON o.id = s.operator_id WHERE s.id_hash = $1`,
     [idHash],
   );
@@ -77,20 +82,48 @@ export async function loadSession(ctx: AppContext, token: string | undefined, ip
     return null;
   }
   await ctx.db.query('UPDATE operator_sessions SET last_seen_at = $2 WHERE id_hash = $1', [idHash, now]);
-  return { idHash, csrf: r.csrf, mfaPending: r.mfa_pending, operator: { id: r.id, email: r.email, role: r.role }, ip };
+  return { idHash, csrf: r.csrf, mfaPending: r.mfa_pending, enrolTotp: r.totp_reset_at !== null, operator: { id: r.id, email: r.email, role: r.role }, ip };
 }
 
-/** The code step: a right code, not used before, turns the pending session into a new, full one. */
+/** A right code of the secret not used before: the step it was, or null. A code is accepted once: the last accepted step moves forward atomically. */
+export async function acceptCode(q: Queryable, operatorId: number, secret: string, code: string, now: Date): Promise<number | null> {
+  const step = totpMatchStep(secret, code, now);
+  if (step === null) return null;
+  const { rows } = await q.query('UPDATE operators SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2) RETURNING id', [operatorId, step]);
+  return rows.length === 1 ? step : null;
+}
+
+const secretContext = (email: string) => `operator:${email}`;
+
+/**
+ * The enrolment of a reset TOTP, on a session that owes its code: a new secret, kept waiting for
+ * its first code, and shown this once (each call replaces the one before). Null when the operator
+ * has nothing to enrol.
+ */
+export async function beginTotpEnrolment(ctx: AppContext, s: OpsSession): Promise<{ secret: string; uri: string } | null> {
+  if (!s.mfaPending) return null;
+  const secret = newTotpSecret();
+  const { rowCount } = await ctx.db.query('UPDATE operators SET totp_pending_enc = $2 WHERE id = $1 AND totp_reset_at IS NOT NULL', [
+    s.operator.id, ctx.box.encrypt(secret, secretContext(s.operator.email)),
+  ]);
+  return rowCount === 1 ? { secret, uri: otpauthUri(secret, s.operator.email) } : null;
+}
+
+/**
+ * The code step: a right code, not used before, turns the pending session into a new, full one.
+ * While enrolling, the code is of the new secret last shown, which then replaces the old one.
+ */
 export async function completeMfa(ctx: AppContext, s: OpsSession, code: string, ua: string | null): Promise<string | null> {
-  const { rows } = await ctx.db.query<{ totp_secret_enc: string }>('SELECT totp_secret_enc FROM operators WHERE id = $1', [s.operator.id]);
+  const { rows } = await ctx.db.query<{ totp_secret_enc: string; totp_pending_enc: string | null; totp_reset_at: Date | null }>(
+    'SELECT totp_secret_enc, totp_pending_enc, totp_reset_at FROM operators WHERE id = $1', [s.operator.id],
+  );
   const now = ctx.now();
-  const step = rows[0] ? totpMatchStep(ctx.box.decrypt(rows[0].totp_secret_enc, `operator:${s.operator.email}`), code, now) : null;
-  // A code is accepted once: the last accepted step moves forward atomically.
-  const used = step === null ? [] : (await ctx.db.query(
-    'UPDATE operators SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2) RETURNING id',
-    [s.operator.id, step],
-  )).rows;
-  if (used.length !== 1) {
+  const r = rows[0];
+  const enrolling = r?.totp_reset_at != null;
+  // After a reset the old secret is no longer accepted; the new one only once it was shown.
+  const secretEnc = enrolling ? r.totp_pending_enc : r?.totp_secret_enc;
+  const step = secretEnc ? await acceptCode(ctx.db, s.operator.id, ctx.box.decrypt(secretEnc, secretContext(s.operator.email)), code, now) : null;
+  if (step === null) {
     await ctx.db.tx(async (q) => {
       await recordFailure(q, T, s.operator.email, now);
       await recordOpsAudit(q, { actor: actorOf(s), action: 'sign_in.totp_failed', at: now });
@@ -99,6 +132,15 @@ export async function completeMfa(ctx: AppContext, s: OpsSession, code: string, 
     return null;
   }
   return ctx.db.tx(async (q) => {
+    if (enrolling) {
+      // The secret confirmed is the one stored: a page opened meanwhile replaced it, and that one must be confirmed instead.
+      const { rowCount } = await q.query(
+        'UPDATE operators SET totp_secret_enc = totp_pending_enc, totp_pending_enc = NULL, totp_reset_at = NULL WHERE id = $1 AND totp_pending_enc = $2',
+        [s.operator.id, secretEnc],
+      );
+      if (rowCount !== 1) return null;
+      await recordOpsAudit(q, { actor: actorOf(s), action: 'operator.totp_enrolled', subject: `operator:${s.operator.id}`, at: now });
+    }
     await q.query('DELETE FROM operator_sessions WHERE id_hash = $1', [s.idHash]);
     await clearFailures(q, T, s.operator.email);
     await recordOpsAudit(q, { actor: actorOf(s), action: 'sign_in', at: now });

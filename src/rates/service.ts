@@ -91,21 +91,28 @@ export async function fetchRates(ctx: AppContext, sources: RatesSource[]): Promi
  * once (a manual rate is final and stays as set).
  */
 export async function setMarkup(ctx: AppContext, currency: string, markup: Decimal, actor: OpsActor): Promise<void> {
+  await setMarkups(ctx, [[currency, markup]], actor);
+}
+
+/** Several currencies' markups in one transaction (PUT /admin/exchange_rates/markups): all or none, each audited. */
+export async function setMarkups(ctx: AppContext, markups: [string, Decimal][], actor: OpsActor): Promise<void> {
   const now = ctx.now();
   await ctx.db.tx(async (q) => {
-    const { rows } = await q.query<{ markup_percent: string }>('SELECT markup_percent FROM rate_markups WHERE currency = $1 FOR UPDATE', [currency]);
-    await q.query(
-      `INSERT INTO rate_markups (currency, markup_percent, updated_by, updated_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (currency) DO UPDATE SET markup_percent = EXCLUDED.markup_percent, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at`,
-      [currency, toDb(markup), actor.kind === 'operator' ? actor.email : actor.name, now],
-    );
-    const { rows: rate } = await q.query<{ source_rate: string }>('SELECT source_rate FROM exchange_rates WHERE currency = $1 AND source <> $2 FOR UPDATE', [currency, MANUAL]);
-    if (rate[0]) {
-      await q.query('UPDATE exchange_rates SET usd_rate = $2, markup_percent = $3, updated_at = $4 WHERE currency = $1', [
-        currency, toDb(applyMarkup(fromDb(rate[0].source_rate), markup)), toDb(markup), now,
-      ]);
+    for (const [currency, markup] of markups) {
+      const { rows } = await q.query<{ markup_percent: string }>('SELECT markup_percent FROM rate_markups WHERE currency = $1 FOR UPDATE', [currency]);
+      await q.query(
+        `INSERT INTO rate_markups (currency, markup_percent, updated_by, updated_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (currency) DO UPDATE SET markup_percent = EXCLUDED.markup_percent, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at`,
+        [currency, toDb(markup), actor.kind === 'operator' ? actor.email : actor.name, now],
+      );
+      const { rows: rate } = await q.query<{ source_rate: string }>('SELECT source_rate FROM exchange_rates WHERE currency = $1 AND source <> $2 FOR UPDATE', [currency, MANUAL]);
+      if (rate[0]) {
+        await q.query('UPDATE exchange_rates SET usd_rate = $2, markup_percent = $3, updated_at = $4 WHERE currency = $1', [
+          currency, toDb(applyMarkup(fromDb(rate[0].source_rate), markup)), toDb(markup), now,
+        ]);
+      }
+      await recordOpsAudit(q, { actor, action: 'rates.markup', subject: currency, detail: { from: rows[0] ? toPlainString(fromDb(rows[0].markup_percent)) : '0', to: toPlainString(markup) }, at: now });
     }
-    await recordOpsAudit(q, { actor, action: 'rates.markup', subject: currency, detail: { from: rows[0] ? toPlainString(fromDb(rows[0].markup_percent)) : '0', to: toPlainString(markup) }, at: now });
   });
   ctx.cache.changed();
 }

@@ -1,7 +1,8 @@
 // `caja operator create` and `caja token …` as an operator runs them on a fresh installation:
 // the first admin's password and TOTP secret printed once, then that admin signing in to a real
 // `caja start` on the same data directory with them; a token made by the CLI working against the
-// admin API within its scopes, rotated (the old one stops), and the CLI's refusals.
+// admin API within its scopes, rotated (the old one stops), the CLI's refusals, and operators'
+// lifecycle (password and TOTP resets, disable and enable).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -119,5 +120,36 @@ describe('caja operator and token commands', () => {
     assert.equal((await caja(['token', 'revoke', '--id', String(token.id)])).code, 0);
     await start();
     assert.equal((await call(fresh, 'GET', '/admin/exchange_rates')).status, 401);
+  });
+  test('lifecycle: a reset password and TOTP (enrolled at sign-in), disable and enable, never the last active admin', async () => {
+    await stop();
+    const made = JSON.parse((await caja(['operator', 'create', '--email', 'ana@ops.example', '--role', 'finance', '--json'])).stdout);
+    const reset = await caja(['operator', 'reset-password', '--email', 'ana@ops.example', '--json']);
+    assert.equal(reset.code, 0, reset.stderr);
+    const password = JSON.parse(reset.stdout).password as string;
+    assert.match(password, /^[A-Za-z0-9]{20}$/);
+    assert.notEqual(password, made.password);
+    assert.equal((await caja(['operator', 'reset-totp', '--email', 'ana@ops.example'])).code, 0);
+    const lastAdmin = await caja(['operator', 'disable', '--email', 'root@ops.example']);
+    assert.equal(lastAdmin.code, 1);
+    assert.match(lastAdmin.stderr, /the last active admin cannot be disabled/);
+    assert.equal((await caja(['operator', 'disable', '--email', 'nobody@ops.example'])).code, 1);
+    await caja(['operator', 'create', '--email', 'bo@ops.example', '--role', 'support']);
+    assert.equal((await caja(['operator', 'disable', '--email', 'bo@ops.example'])).code, 0);
+    assert.match((await caja(['operator', 'list'])).stdout, /bo@ops\.example\tsupport\tdisabled/);
+    await start();
+    const c = new OpsClient(base);
+    assert.equal((await c.request('POST', '/ops/login', new URLSearchParams({ email: 'ana@ops.example', password: made.password }))).status, 401);
+    const enrol = await c.request('POST', '/ops/login', new URLSearchParams({ email: 'ana@ops.example', password }));
+    const secret = /<dd class="secret">([A-Z2-7]{32})<\/dd>/.exec(enrol.html)?.[1];
+    assert.ok(secret, 'the new secret is shown at sign-in');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(enrol.html)![1]!;
+    const page = await c.request('POST', '/ops/login/code', new URLSearchParams({ csrf, code: totpCode(secret, new Date()) }));
+    assert.equal(page.url, '/ops/merchants');
+    const bo = await new OpsClient(base).request('POST', '/ops/login', new URLSearchParams({ email: 'bo@ops.example', password: 'whatever' }));
+    assert.equal(bo.status, 401);
+    await stop();
+    assert.equal((await caja(['operator', 'enable', '--email', 'bo@ops.example'])).code, 0);
+    assert.doesNotMatch((await caja(['operator', 'list'])).stdout, /bo@ops\.example\tsupport\tdisabled/);
   });
 });

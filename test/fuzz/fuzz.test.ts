@@ -7,23 +7,9 @@ import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { type Fixtures, makeFixtures, routes, runFuzz } from './harness.ts';
 import { admin, formPost, V3Client } from '../helpers/clients.ts';
+import { registeredRoutes } from '../helpers/routes.ts';
 
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 2000);
-
-/** Every route the server registered, as "METHOD /path/:param", read from Fastify's route tree. */
-function registeredRoutes(tree: string): string[] {
-  const out: string[] = [];
-  const stack: string[] = [];
-  for (const line of tree.split('\n')) {
-    const m = /^([│├└─\s]*)(\S.*?) \(([A-Z, ]+)\)$/.exec(line);
-    if (!m) continue;
-    const depth = m[1]!.length / 4;
-    stack.length = depth;
-    stack.push(m[2]!);
-    for (const method of m[3]!.split(', ')) if (method !== 'HEAD') out.push(`${method} ${stack.join('')}`);
-  }
-  return out;
-}
 
 /**
  * Routes the fuzzer does not send: HTML pages and their forms (hostile input there is covered by

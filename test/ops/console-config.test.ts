@@ -100,7 +100,7 @@ for (const backend of backends()) {
       assert.deepEqual(await storedSecrets(s.ctx, 'stp'), first);
       assert.match(renamed.html, /value="Caja Operadora"/);
       const rows = await audits(s, 'connector.configured');
-      assert.deepEqual(rows.map((r) => [r.actor, r.detail.secrets_replaced]), [[ops.admin!.email, ['private_key', 'private_key_passphrase']], [ops.admin!.email, []]]);
+      assert.deepEqual(rows.map((r) => [r.actor, r.detail.secrets_set]), [[ops.admin!.email, ['private_key', 'private_key_passphrase']], [ops.admin!.email, []]]);
       assert.ok(!JSON.stringify(rows).includes(sim.config.private_key_passphrase));
 
       const noCnpj = await a.submit('/ops/connectors/own_accounts', '/ops/connectors/own_accounts', { country: 'BR', method: 'BB', beneficiary_name: 'Caja Pagamentos', agency: '0001', account: '12345-6' });

@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
+import type { OpsAuditEntry } from '../../audit/audit.ts';
 import type { OpsActor } from '../../operators/audit.ts';
 import { type AdminToken, allows, scopeFor, verifyAdminToken } from '../../operators/tokens.ts';
 
@@ -30,4 +31,13 @@ export function adminAuth(ctx: AppContext) {
 export function tokenActor(request: FastifyRequest): OpsActor {
   const t = request.adminToken!;
   return { kind: 'token', id: t.id, name: t.name, ip: request.ip, requestId: request.id };
+}
+
+/**
+ * The audit entry of an admin call that changes something, for the service to write in the
+ * change's own transaction (never after it commits). Every admin write route passes one: the
+ * route table is checked against test/ops/admin-audit.test.ts. No secret goes into `detail`.
+ */
+export function tokenAudit(request: FastifyRequest, action: string, o: Omit<OpsAuditEntry, 'ops' | 'action'> = {}): OpsAuditEntry {
+  return { ops: tokenActor(request), action, ...o };
 }

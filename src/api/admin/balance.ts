@@ -16,6 +16,7 @@ import { getMerchant } from '../../merchants/merchants.ts';
 import { sendJson } from '../v3/deposits.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 import { INT_ID_SCHEMA } from '../../domain/ids.ts';
+import { tokenAudit } from './auth.ts';
 
 const idParams = { type: 'object', properties: { id: INT_ID_SCHEMA }, required: ['id'] } as const;
 
@@ -66,7 +67,9 @@ export function registerAdminBalance(app: FastifyInstance, ctx: AppContext): voi
       try {
         const row = await adjustBalance(ctx.db, {
           merchantId: request.params.id, direction: b.direction as 'credit' | 'debit', amount: amount.value, currency, reason: String(b.reason).trim(), actor,
-        });
+        }, (r) => tokenAudit(request, 'balance.adjusted', {
+          merchantId: r.merchant_id, subject: `adjustment:${r.id}`, detail: { direction: r.direction, amount: r.amount, currency: r.currency, reason: r.reason, operator: actor },
+        }));
         return sendJson(reply, 201, toJson({ adjustment_id: row.id, ...row, id: undefined, created_at: formatDateTime(row.created_at) }));
       } catch (err) {
         if (err instanceof InsufficientFunds) throw v3Errors.insufficientFunds('The debit exceeds the available balance');

@@ -5,8 +5,9 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
-import { saveConnector } from '../../connectors/store.ts';
+import { configAuditDetail, saveConnector, secretNames } from '../../connectors/store.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
+import { tokenAudit } from './auth.ts';
 
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
 
@@ -42,7 +43,9 @@ export function registerConnectorAdmin(app: FastifyInstance, ctx: AppContext, c:
     async (request) => {
       const result = c.validate(request.body);
       if (!result.ok) throw v3Errors.validation(result.details, `Invalid ${c.label} connector configuration`);
-      await saveConnector(ctx, c.name, { ...result.settings }, { ...result.secrets });
+      const settings: Record<string, string> = { ...result.settings };
+      const secrets: Record<string, string> = { ...result.secrets };
+      await saveConnector(ctx, c.name, settings, secrets, tokenAudit(request, 'connector.configured', { subject: `connector:${c.name}`, detail: configAuditDetail(settings, secretNames(secrets)) }));
       await c.afterSave(ctx, request.log);
       return c.view(ctx);
     },

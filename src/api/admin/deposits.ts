@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { formatDateTime } from '../../domain/payment-info.ts';
 import { v3Errors } from '../../http/errors.ts';
-import { listLimits, putLimit } from '../../deposits/limits.ts';
+import { listLimits } from '../../deposits/limits.ts';
 import { parseLimitInput } from '../../domain/limit-input.ts';
 import { depositNotFound, transitionDeposit } from '../../deposits/service.ts';
 import { findDeposit, statusHistory } from '../../deposits/store.ts';
@@ -14,6 +14,8 @@ import { toJson } from '../../deposits/json.ts';
 import { statusView } from '../../deposits/views.ts';
 import { acceptAnyBody, depositStatusSchema, parseDepositId, sendJson } from '../v3/deposits.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
+import { setMerchantLimit } from '../../operators/limits.ts';
+import { tokenActor, tokenAudit } from './auth.ts';
 
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema, 409: v3ErrorSchema };
 const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
@@ -98,7 +100,10 @@ export function registerAdminDeposits(app: FastifyInstance, ctx: AppContext): vo
       if (body.note !== undefined && (typeof body.note !== 'string' || body.note.length > 500)) {
         throw v3Errors.validation(['note: must be a string of at most 500 characters']);
       }
-      const d = await transitionDeposit(ctx, id, 'COMPLETED', 'late_payment', { actor: 'operator', note: body.note as string | undefined });
+      const d = await transitionDeposit(ctx, id, 'COMPLETED', 'late_payment', {
+        actor: 'operator', note: body.note as string | undefined,
+        audit: (dep) => tokenAudit(request, 'deposit.completed', { merchantId: dep.merchant_id, subject: `deposit:${dep.id}`, detail: { cause: 'late_payment', note: body.note ?? null } }),
+      });
       return sendJson(reply, 200, toJson(statusView(d)));
     },
   );
@@ -149,9 +154,8 @@ export function registerAdminDeposits(app: FastifyInstance, ctx: AppContext): vo
         const { rows } = await ctx.db.query('SELECT 1 FROM merchants WHERE id = $1', [merchantId]);
         if (rows.length === 0) throw v3Errors.notFound('Merchant not found');
       }
-      const saved = await putLimit(ctx.db, input.value);
-      // Deposit creation reads the rules through the cache: the new rule applies from now on.
-      ctx.cache.changed();
+      // Stored and audited together; in force at once in this process.
+      const saved = await setMerchantLimit(ctx, input.value, tokenActor(request));
       return reply.status(200).send(saved);
     },
   );

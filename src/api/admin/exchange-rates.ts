@@ -7,7 +7,7 @@ import { type Decimal, isPositive, parseAmount } from '../../domain/money.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { allUsdRates } from '../../lookups/exchange-rates.ts';
 import { parseMarkup } from '../../rates/markup.ts';
-import { rateBoard, setManualRates, setMarkup } from '../../rates/service.ts';
+import { rateBoard, setManualRates, setMarkups } from '../../rates/service.ts';
 import { configuredSources } from '../../rates/sources.ts';
 import { tokenActor } from './auth.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
@@ -112,7 +112,7 @@ export function registerAdminExchangeRates(app: FastifyInstance, ctx: AppContext
         else parsed.push([currency, m.value]);
       }
       if (details.length) throw v3Errors.validation(details);
-      for (const [currency, markup] of parsed) await setMarkup(ctx, currency, markup, tokenActor(request));
+      await setMarkups(ctx, parsed, tokenActor(request));
       return { markups: (await rateBoard(ctx, sources)).markups };
     },
   );

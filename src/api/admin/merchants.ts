@@ -10,6 +10,7 @@ import {
 } from '../../merchants/merchants.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 import { INT_ID_SCHEMA } from '../../domain/ids.ts';
+import { tokenAudit } from './auth.ts';
 
 const credentialsSchema = {
   type: 'object',
@@ -89,7 +90,8 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
     async (request, reply) => {
       const details = checkUrls(request.body, ctx);
       if (details.length) throw v3Errors.validation(details);
-      const { merchant, credentials } = await createMerchant(ctx.db, ctx.box, ctx.config.env, request.body);
+      const { merchant, credentials } = await createMerchant(ctx.db, ctx.box, ctx.config.env, request.body, (m) =>
+        tokenAudit(request, 'merchant.created', { merchantId: m.id, subject: `merchant:${m.id}`, detail: { name: m.name } }));
       request.log.info({ merchant_id: merchant.id }, 'merchant created');
       return reply.status(201).send(credentialsView(merchant, credentials));
     },
@@ -172,7 +174,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         newinvoice_currencies: b.newinvoice_currencies === undefined ? undefined : b.newinvoice_currencies.length ? b.newinvoice_currencies : null,
         sandbox_chaos: b.sandbox_chaos,
         frame_origins: frameOrigins,
-      }, ctx.cache);
+      }, ctx.cache, tokenAudit(request, 'merchant.settings', { merchantId: request.params.id, subject: `merchant:${request.params.id}`, detail: b }));
       if (!merchant) throw v3Errors.notFound('Merchant not found');
       return merchantView(merchant);
     },
@@ -191,7 +193,8 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
       },
     },
     async (request) => {
-      const rotated = await rotateCredentials(ctx.db, ctx.box, request.params.id, request.body.set, ctx.cache);
+      const rotated = await rotateCredentials(ctx.db, ctx.box, request.params.id, request.body.set, ctx.cache,
+        tokenAudit(request, 'merchant.rotated', { merchantId: request.params.id, subject: `merchant:${request.params.id}`, detail: { set: request.body.set } }));
       if (!rotated) throw v3Errors.notFound('Merchant not found');
       request.log.info({ merchant_id: rotated.merchant.id, set: request.body.set }, 'credentials rotated');
       return credentialsView(rotated.merchant, rotated.credentials);

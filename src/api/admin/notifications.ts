@@ -7,6 +7,7 @@ import { getNotification, listNotifications, resendNotification } from '../../no
 import { type ListQuery, listQuerySchema, notificationListSchema, notificationListView, notificationSchema, notificationView } from '../../notifications/views.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 import { INT_ID_SCHEMA } from '../../domain/ids.ts';
+import { tokenAudit } from './auth.ts';
 
 const merchantParams = { type: 'object', properties: { id: INT_ID_SCHEMA }, required: ['id'] } as const;
 const notificationParams = { type: 'object', properties: { id: { type: 'string', pattern: '^[0-9]{1,18}$' } }, required: ['id'] } as const;
@@ -68,7 +69,8 @@ export function registerAdminNotifications(app: FastifyInstance, ctx: AppContext
     },
     async (request, reply) => {
       const id = Number(request.params.id);
-      if (!(await resendNotification(ctx.db, id))) throw v3Errors.notFound('Notification not found');
+      const audit = (n: { merchantId: number }) => tokenAudit(request, 'notification.resent', { merchantId: n.merchantId, subject: `notification:${id}` });
+      if (!(await resendNotification(ctx.db, id, undefined, audit))) throw v3Errors.notFound('Notification not found');
       request.log.info({ notification_id: id }, 'notification resend requested');
       return reply.status(202).send(notificationView((await getNotification(ctx.db, id))!));
     },

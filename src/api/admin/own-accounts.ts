@@ -8,6 +8,7 @@ import { validateOwnAccounts } from '../../domain/own-accounts.ts';
 import { OWN_ACCOUNTS_CONNECTOR, ownAccountsView } from '../../connectors/own-accounts.ts';
 import { saveConnector } from '../../connectors/store.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
+import { tokenAudit } from './auth.ts';
 
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
 
@@ -43,7 +44,8 @@ export function registerAdminOwnAccounts(app: FastifyInstance, ctx: AppContext):
     async (request) => {
       const result = validateOwnAccounts(request.body);
       if (!result.ok) throw v3Errors.validation(result.details, 'Invalid own accounts configuration');
-      await saveConnector(ctx, OWN_ACCOUNTS_CONNECTOR, { accounts: JSON.stringify(result.accounts) }, {});
+      await saveConnector(ctx, OWN_ACCOUNTS_CONNECTOR, { accounts: JSON.stringify(result.accounts) }, {},
+        tokenAudit(request, 'connector.configured', { subject: `connector:${OWN_ACCOUNTS_CONNECTOR}`, detail: { accounts: result.accounts } }));
       return ownAccountsView(ctx);
     },
   );

@@ -22,7 +22,7 @@ import { CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, g
 import { createOperator, listOperators, OperatorError } from '../../operators/accounts.ts';
 import { ApprovalError, decide, heldCashouts, listApprovals, requestAdjustment, requestCashoutRelease } from '../../operators/approvals.ts';
 import { listOpsAudit } from '../../operators/audit.ts';
-import { ABSOLUTE_HOURS, actorOf, completeMfa, loadSession, type OpsSession, signIn, signOut } from '../../operators/auth.ts';
+import { ABSOLUTE_HOURS, actorOf, beginTotpEnrolment, completeMfa, loadSession, type OpsSession, signIn, signOut } from '../../operators/auth.ts';
 import { canOps, isOperatorRole, type OpsAction } from '../../operators/roles.ts';
 import { searchMerchants } from '../../operators/search.ts';
 import { createAdminToken, isTokenScope, listAdminTokens, revokeAdminToken, rotateAdminToken, TokenError } from '../../operators/tokens.ts';
@@ -39,6 +39,8 @@ import * as V from './views.ts';
 import { registerOpsConnectorSettings } from './connector-settings.ts';
 import { registerOpsFees } from './fees.ts';
 import { registerOpsStatements } from './statements.ts';
+import { enrolPage } from './lifecycle-views.ts';
+import { registerOperatorLifecycle } from './lifecycle-routes.ts';
 
 const COOKIE = 'caja_ops';
 const LANG_COOKIE = 'caja_ops_lang';
@@ -57,9 +59,10 @@ export interface Ctx {
   params: Record<string, string>;
 }
 export type Result = V.Page | { redirect: string };
+export type OpsRouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
-/** The gate as the console's areas in their own modules receive it (fees, connector settings, statement uploads). */
-export type OpsRouteOf = (action: OpsAction, handler: (c: Ctx) => Promise<Result>, o?: { upload?: boolean }) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+/** The gate as the console's areas in their own modules receive it (fees, connector settings, statement uploads, operators' lifecycle). */
+export type OpsRouteOf = (action: OpsAction, handler: (c: Ctx) => Promise<Result>, o?: { upload?: boolean }) => OpsRouteHandler;
 
 const text = (v: string | undefined, max = 500) => (typeof v === 'string' ? v.trim().slice(0, max) : '');
 
@@ -94,7 +97,7 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
   });
 
   /** The gate every signed-in page and action passes. */
-  function opsRoute(action: OpsAction, handler: (c: Ctx) => Promise<Result>, o: { upload?: boolean } = {}) {
+  function opsRoute(action: OpsAction, handler: (c: Ctx) => Promise<Result>, o: { upload?: boolean } = {}): OpsRouteHandler {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const bare = bareOf(request, reply);
       const s = await loadSession(ctx, readCookies(request)[COOKIE], request.ip);
@@ -147,6 +150,8 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
     const b = bareOf(request, reply);
     const s = await loadSession(ctx, readCookies(request)[COOKIE], request.ip);
     if (!s || !s.mfaPending) return reply.redirect(s ? '/ops' : '/ops/login', 303);
+    // After an admin reset the authenticator, the code step enrols a new secret (shown once per opening).
+    if (s.enrolTotp) return render(reply, b.lang, enrolPage(b, { csrf: s.csrf, secret: (await beginTotpEnrolment(ctx, s)) ?? undefined }));
     return render(reply, b.lang, V.codePage(b, { csrf: s.csrf }));
   });
 
@@ -157,6 +162,7 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
     if (!s || !s.mfaPending) return reply.redirect('/ops/login', 303);
     if (!sameOrigin(ctx, request) || !csrfMatches(s, body.csrf)) return render(reply, b.lang, V.messagePage(b, b.t.csrfTitle, b.t.csrf, 403));
     const token = await completeMfa(ctx, s, text(body.code, 20), request.headers['user-agent'] ?? null);
+    if (!token && s.enrolTotp) return render(reply, b.lang, enrolPage(b, { csrf: s.csrf, error: b.t.enrolFailed, status: 401 }));
     if (!token) return render(reply, b.lang, V.codePage(b, { csrf: s.csrf, error: b.t.invalidCode, status: 401 }));
     sessionCookie(reply, token);
     return reply.redirect('/ops', 303);
@@ -468,4 +474,5 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
   registerOpsFees(app, ctx, opsRoute);
   registerOpsConnectorSettings(app, ctx, opsRoute);
   registerOpsStatements(app, ctx, opsRoute, reconView);
+  registerOperatorLifecycle(app, ctx, { opsRoute, operatorsView });
 }

@@ -19,6 +19,7 @@ import { feesCard } from './fees.ts';
 import { FORM_CSS } from './form-bits.ts';
 import { connectorLinks } from './connector-settings.ts';
 import { batchForm, uploadForm } from './statements.ts';
+import { operatorActions, operatorState } from './lifecycle-views.ts';
 
 export const OPS_CSS = raw(`${PANEL_CSS}${FORM_CSS}`);
 
@@ -44,8 +45,8 @@ export interface Page {
 }
 
 const when = (d: Date | null | undefined) => whenAt(d, '—');
-const notice = (text: string | undefined) => (text ? html`<p class="ok" role="status">${text}</p>` : '');
-const alert = (text: string | undefined) => (text ? html`<p class="alert" role="alert">${text}</p>` : '');
+export const notice = (text: string | undefined) => (text ? html`<p class="ok" role="status">${text}</p>` : '');
+export const alert = (text: string | undefined) => (text ? html`<p class="alert" role="alert">${text}</p>` : '');
 const roleName = (t: OpsStrings, r: OperatorRole) => t[`role${r}`];
 
 function table(label: string, head: string[], rows: unknown[][], numCols: number[] = [], empty?: string): SafeHtml {
@@ -55,7 +56,7 @@ function table(label: string, head: string[], rows: unknown[][], numCols: number
   return html`<div class="scroll" role="region" aria-label="${label}" tabindex="0"><table><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
-function button(f: Frame, action: string, label: string, cls = 'secondary', extra: SafeHtml | string = ''): SafeHtml {
+export function button(f: Frame, action: string, label: string, cls = 'secondary', extra: SafeHtml | string = ''): SafeHtml {
   return html`<form method="post" action="${action}" class="inline">${csrfField(f)}${extra}<button class="button ${cls}">${label}</button></form>`;
 }
 
@@ -75,7 +76,7 @@ const envBadge = (t: OpsStrings, env: string) => html`<span class="env ${env}">$
 const NAV: [string, keyof OpsStrings, OpsAction][] = [
   ['/ops/merchants', 'navMerchants', 'view'], ['/ops/approvals', 'navApprovals', 'view'], ['/ops/rates', 'navRates', 'view'],
   ['/ops/connectors', 'navConnectors', 'view'], ['/ops/reconciliation', 'navReconciliation', 'view'], ['/ops/audit', 'navAudit', 'view'],
-  ['/ops/operators', 'navOperators', 'operators'],
+  ['/ops/operators', 'navOperators', 'operators'], ['/ops/account', 'navAccount', 'view'],
 ];
 
 export function frame(f: Frame, current: string, title: string, body: SafeHtml, status?: number): Page {
@@ -92,7 +93,7 @@ ${langLinks(f.lang, f.here, t)}</div></div></header>`;
   return { title: `${title} · ${t.console}`, header, body: html`<h1>${title}</h1>\n${body}`, status };
 }
 
-function bare(b: BareFrame, title: string, body: SafeHtml, status?: number): Page {
+export function bare(b: BareFrame, title: string, body: SafeHtml, status?: number): Page {
   const header = html`<header class="ptop"><div class="in"><span class="brand">${b.t.console}</span>${envBadge(b.t, b.env)}<div class="who">${langLinks(b.lang, b.here, b.t)}</div></div></header>`;
   return { title: `${title} · ${b.t.console}`, header, status, body: html`<div class="login card"><h1>${title}</h1>${body}</div>` };
 }
@@ -250,16 +251,16 @@ ${v.next ? html`<nav class="pager" aria-label="${t.older}"><a href="/ops/audit?b
 
 // ---------------------------------------------------------------- operators and tokens
 
-export function operatorsPage(f: Frame, v: { operators: Operator[]; tokens: TokenView[]; made?: { email: string; password: string; totpSecret: string; uri: string }; token?: string; error?: string }): Page {
+export function operatorsPage(f: Frame, v: { operators: Operator[]; tokens: TokenView[]; made?: { email: string; password: string; totpSecret: string; uri: string }; token?: string; error?: string; notice?: string; lifecycle?: SafeHtml }): Page {
   const t = f.t;
   const made = v.made
     ? html`<div class="card"><p class="ok" role="status">${fillText(t.operatorOnce, { email: v.made.email })}</p><dl><dt>${t.password}</dt><dd class="secret">${v.made.password}</dd><dt>${t.totpSecret}</dt><dd class="secret">${v.made.totpSecret}</dd><dt>otpauth</dt><dd class="secret">${v.made.uri}</dd></dl></div>`
     : '';
   const token = v.token ? html`<div class="card"><p class="ok" role="status">${t.tokenOnce}</p><p class="secret">${v.token}</p></div>` : '';
-  const ops = v.operators.map((o) => [o.id, o.email, roleName(t, o.role), o.disabled_at ? t.disabled : '', when(o.created_at)]);
+  const ops = v.operators.map((o) => [o.id, o.email, roleName(t, o.role), operatorState(t, o), when(o.created_at), operatorActions(f, o)]);
   const tokens = v.tokens.map((x) => [x.id, x.name, x.scopes.join(', '), when(x.created_at), x.revoked_at ? t.revoked : html`<div class="stack">${button(f, `/ops/tokens/${x.id}/rotate`, fillText(t.rotate, { set: x.name }))}${button(f, `/ops/tokens/${x.id}/revoke`, t.revoke, 'danger')}</div>`]);
-  return frame(f, '/ops/operators', t.navOperators, html`${alert(v.error)}${made}${token}
-<h2>${t.operators}</h2>${table(t.operators, [t.id, t.email, t.role, '', t.created], ops, [0])}
+  return frame(f, '/ops/operators', t.navOperators, html`${alert(v.error)}${notice(v.notice)}${made}${token}${v.lifecycle ?? ''}
+<h2>${t.operators}</h2>${table(t.operators, [t.id, t.email, t.role, '', t.created, t.action], ops, [0])}
 <details class="card"><summary>${t.createOperator}</summary><form method="post" action="/ops/operators">${csrfField(f)}
 ${field('email', t.email, '', { type: 'email', required: true })}${field('role', t.role, 'read_only', { options: OPERATOR_ROLES.map((r) => [r, roleName(t, r)]) })}
 <button class="button">${t.create}</button></form></details>

@@ -1,0 +1,173 @@
+// Operators' lifecycle in a real browser (Debian's Chromium through playwright-core): an admin
+// disables and enables an operator, resets one's password (shown once) and another's
+// authenticator; that operator, at the next sign-in, is shown a new secret and confirms it with a
+// code; an operator changes their own password on My account (a wrong code first); phone-sized
+// in Spanish and Portuguese. Every page is checked with axe-core (no serious or critical
+// violation), for CSP reports, and screenshotted under test/artifacts/ops-lifecycle-*.png.
+// Without Chromium the suite is skipped, saying why.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { totpCode } from '../../src/panel/services/totp.ts';
+import { makeOperator, nextCode, type TestOperator } from './helpers.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+describe('operators\' lifecycle in Chromium', { skip }, () => {
+  let s: TestServer;
+  let root: TestOperator;
+  const contexts: BrowserContext[] = [];
+  const profiles: string[] = [];
+  const consoleErrors: string[] = [];
+
+  async function browser(opts: { locale?: string; viewport?: { width: number; height: number } } = {}): Promise<Page> {
+    const profile = mkdtempSync(join(tmpdir(), 'caja-ops-chromium-'));
+    profiles.push(profile);
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM, headless: true, locale: opts.locale ?? 'en-US', viewport: opts.viewport ?? { width: 1280, height: 900 }, args: ARGS,
+    });
+    context.setDefaultTimeout(15_000);
+    context.on('console', (msg) => {
+      if (msg.type() === 'error') consoleErrors.push(msg.text());
+    });
+    contexts.push(context);
+    return context.newPage();
+  }
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    s = await startTestServer('pglite');
+    root = await makeOperator(s, 'admin', 'root');
+  });
+
+  after(async () => {
+    for (const c of contexts) await c.close();
+    await s?.close();
+    for (const p of profiles) rmSync(p, { recursive: true, force: true });
+  });
+
+  async function checkPage(p: Page, name: string) {
+    await p.waitForLoadState('load');
+    await p.evaluate(AXE);
+    const violations = await p.evaluate(async () => {
+      const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+    });
+    assert.deepEqual(violations, [], `${name}: accessibility`);
+    assert.deepEqual(consoleErrors.filter((e) => /Content Security Policy|Refused/.test(e)), [], `${name}: CSP`);
+    await p.screenshot({ path: join(ARTIFACTS, `ops-lifecycle-${name}.png`), fullPage: true });
+  }
+
+  async function signIn(p: Page, op: TestOperator) {
+    await p.goto(`${s.url}/ops/login`);
+    await p.fill('#f-email', op.email);
+    await p.fill('#f-password', op.password);
+    await p.click('button.wide');
+    await p.waitForURL(`${s.url}/ops/login/code`);
+    await p.fill('#f-code', nextCode(s, op));
+    await p.click('button.wide');
+    await p.waitForURL(`${s.url}/ops/merchants`);
+  }
+
+  const row = (p: Page, op: TestOperator) => p.locator(`tr:has(td:text-is("${op.email}"))`);
+
+  test('an admin disables and enables an operator, resets a password (shown once) and an authenticator', async () => {
+    const fin = await makeOperator(s, 'finance', 'fin');
+    const sup = await makeOperator(s, 'support', 'sup');
+    const p = await browser();
+    await signIn(p, root);
+    await p.click('nav.pnav a:has-text("Operators and tokens")');
+    assert.equal(await row(p, root).locator('button').count(), 0, 'no buttons on oneself');
+    await checkPage(p, '01-operators');
+    await row(p, fin).locator('button:has-text("Disable")').click();
+    await p.waitForSelector('[role=status]');
+    assert.match(await p.locator('[role=status]').textContent() ?? '', /is disabled; their sessions have ended/);
+    assert.match(await row(p, fin).textContent() ?? '', /disabled/);
+    await checkPage(p, '02-disabled');
+    await row(p, fin).locator('button:has-text("Enable")').click();
+    await p.waitForSelector('[role=status]');
+    await row(p, fin).locator('button:has-text("Reset password")').click();
+    await p.waitForSelector('dd.secret');
+    const password = (await p.locator('dd.secret').textContent())!.trim();
+    assert.match(password, /^[A-Za-z0-9]{20}$/);
+    await checkPage(p, '03-password-reset');
+    fin.password = password;
+    await row(p, sup).locator('button:has-text("Reset authenticator")').click();
+    await p.waitForSelector('[role=status]');
+    assert.match(await row(p, sup).textContent() ?? '', /authenticator to enrol/);
+    await checkPage(p, '04-totp-reset');
+    await p.goto(`${s.url}/ops/operators`);
+    assert.equal(await p.locator('dd.secret').count(), 0, 'the password is never shown again');
+
+    const finBrowser = await browser();
+    await signIn(finBrowser, fin);
+
+    // The operator whose authenticator was reset: a new secret at sign-in, confirmed by its code.
+    const e = await browser({ locale: 'pt-BR', viewport: { width: 375, height: 740 } });
+    await e.goto(`${s.url}/ops/login`);
+    await e.fill('#f-email', sup.email);
+    await e.fill('#f-password', sup.password);
+    await e.click('button.wide');
+    await e.waitForURL(`${s.url}/ops/login/code`);
+    assert.equal(await e.locator('h1').textContent(), 'Configure seu autenticador');
+    const secret = (await e.locator('dd.secret').first().textContent())!.trim();
+    assert.match(secret, /^[A-Z2-7]{32}$/);
+    const width = await e.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 380, `no sideways scroll on a phone: ${width}px`);
+    await checkPage(e, '05-phone-pt-enrol');
+    // This operator never signed in: no code of theirs was used yet.
+    await e.fill('#f-code', totpCode(secret, s.ctx.now()));
+    await e.click('button.wide');
+    await e.waitForURL(`${s.url}/ops/merchants`);
+  });
+
+  test('my account: a wrong code is refused, then the password changes', async () => {
+    const op = await makeOperator(s, 'risk', 'own');
+    const p = await browser();
+    await signIn(p, op);
+    await p.click('nav.pnav a:has-text("My account")');
+    await checkPage(p, '06-account');
+    const next = 'correct horse battery staple 42';
+    await p.fill('#f-current', op.password);
+    await p.fill('#f-next', next);
+    await p.fill('#f-again', next);
+    const right = nextCode(s, op);
+    await p.fill('#f-code', right === '123456' ? '654321' : '123456');
+    await p.click('form[action="/ops/account/password"] button');
+    await p.waitForSelector('[role=alert]');
+    assert.match(await p.locator('[role=alert]').textContent() ?? '', /current password or the code is wrong/);
+    await checkPage(p, '07-account-wrong-code');
+    await p.fill('#f-current', op.password);
+    await p.fill('#f-next', next);
+    await p.fill('#f-again', next);
+    await p.fill('#f-code', right);
+    await p.click('form[action="/ops/account/password"] button');
+    await p.waitForSelector('[role=status]');
+    assert.match(await p.locator('[role=status]').textContent() ?? '', /Your password was changed/);
+    await checkPage(p, '08-account-changed');
+    op.password = next;
+    await signIn(await browser(), op);
+  });
+
+  test('phone-sized, in Spanish: my account and the operators page', async () => {
+    const phone = await browser({ locale: 'es-MX', viewport: { width: 375, height: 740 } });
+    await signIn(phone, root);
+    await phone.goto(`${s.url}/ops/account`);
+    assert.equal(await phone.locator('h1').textContent(), 'Mi cuenta');
+    const width = await phone.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 380, `no sideways scroll on a phone: ${width}px`);
+    await checkPage(phone, '09-phone-es-account');
+    await phone.goto(`${s.url}/ops/operators`);
+    assert.ok(await phone.locator('button:has-text("Restablecer autenticador")').first().isVisible());
+    await checkPage(phone, '10-phone-es-operators');
+  });
+});
