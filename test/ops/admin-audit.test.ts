@@ -72,6 +72,8 @@ for (const backend of backends()) {
       },
       'PATCH /admin/merchants/:id': async () =>
         [await call('PATCH', `/admin/merchants/${m.merchant_id}`, { return_url: 'https://shop.example/back' }), { status: 200, action: 'merchant.settings', subject: `merchant:${m.merchant_id}`, merchantId: m.merchant_id }],
+      'PUT /admin/merchants/:id/fees': async () =>
+        [await call('PUT', `/admin/merchants/${m.merchant_id}/fees`, { fee: { BANK_TRANSFER: '1.25' } }), { status: 200, action: 'merchant.fees', subject: `merchant:${m.merchant_id}`, merchantId: m.merchant_id }],
       'POST /admin/merchants/:id/rotate': async () => {
         const r = await call('POST', `/admin/merchants/${m.merchant_id}/rotate`, { set: 'deposits' });
         // The merchant signs with the new set from now on.

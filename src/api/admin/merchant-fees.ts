@@ -9,7 +9,7 @@ import { v3Errors } from '../../http/errors.ts';
 import { merchantFeesView, setMerchantFees } from '../../merchants/fees.ts';
 import { getMerchant } from '../../merchants/merchants.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
-import { tokenActor } from './auth.ts';
+import { tokenAudit } from './auth.ts';
 
 const idParams = { type: 'object', properties: { id: INT_ID_SCHEMA }, required: ['id'] } as const;
 const errors = { 400: v3ErrorSchema, 401: v3ErrorSchema, 404: v3ErrorSchema };
@@ -66,9 +66,8 @@ export function registerAdminMerchantFees(app: FastifyInstance, ctx: AppContext)
       const v = validateFeeOverrides(request.body);
       if (!v.ok) throw v3Errors.validation(v.details, 'Invalid fee schedule');
       const id = request.params.id;
-      const m = await setMerchantFees(ctx.db, id, v.value, (before) => ({
-        ops: tokenActor(request), action: 'merchant.fees', merchantId: id, subject: `merchant:${id}`, detail: { before, after: v.value }, at: ctx.now(),
-      }), ctx.cache);
+      const m = await setMerchantFees(ctx.db, id, v.value, (before) =>
+        tokenAudit(request, 'merchant.fees', { merchantId: id, subject: `merchant:${id}`, detail: { before, after: v.value }, at: ctx.now() }), ctx.cache);
       if (!m) throw v3Errors.notFound('Merchant not found');
       return merchantFeesView(m);
     },
