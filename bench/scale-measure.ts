@@ -16,7 +16,8 @@
 // signed-in users of the largest merchant). Then, both servers stopped (their workers would
 // compete), the workers' own functions on a backlog seeded the same way on both: the
 // notification claim, the expiry sweep, the replay purge. Last, once per database, the full
-// ledger check (SCALE_FULL_CHECK=0 skips it: minutes at 5 M).
+// ledger check (SCALE_FULL_CHECK=0 skips it: minutes at 5 M). SCALE_PATHS=events,panel measures
+// only the paths whose names contain one of those words.
 import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -249,9 +250,13 @@ interface Row {
   grown: number[];
 }
 
+/** SCALE_PATHS: measure only the paths whose names contain one of these (comma-separated). */
+const ONLY = process.env.SCALE_PATHS?.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+
 /** Each path, alternately on the two databases, ROUNDS times. */
 async function alternate(paths: Path[], sides: [Side, Side], rows: Row[]): Promise<void> {
   for (const p of paths) {
+    if (ONLY && !ONLY.some((o) => p.name.toLowerCase().includes(o))) continue;
     const row: Row = { name: p.name, unit: 'req/s', empty: [], grown: [] };
     for (let r = 0; r < ROUNDS; r++) {
       // A B B A A B …: neither database always goes first (the one after a switch may pay for it).
