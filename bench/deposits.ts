@@ -76,7 +76,8 @@ function freePort(): Promise<number> {
  * variables (CAJA_PROCESSES, or the master key when a second server must read the credentials a
  * first one created). BENCH_NODE_ARGS passes node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-export async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
+/** `waitSeconds`: how long it may take to answer `/health` (it runs pending migrations first). */
+export async function startServer(databaseUrl: string, env: Record<string, string> = {}, opts: { waitSeconds?: number } = {}): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
   const child = spawn(process.execPath, [...extra, serverEntry()], {
@@ -96,7 +97,7 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < (opts.waitSeconds ?? 30) * 10; i++) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     try {
       if ((await fetch(`${url}/health`)).ok) return { url, child };

@@ -11,6 +11,8 @@ const suites: Record<string, () => Promise<Record<string, unknown>>> = {
   streamline: async () => (await import('./streamline.ts')).benchStreamline(),
   reconciliation: async () => (await import('./reconciliation.ts')).benchReconciliation(),
   scale: async () => (await import('./scale.ts')).benchScale(),
+  'scale-build': async () => (await import('./scale.ts')).benchScaleBuild(),
+  'scale-measure': async () => (await import('./scale.ts')).benchScaleMeasure(),
   hot: async () => (await import('./hot-accounts.ts')).benchHotAccounts(),
 };
 
@@ -19,8 +21,8 @@ buildServer();
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const results: Record<string, unknown> = {};
 for (const [name, run] of Object.entries(suites)) {
-  // The scale bench grows a database for many minutes: only when asked for by name.
-  if (wanted.length ? !wanted.includes(name) : name === 'scale') continue;
+  // The scale benches grow or read databases of millions of deposits: only when asked for by name.
+  if (wanted.length ? !wanted.includes(name) : name.startsWith('scale')) continue;
   console.log(`\n=== ${name} ===`);
   results[name] = await run();
 }

@@ -28,6 +28,7 @@ import { DepositError, depositNotFound } from './errors.ts';
 import { safeEqualText } from '../merchants/secrets.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { toJson } from './json.ts';
+import { storedPaymentInfo } from './stored-payment-info.ts';
 import { payinConnectorFor, servedMethods } from '../connectors/registry.ts';
 import { offeredMethods } from '../domain/offered-methods.ts';
 import { type Charge, type ChargeOrder, ConnectorError } from '../connectors/payin.ts';
@@ -138,7 +139,7 @@ export async function chooseMethod(ctx: AppContext, token: string, code: string,
       [
         d.id, method.code, method.type, toDb(local.fee), toDb(local.surcharge), toDb(local.payerAmount), toDb(usd.fee),
         toDb(usd.merchantAmount), JSON.stringify(payer), payer.document ?? null, payer.document_type ?? null, payerName,
-        payer.email ?? null, info ? toJson(info) : null, charge ? planned.expiresAt : expiresAt, now,
+        payer.email ?? null, info ? storedPaymentInfo(toJson(info)) : null, charge ? planned.expiresAt : expiresAt, now,
         info ? (charge ? connector!.name : connector?.name ?? null) : null, charge?.reference ?? null,
       ],
     );

@@ -47,6 +47,7 @@ import { recordEvent } from '../notifications/outbox.ts';
 import { type KnownRate, resolveUsdRates, staleRate, staleRateText } from '../lookups/exchange-rates.ts';
 import { type LimitKind, type LimitRule, needsUsage } from '../domain/limits.ts';
 import { toJson } from './json.ts';
+import { storedPaymentInfo } from './stored-payment-info.ts';
 import { Batcher } from '../db/batcher.ts';
 import { applicableRule, checkAmountOnly, checkCustomerLimits, firstOfEachCustomer, type LimitRow, loadLimitRules, type RuleCheck, rulesFromRows } from './limits.ts';
 import { creditDeposit } from '../balances/service.ts';
@@ -278,7 +279,9 @@ type NewDepositRow = Record<(typeof COLUMNS)[number], unknown> & {
 
 /** Writes deposits in one statement; each gets its row, or null when it was left out (above). */
 async function writeDeposits(q: Queryable, rows: NewDepositRow[]): Promise<(CreatedDeposit | null)[]> {
-  const { rows: written } = await q.query<CreatedDeposit>(INSERT_SQL, [JSON.stringify(rows)], { name: 'caja_deposit_insert' });
+  // Rows keep payment_info without its QR image (stored-payment-info.ts); the answer has it.
+  const stored = rows.map((r) => (r.payment_info ? { ...r, payment_info: storedPaymentInfo(r.payment_info as string) } : r));
+  const { rows: written } = await q.query<CreatedDeposit>(INSERT_SQL, [JSON.stringify(stored)], { name: 'caja_deposit_insert' });
   // Tokens are random per deposit: they say which row is whose.
   const byToken = new Map(written.map((r) => [r.token, r]));
   return rows.map((r) => {

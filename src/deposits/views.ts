@@ -6,6 +6,7 @@ import { storedCryptoDetail } from '../domain/crypto.ts';
 import { dec, fromDb } from '../domain/money.ts';
 import { formatDateTime, receiptUrl as voucherReceiptUrl } from '../domain/payment-info.ts';
 import { RawJson, toJson } from './json.ts';
+import { servedPaymentInfo } from './stored-payment-info.ts';
 import type { CreatedDeposit } from './service.ts';
 import type { DepositRow } from './store.ts';
 
@@ -29,7 +30,8 @@ export function creationResponse(base: string, d: CreatedDeposit): string {
     deposit_id: d.id,
     user_id: d.user_id,
     merchant_invoice_id: d.invoice_id,
-    ...(hosted || !d.payment_info ? {} : { payment_info: new RawJson(d.payment_info) }),
+    // A new deposit's payment_info is the one just built; a replayed one's is read back, its QR image drawn again.
+    ...(hosted || !d.payment_info ? {} : { payment_info: new RawJson(servedPaymentInfo(d.payment_info)) }),
   });
 }
 

@@ -8,6 +8,7 @@ import { COUNTRY_TIME_ZONES } from '../../domain/payment-info.ts';
 import type { DepositRow } from '../../deposits/store.ts';
 import type { CardDetail } from '../../domain/cards.ts';
 import { customerDeposit, isPayable } from '../../deposits/checkout.ts';
+import { servedPaymentInfo } from '../../deposits/stored-payment-info.ts';
 import { localeOf, PAGE_LANGUAGES, resolveLang, strings, type Lang, type Strings } from '../i18n.ts';
 
 /** payment_info as stored; numbers kept as their exact JSON text. */
@@ -111,7 +112,7 @@ export async function load(ctx: AppContext, token: string, req: PageRequest): Pr
     merchantReturnUrl: c.merchantReturnUrl,
     cardDetail: c.cardDetail,
     method,
-    info: parseInfo(d.payment_info),
+    info: parseInfo(servedPaymentInfo(d.payment_info)),
     phase,
     lang,
     chosenLang,
