@@ -34,6 +34,8 @@ const runDir = mkdtempSync(join(tmpdir(), 'caja-test-'));
 mkdirSync(join(ROOT, '.test-build'), { recursive: true });
 const buildDir = mkdtempSync(join(ROOT, '.test-build', 'run-'));
 process.on('exit', () => rmSync(buildDir, { recursive: true, force: true }));
+// Interrupted (Ctrl-C reaches the test processes too): still remove this run's build.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
 try {
   await buildTests(buildDir, files);
 } catch {
