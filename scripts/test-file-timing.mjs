@@ -5,8 +5,9 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
 const out = process.env.CAJA_TEST_TIMINGS;
+const built = process.env.CAJA_TEST_BUILD;
 const file = process.argv[1];
-if (out && file?.endsWith('.test.ts')) {
+if (out && built && file?.endsWith('.test.mjs')) {
   process.on('exit', () => {
     // utime, stime, cutime, cstime: fields 14-17 of /proc/self/stat, in clock ticks (100 a second).
     let cpu = {};
@@ -18,6 +19,6 @@ if (out && file?.endsWith('.test.ts')) {
       cpu = { cpu: (u.user + u.system) / 1e6 };
     }
     const wall = performance.now() / 1000;
-    appendFileSync(out, `${JSON.stringify({ file: relative(process.cwd(), file), wall, ...cpu, maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
+    appendFileSync(out, `${JSON.stringify({ file: relative(built, file).replace(/\.mjs$/, '.ts'), wall, ...cpu, maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
   });
 }

@@ -2,6 +2,7 @@
 // check, straight against the database.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { type Config, ConfigError, loadConfig } from '../config/config.ts';
 import { validateStpConfig } from '../connectors/stp/settings.ts';
 import { stpView } from '../connectors/stp/view.ts';
@@ -82,6 +83,11 @@ async function run(argv: string[]): Promise<void> {
     await import('../server/main.ts');
     return;
   }
+  // A command runs for a second or two: the embedded database's WebAssembly (PostgreSQL) is then
+  // cheaper run from V8's baseline compiler than optimized as well, about 1 s of CPU less in 2
+  // for each command on the embedded database (`start` above keeps the optimizing tier, for a
+  // long-running server). Set before any module is compiled: the database opens below.
+  setFlagsFromString('--liftoff-only');
   if (!command || command === 'help' || command === '--help') {
     console.log(`${USAGE}\n\n${HTTP_USAGE}`);
     return;

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, bearer, createMerchant, V3Client } from '../helpers/clients.ts';
+import { CAJA_CLI } from '../helpers/programs.ts';
 
 for (const backend of backends()) {
   describe(`admin merchants (${backend})`, () => {
@@ -146,12 +147,12 @@ describe('CLI', () => {
   test('caja merchant create --json prints the credentials JSON; bad input is a usage error', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'caja-cli-'));
     const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', CAJA_MASTER_KEY: '' };
-    const r = spawnSync(process.execPath, ['bin/caja.mjs', 'merchant', 'create', '--name', 'Cli Shop', '--json'], { env, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [CAJA_CLI, 'merchant', 'create', '--name', 'Cli Shop', '--json'], { env, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     const c = JSON.parse(r.stdout);
     assert.equal(c.name, 'Cli Shop');
     assert.ok(c.deposits.secret_key && c.cashouts.pass && c.read_only_key && c.panel.password);
-    const bad = spawnSync(process.execPath, ['bin/caja.mjs', 'merchant', 'create'], { env, encoding: 'utf8' });
+    const bad = spawnSync(process.execPath, [CAJA_CLI, 'merchant', 'create'], { env, encoding: 'utf8' });
     assert.equal(bad.status, 64);
     assert.match(bad.stderr, /--name is required/);
   });

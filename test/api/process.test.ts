@@ -61,7 +61,8 @@ test('serves, logs JSON lines with request ids and never a secret, and stops cle
   const openapi = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, unknown> };
   assert.match(JSON.stringify(openapi.paths['/v3/deposits']), /"examples?"/);
 
-  // A second process on the same embedded data dir is refused instead of corrupting it.
+  // A second process on the same embedded data dir is refused instead of corrupting it. Through
+  // bin/caja.mjs, what `npx caja` runs (the CLI's other tests start the compiled CLI).
   const cli = spawnSync(process.execPath, ['bin/caja.mjs', 'merchant', 'create', '--name', 'X'], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, encoding: 'utf8' });
   assert.equal(cli.status, 1);
   assert.match(cli.stderr, /in use by process/);

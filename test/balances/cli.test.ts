@@ -5,11 +5,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CAJA_CLI } from '../helpers/programs.ts';
 
 describe('CLI: balances and the ledger', () => {
   test('adjust a balance, show it, check the ledger; bad input is a usage error', () => {
     const env = { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-cli-')), DATABASE_URL: '', CAJA_MASTER_KEY: '' };
-    const caja = (...args: string[]) => spawnSync(process.execPath, ['bin/caja.mjs', ...args], { env, encoding: 'utf8' });
+    const caja = (...args: string[]) => spawnSync(process.execPath, [CAJA_CLI, ...args], { env, encoding: 'utf8' });
     const created = caja('merchant', 'create', '--name', 'Ledger Shop', '--json');
     assert.equal(created.status, 0, created.stderr);
     const id = String(JSON.parse(created.stdout).merchant_id);

@@ -1,4 +1,4 @@
-// The CLI's HTTP commands as a user runs them (bin/caja.mjs in a child process) against a real
+// The CLI's HTTP commands as a user runs them (the CLI in a child process) against a real
 // caja: a saved profile, sign, trigger, deposits get/list, listen forwarding signed events to a
 // real endpoint; and what an operator command says when a running caja holds the embedded database.
 import { after, before, describe, test } from 'node:test';
@@ -12,6 +12,7 @@ import { verifyNotification } from '../../sdk/src/index.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createMerchant, hmac, type Credentials } from '../helpers/clients.ts';
 import { startReceiver, type Receiver } from '../notifications/helpers.ts';
+import { CAJA_CLI } from '../helpers/programs.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'caja-cli-home-'));
 /** The user's environment: a config home of its own, none of the credential variables, and the
@@ -22,7 +23,7 @@ env.XDG_CONFIG_HOME = home;
 async function caja(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   // Asynchronous: the server the command talks to runs in this process.
   try {
-    const r = await promisify(execFile)(process.execPath, ['bin/caja.mjs', ...args], { env: { ...env, ...extraEnv } });
+    const r = await promisify(execFile)(process.execPath, [CAJA_CLI, ...args], { env: { ...env, ...extraEnv } });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -93,7 +94,7 @@ describe('caja CLI over HTTP', () => {
   });
 
   test('listen forwards each new event signed as caja signs notifications, one line each', async () => {
-    const child = spawn(process.execPath, ['bin/caja.mjs', 'listen', '--forward-to', `${receiver.url}/hook`, '--interval', '100'], { env });
+    const child = spawn(process.execPath, [CAJA_CLI, 'listen', '--forward-to', `${receiver.url}/hook`, '--interval', '100'], { env });
     let stdout = '';
     child.stdout.on('data', (c) => (stdout += c));
     const until = async (what: () => boolean) => {

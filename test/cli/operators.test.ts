@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { totpCode } from '../../src/panel/services/totp.ts';
 import { OpsClient } from '../ops/helpers.ts';
+import { CAJA_CLI } from '../helpers/programs.ts';
 
 const PORT = 46000 + (process.pid % 50);
 const dataDir = mkdtempSync(join(tmpdir(), 'caja-cli-ops-'));
@@ -24,7 +25,7 @@ const env: Record<string, string> = {
 
 async function caja(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await promisify(execFile)(process.execPath, ['bin/caja.mjs', ...args], { env });
+    const r = await promisify(execFile)(process.execPath, [CAJA_CLI, ...args], { env });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -50,7 +51,7 @@ describe('caja operator and token commands', () => {
 
   // On the embedded database the CLI needs the server stopped (the data directory's lock).
   async function start(): Promise<void> {
-    server = spawn(process.execPath, ['bin/caja.mjs', 'start'], { env: { ...env, PORT: String(PORT), CAJA_WORKERS: 'false' }, stdio: 'ignore' });
+    server = spawn(process.execPath, [CAJA_CLI, 'start'], { env: { ...env, PORT: String(PORT), CAJA_WORKERS: 'false' }, stdio: 'ignore' });
     for (let i = 0; i < 150; i++) {
       try {
         if ((await fetch(`${base}/health`)).ok) return;

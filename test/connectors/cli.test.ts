@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
 import { startStpSimulator } from '../helpers/stp-simulator.ts';
+import { CAJA_CLI } from '../helpers/programs.ts';
 
 describe('CLI: the Pix connector', () => {
   let sim: PixSimulator;
@@ -21,7 +22,7 @@ describe('CLI: the Pix connector', () => {
   test('set from a file, show without secrets; an invalid file is a usage error naming each field', () => {
     const dir = mkdtempSync(join(tmpdir(), 'caja-cli-pix-'));
     const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', CAJA_MASTER_KEY: '' };
-    const caja = (...args: string[]) => spawnSync(process.execPath, ['bin/caja.mjs', ...args], { env, encoding: 'utf8' });
+    const caja = (...args: string[]) => spawnSync(process.execPath, [CAJA_CLI, ...args], { env, encoding: 'utf8' });
     assert.equal(caja('connector', 'pix', 'show').status, 64);
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ ...sim.config, token_url: 'http://x/token', private_key: 'nope' }));
@@ -46,7 +47,7 @@ describe('CLI: the Pix connector', () => {
   test('own_accounts: set from a file and show; an invalid list is a usage error naming each account', () => {
     const dir = mkdtempSync(join(tmpdir(), 'caja-cli-own-'));
     const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', CAJA_MASTER_KEY: '' };
-    const caja = (...args: string[]) => spawnSync(process.execPath, ['bin/caja.mjs', ...args], { env, encoding: 'utf8' });
+    const caja = (...args: string[]) => spawnSync(process.execPath, [CAJA_CLI, ...args], { env, encoding: 'utf8' });
     assert.equal(caja('connector', 'own_accounts', 'show').status, 64);
     assert.match(caja('connector', 'nope', 'show').stderr, /unknown connector 'nope' \(known: pix, own_accounts, stp\)/);
     const bad = join(dir, 'bad.json');
@@ -71,7 +72,7 @@ describe('CLI: the STP connector', () => {
     try {
       const dir = mkdtempSync(join(tmpdir(), 'caja-cli-stp-'));
       const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', CAJA_MASTER_KEY: '' };
-      const caja = (...args: string[]) => spawnSync(process.execPath, ['bin/caja.mjs', ...args], { env, encoding: 'utf8' });
+      const caja = (...args: string[]) => spawnSync(process.execPath, [CAJA_CLI, ...args], { env, encoding: 'utf8' });
       assert.equal(caja('connector', 'stp', 'show').status, 64);
       const bad = join(dir, 'bad.json');
       writeFileSync(bad, JSON.stringify({ ...sim.config, clabe_prefix: '646', private_key_passphrase: 'wrong' }));

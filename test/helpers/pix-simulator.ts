@@ -16,8 +16,9 @@ import type { SimulatorInfo } from '../../src/connectors/pix/simulator/simulator
 import type { Delivery, ViolationRecord } from '../../src/connectors/pix/simulator/store.ts';
 
 import { controlCaller, killChild, ROOT, spawnSimulator, stopChild } from './simulator-process.ts';
+import { simulatorArgs } from './programs.ts';
 
-const MAIN = join(ROOT, 'src', 'connectors', 'pix', 'simulator', 'main.ts');
+const MAIN = simulatorArgs('pix-simulator', join(ROOT, 'src', 'connectors', 'pix', 'simulator', 'main.ts'));
 
 type Json = any;
 

@@ -15,9 +15,9 @@ process.once('exit', () => {
   for (const c of running) c.kill('SIGKILL');
 });
 
-/** Starts `main` (a simulator's entry point) and waits for its first line: the JSON of where it listens. */
-export function spawnSimulator<Info>(label: string, main: string, args: string[], stderr: 'inherit' | 'pipe' = 'pipe'): Promise<{ child: ChildProcess; info: Info }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', stderr] });
+/** Starts a simulator (`main`: node's arguments for its entry point, from simulatorArgs) and waits for its first line: the JSON of where it listens. */
+export function spawnSimulator<Info>(label: string, main: string[], args: string[], stderr: 'inherit' | 'pipe' = 'pipe'): Promise<{ child: ChildProcess; info: Info }> {
+  const child = spawn(process.execPath, [...main, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', stderr] });
   running.add(child);
   child.once('exit', () => running.delete(child));
   let err = '';

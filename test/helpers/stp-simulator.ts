@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import type { StpSimulatorInfo } from '../../src/connectors/stp/simulator/simulator.ts';
 
 import { controlCaller, ROOT, spawnSimulator, stopChild } from './simulator-process.ts';
+import { simulatorArgs } from './programs.ts';
 
-const MAIN = join(ROOT, 'src', 'connectors', 'stp', 'simulator', 'main.ts');
+const MAIN = simulatorArgs('stp-simulator', join(ROOT, 'src', 'connectors', 'stp', 'simulator', 'main.ts'));
 
 type Json = any;
 
