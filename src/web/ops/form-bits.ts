@@ -26,8 +26,8 @@ export function errorsByField(details: string[], fields: readonly string[]): { b
 }
 
 /** The console's additions to the panel stylesheet: text areas and grouped boxes. */
-export const FORM_CSS = `
+export const FORM_CSS = raw(`
 .field textarea{font:inherit;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85rem;width:100%;padding:.55rem .65rem;border:1px solid #8c959f;border-radius:8px;background:#fff;color:var(--ink)}
 .field textarea[aria-invalid=true]{border-color:var(--bad);border-width:2px}
 fieldset.card{margin:0 0 1rem;min-width:0}fieldset.card legend{font-weight:700;padding:0 .25rem}
-`;
+`);

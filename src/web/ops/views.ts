@@ -21,7 +21,7 @@ import { connectorLinks } from './connector-settings.ts';
 import { batchForm, uploadForm } from './statements.ts';
 import { operatorActions, operatorState } from './lifecycle-views.ts';
 
-export const OPS_CSS = raw(`${PANEL_CSS}${FORM_CSS}`);
+export const OPS_CSS = html`${PANEL_CSS}${FORM_CSS}`;
 
 export interface BareFrame {
   t: OpsStrings;
