@@ -11,18 +11,8 @@ import { admin, createMerchant, type Credentials, type Res, V3Client } from '../
 import { registeredRoutes } from '../helpers/routes.ts';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { TOKEN_SCOPES } from '../../src/operators/tokens.ts';
+import type { OpsAuditRow } from '../../src/operators/audit.ts';
 
-interface AuditRow {
-  id: number;
-  operator_id: number | null;
-  token_id: number | null;
-  actor: string;
-  action: string;
-  merchant_id: number | null;
-  subject: string | null;
-  detail: Record<string, unknown>;
-  request_id: string | null;
-}
 
 interface Expect {
   status: number;
@@ -53,7 +43,7 @@ for (const backend of backends()) {
     let token: { id: number; name: string; token: string };
     const call = (method: string, path: string, body?: unknown) => admin(s.url, method, path, body, token.token);
 
-    const rowsAfter = async (id: number) => (await s.ctx.db.query<AuditRow>('SELECT * FROM operator_audit WHERE id > $1 ORDER BY id', [id])).rows;
+    const rowsAfter = async (id: number) => (await s.ctx.db.query<OpsAuditRow>('SELECT * FROM operator_audit WHERE id > $1 ORDER BY id', [id])).rows;
     const lastId = async () => Number((await s.ctx.db.query<{ id: number | null }>('SELECT max(id) AS id FROM operator_audit')).rows[0]!.id ?? 0);
 
     async function deposit(): Promise<number> {

@@ -8,53 +8,31 @@
 // Without Chromium the suite is skipped, saying why.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { ofx } from '../helpers/statements.ts';
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
 import { storedSecrets } from '../../src/connectors/store.ts';
-import { makeOperator, nextCode, type TestOperator } from './helpers.ts';
+import { makeOperator, signInInBrowser, type TestOperator } from './helpers.ts';
+import { browserHarness, skipWithoutChromium } from '../helpers/browser.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
-const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const payer = { document: cpf('529982247'), first_name: 'Maria', last_name: 'Souza', email: 'maria@example.com' };
 
-describe('operator console configuration in Chromium', { skip }, () => {
+describe('operator console configuration in Chromium', { skip: skipWithoutChromium }, () => {
+  const chrome = browserHarness('ops-config-');
+  const browser = chrome.open;
+  const checkPage = chrome.check;
+  const signIn = (p: Page, op: TestOperator) => signInInBrowser(p, s, op);
   let s: TestServer;
   let sim: StpSimulator;
   let m: Credentials;
   let finance: TestOperator;
   let adminOp: TestOperator;
-  const contexts: BrowserContext[] = [];
-  const profiles: string[] = [];
-  const consoleErrors: string[] = [];
   let seq = 0;
 
-  async function browser(opts: { locale?: string; viewport?: { width: number; height: number } } = {}): Promise<Page> {
-    const profile = mkdtempSync(join(tmpdir(), 'caja-ops-config-chromium-'));
-    profiles.push(profile);
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM, headless: true, locale: opts.locale ?? 'en-US', viewport: opts.viewport ?? { width: 1280, height: 900 }, args: ARGS,
-    });
-    context.setDefaultTimeout(15_000);
-    context.on('console', (msg) => {
-      if (msg.type() === 'error') consoleErrors.push(msg.text());
-    });
-    contexts.push(context);
-    return context.newPage();
-  }
-
   before(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     sim = await startStpSimulator();
     s = await startTestServer('pglite');
     m = await createMerchant(s.url, 'Loja <Fees>');
@@ -63,34 +41,10 @@ describe('operator console configuration in Chromium', { skip }, () => {
   });
 
   after(async () => {
-    for (const c of contexts) await c.close();
+    await chrome.close();
     await s?.close();
     await sim?.stop();
-    for (const p of profiles) rmSync(p, { recursive: true, force: true });
   });
-
-  async function checkPage(p: Page, name: string) {
-    await p.waitForLoadState('load');
-    await p.evaluate(AXE);
-    const violations = await p.evaluate(async () => {
-      const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-    });
-    assert.deepEqual(violations, [], `${name}: accessibility`);
-    assert.deepEqual(consoleErrors.filter((e) => /Content Security Policy|Refused/.test(e)), [], `${name}: CSP`);
-    await p.screenshot({ path: join(ARTIFACTS, `ops-config-${name}.png`), fullPage: true });
-  }
-
-  async function signIn(p: Page, op: TestOperator) {
-    await p.goto(`${s.url}/ops/login`);
-    await p.fill('#f-email', op.email);
-    await p.fill('#f-password', op.password);
-    await p.click('button.wide');
-    await p.waitForURL(`${s.url}/ops/login/code`);
-    await p.fill('#f-code', nextCode(s, op));
-    await p.click('button.wide');
-    await p.waitForURL(`${s.url}/ops/merchants`);
-  }
 
   async function pixDeposit(amount: string, currency: string) {
     const r = await V3Client.deposits(s.url, m).post('/v3/deposits', { invoice_id: `cb-${process.pid}-${++seq}`, country: 'BR', currency, amount, payment_method: 'IX', payer });

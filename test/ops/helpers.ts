@@ -5,6 +5,7 @@ import { createOperator } from '../../src/operators/accounts.ts';
 import type { OperatorRole } from '../../src/operators/roles.ts';
 import { totpCode, totpStep } from '../../src/panel/services/totp.ts';
 import type { TestServer } from '../helpers/server.ts';
+import type { Page } from 'playwright-core';
 import { PanelClient } from '../panel/helpers.ts';
 
 export interface TestOperator {
@@ -53,4 +54,18 @@ export async function signedIn(s: TestServer, op: TestOperator): Promise<OpsClie
   const c = new OpsClient(s.url);
   await c.signInOps(s, op);
   return c;
+}
+
+/** Signs `op` in through the console's pages in a browser; `shot` (when given) checks the password and code pages. */
+export async function signInInBrowser(p: Page, s: TestServer, op: TestOperator, shot?: (name: string) => Promise<void>): Promise<void> {
+  await p.goto(`${s.url}/ops/login`);
+  await p.fill('#f-email', op.email);
+  await p.fill('#f-password', op.password);
+  if (shot) await shot('password');
+  await p.click('button.wide');
+  await p.waitForURL(`${s.url}/ops/login/code`);
+  await p.fill('#f-code', nextCode(s, op));
+  if (shot) await shot('code');
+  await p.click('button.wide');
+  await p.waitForURL(`${s.url}/ops/merchants`);
 }

@@ -30,7 +30,7 @@ import { csrfMatches } from '../../panel/services/auth.ts';
 import { parseMarkup } from '../../rates/markup.ts';
 import { fetchRates, rateBoard, setManualRates, setMarkup } from '../../rates/service.ts';
 import { configuredSources } from '../../rates/sources.ts';
-import { listExceptions, listImports, listMatches, matchesPerRule, ReconciliationError, resolveException, validateResolution } from '../../reconciliation/service.ts';
+import { listExceptions, listImports, listMatches, matchesPerRule } from '../../reconciliation/service.ts';
 import type { Lang } from '../i18n.ts';
 import { newNonce, renderPage, sendHtml } from '../layout.ts';
 import { pageLang, readCookies, sameOrigin, setSessionCookie } from '../session-cookies.ts';
@@ -38,7 +38,7 @@ import { opsStrings } from './i18n.ts';
 import * as V from './views.ts';
 import { registerOpsConnectorSettings } from './connector-settings.ts';
 import { registerOpsFees } from './fees.ts';
-import { registerOpsStatements } from './statements.ts';
+import { registerOpsStatements, resolveFromConsole } from './statements.ts';
 import { enrolPage } from './lifecycle-views.ts';
 import { registerOperatorLifecycle } from './lifecycle-routes.ts';
 
@@ -400,15 +400,7 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
     const body = action === 'match'
       ? { action, target: { type: at('type'), id: /^\d{1,10}$/.test(at('target')) ? Number(at('target')) : at('target') } }
       : { action, ...(at('reason') ? { reason: at('reason') } : {}) };
-    const resolution = validateResolution(body);
-    if (!resolution.ok) return reconView(c, { error: resolution.details.join('; '), status: 400 });
-    try {
-      await resolveException(ctx, id, resolution.value, actorOf(c.s));
-    } catch (err) {
-      if (!(err instanceof ReconciliationError)) throw err;
-      return reconView(c, { error: err.message, status: err.kind === 'not_found' ? 404 : 409 });
-    }
-    return { redirect: '/ops/reconciliation?done=resolved' };
+    return resolveFromConsole(ctx, c, id, body, reconView);
   }));
 
   app.get('/ops/audit', opsRoute('view', async (c) => {

@@ -92,15 +92,20 @@ export function registerOpsStatements(app: FastifyInstance, ctx: AppContext, ops
     const bad = listed.filter((x) => !/^\d{1,10}$/.test(x));
     if (listed.length === 0 || bad.length) return reconView(c, { error: fillText(c.f.t.reconBatchBad, { bad: bad.join(', ') || '—' }), status: 400 });
     const note = String(c.body[`${prefix}-note`] ?? '').trim().slice(0, 500);
-    const resolution = validateResolution({ action: 'match', targets: listed.map((x) => ({ type: 'deposit', id: Number(x) })), ...(note ? { reason: note } : {}) });
-    if (!resolution.ok) return reconView(c, { error: resolution.details.join('; '), status: 400 });
-    try {
-      await resolveException(ctx, id, resolution.value, actorOf(c.s));
-    } catch (err) {
-      if (!(err instanceof ReconciliationError)) throw err;
-      return reconView(c, { error: err.message, status: err.kind === 'not_found' ? 404 : 409 });
-    }
-    return { redirect: '/ops/reconciliation?done=resolved' };
+    return resolveFromConsole(ctx, c, id, { action: 'match', targets: listed.map((x) => ({ type: 'deposit', id: Number(x) })), ...(note ? { reason: note } : {}) }, reconView);
   }));
+}
+
+/** Applies a resolution one of the page's forms asked for: its problems shown on the page, or back to the queue. */
+export async function resolveFromConsole(ctx: AppContext, c: Ctx, id: number, body: unknown, reconView: ReconViewFn): Promise<Result> {
+  const resolution = validateResolution(body);
+  if (!resolution.ok) return reconView(c, { error: resolution.details.join('; '), status: 400 });
+  try {
+    await resolveException(ctx, id, resolution.value, actorOf(c.s));
+  } catch (err) {
+    if (!(err instanceof ReconciliationError)) throw err;
+    return reconView(c, { error: err.message, status: err.kind === 'not_found' ? 404 : 409 });
+  }
+  return { redirect: '/ops/reconciliation?done=resolved' };
 }
 

@@ -1,0 +1,63 @@
+// Pages in a real browser (Debian's Chromium through playwright-core), as the console's browser
+// tests drive them: one persistent profile per browser (its own cookies), CSP reports collected
+// from the console, and each page checked with axe-core (no serious or critical violation) and
+// screenshotted under test/artifacts/.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** A suite's `skip`: false, or why it cannot run here. */
+export const skipWithoutChromium: false | string = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+export const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+// The background-networking flags: this machine's closed network refuses what Chromium would fetch.
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export interface BrowserHarness {
+  /** A new browser (its own profile) and its first page. */
+  open(opts?: { locale?: string; viewport?: { width: number; height: number } }): Promise<Page>;
+  /** Axe and CSP checks of the loaded page, then its screenshot `<prefix><name>.png`. */
+  check(p: Page, name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function browserHarness(screenshotPrefix: string): BrowserHarness {
+  const contexts: BrowserContext[] = [];
+  const profiles: string[] = [];
+  const consoleErrors: string[] = [];
+  return {
+    async open(opts = {}) {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      const profile = mkdtempSync(join(tmpdir(), 'caja-chromium-'));
+      profiles.push(profile);
+      const context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM, headless: true, locale: opts.locale ?? 'en-US', viewport: opts.viewport ?? { width: 1280, height: 900 }, args: ARGS,
+      });
+      context.setDefaultTimeout(15_000);
+      context.on('console', (msg) => {
+        if (msg.type() === 'error') consoleErrors.push(msg.text());
+      });
+      contexts.push(context);
+      return context.newPage();
+    },
+    async check(p, name) {
+      await p.waitForLoadState('load');
+      await p.evaluate(AXE);
+      const violations = await p.evaluate(async () => {
+        const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+        return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+      });
+      assert.deepEqual(violations, [], `${name}: accessibility`);
+      assert.deepEqual(consoleErrors.filter((e) => /Content Security Policy|Refused/.test(e)), [], `${name}: CSP`);
+      await p.screenshot({ path: join(ARTIFACTS, `${screenshotPrefix}${name}.png`), fullPage: true });
+    },
+    async close() {
+      for (const c of contexts) await c.close();
+      for (const p of profiles) rmSync(p, { recursive: true, force: true });
+    },
+  };
+}
