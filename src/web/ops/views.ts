@@ -260,7 +260,7 @@ export function operatorsPage(f: Frame, v: { operators: Operator[]; tokens: Toke
   const ops = v.operators.map((o) => [o.id, o.email, roleName(t, o.role), operatorState(t, o), when(o.created_at), operatorActions(f, o)]);
   const tokens = v.tokens.map((x) => [x.id, x.name, x.scopes.join(', '), when(x.created_at), x.revoked_at ? t.revoked : html`<div class="stack">${button(f, `/ops/tokens/${x.id}/rotate`, fillText(t.rotate, { set: x.name }))}${button(f, `/ops/tokens/${x.id}/revoke`, t.revoke, 'danger')}</div>`]);
   return frame(f, '/ops/operators', t.navOperators, html`${alert(v.error)}${notice(v.notice)}${made}${token}${v.lifecycle ?? ''}
-<h2>${t.operators}</h2>${table(t.operators, [t.id, t.email, t.role, '', t.created, t.action], ops, [0])}
+<h2>${t.operators}</h2>${table(t.operators, [t.id, t.email, t.role, t.status, t.created, t.action], ops, [0])}
 <details class="card"><summary>${t.createOperator}</summary><form method="post" action="/ops/operators">${csrfField(f)}
 ${field('email', t.email, '', { type: 'email', required: true })}${field('role', t.role, 'read_only', { options: OPERATOR_ROLES.map((r) => [r, roleName(t, r)]) })}
 <button class="button">${t.create}</button></form></details>
