@@ -60,6 +60,15 @@ export async function merchantListPage<T extends { id: number }>(
   if (search.text !== null) where.push(`(${matches($(search.text), search.id === null ? null : $(search.id))})`);
   for (const [column, value] of Object.entries(equal)) if (value !== undefined) where.push(`${column} = ${$(value)}`);
   if (f.before !== undefined) where.push(`id < ${$(f.before)}`);
-  const { rows } = await q.query<T>(`SELECT * FROM ${table} WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ${$(limit + 1)}`, params);
+  // The page's ids first, from the (merchant_id, id) index alone, then their rows. Asked for whole
+  // rows at once, the planner walks the primary key backwards and filters on merchant_id, pricing
+  // it as if each merchant's rows were spread evenly over the ids; they are not (other merchants'
+  // newest rows come first), and the largest merchant's first page read 26,867 rows of others at
+  // 5 M deposits (225 ms against 0.3 ms this way; docs/performance.md, "At scale").
+  const { rows } = await q.query<T>(
+    `SELECT t.* FROM (SELECT id FROM ${table} WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ${$(limit + 1)}) page
+     JOIN ${table} t USING (id) ORDER BY t.id DESC`,
+    params,
+  );
   return { rows: rows.slice(0, limit), next: rows.length > limit ? rows[limit - 1]!.id : null };
 }
