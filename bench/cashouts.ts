@@ -73,12 +73,19 @@ WITH t AS (
   INSERT INTO ledger_transfers (merchant_id, kind, subject_type, subject_id, pending, resolves, description, created_at)
   VALUES (:m, 'cashout.reserve', 'cashout', :cashout_id, true, NULL, NULL, now()) ON CONFLICT DO NOTHING RETURNING id
 ), p AS (
-  SELECT * FROM unnest(ARRAY[:m, :m]::integer[], ARRAY['USD', 'USD']::text[], ARRAY['available', 'reserved']::text[], ARRAY[-1.00, 1.00]::numeric[]) AS p(merchant_key, currency, kind, amount)
+  SELECT * FROM unnest(ARRAY[:m, :m]::integer[], ARRAY['USD', 'USD']::text[], ARRAY['available', 'reserved']::text[], ARRAY[-1.00, 1.00]::numeric[], ARRAY[0, 0]::integer[]) AS p(merchant_key, currency, kind, amount, bank_key)
+), lk AS (
+  SELECT acc.id, acc.merchant_key, acc.currency, acc.kind, acc.bank_key FROM ledger_accounts acc
+  WHERE (acc.merchant_key, acc.currency, acc.kind, acc.bank_key) IN (SELECT merchant_key, currency, kind, bank_key FROM p)
 ), a AS (
-  INSERT INTO ledger_accounts AS acc (merchant_key, currency, kind) SELECT DISTINCT merchant_key, currency, kind FROM p WHERE EXISTS (SELECT 1 FROM t)
-  ORDER BY merchant_key, currency, kind ON CONFLICT (merchant_key, currency, kind) DO UPDATE SET kind = EXCLUDED.kind RETURNING id, merchant_key, currency, kind
+  SELECT * FROM lk
+  UNION ALL
+  SELECT ledger_account_id(n.merchant_key, n.currency, n.kind, n.bank_key), n.merchant_key, n.currency, n.kind, n.bank_key
+  FROM (SELECT DISTINCT merchant_key, currency, kind, bank_key FROM p
+        WHERE EXISTS (SELECT 1 FROM t) AND NOT EXISTS (SELECT 1 FROM lk WHERE (lk.merchant_key, lk.currency, lk.kind, lk.bank_key) = (p.merchant_key, p.currency, p.kind, p.bank_key))
+        ORDER BY merchant_key, currency, kind, bank_key) n
 ), e AS (
-  INSERT INTO ledger_entries (transfer_id, account_id, amount) SELECT t.id, a.id, p.amount FROM t, p JOIN a USING (merchant_key, currency, kind)
+  INSERT INTO ledger_entries (transfer_id, account_id, amount) SELECT t.id, a.id, p.amount FROM t, p JOIN a USING (merchant_key, currency, kind, bank_key)
 )
 SELECT id FROM t;
 COMMIT;
