@@ -1,12 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, bearer, createMerchant, V3Client } from '../helpers/clients.ts';
 import { CAJA_CLI } from '../helpers/programs.ts';
+import { migratedDataDir } from '../helpers/data-dir.ts';
 
 for (const backend of backends()) {
   describe(`admin merchants (${backend})`, () => {
@@ -144,8 +142,8 @@ describe('operations endpoints', () => {
 });
 
 describe('CLI', () => {
-  test('caja merchant create --json prints the credentials JSON; bad input is a usage error', () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'caja-cli-'));
+  test('caja merchant create --json prints the credentials JSON; bad input is a usage error', async () => {
+    const dataDir = await migratedDataDir('caja-cli-');
     const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', CAJA_MASTER_KEY: '' };
     const r = spawnSync(process.execPath, [CAJA_CLI, 'merchant', 'create', '--name', 'Cli Shop', '--json'], { env, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);

@@ -2,14 +2,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { CAJA_CLI } from '../helpers/programs.ts';
+import { migratedDataDir } from '../helpers/data-dir.ts';
 
 describe('CLI: balances and the ledger', () => {
-  test('adjust a balance, show it, check the ledger; bad input is a usage error', () => {
-    const env = { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-cli-')), DATABASE_URL: '', CAJA_MASTER_KEY: '' };
+  test('adjust a balance, show it, check the ledger; bad input is a usage error', async () => {
+    const env = { ...process.env, DATA_DIR: await migratedDataDir('caja-cli-'), DATABASE_URL: '', CAJA_MASTER_KEY: '' };
     const caja = (...args: string[]) => spawnSync(process.execPath, [CAJA_CLI, ...args], { env, encoding: 'utf8' });
     const created = caja('merchant', 'create', '--name', 'Ledger Shop', '--json');
     assert.equal(created.status, 0, created.stderr);

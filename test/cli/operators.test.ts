@@ -6,16 +6,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { totpCode } from '../../src/panel/services/totp.ts';
 import { OpsClient } from '../ops/helpers.ts';
 import { CAJA_CLI } from '../helpers/programs.ts';
+import { migratedDataDir } from '../helpers/data-dir.ts';
 
 const PORT = 46000 + (process.pid % 50);
-const dataDir = mkdtempSync(join(tmpdir(), 'caja-cli-ops-'));
+const dataDir = await migratedDataDir('caja-cli-ops-');
 const env: Record<string, string> = {
   ...Object.fromEntries(Object.entries(process.env).filter(([k, v]) => !k.startsWith('CAJA_') && k !== 'DATABASE_URL' && k !== 'TEST_DATABASE_URL' && v !== undefined) as [string, string][]),
   DATA_DIR: dataDir,

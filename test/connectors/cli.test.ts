@@ -3,12 +3,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
 import { startStpSimulator } from '../helpers/stp-simulator.ts';
 import { CAJA_CLI } from '../helpers/programs.ts';
+import { migratedDataDir } from '../helpers/data-dir.ts';
 
 describe('CLI: the Pix connector', () => {
   let sim: PixSimulator;
@@ -19,8 +19,8 @@ describe('CLI: the Pix connector', () => {
     await sim.stop();
   });
 
-  test('set from a file, show without secrets; an invalid file is a usage error naming each field', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'caja-cli-pix-'));
+  test('set from a file, show without secrets; an invalid file is a usage error naming each field', async () => {
+    const dir = await migratedDataDir('caja-cli-pix-');
     const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', CAJA_MASTER_KEY: '' };
     const caja = (...args: string[]) => spawnSync(process.execPath, [CAJA_CLI, ...args], { env, encoding: 'utf8' });
     assert.equal(caja('connector', 'pix', 'show').status, 64);
@@ -44,8 +44,8 @@ describe('CLI: the Pix connector', () => {
       assert.equal(view.health.token_obtained, false);
     }
   });
-  test('own_accounts: set from a file and show; an invalid list is a usage error naming each account', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'caja-cli-own-'));
+  test('own_accounts: set from a file and show; an invalid list is a usage error naming each account', async () => {
+    const dir = await migratedDataDir('caja-cli-own-');
     const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', CAJA_MASTER_KEY: '' };
     const caja = (...args: string[]) => spawnSync(process.execPath, [CAJA_CLI, ...args], { env, encoding: 'utf8' });
     assert.equal(caja('connector', 'own_accounts', 'show').status, 64);
@@ -70,7 +70,7 @@ describe('CLI: the STP connector', () => {
   test('set from a file, show without secrets; an invalid file is a usage error naming each field', async () => {
     const sim = await startStpSimulator();
     try {
-      const dir = mkdtempSync(join(tmpdir(), 'caja-cli-stp-'));
+      const dir = await migratedDataDir('caja-cli-stp-');
       const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', CAJA_MASTER_KEY: '' };
       const caja = (...args: string[]) => spawnSync(process.execPath, [CAJA_CLI, ...args], { env, encoding: 'utf8' });
       assert.equal(caja('connector', 'stp', 'show').status, 64);

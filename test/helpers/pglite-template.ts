@@ -18,7 +18,8 @@ import { migrate } from '../../src/db/migrate.ts';
 
 const DB_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'db');
 
-function templateName(): string {
+/** Where the tarball of the migrated data directory is kept (a directory beside it: migratedDataDir). */
+export function templateName(): string {
   // The package exports no package.json: read the one above its entry point.
   const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   const hash = createHash('sha256').update(readFileSync(join(dirname(entry), '..', 'package.json')));

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 import { secretBox, hashPassword, verifyPassword } from '../../src/merchants/secrets.ts';
+import { DUMMY_HASH } from '../../src/auth/login-lockout.ts';
 import { parseForm, parseJsonLossless } from '../../src/http/body-parsers.ts';
 import { parseXDate } from '../../src/api/auth/v3-headers.ts';
 import { checkCallbackUrl } from '../../src/domain/urls.ts';
@@ -64,6 +65,11 @@ describe('secret box', () => {
     assert.notEqual(h, hashPassword('pw'));
     assert.ok(verifyPassword('pw', h));
     assert.ok(!verifyPassword('pw2', h));
+  });
+  test('the hash an unknown e-mail is checked against has the shape of a real one, so it costs a full scrypt', () => {
+    const shape = (x: string) => x.split('.').map((p, i) => (i === 0 ? p : Buffer.from(p, 'base64url').length));
+    assert.deepEqual(shape(DUMMY_HASH), shape(hashPassword('pw')));
+    assert.ok(!verifyPassword('', DUMMY_HASH));
   });
 });
 
