@@ -6,15 +6,6 @@ import type { Queryable } from '../db/db.ts';
 export const MAX_FAILURES = 5;
 export const LOCK_MINUTES = 15;
 
-/**
- * Checked against when the e-mail is unknown, so a wrong e-mail costs the same time as a wrong
- * password: a hash as hashPassword makes them (same scheme, salt and key lengths), of a random
- * password nobody kept. A constant rather than hashed at start: hashing it cost every process
- * that imports this module (each CLI command, each test file) 50 ms of CPU; and knowing it
- * grants nothing, since a sign-in with an unknown e-mail fails whatever matches.
- */
-export const DUMMY_HASH = 'scrypt.cCltM1OobPpZQR3b8ez25A.kp1H25_r5JHcx_ApDddzLHYwcGiviiV3KYbfNiZYDss';
-
 export type LockoutTable = 'panel_login_failures' | 'operator_login_failures';
 
 export const normEmail = (e: string) => e.trim().toLowerCase().slice(0, 320);

@@ -14,7 +14,7 @@ import { validateOwnAccounts } from '../domain/own-accounts.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDb } from '../db/db.ts';
 import { lockDataDir } from '../server/embedded-lock.ts';
-import { secretBox } from '../merchants/secrets.ts';
+import { secretBox, setPasswordCost } from '../merchants/secrets.ts';
 import { CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, merchantView, rotateCredentials } from '../merchants/merchants.ts';
 import { checkCallbackUrl } from '../domain/urls.ts';
 import type { Db } from '../db/db.ts';
@@ -98,6 +98,7 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   const config = loadConfig();
+  setPasswordCost(config.passwordHashCost);
   const release = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.database });
   try {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { PostgresTimeouts } from '../db/db.ts';
+import { DEFAULT_PASSWORD_COST, PASSWORD_COST_RANGE } from '../merchants/secrets.ts';
 
 export type Environment = 'staging' | 'production';
 
@@ -19,6 +20,8 @@ export interface Config {
   adminToken: string;
   /** 32 bytes; encrypts secrets at rest and keys the hashes of trans keys and passwords. */
   masterKey: Buffer;
+  /** scrypt's work factor (log2 N) for new password hashes (CAJA_PASSWORD_HASH_COST; secrets.ts). */
+  passwordHashCost: number;
   logLevel: string;
   xDateToleranceSeconds: number;
   /** How far ahead of server time an X-Date may be (clock skew), much less than the past window. */
@@ -108,6 +111,17 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+/**
+ * Lower factors make the panel's and console's passwords cheaper to guess from a stolen table:
+ * only staging takes less than the default (the test suite runs with 10, 3 ms a hash instead of
+ * 50, as it creates and signs in hundreds of users).
+ */
+function passwordHashCost(env: Env, production: boolean): number {
+  const cost = int(env, 'CAJA_PASSWORD_HASH_COST', DEFAULT_PASSWORD_COST, PASSWORD_COST_RANGE.min, PASSWORD_COST_RANGE.max);
+  if (production && cost < DEFAULT_PASSWORD_COST) throw new ConfigError(`CAJA_PASSWORD_HASH_COST must be at least ${DEFAULT_PASSWORD_COST} in production, got ${cost}`);
+  return cost;
 }
 
 function bool(env: Env, name: string, def: boolean): boolean {
@@ -272,6 +286,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     adminToken,
     masterKey,
+    passwordHashCost: passwordHashCost(env, production),
     logLevel,
     adminPort: env.CAJA_ADMIN_PORT ? int(env, 'CAJA_ADMIN_PORT', 0, 1, 65535) : null,
     adminHost: env.CAJA_ADMIN_HOST || '127.0.0.1',

@@ -64,17 +64,63 @@ export function randomToken(length: number, alphabet = ALPHANUM): string {
   return out;
 }
 
+/**
+ * scrypt's work factor for new password hashes, as log2 of N: 14 (N = 16384, 16 MiB: node's
+ * default, and what every hash made before the setting existed used) unless
+ * CAJA_PASSWORD_HASH_COST says otherwise (config.ts; production refuses less than 14). Each hash
+ * names its own factor, so changing the setting leaves the hashes already stored valid.
+ */
+export const DEFAULT_PASSWORD_COST = 14;
+export const PASSWORD_COST_RANGE = { min: 10, max: 17 } as const;
+let passwordCost: number = DEFAULT_PASSWORD_COST;
+
+/** The factor of the hashes made from now on in this process (openContext sets the configured one). */
+export function setPasswordCost(cost: number): void {
+  if (!Number.isInteger(cost) || cost < PASSWORD_COST_RANGE.min || cost > PASSWORD_COST_RANGE.max) throw new RangeError(`password hash cost ${cost}`);
+  passwordCost = cost;
+}
+
+function scryptKey(password: string, salt: Buffer, cost: number, length: number): Buffer {
+  const N = 2 ** cost;
+  // scrypt uses 128 × N × r bytes (r = 8); node refuses more than 32 MiB unless allowed.
+  return scryptSync(password, salt, length, { N, r: 8, p: 1, maxmem: 256 * N * 8 });
+}
+
+/** "scrypt" is factor 14 (the hashes made before factors were named); "scryptNN" is factor NN. */
+function costOfScheme(scheme: string | undefined): number | null {
+  if (scheme === 'scrypt') return DEFAULT_PASSWORD_COST;
+  const m = /^scrypt(\d\d)$/.exec(scheme ?? '');
+  const cost = m ? Number(m[1]) : NaN;
+  return cost >= PASSWORD_COST_RANGE.min && cost <= PASSWORD_COST_RANGE.max ? cost : null;
+}
+
 /** Panel passwords may one day be chosen by people, so they get a slow hash. */
 export function hashPassword(password: string): string {
   const salt = randomBytes(16);
-  const key = scryptSync(password, salt, 32);
-  return `scrypt.${salt.toString('base64url')}.${key.toString('base64url')}`;
+  const key = scryptKey(password, salt, passwordCost, 32);
+  const scheme = passwordCost === DEFAULT_PASSWORD_COST ? 'scrypt' : `scrypt${passwordCost}`;
+  return `${scheme}.${salt.toString('base64url')}.${key.toString('base64url')}`;
 }
 
 export function verifyPassword(password: string, stored: string): boolean {
   const [scheme, salt, key] = stored.split('.');
-  if (scheme !== 'scrypt' || !salt || !key) return false;
+  const cost = costOfScheme(scheme);
+  if (cost === null || !salt || !key) return false;
   const expected = Buffer.from(key, 'base64url');
-  const actual = scryptSync(password, Buffer.from(salt, 'base64url'), expected.length);
+  const actual = scryptKey(password, Buffer.from(salt, 'base64url'), cost, expected.length);
   return timingSafeEqual(actual, expected);
+}
+
+const dummies = new Map<number, string>();
+
+/**
+ * What a sign-in with an unknown e-mail is checked against, so that it costs the same time as a
+ * wrong password: a hash of a random password nobody kept, at the current factor. Made on first
+ * use (the server makes it at start: buildApp), not at import, which cost every process loading
+ * this module (each CLI command, each test file) a hash.
+ */
+export function dummyPasswordHash(): string {
+  let h = dummies.get(passwordCost);
+  if (!h) dummies.set(passwordCost, (h = hashPassword(randomToken(20))));
+  return h;
 }

@@ -11,8 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
-import { clearFailures, DUMMY_HASH, lockedUntil, normEmail, recordFailure } from '../auth/login-lockout.ts';
-import { verifyPassword } from '../merchants/secrets.ts';
+import { clearFailures, lockedUntil, normEmail, recordFailure } from '../auth/login-lockout.ts';
+import { dummyPasswordHash, verifyPassword } from '../merchants/secrets.ts';
 import { newTotpSecret, otpauthUri, totpMatchStep } from '../panel/services/totp.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
 import type { OperatorRole } from './roles.ts';
@@ -56,7 +56,7 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
   const { rows } = await ctx.db.query<{ id: number; password_hash: string }>('SELECT id, password_hash FROM operators WHERE email = $1 AND disabled_at IS NULL', [email]);
   const op = rows[0];
   // An unknown e-mail is checked against a dummy hash: it costs the same time as a wrong password.
-  const right = verifyPassword(password.slice(0, 200), op?.password_hash ?? DUMMY_HASH) && op !== undefined;
+  const right = verifyPassword(password.slice(0, 200), op?.password_hash ?? dummyPasswordHash()) && op !== undefined;
   if (!right) {
     await ctx.db.tx((q) => recordFailure(q, T, email, now));
     const lockedNow = await lockedUntil(ctx.db, T, email, now);

@@ -1,5 +1,6 @@
 // Builds the HTTP server: shared parsers, operations endpoints, and one encapsulated scope per
 // API face, each rendering errors in its own format.
+import { dummyPasswordHash } from '../merchants/secrets.ts';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from '../config/context.ts';
@@ -134,5 +135,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerStreamlineDeposits(streamline, ctx);
   });
 
+  // The first sign-in with an unknown e-mail would otherwise also pay for making the hash it is
+  // checked against, and take longer than a wrong password (secrets.ts dummyPasswordHash).
+  dummyPasswordHash();
   return app;
 }

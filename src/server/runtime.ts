@@ -4,7 +4,7 @@ import type { Config } from '../config/config.ts';
 import type { AppContext } from '../config/context.ts';
 import { openDb } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
-import { secretBox } from '../merchants/secrets.ts';
+import { secretBox, setPasswordCost } from '../merchants/secrets.ts';
 import { bindCredentialSecrets } from '../merchants/merchants.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { Caches } from '../cache/ttl-cache.ts';
@@ -24,6 +24,7 @@ export async function openContext(config: Config, opts: { memory?: boolean; init
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, memory: opts.memory, initialData: opts.initialData, timeouts: config.database });
   await migrate(db);
   await bindCredentialSecrets(db, secretBox(config.masterKey));
+  setPasswordCost(config.passwordHashCost);
   // Credentials travel in headers and bodies; neither is logged, and these paths are redacted
   // should a future log line include them.
   const log = pino(loggerOptions(config.logLevel));

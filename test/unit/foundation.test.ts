@@ -2,8 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
-import { secretBox, hashPassword, verifyPassword } from '../../src/merchants/secrets.ts';
-import { DUMMY_HASH } from '../../src/auth/login-lockout.ts';
+import { DEFAULT_PASSWORD_COST, dummyPasswordHash, hashPassword, secretBox, setPasswordCost, verifyPassword } from '../../src/merchants/secrets.ts';
 import { parseForm, parseJsonLossless } from '../../src/http/body-parsers.ts';
 import { parseXDate } from '../../src/api/auth/v3-headers.ts';
 import { checkCallbackUrl } from '../../src/domain/urls.ts';
@@ -66,10 +65,42 @@ describe('secret box', () => {
     assert.ok(verifyPassword('pw', h));
     assert.ok(!verifyPassword('pw2', h));
   });
-  test('the hash an unknown e-mail is checked against has the shape of a real one, so it costs a full scrypt', () => {
+  test('a password hash names its work factor; one made at another factor still verifies; a bad factor never does', () => {
+    const at14 = hashPassword('pw');
+    assert.match(at14, /^scrypt\.[\w-]{22}\.[\w-]{43}$/, 'factor 14 keeps the scheme hashes had before factors were named');
+    setPasswordCost(10);
+    try {
+      const at10 = hashPassword('pw');
+      assert.match(at10, /^scrypt10\.[\w-]{22}\.[\w-]{43}$/);
+      assert.ok(verifyPassword('pw', at10) && verifyPassword('pw', at14));
+      assert.ok(!verifyPassword('px', at10));
+      // A stored value naming a factor out of range (memory, time) is refused, not computed.
+      assert.ok(!verifyPassword('pw', at10.replace(/^scrypt10/, 'scrypt30')));
+      assert.ok(!verifyPassword('pw', at10.replace(/^scrypt10/, 'scrypt09')));
+      assert.throws(() => setPasswordCost(9), RangeError);
+    } finally {
+      setPasswordCost(DEFAULT_PASSWORD_COST);
+    }
+  });
+  test('the hash an unknown e-mail is checked against is made at the current factor, so it costs what a real one does', () => {
     const shape = (x: string) => x.split('.').map((p, i) => (i === 0 ? p : Buffer.from(p, 'base64url').length));
-    assert.deepEqual(shape(DUMMY_HASH), shape(hashPassword('pw')));
-    assert.ok(!verifyPassword('', DUMMY_HASH));
+    assert.deepEqual(shape(dummyPasswordHash()), shape(hashPassword('pw')));
+    setPasswordCost(11);
+    try {
+      assert.deepEqual(shape(dummyPasswordHash()), shape(hashPassword('pw')));
+      assert.equal(dummyPasswordHash(), dummyPasswordHash(), 'made once per factor');
+      assert.ok(!verifyPassword('', dummyPasswordHash()));
+    } finally {
+      setPasswordCost(DEFAULT_PASSWORD_COST);
+    }
+  });
+  test('CAJA_PASSWORD_HASH_COST: 14 by default, lower only in staging, bounded', () => {
+    const key = randomBytes(32).toString('base64');
+    const base = { DATA_DIR: '/nonexistent', CAJA_MASTER_KEY: key, CAJA_ADMIN_TOKEN: 'x'.repeat(20) };
+    assert.equal(loadConfig({ ...base, CAJA_ENV: 'staging' }).passwordHashCost, 14);
+    assert.equal(loadConfig({ ...base, CAJA_ENV: 'staging', CAJA_PASSWORD_HASH_COST: '10' }).passwordHashCost, 10);
+    assert.throws(() => loadConfig({ ...base, CAJA_ENV: 'staging', CAJA_PASSWORD_HASH_COST: '18' }), ConfigError);
+    assert.throws(() => loadConfig({ ...base, CAJA_ENV: 'production', CAJA_PASSWORD_HASH_COST: '12' }), /at least 14 in production/);
   });
 });
 

@@ -18,8 +18,8 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../config/context.ts';
 import type { Queryable } from '../../db/db.ts';
-import { DUMMY_HASH, LOCK_MINUTES, lockedUntil as lockedUntilIn, MAX_FAILURES, normEmail, recordFailure as recordFailureIn } from '../../auth/login-lockout.ts';
-import { hashPassword, safeEqualText, verifyPassword } from '../../merchants/secrets.ts';
+import { LOCK_MINUTES, lockedUntil as lockedUntilIn, MAX_FAILURES, normEmail, recordFailure as recordFailureIn } from '../../auth/login-lockout.ts';
+import { dummyPasswordHash, hashPassword, safeEqualText, verifyPassword } from '../../merchants/secrets.ts';
 import { type Actor, audit } from './audit.ts';
 import type { Role } from './roles.ts';
 import { newTotpSecret, totpMatchStep } from './totp.ts';
@@ -150,7 +150,7 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
   const matched: Candidate[] = [];
   for (let i = 0; i < Math.max(SIGN_IN_CHECKS, candidates.length); i++) {
     const c = candidates[i];
-    if (verifyPassword(pw, c?.hash ?? DUMMY_HASH) && c) matched.push(c);
+    if (verifyPassword(pw, c?.hash ?? dummyPasswordHash()) && c) matched.push(c);
   }
   if (matched.length === 0) {
     await ctx.db.tx((q) => recordFailure(q, email, now));
