@@ -4,13 +4,15 @@
 //   Running the TypeScript sources through tsx instead keeps tsx's loader in every server
 // process: ≈90 MB more resident memory each (a second V8 isolate on its own thread and the
 // transformed sources), measured 213 against 121 MB idle and 275 against 169 MB after a load
-// of deposit creations. Tests and the CLI still run the sources through tsx.
+// of deposit creations. `npx caja` runs the sources through tsx (bin/caja.mjs); the test runner
+// compiles the tests and the programs they start (scripts/build-tests.mjs).
 //   Written to a temporary directory and renamed into place, so a server starting meanwhile
 // never reads half a build.
 import { chmodSync, cpSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { NODE_BUNDLE } from './esbuild-node.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist');
@@ -19,13 +21,7 @@ try {
   await build({
     entryPoints: [join(root, 'src/server/main.ts')],
     outfile: join(tmp, 'main.mjs'),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: 'linked',
-    logLevel: 'warning',
+    ...NODE_BUNDLE,
   });
   cpSync(join(root, 'src/db/migrations'), join(tmp, 'migrations'), { recursive: true });
   cpSync(join(root, 'src/ops/openapi-examples.json'), join(tmp, 'openapi-examples.json'));
