@@ -19,7 +19,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 
 export interface BrowserHarness {
   /** A new browser (its own profile) and its first page. */
-  open(opts?: { locale?: string; viewport?: { width: number; height: number } }): Promise<Page>;
+  open(opts?: { locale?: string; viewport?: { width: number; height: number }; acceptDownloads?: boolean }): Promise<Page>;
   /** Axe and CSP checks of the loaded page, then its screenshot `<prefix><name>.png`. */
   check(p: Page, name: string): Promise<void>;
   close(): Promise<void>;
@@ -36,6 +36,7 @@ export function browserHarness(screenshotPrefix: string): BrowserHarness {
       profiles.push(profile);
       const context = await chromium.launchPersistentContext(profile, {
         executablePath: CHROMIUM, headless: true, locale: opts.locale ?? 'en-US', viewport: opts.viewport ?? { width: 1280, height: 900 }, args: ARGS,
+        acceptDownloads: opts.acceptDownloads ?? false,
       });
       context.setDefaultTimeout(15_000);
       context.on('console', (msg) => {

@@ -9,24 +9,17 @@
 // Without Chromium the suite is skipped, saying why.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/server.ts';
 import { startWithMerchants } from '../helpers/merchants.ts';
 import { cashoutRequest, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
+import { ARTIFACTS, browserHarness, skipWithoutChromium } from '../helpers/browser.ts';
 import { PanelClient } from './helpers.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
-const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** The merchant's notification endpoint: records what arrives and answers 200. */
 async function startHook() {
@@ -44,54 +37,37 @@ async function startHook() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-describe('merchant panel in Chromium', { skip }, () => {
+describe('merchant panel in Chromium', { skip: skipWithoutChromium }, () => {
   let s: TestServer;
   let m: Credentials;
   let other: Credentials;
   let hook: Awaited<ReturnType<typeof startHook>>;
-  let context: BrowserContext;
-  let profile: string;
+  const browser = browserHarness('panel-');
   let page: Page;
-  const consoleErrors: string[] = [];
   let seq = 0;
   const ext = () => `pb-${process.pid}-${++seq}`;
 
   before(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     hook = await startHook();
     ({ s, merchants: [m, other] } = await startWithMerchants('pglite', { CAJA_NOTIFY_POLL_MS: '100', CAJA_CASHOUT_DELAY_SECONDS: '600' }, [
       { name: 'Loja <Ana>', extra: { notification_url: `${hook.url}/hook` }, funds: '500.00' },
       { name: 'Other shop' },
     ], { workers: true }));
-    profile = mkdtempSync(join(tmpdir(), 'caja-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, locale: 'en-US', viewport: { width: 1280, height: 900 }, args: ARGS, acceptDownloads: true });
-    context.setDefaultTimeout(10_000);
-    context.on('console', (msg) => {
-      if (msg.type() === 'error') consoleErrors.push(msg.text());
-    });
-    page = await context.newPage();
+    page = await browser.open({ acceptDownloads: true });
   });
 
   after(async () => {
-    await context?.close();
+    await browser.close();
     await s?.close();
     await hook?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
-  /** `docs`: also a viewport-only picture, the size docs/images/ keeps copies of. */
+  /** The harness's checks and screenshot, and the page's size; `docs`: also a viewport-only picture, the size docs/images/ keeps copies of. */
   async function checkPage(p: Page, name: string, opts: { docs?: boolean } = {}) {
     await p.waitForLoadState('load');
     const size = await p.evaluate(() => document.documentElement.outerHTML.length);
     assert.ok(size < 300_000, `${name}: ${size} bytes of HTML`);
-    await p.evaluate(AXE);
-    const violations = await p.evaluate(async () => {
-      const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-    });
-    assert.deepEqual(violations, [], `${name}: accessibility`);
-    assert.deepEqual(consoleErrors.filter((e) => /Content Security Policy|Refused/.test(e)), [], `${name}: CSP`);
-    await p.screenshot({ path: join(ARTIFACTS, `panel-${name}.png`), fullPage: true });
+    await browser.check(p, name);
     if (opts.docs) await p.screenshot({ path: join(ARTIFACTS, `docs-panel-${name}.png`) });
   }
 
@@ -316,10 +292,8 @@ describe('merchant panel in Chromium', { skip }, () => {
     await page.goto(`${s.url}/panel/deposits/${theirs.body.deposit_id}`);
     assert.equal(await page.locator('h1').textContent(), 'Not found');
 
-    const support = await context.browser()?.newContext() ?? null;
-    // A persistent context has no browser object; a second page in a fresh cookie jar is the support user's browser.
-    const sp = support ? await support.newPage() : await context.newPage();
-    if (!support) await context.clearCookies();
+    // The support user's own browser (its own profile, so its own cookies).
+    const sp = await browser.open();
     await signIn(sp, email, password);
     await sp.waitForURL(`${s.url}/panel`);
     const nav = await sp.locator('nav.pnav a').allTextContents();
@@ -349,9 +323,7 @@ describe('merchant panel in Chromium', { skip }, () => {
     await atOther.signIn(email, second);
     assert.equal((await atOther.submit('/panel/account', '/panel/account/password', { current: second, next: shared, confirm: shared })).url, '/panel/account?done=password');
 
-    const fresh = await context.browser()?.newContext() ?? null;
-    const dp = fresh ? await fresh.newPage() : await context.newPage();
-    if (!fresh) await context.clearCookies();
+    const dp = await browser.open();
     await signIn(dp, email, first);
     await dp.waitForURL(`${s.url}/panel`);
     await dp.goto(`${s.url}/panel/settings/api`);
@@ -379,7 +351,7 @@ describe('merchant panel in Chromium', { skip }, () => {
   });
 
   test('on a phone, in Spanish', async () => {
-    const phone = await context.newPage();
+    const phone = await page.context().newPage();
     await phone.setViewportSize({ width: 390, height: 844 });
     await signIn(phone, m.panel.email, m.panel.password);
     await phone.goto(`${s.url}/panel/cashouts?lang=es`);
