@@ -1,13 +1,14 @@
-// Pages in a real browser (Debian's Chromium through playwright-core), as the console's browser
-// tests drive them: one persistent profile per browser (its own cookies), CSP reports collected
-// from the console, and each page checked with axe-core (no serious or critical violation) and
+// Pages in a real browser (Debian's Chromium through playwright-core), as the console's and the
+// panel's browser tests drive them: one Chromium per harness, started on the first open(), and a
+// new browser context for each open() (its own cookies and storage, as another person's browser:
+// a context costs little, a Chromium about a second of CPU to start), CSP reports collected from
+// the console, and each page checked with axe-core (no serious or critical violation) and
 // screenshotted under test/artifacts/.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** A suite's `skip`: false, or why it cannot run here. */
@@ -18,7 +19,7 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 export interface BrowserHarness {
-  /** A new browser (its own profile) and its first page. */
+  /** A new browser context (its own cookies) and its first page. */
   open(opts?: { locale?: string; viewport?: { width: number; height: number }; acceptDownloads?: boolean }): Promise<Page>;
   /** Axe and CSP checks of the loaded page, then its screenshot `<prefix><name>.png`. */
   check(p: Page, name: string): Promise<void>;
@@ -26,17 +27,15 @@ export interface BrowserHarness {
 }
 
 export function browserHarness(screenshotPrefix: string): BrowserHarness {
+  let browser: Promise<Browser> | undefined;
   const contexts: BrowserContext[] = [];
-  const profiles: string[] = [];
   const consoleErrors: string[] = [];
   return {
     async open(opts = {}) {
       mkdirSync(ARTIFACTS, { recursive: true });
-      const profile = mkdtempSync(join(tmpdir(), 'caja-chromium-'));
-      profiles.push(profile);
-      const context = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM, headless: true, locale: opts.locale ?? 'en-US', viewport: opts.viewport ?? { width: 1280, height: 900 }, args: ARGS,
-        acceptDownloads: opts.acceptDownloads ?? false,
+      browser ??= chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+      const context = await (await browser).newContext({
+        locale: opts.locale ?? 'en-US', viewport: opts.viewport ?? { width: 1280, height: 900 }, acceptDownloads: opts.acceptDownloads ?? false,
       });
       context.setDefaultTimeout(15_000);
       context.on('console', (msg) => {
@@ -58,7 +57,7 @@ export function browserHarness(screenshotPrefix: string): BrowserHarness {
     },
     async close() {
       for (const c of contexts) await c.close();
-      for (const p of profiles) rmSync(p, { recursive: true, force: true });
+      await (await browser)?.close();
     },
   };
 }
