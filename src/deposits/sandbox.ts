@@ -2,11 +2,11 @@
 // "Simulate payment" / "Simulate cancellation" buttons of the staging payment pages: the same
 // transition a real outcome would make, with the same history, ledger and notifications.
 import type { AppContext } from '../config/context.ts';
-import { type AuditEntry, recordAudit } from '../audit/audit.ts';
+import type { AuditEntry } from '../audit/audit.ts';
 import { statusAfterPayment } from '../domain/deposit-states.ts';
 import { assignMethodIn } from './checkout.ts';
 import { withdrawCharge } from '../connectors/charges.ts';
-import { DepositError, isCrypto, transitionDepositIn } from './service.ts';
+import { DepositError, isCrypto, transitionDeposit, transitionDepositIn } from './service.ts';
 import type { DepositRow } from './store.ts';
 
 export type SandboxAction = 'approve' | 'cancel' | 'expire';
@@ -17,8 +17,9 @@ export type SandboxAction = 'approve' | 'cancel' | 'expire';
  * leave a paid deposit with no payment method and a fee charged for none.
  * `audit` (a panel user's action) is written in the transition's transaction.
  */
-export function runSandboxAction(ctx: AppContext, d: DepositRow, action: SandboxAction, actor: string, paymentMethod?: string, audit?: AuditEntry): Promise<DepositRow> {
-  const opts = { actor, merchantId: d.merchant_id };
+export async function runSandboxAction(ctx: AppContext, d: DepositRow, action: SandboxAction, actor: string, paymentMethod?: string, audit?: AuditEntry): Promise<DepositRow> {
+  // A panel user's audit row is written in the change's transaction, like the change's own rows.
+  const opts = { actor, merchantId: d.merchant_id, ...(audit ? { audit } : {}) };
   if (action === 'approve') {
     if (!d.payment_method && !paymentMethod) {
       throw new DepositError(
@@ -27,19 +28,14 @@ export function runSandboxAction(ctx: AppContext, d: DepositRow, action: Sandbox
           'or name the method the customer paid with: {"payment_method": "<code>"}',
       );
     }
+    // The usual approval shares its transaction with concurrent ones (deposits/transitions.ts).
+    if (d.payment_method) return transitionDeposit(ctx, d.id, statusAfterPayment(d.status, isCrypto(d)), 'payment', opts);
     return ctx.db.tx(async (q) => {
-      const current = d.payment_method ? d : await assignMethodIn(q, ctx, d.id, paymentMethod!);
-      const paid = await transitionDepositIn(q, ctx, d.id, statusAfterPayment(current.status, isCrypto(current)), 'payment', opts);
-      if (audit) await recordAudit(q, audit);
-      return paid;
+      const current = await assignMethodIn(q, ctx, d.id, paymentMethod!);
+      return transitionDepositIn(q, ctx, d.id, statusAfterPayment(current.status, isCrypto(current)), 'payment', opts);
     });
   }
-  return ctx.db.tx(async (q) => {
-    const cancelled = await transitionDepositIn(q, ctx, d.id, 'CANCELLED', action === 'expire' ? 'expiry' : 'cancel', opts);
-    if (audit) await recordAudit(q, audit);
-    return cancelled;
-  }).then(async (cancelled) => {
-    await withdrawCharge(ctx, cancelled);
-    return cancelled;
-  });
+  const cancelled = await transitionDeposit(ctx, d.id, 'CANCELLED', action === 'expire' ? 'expiry' : 'cancel', opts);
+  await withdrawCharge(ctx, cancelled);
+  return cancelled;
 }
