@@ -11,13 +11,16 @@ import type { DepositRow } from './store.ts';
 
 export type SandboxAction = 'approve' | 'cancel' | 'expire';
 
+/** What an action reads of its deposit before the change (the change itself reads it locked). */
+export type SandboxTarget = Pick<DepositRow, 'id' | 'merchant_id' | 'status' | 'country' | 'payment_method'>;
+
 /**
  * Runs one sandbox action. A HOSTED deposit whose customer has not chosen a method yet is paid
  * only when the merchant names the method (`paymentMethod`); otherwise 510: completing it would
  * leave a paid deposit with no payment method and a fee charged for none.
  * `audit` (a panel user's action) is written in the transition's transaction.
  */
-export async function runSandboxAction(ctx: AppContext, d: DepositRow, action: SandboxAction, actor: string, paymentMethod?: string, audit?: AuditEntry): Promise<DepositRow> {
+export async function runSandboxAction(ctx: AppContext, d: SandboxTarget, action: SandboxAction, actor: string, paymentMethod?: string, audit?: AuditEntry): Promise<DepositRow> {
   // A panel user's audit row is written in the change's transaction, like the change's own rows.
   const opts = { actor, merchantId: d.merchant_id, ...(audit ? { audit } : {}) };
   if (action === 'approve') {

@@ -89,6 +89,8 @@ FROM u JOIN merchants m ON m.id = u.merchant_id`;
 
 type UpdatedRow = DepositRow & { merchant_notification_url: string | null; merchant_settlement_currency: string };
 
+type Checked = Pick<DepositRow, 'id' | 'merchant_id' | 'status' | 'country' | 'payment_method'>;
+
 interface Planned {
   at: number;
   req: TransitionRequest;
@@ -103,8 +105,11 @@ interface Planned {
 export async function transitionDepositsIn(q: Queryable, ctx: AppContext, requests: readonly TransitionRequest[]): Promise<TransitionOutcome[]> {
   const out = new Array<TransitionOutcome>(requests.length);
   const ids = [...new Set(requests.map((r) => r.depositId).filter(isIntId))];
-  const locked = ids.length === 0 ? [] : (await q.query<DepositRow>('SELECT * FROM deposits WHERE id = ANY($1::integer[]) ORDER BY id FOR UPDATE', [ids])).rows;
-  const current = new Map(locked.map((d) => [d.id, d]));
+  // Only what the checks read; the UPDATE returns the whole rows.
+  const locked = ids.length === 0 ? [] : (await q.query<Checked>(
+    'SELECT id, merchant_id, status, country, payment_method FROM deposits WHERE id = ANY($1::integer[]) ORDER BY id FOR UPDATE', [ids], { name: 'caja_deposit_transition_lock' },
+  )).rows;
+  const current = new Map<number, Checked>(locked.map((d) => [d.id, d]));
   const now = ctx.now();
   for (const round of transitionRounds(requests.map((r) => r.depositId))) {
     const planned: Planned[] = [];

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { v3HeaderAuth } from '../auth/v3-headers.ts';
-import { depositNotFound, getDeposit } from '../../deposits/service.ts';
+import { depositNotFound, getDepositStatus } from '../../deposits/service.ts';
 import { runSandboxAction } from '../../deposits/sandbox.ts';
 import { statusResponse } from '../../deposits/views.ts';
 import { acceptAnyBody, depositStatusSchema, parseDepositId, sendJson } from './deposits.ts';
@@ -36,8 +36,10 @@ export function registerSandboxDeposits(app: FastifyInstance, ctx: AppContext): 
       async (request, reply) => {
         const merchantId = request.merchant!.id;
         const id = parseDepositId(request.params.id);
-        const d = id === null ? null : await getDeposit(ctx, merchantId, id);
-        if (!d) throw depositNotFound();
+        // The status view's read (shared by concurrent requests) says what the action needs.
+        const seen = id === null ? null : await getDepositStatus(ctx, merchantId, id);
+        if (!seen) throw depositNotFound();
+        const d = { ...seen, merchant_id: merchantId };
         // approve may name the method of a HOSTED deposit whose customer never chose one.
         const body = request.body as { payment_method?: unknown } | undefined;
         const named = action === 'approve' && typeof body?.payment_method === 'string' ? body.payment_method : undefined;
