@@ -193,10 +193,10 @@ export async function transitionDepositIn(
   return answer((await transitionDepositsIn(q, ctx, [{ depositId, to, cause, opts }]))[0]!);
 }
 
-// Up to 64 changes a transaction, at most 4 transactions at a time per process (each holds a pool
-// connection): measured on two cores (docs/performance.md, Hot accounts).
+// CAJA_TRANSITION_BATCH_SIZE changes a transaction at most, CAJA_TRANSITION_BATCH_IN_FLIGHT
+// transactions at a time per process (each holds a pool connection): docs/performance.md, Hot accounts.
 const transitionBatcher = batcherPerDatabase<TransitionRequest, TransitionOutcome>(
-  (ctx) => new Batcher((requests) => ctx.db.tx((q) => transitionDepositsIn(q, ctx, requests)), { maxBatch: 64, maxInFlight: 4 }),
+  (ctx) => new Batcher((requests) => ctx.db.tx((q) => transitionDepositsIn(q, ctx, requests)), ctx.config.transitionBatch),
 );
 
 /**
