@@ -4,8 +4,9 @@
 //
 //   transitionDepositsIn(q, ctx, requests)  many changes in the caller's transaction, set-based:
 //                                           one answer each (the deposit, or its own error)
-//   transitionDepositIn(q, ctx, id, to, …)  one change in the caller's transaction (workers,
-//                                           connectors, checkout); throws its DepositError
+//   transitionAllIn(q, ctx, requests)       all of them or none (workers' batches)
+//   transitionDepositIn(q, ctx, id, to, …)  one change in the caller's transaction (connectors,
+//                                           checkout, reconciliation); throws its DepositError
 //   transitionDeposit(ctx, id, to, …)       one change in its own transaction, shared with the
 //                                           changes other requests ask for at the same time
 //
@@ -179,6 +180,11 @@ async function writeRound(q: Queryable, ctx: AppContext, planned: Planned[], now
 function answer(o: TransitionOutcome): DepositRow {
   if (!o.ok) throw o.error;
   return o.deposit;
+}
+
+/** Every change or none (workers): throws the first one's error, and the caller's transaction rolls back. */
+export async function transitionAllIn(q: Queryable, ctx: AppContext, requests: readonly TransitionRequest[]): Promise<DepositRow[]> {
+  return (await transitionDepositsIn(q, ctx, requests)).map(answer);
 }
 
 /** One status change inside the caller's transaction; throws DepositError not_found or invalid_transition. */
