@@ -94,7 +94,7 @@ const claimWriter = batcherPerDatabase<ClaimItem, boolean>((ctx) => new Batcher(
   );
   const claimed = new Set(rows.map((r) => `${r.merchant_id}:${r.request_hash}`));
   return items.map((i) => claimed.has(`${i.merchantId}:${i.hash}`));
-}, { maxBatch: 64, maxInFlight: 4 }));
+}, { maxBatch: 64, maxInFlight: 2 }));
 
 /** Claims `hash` for the merchant until `expiresAt`, or reports the first copy's response. */
 export async function claimRequest(ctx: AppContext, merchantId: number, hash: string, now: Date, expiresAt: Date): Promise<Claim> {
@@ -118,7 +118,7 @@ const responseWriter = batcherPerDatabase<StoredResponse, null>((ctx) => new Bat
     { name: 'caja_replay_store' },
   );
   return items.map(() => null);
-}, { maxBatch: 64, maxInFlight: 4 }));
+}, { maxBatch: 64, maxInFlight: 2 }));
 
 /** How long a copy waits for the first request's answer before it is told to retry. */
 const IN_FLIGHT_WAIT_MS = 10_000;
