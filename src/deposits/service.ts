@@ -17,8 +17,9 @@
 //                                             one status change: checked against the state
 //                                             machine, recorded with time and cause, balance
 //                                             credit when it completes (balances/), event and
-//                                             notification in the same transaction.
-//   transitionDepositIn(q, ctx, ...)          the same inside a caller's transaction (workers).
+//                                             notification in the same transaction, shared
+//                                             with concurrent changes (./transitions.ts).
+//   transitionDepositIn(q, ctx, ...)          the same inside a caller's transaction (connectors).
 //
 // Creation writes the deposit, its first history row, its creation event and its idempotency key
 // in one statement (atomic by itself), shared by concurrent creations. Under a daily or monthly

@@ -10,8 +10,8 @@
 //   transitionDeposit(ctx, id, to, …)       one change in its own transaction, shared with the
 //                                           changes other requests ask for at the same time
 //
-// Completions are the hottest change (issue 30, hot accounts): a sandbox approval or a provider's
-// payment made nine round trips and a commit each. Concurrent ones now share a transaction
+// Completions are the hottest change (issue 30, hot accounts): each sandbox approval's own
+// transaction made seven or eight round trips and a commit. Concurrent ones now share a transaction
 // (src/db/batcher.ts: without load nothing waits) and its statements: one lock-and-read of
 // every deposit, one UPDATE with the history rows, one ledger statement for every credit, one
 // for every event and notification. Each request is checked alone against its deposit's state
