@@ -11,7 +11,6 @@
 //        opts.confirmationUrl / returnUrl / bankCode / extra / userId: streamline columns
 //     Errors (DepositError, ./errors.ts): invoice_used, user_limit, idempotency_key_used,
 //     provider_unavailable / provider_refused; each face answers them from its table in http/.
-//   getDeposit(ctx, merchantId, id)           a merchant's own deposit, or null
 //   getDepositStatus(ctx, merchantId, id)     only what its status view shows (the hot GET)
 //   transitionDeposit(ctx, id, to, cause, {actor, merchantId?, note?})
 //                                             one status change: checked against the state
@@ -511,12 +510,5 @@ const statusReader = batcherPerDatabase((ctx) => new Batcher<StatusLookup, Statu
 export function getDepositStatus(ctx: AppContext, merchantId: number, id: number): Promise<StatusViewRow | null> {
   return statusReader(ctx).submit({ merchantId, id });
 }
-
-export async function getDeposit(ctx: AppContext, merchantId: number, id: number): Promise<DepositRow | null> {
-  const d = await findDeposit(ctx.db, id);
-  return d && d.merchant_id === merchantId ? d : null;
-}
-
-
 
 export { isCrypto, transitionDeposit, transitionDepositIn, type TransitionOptions } from './transitions.ts';
