@@ -44,9 +44,16 @@ export interface TransitionOptions {
   audit?: Audit<DepositRow>;
 }
 
+/** What a change reads of its deposit, locked, before it is checked. */
+export type TransitionSubject = Pick<DepositRow, 'id' | 'merchant_id' | 'status' | 'country' | 'payment_method'>;
+
 export interface TransitionRequest {
   depositId: number;
-  to: DepositStatus;
+  /**
+   * The status to move to, or the rule that decides it from the deposit as locked (a sandbox
+   * approval: crypto deposits stop at APPROVED), which may refuse it with its own error.
+   */
+  to: DepositStatus | ((d: TransitionSubject) => DepositStatus | DepositError);
   cause: TransitionCause;
   opts: TransitionOptions;
 }
@@ -90,12 +97,11 @@ FROM u JOIN merchants m ON m.id = u.merchant_id`;
 
 type UpdatedRow = DepositRow & { merchant_notification_url: string | null; merchant_settlement_currency: string };
 
-type Checked = Pick<DepositRow, 'id' | 'merchant_id' | 'status' | 'country' | 'payment_method'>;
-
 interface Planned {
   at: number;
   req: TransitionRequest;
   from: DepositStatus;
+  to: DepositStatus;
 }
 
 /**
@@ -107,10 +113,10 @@ export async function transitionDepositsIn(q: Queryable, ctx: AppContext, reques
   const out = new Array<TransitionOutcome>(requests.length);
   const ids = [...new Set(requests.map((r) => r.depositId).filter(isIntId))];
   // Only what the checks read; the UPDATE returns the whole rows.
-  const locked = ids.length === 0 ? [] : (await q.query<Checked>(
+  const locked = ids.length === 0 ? [] : (await q.query<TransitionSubject>(
     'SELECT id, merchant_id, status, country, payment_method FROM deposits WHERE id = ANY($1::integer[]) ORDER BY id FOR UPDATE', [ids], { name: 'caja_deposit_transition_lock' },
   )).rows;
-  const current = new Map<number, Checked>(locked.map((d) => [d.id, d]));
+  const current = new Map<number, TransitionSubject>(locked.map((d) => [d.id, d]));
   const now = ctx.now();
   for (const round of transitionRounds(requests.map((r) => r.depositId))) {
     const planned: Planned[] = [];
@@ -121,12 +127,17 @@ export async function transitionDepositsIn(q: Queryable, ctx: AppContext, reques
         out[at] = { ok: false, error: depositNotFound() };
         continue;
       }
-      const check = checkTransition(d.status, req.to, req.cause, isCrypto(d));
+      const to = typeof req.to === 'function' ? req.to(d) : req.to;
+      if (to instanceof DepositError) {
+        out[at] = { ok: false, error: to };
+        continue;
+      }
+      const check = checkTransition(d.status, to, req.cause, isCrypto(d));
       if (!check.ok) {
         out[at] = { ok: false, error: new DepositError('invalid_transition', `Deposit ${d.id} is ${d.status}: ${check.reason}`) };
         continue;
       }
-      planned.push({ at, req, from: d.status });
+      planned.push({ at, req, from: d.status, to });
     }
     if (planned.length === 0) continue;
     for (const [k, updated] of (await writeRound(q, ctx, planned, now)).entries()) {
@@ -142,7 +153,7 @@ async function writeRound(q: Queryable, ctx: AppContext, planned: Planned[], now
   const { rows } = await q.query<UpdatedRow>(
     UPDATE_SQL,
     [
-      planned.map((p) => p.req.depositId), planned.map((p) => p.req.to), planned.map((p) => p.from), planned.map((p) => p.req.cause),
+      planned.map((p) => p.req.depositId), planned.map((p) => p.to), planned.map((p) => p.from), planned.map((p) => p.req.cause),
       planned.map((p) => p.req.opts.actor), planned.map((p) => p.req.opts.note ?? null), now,
     ],
     { name: 'caja_deposit_transitions' },
@@ -151,7 +162,7 @@ async function writeRound(q: Queryable, ctx: AppContext, planned: Planned[], now
   const written = planned.map((p) => byId.get(p.req.depositId)!);
   await creditDeposits(
     q, ctx,
-    written.filter((w, k) => planned[k]!.req.to === 'COMPLETED' && !isCrypto(w.d)).map((w) => ({ deposit: w.d, settlementCurrency: w.merchant_settlement_currency })),
+    written.filter((w, k) => planned[k]!.to === 'COMPLETED' && !isCrypto(w.d)).map((w) => ({ deposit: w.d, settlementCurrency: w.merchant_settlement_currency })),
     now,
   );
   for (const [k, w] of written.entries()) {
@@ -160,14 +171,14 @@ async function writeRound(q: Queryable, ctx: AppContext, planned: Planned[], now
   }
   const events: NewEvent[] = [];
   for (const [k, w] of written.entries()) {
-    const { req, from } = planned[k]!;
+    const { req, from, to } = planned[k]!;
     events.push({
       merchantId: w.d.merchant_id,
       type: 'deposit.status_changed',
       subjectType: 'deposit',
       subjectId: w.d.id,
       data: {
-        deposit_id: w.d.id, invoice_id: w.d.invoice_id, status: req.to, previous_status: from,
+        deposit_id: w.d.id, invoice_id: w.d.invoice_id, status: to, previous_status: from,
         cause: req.cause, actor: req.opts.actor, at: now.toISOString(), ...(req.opts.note ? { note: req.opts.note } : {}),
       },
       notifications: await depositNotifications(q, ctx, w.d, w.merchant_notification_url),
@@ -213,7 +224,7 @@ const transitionBatcher = batcherPerDatabase<TransitionRequest, TransitionOutcom
 export async function transitionDeposit(
   ctx: AppContext,
   depositId: number,
-  to: DepositStatus,
+  to: TransitionRequest['to'],
   cause: TransitionCause,
   opts: TransitionOptions,
 ): Promise<DepositRow> {
