@@ -35,7 +35,9 @@ for (const backend of backends()) {
       assert.equal(r.status, 200, r.text);
       return r.body.deposit_id as number;
     };
-    const approve = (m: Credentials, id: number) => V3Client.deposits(s.url, m).post(`/v3/sandbox/deposits/${id}/approve`, '');
+    // A body makes a second approval of a deposit a different request: two identical ones in the
+    // same millisecond are one request to the replay store (the copy gets the first's answer).
+    const approve = (m: Credentials, id: number, body = '') => V3Client.deposits(s.url, m).post(`/v3/sandbox/deposits/${id}/approve`, body);
     const count = async (sql: string, ids: number[]) => (await s.ctx.db.query<{ n: number }>(sql, [ids])).rows[0]!.n;
 
     test('many approvals at once: each deposit completed exactly once, duplicates and strangers answered as alone', async () => {
@@ -60,7 +62,7 @@ for (const backend of backends()) {
       ];
       // Interleaved, all at once.
       const shuffled = requests.map((r, k) => ({ r, key: (k * 7919) % requests.length })).sort((x, y) => x.key - y.key).map((x) => x.r);
-      const answers = await Promise.all(shuffled.map(async (r) => ({ r, res: await approve(r.who, r.id) })));
+      const answers = await Promise.all(shuffled.map(async (r) => ({ r, res: await approve(r.who, r.id, r.kind === 'again' ? '{}' : '') })));
 
       for (const { r, res } of answers) {
         if (r.kind === 'stranger' || r.kind === 'missing') {
@@ -118,6 +120,18 @@ for (const backend of backends()) {
       assert.deepEqual([(await balance(b)).available, (await balance(b)).fees], [8 * 98.5, 8 * 1.5]);
       await assertLedgerOk(s.ctx.db);
       assert.deepEqual((await checkLedger(s.ctx.db, { full: true })).problems, []);
+    });
+
+    test('three approvals of a crypto deposit at once: APPROVED, then COMPLETED, then 409, as one after another', async () => {
+      const m = await createMerchant(s.url, `Crypto ${++n}`);
+      const r = await V3Client.deposits(s.url, m).post('/v3/deposits', { country: 'BR', amount: '100.00', currency: 'USD', payment_method: 'CR', payer: PAYER });
+      assert.equal(r.status, 200, r.text);
+      const id = r.body.deposit_id as number;
+      // Three different requests (identical ones in one second are one request: the replay store).
+      const answers = await Promise.all(['', '{}', '{"note": 1}'].map((body) => approve(m, id, body)));
+      assert.deepEqual(answers.map((a) => (a.status === 200 ? a.body.status : a.status)).sort(), [409, 'APPROVED', 'COMPLETED'].sort(), answers.map((a) => a.text).join(' | '));
+      const history = await s.ctx.db.query<{ to_status: string }>(`SELECT to_status FROM deposit_status_changes WHERE deposit_id = $1 AND from_status IS NOT NULL ORDER BY id`, [id]);
+      assert.deepEqual(history.rows.map((h) => h.to_status), ['APPROVED', 'COMPLETED']);
     });
 
     test('approvals and cancellations of the same deposits at once: each ends once, one way', async () => {
