@@ -126,7 +126,7 @@ function rssMb(pid: number): number {
 }
 
 /** The server's processes: the primary and, with CAJA_PROCESSES > 1, its forked workers. */
-function serverPids(pid: number): number[] {
+export function serverPids(pid: number): number[] {
   try {
     const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
     return [pid, ...children];

@@ -17,7 +17,8 @@ import pg from 'pg';
 import { admin, type Credentials, hmac } from '../test/helpers/clients.ts';
 import { createScratchDatabase, postgresUrl } from '../test/helpers/databases.ts';
 import { cpf } from '../test/helpers/documents.ts';
-import { ADMIN_TOKEN, startServer, stopServer } from './deposits.ts';
+import { ADMIN_TOKEN, serverPids, startServer, stopServer } from './deposits.ts';
+import { withCpuSplit } from './cpu-split.ts';
 import { paced } from './paced.ts';
 import { sampleWaits, type WaitProfile } from './waits.ts';
 
@@ -60,6 +61,11 @@ async function seedPending(c: pg.Client, template: number, merchants: Credential
     out.set(m.merchant_id, rows.map((r) => r.id));
   }
   return out;
+}
+
+/** Transactions committed in the scratch database so far (this client's own reads add a few). */
+async function commits(c: pg.Client): Promise<number> {
+  return Number((await c.query<{ n: string }>(`SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0]!.n);
 }
 
 function printWaits(w: WaitProfile): void {
@@ -105,7 +111,9 @@ export async function benchHotAccounts(): Promise<Record<string, unknown>> {
         queue.push(...row);
       }
       let i = 0;
-      const { result: r, waits } = await sampleWaits(db.url, () => autocannon({
+      const commitsBefore = await commits(c);
+      const { result: r, waits, cpu } = await withCpuSplit(() => serverPids(child.pid!), async () => {
+        const sampled = await sampleWaits(db.url, () => autocannon({
         url, connections: CONNECTIONS, duration: SECONDS,
         requests: [{
           method: 'POST',
@@ -114,11 +122,15 @@ export async function benchHotAccounts(): Promise<Record<string, unknown>> {
             return { ...req, path: `/v3/sandbox/deposits/${next.id}/approve`, headers: signed(next.m, '') };
           },
         }],
-      }));
+        }));
+        return { ...sampled, requests: i };
+      });
+      const commitsPer = (await commits(c)) - commitsBefore;
       const rate = Math.round(r.requests.average);
       console.log(`  completions (${label}): ${rate}/s = ${(rate / creations).toFixed(2)} × creations (p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx} non-2xx)`);
       printWaits(waits);
-      return { rate, ratio: Math.round((rate / creations) * 100) / 100, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, queue, used: i, waits };
+      if (!('skipped' in cpu)) console.log(`    CPU per completion: server ${cpu.server_us_per_request} µs, PostgreSQL ${cpu.postgres_us_per_request} µs, load generator ${cpu.load_generator_us_per_request} µs; ${(commitsPer / Math.max(1, i)).toFixed(2)} commits`);
+      return { rate, cpu, ratio: Math.round((rate / creations) * 100) / 100, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, queue, used: i, waits };
     };
     const single = await completions([one], '1 merchant');
     const twenty = await completions(merchants, `${MERCHANTS} merchants`);

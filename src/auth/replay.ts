@@ -18,6 +18,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../config/context.ts';
+import { Batcher, batcherPerDatabase } from '../db/batcher.ts';
 import type { Queryable } from '../db/db.ts';
 
 declare module 'fastify' {
@@ -72,24 +73,52 @@ const WITHOUT_FLUSH = `(SELECT set_config('synchronous_commit', 'off', true)) AS
 
 export type Claim = { claimed: true } | { claimed: false; stored: { status: number; content_type: string | null; body: string } | null };
 
-/** Claims `hash` for the merchant until `expiresAt`, or reports the first copy's response. */
-export async function claimRequest(q: Queryable, merchantId: number, hash: string, now: Date, expiresAt: Date): Promise<Claim> {
-  // A claim past its expiry is taken over as if it were new (its request is refused by date now).
-  const { rows } = await q.query(
-    `INSERT INTO signed_requests (merchant_id, request_hash, expires_at) SELECT $1, $2, $3 FROM ${WITHOUT_FLUSH}
+type ClaimItem = { merchantId: number; hash: string; now: Date; expiresAt: Date };
+
+// Concurrent requests claim in one statement, and store their responses in another: under load
+// the two bookkeeping statements of every signed write were as many round trips and transactions
+// as the write itself (the hot-accounts bench's sandbox approvals). A claim past its expiry is
+// taken over as if it were new (its request is refused by date now); with several requests in
+// one statement the earliest `now` among them decides, so none takes over a claim early.
+// The same request twice in one statement fails it as a whole (a row is not updated twice), and
+// the batcher then claims each alone: the first wins, the copy finds its claim.
+const claimWriter = batcherPerDatabase<ClaimItem, boolean>((ctx) => new Batcher(async (items) => {
+  const { rows } = await ctx.db.query<{ merchant_id: number; request_hash: string }>(
+    `INSERT INTO signed_requests (merchant_id, request_hash, expires_at)
+     SELECT v.merchant_id, v.request_hash, v.expires_at FROM unnest($1::integer[], $2::text[], $3::timestamptz[]) AS v(merchant_id, request_hash, expires_at), ${WITHOUT_FLUSH}
      ON CONFLICT (merchant_id, request_hash) DO UPDATE SET expires_at = EXCLUDED.expires_at, status = NULL, content_type = NULL, body = NULL
        WHERE signed_requests.expires_at < $4
-     RETURNING 1`,
-    [merchantId, hash, expiresAt, now],
+     RETURNING merchant_id, request_hash`,
+    [items.map((i) => i.merchantId), items.map((i) => i.hash), items.map((i) => i.expiresAt), new Date(Math.min(...items.map((i) => i.now.getTime())))],
+    { name: 'caja_replay_claim' },
   );
-  if (rows.length) return { claimed: true };
-  const prior = await q.query<{ status: number | null; content_type: string | null; body: string | null }>(
+  const claimed = new Set(rows.map((r) => `${r.merchant_id}:${r.request_hash}`));
+  return items.map((i) => claimed.has(`${i.merchantId}:${i.hash}`));
+}, { maxBatch: 64, maxInFlight: 2 }));
+
+/** Claims `hash` for the merchant until `expiresAt`, or reports the first copy's response. */
+export async function claimRequest(ctx: AppContext, merchantId: number, hash: string, now: Date, expiresAt: Date): Promise<Claim> {
+  if (await claimWriter(ctx).submit({ merchantId, hash, now, expiresAt })) return { claimed: true };
+  const prior = await ctx.db.query<{ status: number | null; content_type: string | null; body: string | null }>(
     `SELECT status, content_type, body FROM signed_requests WHERE merchant_id = $1 AND request_hash = $2`,
     [merchantId, hash],
   );
   const p = prior.rows[0];
   return { claimed: false, stored: p && p.status !== null ? { status: p.status, content_type: p.content_type, body: p.body ?? '' } : null };
 }
+
+type StoredResponse = { merchantId: number; hash: string; status: number; contentType: string | null; body: string };
+
+const responseWriter = batcherPerDatabase<StoredResponse, null>((ctx) => new Batcher(async (items) => {
+  await ctx.db.query(
+    `UPDATE signed_requests s SET status = v.status, content_type = v.content_type, body = v.body
+     FROM unnest($1::integer[], $2::text[], $3::integer[], $4::text[], $5::text[]) AS v(merchant_id, request_hash, status, content_type, body), ${WITHOUT_FLUSH}
+     WHERE s.merchant_id = v.merchant_id AND s.request_hash = v.request_hash`,
+    [items.map((i) => i.merchantId), items.map((i) => i.hash), items.map((i) => i.status), items.map((i) => i.contentType), items.map((i) => i.body)],
+    { name: 'caja_replay_store' },
+  );
+  return items.map(() => null);
+}, { maxBatch: 64, maxInFlight: 2 }));
 
 /** How long a copy waits for the first request's answer before it is told to retry. */
 const IN_FLIGHT_WAIT_MS = 10_000;
@@ -101,10 +130,10 @@ export type Outcome = { claimed: true } | { claimed: false; stored: { status: nu
  * Claims, or waits while the first copy runs (taking over its claim if it failed and released
  * it), as a request with an idempotency key does. `stored: null` after the wait: still running.
  */
-export async function claimOrWait(q: Queryable, merchantId: number, hash: string, now: Date, expiresAt: Date): Promise<Outcome> {
+export async function claimOrWait(ctx: AppContext, merchantId: number, hash: string, now: Date, expiresAt: Date): Promise<Outcome> {
   const giveUp = Date.now() + IN_FLIGHT_WAIT_MS;
   for (;;) {
-    const claim = await claimRequest(q, merchantId, hash, now, expiresAt);
+    const claim = await claimRequest(ctx, merchantId, hash, now, expiresAt);
     if (claim.claimed || claim.stored || Date.now() > giveUp) return claim;
     await sleep(25);
   }
@@ -143,10 +172,7 @@ export function registerReplayStore(app: FastifyInstance, ctx: AppContext): void
         return payload;
       }
       const contentType = reply.getHeader('content-type');
-      await ctx.db.query(
-        `UPDATE signed_requests SET status = $3, content_type = $4, body = $5 FROM ${WITHOUT_FLUSH} WHERE merchant_id = $1 AND request_hash = $2`,
-        [claim.merchantId, claim.hash, reply.statusCode, typeof contentType === 'string' ? contentType : null, body],
-      );
+      await responseWriter(ctx).submit({ ...claim, status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body });
     } catch (err) {
       request.log.warn({ err, status: reply.statusCode }, 'replay store: the response was not recorded; the claim expires by itself');
     }

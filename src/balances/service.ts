@@ -1,7 +1,7 @@
 // Merchant balances: what deposits, refunds, cashouts and operator adjustments do to them, on the
 // ledger. Each function runs inside the caller's transaction.
 //
-//   creditDeposit(q, ctx, d, crypto)   a COMPLETED deposit: payers' money in, fees out
+//   creditDeposits(q, ctx, credits)    COMPLETED deposits: payers' money in, fees out
 //   depositCreditOf(q, depositId)      that credit's gross and currency (refunds take from it)
 //   adjustBalance(db, …)                operator credit or debit, recorded with who and why
 //   listTransactions(q, merchantId, …) the merchant's movements, newest first, by cursor
@@ -10,13 +10,8 @@ import type { AppContext } from '../config/context.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { add, type Decimal, fromDb, neg, toDb } from '../domain/money.ts';
 import { depositCredit, type DepositFigures } from '../domain/settlement.ts';
-import { cajaAccount, merchantAccount, transfer } from '../ledger/ledger.ts';
+import { cajaAccount, merchantAccount, transfer, type TransferInput, transfers } from '../ledger/ledger.ts';
 import { usdRate } from '../lookups/exchange-rates.ts';
-
-export async function settlementCurrencyOf(q: Queryable, merchantId: number): Promise<string> {
-  const { rows } = await q.query<{ settlement_currency: string }>('SELECT settlement_currency FROM merchants WHERE id = $1', [merchantId]);
-  return rows[0]?.settlement_currency ?? 'USD';
-}
 
 export interface CreditableDeposit extends DepositFigures {
   id: number;
@@ -25,26 +20,34 @@ export interface CreditableDeposit extends DepositFigures {
 }
 
 /**
- * Credits a COMPLETED deposit once (a second call finds the transfer and does nothing). Test
- * deposits never touch the balance, and crypto deposits pay the customer's wallet, not the
- * merchant (spec: States, Deposit).
+ * Credits COMPLETED deposits, each once (a second call finds its transfer and does nothing), in
+ * one ledger statement. Each names its merchant's settlement currency (the caller read it with
+ * the deposit). Test deposits never touch the balance; crypto deposits pay the customer's wallet,
+ * not the merchant (spec: States, Deposit), and are not given.
  */
-export async function creditDeposit(q: Queryable, ctx: AppContext, d: CreditableDeposit, crypto: boolean, at?: Date): Promise<void> {
-  if (d.test || crypto) return;
-  const currency = await settlementCurrencyOf(q, d.merchant_id);
-  const needsRate = currency !== 'USD' && currency !== d.local_currency;
-  const rate = needsRate ? await usdRate(q, ctx.config.env, currency) : undefined;
-  if (needsRate && !rate) throw new Error(`no USD rate for settlement currency ${currency}`);
-  const c = depositCredit(d, currency, rate ?? undefined);
-  await transfer(q, {
-    merchantId: d.merchant_id, kind: 'deposit.credit', subjectType: 'deposit', subjectId: d.id, at,
-    postings: [
-      cajaAccount(currency, 'settlement', neg(add(c.gross, c.payerFee))),
-      merchantAccount(d.merchant_id, currency, 'available', c.net),
-      merchantAccount(d.merchant_id, currency, 'fees', c.merchantFees),
-      cajaAccount(currency, 'fee_revenue', c.payerFee),
-    ],
-  });
+export async function creditDeposits(q: Queryable, ctx: AppContext, credits: { deposit: CreditableDeposit; settlementCurrency: string }[], at?: Date): Promise<void> {
+  const rates = new Map<string, Decimal>();
+  const moves: TransferInput[] = [];
+  for (const { deposit: d, settlementCurrency: currency } of credits) {
+    if (d.test) continue;
+    const needsRate = currency !== 'USD' && currency !== d.local_currency;
+    if (needsRate && !rates.has(currency)) {
+      const rate = await usdRate(q, ctx.config.env, currency);
+      if (!rate) throw new Error(`no USD rate for settlement currency ${currency}`);
+      rates.set(currency, rate);
+    }
+    const c = depositCredit(d, currency, needsRate ? rates.get(currency) : undefined);
+    moves.push({
+      merchantId: d.merchant_id, kind: 'deposit.credit', subjectType: 'deposit', subjectId: d.id, at,
+      postings: [
+        cajaAccount(currency, 'settlement', neg(add(c.gross, c.payerFee))),
+        merchantAccount(d.merchant_id, currency, 'available', c.net),
+        merchantAccount(d.merchant_id, currency, 'fees', c.merchantFees),
+        cajaAccount(currency, 'fee_revenue', c.payerFee),
+      ],
+    });
+  }
+  if (moves.length > 0) await transfers(q, moves);
 }
 
 /** What a deposit credited: the net to available and the fees taken, or null if nothing. */

@@ -156,7 +156,7 @@ export async function createCashout(ctx: AppContext, merchant: Merchant, req: Ca
     req.address, req.notificationUrl, req.comments, pickupAt, now, now, awaitingApproval, now.toISOString(),
   ];
   const reservation = transferCtes(
-    { merchantId: merchant.id, kind: 'cashout.reserve', subjectType: 'cashout', pending: true, at: now, postings: reservationPostings(merchant.id, a.settlementCurrency, a.settlementAmount) },
+    [{ merchantId: merchant.id, kind: 'cashout.reserve', subjectType: 'cashout', pending: true, at: now, postings: reservationPostings(merchant.id, a.settlementCurrency, a.settlementAmount) }],
     values.length + 1,
     '(SELECT id FROM c)',
   );

@@ -38,6 +38,8 @@ export interface Config {
   cacheSeconds: number;
   /** Group commit of deposit creations (src/db/batcher.ts): rows per statement, statements at once. */
   depositBatch: { maxBatch: number; maxInFlight: number };
+  /** Shared transactions of deposit status changes (src/deposits/transitions.ts): changes per transaction, transactions at once. */
+  transitionBatch: { maxBatch: number; maxInFlight: number };
   workers: boolean;
   /** Exchange rates from their sources (src/rates/, docs/exchange-rates.md). */
   rates: RatesConfig;
@@ -299,6 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     heapGrowingPercent: int(env, 'CAJA_HEAP_GROWING_PERCENT', 100, 0, 1000),
     cacheSeconds: int(env, 'CAJA_CACHE_SECONDS', 5, 0, 3600),
     depositBatch: { maxBatch: int(env, 'CAJA_DEPOSIT_BATCH_SIZE', 64, 1, 1000), maxInFlight: int(env, 'CAJA_DEPOSIT_BATCH_IN_FLIGHT', 1, 1, 100) },
+    transitionBatch: { maxBatch: int(env, 'CAJA_TRANSITION_BATCH_SIZE', 64, 1, 1000), maxInFlight: int(env, 'CAJA_TRANSITION_BATCH_IN_FLIGHT', 4, 1, 100) },
     workers: bool(env, 'CAJA_WORKERS', true),
     rates: ratesConfig(env, production),
     database: databaseTimeouts(env),

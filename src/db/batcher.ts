@@ -4,6 +4,8 @@
 // without load nothing waits: while fewer than `maxInFlight` batches run, an item goes at once.
 // Each item's promise settles only when its batch has committed (or failed), so an answer is
 // never sent for a write the database might still lose.
+import type { AppContext } from '../config/context.ts';
+import type { Queryable } from './db.ts';
 import { isDatabaseUnavailable } from './unavailable.ts';
 
 export interface BatcherOptions {
@@ -76,4 +78,17 @@ export class Batcher<I, O> {
       );
     }
   }
+}
+
+/**
+ * One batcher per database, made on first use: every request of a process shares it (tests run
+ * several servers, each with its own database, in one process).
+ */
+export function batcherPerDatabase<I, O>(make: (ctx: AppContext) => Batcher<I, O>): (ctx: AppContext) => Batcher<I, O> {
+  const made = new WeakMap<Queryable, Batcher<I, O>>();
+  return (ctx) => {
+    let b = made.get(ctx.db);
+    if (!b) made.set(ctx.db, (b = make(ctx)));
+    return b;
+  };
 }

@@ -2,44 +2,55 @@
 // "Simulate payment" / "Simulate cancellation" buttons of the staging payment pages: the same
 // transition a real outcome would make, with the same history, ledger and notifications.
 import type { AppContext } from '../config/context.ts';
-import { type AuditEntry, recordAudit } from '../audit/audit.ts';
-import { statusAfterPayment } from '../domain/deposit-states.ts';
+import type { AuditEntry } from '../audit/audit.ts';
+import { type DepositStatus, statusAfterPayment } from '../domain/deposit-states.ts';
 import { assignMethodIn } from './checkout.ts';
 import { withdrawCharge } from '../connectors/charges.ts';
-import { DepositError, isCrypto, transitionDepositIn } from './service.ts';
-import type { DepositRow } from './store.ts';
+import { DepositError, depositNotFound, isCrypto, transitionDeposit, transitionDepositIn } from './service.ts';
+import { type TransitionSubject } from './transitions.ts';
+import { type DepositRow, findDeposit } from './store.ts';
 
 export type SandboxAction = 'approve' | 'cancel' | 'expire';
 
+
 /**
- * Runs one sandbox action. A HOSTED deposit whose customer has not chosen a method yet is paid
- * only when the merchant names the method (`paymentMethod`); otherwise 510: completing it would
- * leave a paid deposit with no payment method and a fee charged for none.
+ * Runs one sandbox action on a merchant's deposit (another merchant's is not found). A HOSTED
+ * deposit whose customer has not chosen a method yet is paid only when the merchant names the
+ * method (`paymentMethod`); otherwise 510: completing it would leave a paid deposit with no
+ * payment method and a fee charged for none.
  * `audit` (a panel user's action) is written in the transition's transaction.
  */
-export function runSandboxAction(ctx: AppContext, d: DepositRow, action: SandboxAction, actor: string, paymentMethod?: string, audit?: AuditEntry): Promise<DepositRow> {
-  const opts = { actor, merchantId: d.merchant_id };
+export async function runSandboxAction(
+  ctx: AppContext,
+  d: Pick<DepositRow, 'id' | 'merchant_id'>,
+  action: SandboxAction,
+  actor: string,
+  paymentMethod?: string,
+  audit?: AuditEntry,
+): Promise<DepositRow> {
+  const opts = { actor, merchantId: d.merchant_id, ...(audit ? { audit } : {}) };
   if (action === 'approve') {
-    if (!d.payment_method && !paymentMethod) {
-      throw new DepositError(
-        'invalid_transition',
-        `Deposit ${d.id} has no payment method yet: the customer has not chosen one on the hosted checkout (redirect_url), so it cannot be paid; ` +
-          'or name the method the customer paid with: {"payment_method": "<code>"}',
-      );
-    }
+    // The usual approval decides from the deposit as locked, in a transaction shared with
+    // concurrent ones (deposits/transitions.ts): nothing to read before it.
+    if (!paymentMethod) return transitionDeposit(ctx, d.id, paidStatus, 'payment', opts);
     return ctx.db.tx(async (q) => {
-      const current = d.payment_method ? d : await assignMethodIn(q, ctx, d.id, paymentMethod!);
-      const paid = await transitionDepositIn(q, ctx, d.id, statusAfterPayment(current.status, isCrypto(current)), 'payment', opts);
-      if (audit) await recordAudit(q, audit);
-      return paid;
+      const locked = await findDeposit(q, d.id, true);
+      if (!locked || locked.merchant_id !== d.merchant_id) throw depositNotFound();
+      const current = locked.payment_method ? locked : await assignMethodIn(q, ctx, d.id, paymentMethod);
+      return transitionDepositIn(q, ctx, d.id, statusAfterPayment(current.status, isCrypto(current)), 'payment', opts);
     });
   }
-  return ctx.db.tx(async (q) => {
-    const cancelled = await transitionDepositIn(q, ctx, d.id, 'CANCELLED', action === 'expire' ? 'expiry' : 'cancel', opts);
-    if (audit) await recordAudit(q, audit);
-    return cancelled;
-  }).then(async (cancelled) => {
-    await withdrawCharge(ctx, cancelled);
-    return cancelled;
-  });
+  const cancelled = await transitionDeposit(ctx, d.id, 'CANCELLED', action === 'expire' ? 'expiry' : 'cancel', opts);
+  await withdrawCharge(ctx, cancelled);
+  return cancelled;
+}
+
+/** Where a payment takes a deposit: crypto deposits stop at APPROVED; one without a method cannot be paid. */
+function paidStatus(d: TransitionSubject): DepositStatus | DepositError {
+  if (d.payment_method) return statusAfterPayment(d.status, isCrypto(d));
+  return new DepositError(
+    'invalid_transition',
+    `Deposit ${d.id} has no payment method yet: the customer has not chosen one on the hosted checkout (redirect_url), so it cannot be paid; ` +
+      'or name the method the customer paid with: {"payment_method": "<code>"}',
+  );
 }

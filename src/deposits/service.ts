@@ -11,29 +11,27 @@
 //        opts.confirmationUrl / returnUrl / bankCode / extra / userId: streamline columns
 //     Errors (DepositError, ./errors.ts): invoice_used, user_limit, idempotency_key_used,
 //     provider_unavailable / provider_refused; each face answers them from its table in http/.
-//   getDeposit(ctx, merchantId, id)           a merchant's own deposit, or null
 //   getDepositStatus(ctx, merchantId, id)     only what its status view shows (the hot GET)
 //   transitionDeposit(ctx, id, to, cause, {actor, merchantId?, note?})
 //                                             one status change: checked against the state
 //                                             machine, recorded with time and cause, balance
 //                                             credit when it completes (balances/), event and
-//                                             notification in the same transaction.
-//   transitionDepositIn(q, ctx, ...)          the same inside a caller's transaction (workers).
+//                                             notification in the same transaction, shared
+//                                             with concurrent changes (./transitions.ts).
+//   transitionDepositIn(q, ctx, ...)          the same inside a caller's transaction (connectors).
 //
 // Creation writes the deposit, its first history row, its creation event and its idempotency key
 // in one statement (atomic by itself), shared by concurrent creations. Under a daily or monthly
 // customer limit that statement runs in a short transaction that first locks the batch's
 // customers and checks their usage. Anything that fails rolls all of it back, so no half deposit
 // exists.
-import { type Audit, recordAudit } from '../audit/audit.ts';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AppContext } from '../config/context.ts';
 import { type Queryable, violatesConstraint } from '../db/db.ts';
-import { findMethod, type PaymentType } from '../domain/catalog.ts';
+import type { PaymentType } from '../domain/catalog.ts';
 import { getCountry } from '../domain/countries.ts';
 import { type DepositRequest, validateDepositRequest, type ValidationResult } from '../domain/deposit-request.ts';
 import { sandboxOutcome } from '../domain/deposit-sandbox.ts';
-import { checkTransition, type DepositStatus, type TransitionCause } from '../domain/deposit-states.ts';
 import { cryptoColumn } from '../domain/crypto.ts';
 import { computeCharges } from '../domain/fees.ts';
 import { minorUnits } from '../domain/currencies.ts';
@@ -41,17 +39,14 @@ import { toDb } from '../domain/money.ts';
 import { payinConnectorFor, servedMethods, servesEveryMethod } from '../connectors/registry.ts';
 import { offeredMethods } from '../domain/offered-methods.ts';
 import { type Charge, ConnectorError } from '../connectors/payin.ts';
-import { DepositError, depositNotFound, providerFailure } from './errors.ts';
+import { DepositError, providerFailure } from './errors.ts';
 import type { Merchant } from '../merchants/merchants.ts';
-import { recordEvent } from '../notifications/outbox.ts';
 import { type KnownRate, resolveUsdRates, staleRate, staleRateText } from '../lookups/exchange-rates.ts';
 import { type LimitKind, type LimitRule, needsUsage } from '../domain/limits.ts';
 import { toJson } from './json.ts';
 import { storedPaymentInfo } from './stored-payment-info.ts';
-import { Batcher } from '../db/batcher.ts';
+import { Batcher, batcherPerDatabase } from '../db/batcher.ts';
 import { applicableRule, checkAmountOnly, checkCustomerLimits, firstOfEachCustomer, type LimitRow, loadLimitRules, type RuleCheck, rulesFromRows } from './limits.ts';
-import { creditDeposit } from '../balances/service.ts';
-import { depositNotifications } from './notifications.ts';
 import { type DepositRow, findDeposit } from './store.ts';
 import { STATUS_VIEW_COLUMNS, type StatusViewRow } from './views.ts';
 
@@ -137,18 +132,6 @@ function servingProblem(req: DepositRequest, served: Set<string>): string | null
   return `payment_method: no payment method of the requested types is available: no payment provider collects one here; ${available}`;
 }
 
-/**
- * One batcher per database, made on first use: every request of a process shares it (tests run
- * several servers, each with its own database, in one process).
- */
-function batcherPerDatabase<I, O>(make: (ctx: AppContext) => Batcher<I, O>): (ctx: AppContext) => Batcher<I, O> {
-  const made = new WeakMap<Queryable, Batcher<I, O>>();
-  return (ctx) => {
-    let b = made.get(ctx.db);
-    if (!b) made.set(ctx.db, (b = make(ctx)));
-    return b;
-  };
-}
 
 /**
  * The id of a ONE_SHOT deposit, needed before its insert (its payment info names it). Ids come
@@ -528,70 +511,4 @@ export function getDepositStatus(ctx: AppContext, merchantId: number, id: number
   return statusReader(ctx).submit({ merchantId, id });
 }
 
-export async function getDeposit(ctx: AppContext, merchantId: number, id: number): Promise<DepositRow | null> {
-  const d = await findDeposit(ctx.db, id);
-  return d && d.merchant_id === merchantId ? d : null;
-}
-
-export function isCrypto(d: Pick<DepositRow, 'country' | 'payment_method'>): boolean {
-  return !!d.payment_method && findMethod(d.country, d.payment_method)?.kind === 'crypto';
-}
-
-export interface TransitionOptions {
-  /** 'merchant', 'provider', 'sandbox', 'worker', 'operator'. */
-  actor: string;
-  /** When set, a deposit of another merchant is not found. */
-  merchantId?: number;
-  note?: string;
-  /** Who made the change by hand (an admin token), recorded in the change's transaction. */
-  audit?: Audit<DepositRow>;
-}
-
-/** One status change inside the caller's transaction; throws DepositError not_found or invalid_transition. */
-export async function transitionDepositIn(
-  q: Queryable,
-  ctx: AppContext,
-  depositId: number,
-  to: DepositStatus,
-  cause: TransitionCause,
-  opts: TransitionOptions,
-): Promise<DepositRow> {
-  const d = await findDeposit(q, depositId, true);
-  if (!d || (opts.merchantId !== undefined && d.merchant_id !== opts.merchantId)) throw depositNotFound();
-  const check = checkTransition(d.status, to, cause, isCrypto(d));
-  if (!check.ok) throw new DepositError('invalid_transition', `Deposit ${d.id} is ${d.status}: ${check.reason}`);
-  const now = ctx.now();
-  const stamp = to === 'COMPLETED' ? 'completed_at' : to === 'CANCELLED' ? 'cancelled_at' : 'approved_at';
-  const { rows } = await q.query<DepositRow & { merchant_notification_url: string | null }>(
-    `WITH u AS (UPDATE deposits SET status = $2, updated_at = $3, ${stamp} = $3 WHERE id = $1 RETURNING *),
-     h AS (INSERT INTO deposit_status_changes (deposit_id, from_status, to_status, cause, actor, note, created_at)
-           VALUES ($1, $4, $2, $5, $6, $7, $3))
-     SELECT u.*, m.notification_url AS merchant_notification_url FROM u JOIN merchants m ON m.id = u.merchant_id`,
-    [d.id, to, now, d.status, cause, opts.actor, opts.note ?? null],
-  );
-  const { merchant_notification_url, ...updated } = rows[0]!;
-  if (to === 'COMPLETED') await creditDeposit(q, ctx, updated as DepositRow, isCrypto(updated as DepositRow), now);
-  if (opts.audit) await recordAudit(q, opts.audit, updated as DepositRow);
-  await recordEvent(q, {
-    merchantId: updated.merchant_id,
-    type: 'deposit.status_changed',
-    subjectType: 'deposit',
-    subjectId: updated.id,
-    data: {
-      deposit_id: updated.id, invoice_id: updated.invoice_id, status: to, previous_status: d.status,
-      cause, actor: opts.actor, at: now.toISOString(), ...(opts.note ? { note: opts.note } : {}),
-    },
-    notifications: await depositNotifications(q, ctx, updated as DepositRow, merchant_notification_url),
-  });
-  return updated as DepositRow;
-}
-
-export function transitionDeposit(
-  ctx: AppContext,
-  depositId: number,
-  to: DepositStatus,
-  cause: TransitionCause,
-  opts: TransitionOptions,
-): Promise<DepositRow> {
-  return ctx.db.tx((q) => transitionDepositIn(q, ctx, depositId, to, cause, opts));
-}
+export { isCrypto, transitionDeposit, transitionDepositIn, type TransitionOptions } from './transitions.ts';

@@ -8,7 +8,8 @@ import type { AppContext } from '../config/context.ts';
 import { statusAfterPayment, type DepositStatus } from '../domain/deposit-states.ts';
 import { periodicWorker } from '../server/periodic-worker.ts';
 import type { Worker } from '../server/workers.ts';
-import { isCrypto, transitionDepositIn } from './service.ts';
+import { isCrypto } from './service.ts';
+import { transitionAllIn, type TransitionRequest } from './transitions.ts';
 import { purgeExpiredRequests } from '../auth/replay.ts';
 import { sweepSessions } from '../panel/services/auth.ts';
 import { foldDayFigures } from '../panel/services/stats.ts';
@@ -32,7 +33,7 @@ export async function expireDueDeposits(ctx: AppContext): Promise<number> {
        ORDER BY expires_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
       [now, new Date(now.getTime() - connectorGraceMs(ctx))],
     );
-    for (const r of rows) await transitionDepositIn(q, ctx, r.id, 'CANCELLED', 'expiry', { actor: 'worker' });
+    await transitionAllIn(q, ctx, rows.map((r) => ({ depositId: r.id, to: 'CANCELLED', cause: 'expiry', opts: { actor: 'worker' } })));
     return rows.length;
   });
 }
@@ -55,17 +56,15 @@ export async function runSandboxOutcomes(ctx: AppContext): Promise<number> {
        ORDER BY sandbox_due_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
       [now],
     );
-    for (const r of rows) {
-      if (r.sandbox_outcome === 'cancel') {
-        if (r.status === 'PENDING') await transitionDepositIn(q, ctx, r.id, 'CANCELLED', 'cancel', { actor: 'sandbox' });
-        continue;
-      }
-      const to = statusAfterPayment(r.status, isCrypto(r));
-      await transitionDepositIn(q, ctx, r.id, to, 'payment', { actor: 'sandbox' });
-      // A crypto deposit waits one more delay between APPROVED and COMPLETED, like the real flow.
-      if (to === 'APPROVED') {
-        await q.query('UPDATE deposits SET sandbox_due_at = $2 WHERE id = $1', [r.id, new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000)]);
-      }
+    const changes: TransitionRequest[] = rows.flatMap((r): TransitionRequest[] => {
+      if (r.sandbox_outcome === 'cancel') return r.status === 'PENDING' ? [{ depositId: r.id, to: 'CANCELLED', cause: 'cancel', opts: { actor: 'sandbox' } }] : [];
+      return [{ depositId: r.id, to: statusAfterPayment(r.status, isCrypto(r)), cause: 'payment', opts: { actor: 'sandbox' } }];
+    });
+    await transitionAllIn(q, ctx, changes);
+    // A crypto deposit waits one more delay between APPROVED and COMPLETED, like the real flow.
+    const approved = changes.filter((c) => c.to === 'APPROVED').map((c) => c.depositId);
+    if (approved.length > 0) {
+      await q.query('UPDATE deposits SET sandbox_due_at = $2 WHERE id = ANY($1::integer[])', [approved, new Date(now.getTime() + ctx.config.sandboxAutoSeconds * 1000)]);
     }
     return rows.length;
   });

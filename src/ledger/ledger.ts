@@ -3,7 +3,8 @@
 // moves the money, so a movement exists exactly when its cause committed.
 //
 //   transfer(q, t)            one balanced transfer; null when this (kind, subject) already moved
-//   transferCtes(t, …)        the same as CTEs, for a caller's statement that writes its subject
+//   transfers(q, ts)          many in one statement (a batch of deposit completions)
+//   transferCtes(ts, …)       the same as CTEs, for a caller's statement that writes its subject
 //                             and moves its money at once (cashout creation)
 //   reserve(q, r)             two-phase, phase one: available → reserved, pending
 //   post(q, res, kind)        phase two: reserved → caja's settlement (the money left)
@@ -80,8 +81,8 @@ export function checkBalanced(postings: Posting[]): Posting[] {
 }
 
 /**
- * The CTEs that write one transfer: the transfer row (skipped when its (kind, subject) exists),
- * its accounts, and its entries, whose insert trigger moves each account's balance (migration
+ * The CTEs that write transfers: the transfer rows (each skipped when its (kind, subject) exists),
+ * their accounts, and their entries, whose insert trigger moves each account's balance (migration
  * 034: a debit of an available balance locks and updates its row; every other entry appends a
  * delta and locks nothing, so concurrent completions, even of one merchant, do not queue on a
  * row). Accounts that exist are read, not locked; a missing one (the first transfer of a new
@@ -89,22 +90,33 @@ export function checkBalanced(postings: Posting[]): Posting[] {
  * locking it either: it sees an account a concurrent transfer created after this statement's
  * snapshot. (ON CONFLICT DO UPDATE, as before, locked the account until commit, and completions
  * racing to create one queued behind each other.)
- * `subjectSql` is the SQL of the subject id: a parameter, or an expression over an earlier CTE
- * of a caller's statement (a cashout inserted and reserved in one statement). Parameters are
- * numbered from `first`.
+ * Many transfers go in one statement (a batch of completions: src/deposits/transitions.ts); `lt`
+ * returns the id and position (`n`, from 1) of each one written.
+ * `subjectSql`, with a single transfer, is the SQL of its subject id: an expression over an earlier
+ * CTE of a caller's statement (a cashout inserted and reserved in one statement); without it each
+ * transfer's own subjectId is used. Parameters are numbered from `first`.
  */
-export function transferCtes(t: Omit<TransferInput, 'subjectId'>, first: number, subjectSql: string): { sql: string; params: unknown[] } {
-  const postings = checkBalanced(t.postings);
+export function transferCtes(ts: (Omit<TransferInput, 'subjectId'> & { subjectId?: number })[], first: number, subjectSql?: string): { sql: string; params: unknown[] } {
+  if (subjectSql !== undefined && ts.length !== 1) throw new Error('transferCtes: a subject expression names one transfer');
+  const postings = ts.map((t) => checkBalanced(t.postings));
   const $ = (i: number) => `$${first + i}`;
+  const subject = subjectSql ?? 't.subject_id';
+  // Ids are taken in the order of n (ORDER BY below), and each (kind, subject) is unique: the
+  // join back to the input gives each written transfer its position.
   const sql = `
-lt AS (
+lt_in AS (
+  SELECT * FROM unnest(${$(0)}::integer[], ${$(1)}::text[], ${$(2)}::text[], ${$(3)}::integer[], ${$(4)}::boolean[], ${$(5)}::bigint[], ${$(6)}::text[], ${$(7)}::timestamptz[])
+    WITH ORDINALITY AS t(merchant_id, kind, subject_type, subject_id, pending, resolves, description, created_at, n)
+), lt AS (
   INSERT INTO ledger_transfers (merchant_id, kind, subject_type, subject_id, pending, resolves, description, created_at)
-  SELECT ${$(0)}::integer, ${$(1)}::text, ${$(2)}::text, ${subjectSql}, ${$(3)}::boolean, ${$(4)}::bigint, ${$(5)}::text, ${$(6)}::timestamptz
-  WHERE ${subjectSql} IS NOT NULL
+  SELECT t.merchant_id, t.kind, t.subject_type, ${subject}, t.pending, t.resolves, t.description, t.created_at
+  FROM lt_in t WHERE ${subject} IS NOT NULL ORDER BY t.n
   ON CONFLICT DO NOTHING
-  RETURNING id
+  RETURNING id, kind, subject_type, subject_id
+), ltn AS (
+  SELECT lt.id, t.n FROM lt JOIN lt_in t ON (t.kind, t.subject_type) = (lt.kind, lt.subject_type)${subjectSql === undefined ? ' AND t.subject_id = lt.subject_id' : ''}
 ), lp AS (
-  SELECT * FROM unnest(${$(7)}::integer[], ${$(8)}::text[], ${$(9)}::text[], ${$(10)}::numeric[], ${$(11)}::integer[]) AS p(merchant_key, currency, kind, amount, bank_key)
+  SELECT * FROM unnest(${$(8)}::bigint[], ${$(9)}::integer[], ${$(10)}::text[], ${$(11)}::text[], ${$(12)}::numeric[], ${$(13)}::integer[]) AS p(n, merchant_key, currency, kind, amount, bank_key)
 ), lk AS (
   SELECT acc.id, acc.merchant_key, acc.currency, acc.kind, acc.bank_key FROM ledger_accounts acc
   WHERE (acc.merchant_key, acc.currency, acc.kind, acc.bank_key) IN (SELECT merchant_key, currency, kind, bank_key FROM lp)
@@ -113,16 +125,19 @@ lt AS (
   UNION ALL
   SELECT ledger_account_id(n.merchant_key, n.currency, n.kind, n.bank_key), n.merchant_key, n.currency, n.kind, n.bank_key
   FROM (SELECT DISTINCT merchant_key, currency, kind, bank_key FROM lp
-        WHERE EXISTS (SELECT 1 FROM lt) AND NOT EXISTS (SELECT 1 FROM lk WHERE (lk.merchant_key, lk.currency, lk.kind, lk.bank_key) = (lp.merchant_key, lp.currency, lp.kind, lp.bank_key))
+        WHERE lp.n IN (SELECT n FROM ltn) AND NOT EXISTS (SELECT 1 FROM lk WHERE (lk.merchant_key, lk.currency, lk.kind, lk.bank_key) = (lp.merchant_key, lp.currency, lp.kind, lp.bank_key))
         ORDER BY merchant_key, currency, kind, bank_key) n
 ), le AS (
   INSERT INTO ledger_entries (transfer_id, account_id, amount)
-  SELECT lt.id, la.id, lp.amount FROM lt, lp JOIN la USING (merchant_key, currency, kind, bank_key)
+  SELECT ltn.id, la.id, lp.amount FROM ltn JOIN lp USING (n) JOIN la USING (merchant_key, currency, kind, bank_key)
+  ORDER BY ltn.n
 )`;
+  const flat = postings.flatMap((ps, k) => ps.map((p) => ({ n: k + 1, p })));
   const params = [
-    t.merchantId, t.kind, t.subjectType, t.pending ?? false, t.resolves ?? null, t.description ?? null, t.at ?? new Date(),
-    postings.map((p) => p.merchantId ?? 0), postings.map((p) => p.currency), postings.map((p) => p.kind), postings.map((p) => toDb(p.amount)),
-    postings.map((p) => p.bankAccountId ?? 0),
+    ts.map((t) => t.merchantId), ts.map((t) => t.kind), ts.map((t) => t.subjectType), ts.map((t) => t.subjectId ?? null),
+    ts.map((t) => t.pending ?? false), ts.map((t) => t.resolves ?? null), ts.map((t) => t.description ?? null), ts.map((t) => t.at ?? new Date()),
+    flat.map((f) => f.n), flat.map((f) => f.p.merchantId ?? 0), flat.map((f) => f.p.currency), flat.map((f) => f.p.kind), flat.map((f) => toDb(f.p.amount)),
+    flat.map((f) => f.p.bankAccountId ?? 0),
   ];
   return { sql, params };
 }
@@ -139,15 +154,34 @@ export function isInsufficientFunds(err: unknown): boolean {
  * transaction is then aborted and must roll back.
  */
 export async function transfer(q: Queryable, t: TransferInput): Promise<number | null> {
-  if (checkBalanced(t.postings).length === 0) return null;
-  const { sql, params } = transferCtes(t, 2, '$1::integer');
+  return (await transfers(q, [t]))[0]!;
+}
+
+/**
+ * Many balanced transfers in one statement (each as transfer() writes it): their ids in order,
+ * null for one whose (kind, subject) already moved or whose postings are all zero.
+ */
+export async function transfers(q: Queryable, ts: TransferInput[]): Promise<(number | null)[]> {
+  // A (kind, subject) named twice moves once: the first one.
+  const seen = new Set<string>();
+  const moving = ts.filter((t) => {
+    const key = `${t.kind}|${t.subjectType}|${t.subjectId}`;
+    if (seen.has(key) || checkBalanced(t.postings).length === 0) return false;
+    seen.add(key);
+    return true;
+  });
+  if (moving.length === 0) return ts.map(() => null);
+  const { sql, params } = transferCtes(moving, 1);
+  let rows: { id: number; n: number }[];
   try {
-    const { rows } = await q.query<{ id: number }>(`WITH ${sql} SELECT id FROM lt`, [t.subjectId, ...params], { name: 'caja_ledger_transfer' });
-    return rows[0]?.id ?? null;
+    ({ rows } = await q.query<{ id: number; n: number }>(`WITH ${sql} SELECT id, n FROM ltn`, params, { name: 'caja_ledger_transfers' }));
   } catch (err) {
     if (isInsufficientFunds(err)) throw new InsufficientFunds();
     throw err;
   }
+  const byN = new Map(rows.map((r) => [Number(r.n), r.id]));
+  const written = new Map(moving.map((t, k) => [t, byN.get(k + 1) ?? null]));
+  return ts.map((t) => written.get(t) ?? null);
 }
 
 /** The postings of a reservation: the amount leaves available for reserved. */

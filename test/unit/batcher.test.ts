@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Batcher } from '../../src/db/batcher.ts';
+import { DatabaseUnavailableError } from '../../src/db/unavailable.ts';
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
@@ -46,4 +47,28 @@ test('a single item whose write fails rejects with the error itself', async () =
     throw new Error('database unavailable');
   }, { maxBatch: 10, maxInFlight: 2 });
   await assert.rejects(b.submit(1), /database unavailable/);
+});
+
+test('a batch lost at COMMIT fails every item as unavailable (a 503) and writes none again', async () => {
+  const writes: number[][] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const b = new Batcher<number, number>(async (items) => {
+    writes.push(items);
+    if (writes.length === 1) {
+      await gate;
+      return items;
+    }
+    // The commit's answer never came: the batch may or may not have committed.
+    throw new DatabaseUnavailableError('connection lost');
+  }, { maxBatch: 10, maxInFlight: 1 });
+  const first = b.submit(0);
+  const rest = [1, 2, 3].map((i) => b.submit(i));
+  release();
+  assert.equal(await first, 0);
+  for (const r of await Promise.allSettled(rest)) {
+    assert.equal(r.status, 'rejected');
+    assert.ok(r.status === 'rejected' && r.reason instanceof DatabaseUnavailableError);
+  }
+  assert.deepEqual(writes, [[0], [1, 2, 3]], 'no item written alone after the batch: that could do it twice');
 });

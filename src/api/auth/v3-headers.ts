@@ -89,7 +89,7 @@ export function v3HeaderAuth(ctx: AppContext, set: 'deposits' | 'cashouts') {
       ? requestHash(['v3-signature', auth[2]!.toLowerCase()])
       : requestHash(['v3-request', request.method, canonicalRoute(request), xDate, xLogin, rawBody]);
     const expiresAt = new Date(date.getTime() + ctx.config.xDateToleranceSeconds * 1000);
-    const claim = await claimOrWait(ctx.db, found.merchant.id, hash, now, expiresAt);
+    const claim = await claimOrWait(ctx, found.merchant.id, hash, now, expiresAt);
     if (claim.claimed) {
       request.replayClaim = { merchantId: found.merchant.id, hash };
       return;

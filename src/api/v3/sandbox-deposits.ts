@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { v3HeaderAuth } from '../auth/v3-headers.ts';
-import { depositNotFound, getDeposit } from '../../deposits/service.ts';
+import { depositNotFound } from '../../deposits/service.ts';
 import { runSandboxAction } from '../../deposits/sandbox.ts';
 import { statusResponse } from '../../deposits/views.ts';
 import { acceptAnyBody, depositStatusSchema, parseDepositId, sendJson } from './deposits.ts';
@@ -36,12 +36,11 @@ export function registerSandboxDeposits(app: FastifyInstance, ctx: AppContext): 
       async (request, reply) => {
         const merchantId = request.merchant!.id;
         const id = parseDepositId(request.params.id);
-        const d = id === null ? null : await getDeposit(ctx, merchantId, id);
-        if (!d) throw depositNotFound();
+        if (id === null) throw depositNotFound();
         // approve may name the method of a HOSTED deposit whose customer never chose one.
         const body = request.body as { payment_method?: unknown } | undefined;
         const named = action === 'approve' && typeof body?.payment_method === 'string' ? body.payment_method : undefined;
-        const updated = await runSandboxAction(ctx, d, action, 'sandbox', named);
+        const updated = await runSandboxAction(ctx, { id, merchant_id: merchantId }, action, 'sandbox', named);
         return sendJson(reply, 200, statusResponse(updated));
       },
     );
