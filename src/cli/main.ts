@@ -1,16 +1,8 @@
 // `caja` command line: migrations, merchant provisioning, balance adjustments and the ledger
 // check, straight against the database.
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
-import { type Config, ConfigError, loadConfig } from '../config/config.ts';
-import { validateStpConfig } from '../connectors/stp/settings.ts';
-import { stpView } from '../connectors/stp/view.ts';
-import { validatePixConfig } from '../connectors/pix/settings.ts';
-import { pixView } from '../connectors/pix/view.ts';
-import { configAuditDetail, saveConnector, secretNames } from '../connectors/store.ts';
-import { ownAccountsView } from '../connectors/own-accounts.ts';
-import { validateOwnAccounts } from '../domain/own-accounts.ts';
+import { ConfigError, loadConfig } from '../config/config.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDb } from '../db/db.ts';
 import { lockDataDir } from '../server/embedded-lock.ts';
@@ -25,11 +17,9 @@ import { checkLedger } from '../ledger/check.ts';
 import { InsufficientFunds, merchantBalances } from '../ledger/ledger.ts';
 import { HTTP_COMMANDS, HTTP_USAGE, HttpUsageError, runHttpCommand } from './http.ts';
 import { CLI_ACTOR, OPERATOR_COMMANDS, OPERATOR_USAGE, runOperatorCommand } from './operators.ts';
-import { checkAgainstStatement } from '../reconciliation/check.ts';
-import { isStatementFormat, parseStatement } from '../reconciliation/formats.ts';
-import { type ParsedStatement, StatementFormatError, type StatementFormat } from '../reconciliation/statement.ts';
 import { CajaApiError } from '../../sdk/src/index.ts';
 import { ARCHIVED_TABLES, ArchiveError, restoreArchiveFile, tableOfFile } from '../retention/archive.ts';
+import { UsageError } from './usage.ts';
 
 const USAGE = `usage:
   caja start                                  start the service (same as npm start)
@@ -55,7 +45,6 @@ ${OPERATOR_USAGE}
 Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KEY, CAJA_ENV). On the embedded
 database these need the service stopped; on PostgreSQL they run beside it.`;
 
-class UsageError extends Error {}
 
 function tableOf(file: string) {
   try {
@@ -64,17 +53,6 @@ function tableOf(file: string) {
     if (err instanceof ArchiveError) throw new UsageError(err.message);
     throw err;
   }
-}
-
-/** --format, or the file's extension: .xml camt (version from the file), .ofx OFX, else CNAB 240. */
-function statementFormatOf(file: string, named: string | undefined): StatementFormat | 'camt' {
-  if (named !== undefined) {
-    if (!isStatementFormat(named)) throw new UsageError(`--format must be camt053, camt054, ofx or cnab240, not '${named}'`);
-    return named;
-  }
-  if (/\.xml$/i.test(file)) return 'camt';
-  if (/\.ofx$/i.test(file)) return 'ofx';
-  return 'cnab240';
 }
 
 async function run(argv: string[]): Promise<void> {
@@ -116,15 +94,9 @@ async function run(argv: string[]): Promise<void> {
         if (!report.ok) process.exitCode = 1;
         return;
       }
-      const format = statementFormatOf(values.against, values.format);
-      let statement: ParsedStatement;
-      try {
-        statement = parseStatement(format, readFileSync(values.against));
-      } catch (err) {
-        if (err instanceof StatementFormatError) throw new UsageError(`${values.against}: ${err.message}`);
-        throw err;
-      }
-      const against = await checkAgainstStatement(db, statement);
+      // The statement parsers (XML, OFX) load only for this command.
+      const { checkAgainstFile } = await import('./statements.ts');
+      const against = await checkAgainstFile(db, values.against, values.format);
       console.log(JSON.stringify({ ...report, ok: report.ok && against.ok, against }, null, 2));
       if (!report.ok || !against.ok) process.exitCode = 1;
       return;
@@ -139,6 +111,8 @@ async function run(argv: string[]): Promise<void> {
     }
     if (OPERATOR_COMMANDS.includes(command)) return await runOperatorCommand(db, config, argv);
     if (command === 'connector') {
+      // The connectors' validation (documents, phones, certificates) loads only for this command.
+      const { connectorCommand } = await import('./connectors.ts');
       await connectorCommand(db, config, sub, rest);
       return;
     }
@@ -205,71 +179,6 @@ async function run(argv: string[]): Promise<void> {
     await db.close();
     release();
   }
-}
-
-/** What `caja connector <name> set|show` does per connector: its admin route's validation, storage and view. */
-const CLI_CONNECTORS: Record<string, {
-  label: string;
-  validate(body: unknown): { ok: true; settings: Record<string, string>; secrets: Record<string, string> } | { ok: false; details: string[] };
-  view(ctx: { db: Db; config: Config }): Promise<unknown>;
-  savedNote: string;
-}> = {
-  pix: {
-    label: 'Pix connector',
-    validate(body) {
-      const r = validatePixConfig(body);
-      return r.ok ? { ok: true, settings: { ...r.settings }, secrets: { ...r.secrets } } : r;
-    },
-    view: pixView,
-    savedNote: 'saved; running caja processes take it within CAJA_CACHE_SECONDS and register the webhook at the PSP',
-  },
-  own_accounts: {
-    label: 'own accounts connector',
-    validate(body) {
-      const r = validateOwnAccounts(body);
-      return r.ok ? { ok: true, settings: { accounts: JSON.stringify(r.accounts) }, secrets: {} } : r;
-    },
-    view: ownAccountsView,
-    savedNote: 'saved; running caja processes offer these methods within CAJA_CACHE_SECONDS',
-  },
-  // STP (src/connectors/stp/): MX SPEI collections and cashouts.
-  stp: {
-    label: 'STP connector',
-    validate(body) {
-      const r = validateStpConfig(body);
-      return r.ok ? { ok: true, settings: { ...r.settings }, secrets: { ...r.secrets } } : r;
-    },
-    view: stpView,
-    savedNote: 'saved; running caja processes take it within CAJA_CACHE_SECONDS (MX SPEI deposits and cashouts go through STP)',
-  },
-};
-
-/** `caja connector <name> set|show`: the same validation and sealed storage as PUT /admin/connectors/<name>. */
-async function connectorCommand(db: Db, config: Config, name: string | undefined, rest: string[]): Promise<void> {
-  const connector = name === undefined ? undefined : CLI_CONNECTORS[name];
-  if (!connector) throw new UsageError(`unknown connector '${name ?? ''}' (known: ${Object.keys(CLI_CONNECTORS).join(', ')})`);
-  const [action, ...args] = rest;
-  const { values } = parseArgs({ args, options: { file: { type: 'string' } } });
-  if (action === 'set') {
-    if (!values.file) throw new UsageError(`connector ${name} set needs --file CONFIG.json`);
-    let body: unknown;
-    try {
-      body = JSON.parse(readFileSync(values.file, 'utf8'));
-    } catch (err) {
-      throw new UsageError(`${values.file}: ${err instanceof Error ? err.message : err}`);
-    }
-    const result = connector.validate(body);
-    if (!result.ok) throw new UsageError(`invalid ${connector.label} configuration:\n  ${result.details.join('\n  ')}`);
-    await saveConnector({ db, box: secretBox(config.masterKey), now: () => new Date() }, name!, result.settings, result.secrets, {
-      ops: CLI_ACTOR, action: 'connector.configured', subject: `connector:${name}`, detail: configAuditDetail(result.settings, secretNames(result.secrets)),
-    });
-    console.error(connector.savedNote);
-  } else if (action !== 'show') {
-    throw new UsageError(`unknown connector ${name} command '${action ?? ''}'`);
-  }
-  const view = await connector.view({ db, config });
-  if (!view) throw new UsageError(`the ${connector.label} is not configured`);
-  console.log(JSON.stringify(view, null, 2));
 }
 
 /** `caja balance adjust`: the same recorded adjustment as POST /admin/merchants/{id}/balance_adjustments. */

@@ -1,0 +1,82 @@
+// `caja connector <name> set|show`, loaded only for that command: the connectors' validation
+// pulls in the documents, phones and certificates code no other command needs.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { Config } from '../config/config.ts';
+import type { Db } from '../db/db.ts';
+import { validateStpConfig } from '../connectors/stp/settings.ts';
+import { stpView } from '../connectors/stp/view.ts';
+import { validatePixConfig } from '../connectors/pix/settings.ts';
+import { pixView } from '../connectors/pix/view.ts';
+import { configAuditDetail, saveConnector, secretNames } from '../connectors/store.ts';
+import { ownAccountsView } from '../connectors/own-accounts.ts';
+import { validateOwnAccounts } from '../domain/own-accounts.ts';
+import { secretBox } from '../merchants/secrets.ts';
+import { CLI_ACTOR } from './operators.ts';
+import { UsageError } from './usage.ts';
+
+/** What `caja connector <name> set|show` does per connector: its admin route's validation, storage and view. */
+const CLI_CONNECTORS: Record<string, {
+  label: string;
+  validate(body: unknown): { ok: true; settings: Record<string, string>; secrets: Record<string, string> } | { ok: false; details: string[] };
+  view(ctx: { db: Db; config: Config }): Promise<unknown>;
+  savedNote: string;
+}> = {
+  pix: {
+    label: 'Pix connector',
+    validate(body) {
+      const r = validatePixConfig(body);
+      return r.ok ? { ok: true, settings: { ...r.settings }, secrets: { ...r.secrets } } : r;
+    },
+    view: pixView,
+    savedNote: 'saved; running caja processes take it within CAJA_CACHE_SECONDS and register the webhook at the PSP',
+  },
+  own_accounts: {
+    label: 'own accounts connector',
+    validate(body) {
+      const r = validateOwnAccounts(body);
+      return r.ok ? { ok: true, settings: { accounts: JSON.stringify(r.accounts) }, secrets: {} } : r;
+    },
+    view: ownAccountsView,
+    savedNote: 'saved; running caja processes offer these methods within CAJA_CACHE_SECONDS',
+  },
+  // STP (src/connectors/stp/): MX SPEI collections and cashouts.
+  stp: {
+    label: 'STP connector',
+    validate(body) {
+      const r = validateStpConfig(body);
+      return r.ok ? { ok: true, settings: { ...r.settings }, secrets: { ...r.secrets } } : r;
+    },
+    view: stpView,
+    savedNote: 'saved; running caja processes take it within CAJA_CACHE_SECONDS (MX SPEI deposits and cashouts go through STP)',
+  },
+};
+
+/** `caja connector <name> set|show`: the same validation and sealed storage as PUT /admin/connectors/<name>. */
+export async function connectorCommand(db: Db, config: Config, name: string | undefined, rest: string[]): Promise<void> {
+  const connector = name === undefined ? undefined : CLI_CONNECTORS[name];
+  if (!connector) throw new UsageError(`unknown connector '${name ?? ''}' (known: ${Object.keys(CLI_CONNECTORS).join(', ')})`);
+  const [action, ...args] = rest;
+  const { values } = parseArgs({ args, options: { file: { type: 'string' } } });
+  if (action === 'set') {
+    if (!values.file) throw new UsageError(`connector ${name} set needs --file CONFIG.json`);
+    let body: unknown;
+    try {
+      body = JSON.parse(readFileSync(values.file, 'utf8'));
+    } catch (err) {
+      throw new UsageError(`${values.file}: ${err instanceof Error ? err.message : err}`);
+    }
+    const result = connector.validate(body);
+    if (!result.ok) throw new UsageError(`invalid ${connector.label} configuration:\n  ${result.details.join('\n  ')}`);
+    await saveConnector({ db, box: secretBox(config.masterKey), now: () => new Date() }, name!, result.settings, result.secrets, {
+      ops: CLI_ACTOR, action: 'connector.configured', subject: `connector:${name}`, detail: configAuditDetail(result.settings, secretNames(result.secrets)),
+    });
+    console.error(connector.savedNote);
+  } else if (action !== 'show') {
+    throw new UsageError(`unknown connector ${name} command '${action ?? ''}'`);
+  }
+  const view = await connector.view({ db, config });
+  if (!view) throw new UsageError(`the ${connector.label} is not configured`);
+  console.log(JSON.stringify(view, null, 2));
+}
+
