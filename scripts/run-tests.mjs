@@ -3,7 +3,7 @@
 // first (scripts/build-tests.mjs) into a directory of this run under .test-build/, removed at the
 // end, and node runs the compiled modules with source maps; CAJA_TEST_BUILD names that directory
 // to the tests, which start the compiled CLI and simulators from it (test/helpers/programs.ts).
-//   TEST_CONCURRENCY: how many test files run at once; by default twice the cores, as
+//   TEST_CONCURRENCY: how many test files run at once; by default three times the cores, as
 // files wait on servers, child processes and Chromium as well as compute (each holds about
 // 600 MB). TEST_TIMINGS=1 also prints the slowest files with their wall and CPU time.
 import { spawnSync } from 'node:child_process';
@@ -54,7 +54,7 @@ const result = spawnSync(
     '--liftoff-only',
     ...(timingsFile ? ['--import', './scripts/test-file-timing.mjs'] : []),
     '--test',
-    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? availableParallelism() * 2}`,
+    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? availableParallelism() * 3}`,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=./scripts/summary-reporter.mjs', '--test-reporter-destination=stderr',
     ...files.map((f) => builtTest(buildDir, f)),
