@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildTests, builtTest, ROOT } from './build-tests.mjs';
+import { buildTests, builtProgram, builtTest, ROOT } from './build-tests.mjs';
 
 function findTests(dir) {
   const out = [];
@@ -39,6 +39,13 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exi
 try {
   await buildTests(buildDir, files);
 } catch {
+  console.log('0 passed, 1 failed, 0 skipped');
+  process.exit(1);
+}
+// The migrated database the test servers and CLI tests start from, made once here rather than by
+// each of the first test files at once (test/helpers/make-templates.ts).
+const templates = spawnSync(process.execPath, ['--enable-source-maps', '--liftoff-only', builtProgram(buildDir, 'make-templates')], { stdio: 'inherit', env: { ...process.env, CAJA_TEST_BUILD: buildDir } });
+if (templates.status !== 0) {
   console.log('0 passed, 1 failed, 0 skipped');
   process.exit(1);
 }

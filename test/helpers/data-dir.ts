@@ -12,7 +12,8 @@ import { pgliteTemplate, templateName } from './pglite-template.ts';
 
 let made: Promise<string> | undefined;
 
-function migratedPgliteDir(): Promise<string> {
+/** The migrated PGlite data directory CLI tests copy (made once, beside the tarball). */
+export function migratedPgliteDir(): Promise<string> {
   made ??= (async () => {
     const dir = `${templateName()}.d`;
     if (existsSync(dir)) return dir;
