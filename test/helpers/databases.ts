@@ -1,6 +1,10 @@
 // Throwaway PostgreSQL databases for tests and benchmarks: each run gets its own, dropped after.
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
+
+// Loaded when a PostgreSQL database is made: test files on the embedded database alone need no driver.
+const driver = () => createRequire(import.meta.url)('pg') as typeof pg;
 
 /** The server the tests and benchmarks create their databases on, when one is configured. */
 export function postgresUrl(): string | undefined {
@@ -9,7 +13,7 @@ export function postgresUrl(): string | undefined {
 
 export async function createScratchDatabase(baseUrl: string, prefix = 'caja_test'): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
+  const admin = new (driver().Client)({ connectionString: baseUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
@@ -18,7 +22,7 @@ export async function createScratchDatabase(baseUrl: string, prefix = 'caja_test
   return {
     url: url.toString(),
     drop: async () => {
-      const c = new pg.Client({ connectionString: baseUrl });
+      const c = new (driver().Client)({ connectionString: baseUrl });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
