@@ -59,7 +59,9 @@ export async function merchantListPage<T extends { id: number }>(
   const search = searchTerms(f.search);
   if (search.text !== null) where.push(`(${matches($(search.text), search.id === null ? null : $(search.id))})`);
   for (const [column, value] of Object.entries(equal)) if (value !== undefined) where.push(`${column} = ${$(value)}`);
-  if (f.before !== undefined) where.push(`id < ${$(f.before)}`);
+  // A cursor may lie past every id (up to the bigint bound the paging check allows): compared as
+  // a bigint, it is the first page, where an integer parameter would fail to bind.
+  if (f.before !== undefined) where.push(`id < ${$(f.before)}::bigint`);
   // The page's ids first, from the (merchant_id, id) index alone, then their rows. Asked for whole
   // rows at once, the planner walks the primary key backwards and filters on merchant_id, pricing
   // it as if each merchant's rows were spread evenly over the ids; they are not (other merchants'
