@@ -20,9 +20,11 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 
 export interface BrowserHarness {
   /** A new browser context (its own cookies) and its first page. */
-  open(opts?: { locale?: string; viewport?: { width: number; height: number }; acceptDownloads?: boolean }): Promise<Page>;
+  open(opts?: { locale?: string; viewport?: { width: number; height: number }; acceptDownloads?: boolean; timeoutMs?: number }): Promise<Page>;
   /** Axe and CSP checks of the loaded page, then its screenshot `<prefix><name>.png`. */
   check(p: Page, name: string): Promise<void>;
+  /** Forgets the console errors collected so far (a test that causes a refusal on purpose). */
+  clearConsoleErrors(): void;
   close(): Promise<void>;
 }
 
@@ -37,9 +39,9 @@ export function browserHarness(screenshotPrefix: string): BrowserHarness {
       const context = await (await browser).newContext({
         locale: opts.locale ?? 'en-US', viewport: opts.viewport ?? { width: 1280, height: 900 }, acceptDownloads: opts.acceptDownloads ?? false,
       });
-      context.setDefaultTimeout(15_000);
+      context.setDefaultTimeout(opts.timeoutMs ?? 15_000);
       context.on('console', (msg) => {
-        if (msg.type() === 'error') consoleErrors.push(msg.text());
+        if (msg.type() === 'error') consoleErrors.push(`${msg.location().url}: ${msg.text()}`);
       });
       contexts.push(context);
       return context.newPage();
@@ -54,6 +56,9 @@ export function browserHarness(screenshotPrefix: string): BrowserHarness {
       assert.deepEqual(violations, [], `${name}: accessibility`);
       assert.deepEqual(consoleErrors.filter((e) => /Content Security Policy|Refused/.test(e)), [], `${name}: CSP`);
       await p.screenshot({ path: join(ARTIFACTS, `${screenshotPrefix}${name}.png`), fullPage: true });
+    },
+    clearConsoleErrors() {
+      consoleErrors.length = 0;
     },
     async close() {
       for (const c of contexts) await c.close();

@@ -53,7 +53,7 @@ describe('merchant panel in Chromium', { skip: skipWithoutChromium }, () => {
       { name: 'Loja <Ana>', extra: { notification_url: `${hook.url}/hook` }, funds: '500.00' },
       { name: 'Other shop' },
     ], { workers: true }));
-    page = await browser.open({ acceptDownloads: true });
+    page = await browser.open({ acceptDownloads: true, timeoutMs: 10_000 });
   });
 
   after(async () => {

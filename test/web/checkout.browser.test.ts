@@ -7,22 +7,16 @@
 // Without Chromium the suite is skipped, saying why.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { ARTIFACTS, browserHarness, skipWithoutChromium as skip } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createMerchant, formPost, V3Client, type Credentials } from '../helpers/clients.ts';
 import { createHmac } from 'node:crypto';
 import { cpf } from '../helpers/documents.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
-const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const BR_NAMES = { first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com' };
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
@@ -71,36 +65,24 @@ describe('hosted checkout in Chromium', () => {
   let creds: Credentials;
   let v3: V3Client;
   let site: MerchantSite;
+  const chrome = browserHarness('');
   let context: BrowserContext;
-  let profile: string;
-  const consoleErrors: string[] = [];
 
   before(async () => {
     if (skip) return;
-    mkdirSync(ARTIFACTS, { recursive: true });
     site = await startMerchantSite();
     s = await startTestServer('pglite', { CAJA_NOTIFY_POLL_MS: '100' }, { workers: true });
     creds = await createMerchant(s.url, 'Loja da Ana', { notification_url: `${site.url}/hook` });
     v3 = V3Client.deposits(s.url, creds);
-    profile = mkdtempSync(join(tmpdir(), 'caja-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      locale: 'en-US',
-      viewport: { width: 1024, height: 900 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    context.setDefaultTimeout(10_000);
-    context.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(`${m.location().url}: ${m.text()}`);
-    });
+    const first = await chrome.open({ viewport: { width: 1024, height: 900 }, timeoutMs: 10_000 });
+    context = first.context();
+    await first.close();
   });
 
   after(async () => {
-    await context?.close();
+    await chrome.close();
     await s?.close();
     await site?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   async function create(body: Record<string, unknown>) {
@@ -119,14 +101,7 @@ describe('hosted checkout in Chromium', () => {
     await page.waitForLoadState('load');
     const size = await page.evaluate(() => document.documentElement.outerHTML.length);
     assert.ok(size < 100_000, `${name}: ${size} bytes of HTML`);
-    await page.evaluate(AXE);
-    const violations = await page.evaluate(async () => {
-      const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-    });
-    assert.deepEqual(violations, [], `${name}: accessibility`);
-    assert.deepEqual(consoleErrors.filter((e) => /Content Security Policy|Refused/.test(e)), [], `${name}: CSP`);
-    await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+    await chrome.check(page, name);
     if (opts.readme) await page.screenshot({ path: join(ARTIFACTS, `readme-${name}.png`) });
   }
 
@@ -373,7 +348,7 @@ describe('hosted checkout in Chromium', () => {
     await page.goto(`${site.url}/embed?src=${encodeURIComponent(other.body.link)}`);
     await page.waitForLoadState('load');
     assert.equal(await frame.locator('input[name=number]').count(), 0, 'frame-ancestors refused it');
-    consoleErrors.length = 0;
+    chrome.clearConsoleErrors();
     await page.close();
   });
 });
