@@ -45,7 +45,6 @@ ${OPERATOR_USAGE}
 Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KEY, CAJA_ENV). On the embedded
 database these need the service stopped; on PostgreSQL they run beside it.`;
 
-
 function tableOf(file: string) {
   try {
     return tableOfFile(file);
