@@ -6,11 +6,23 @@
 //   TEST_CONCURRENCY: how many test files run at once; by default three times the cores, as
 // files wait on servers, child processes and Chromium as well as compute (each holds about
 // 600 MB). TEST_TIMINGS=1 also prints the slowest files with their wall and CPU time.
+//   Files start longest first (by the wall time each took in this clone's last run, else in
+// scripts/test-durations.json, made the same way on a quiet machine): in name order, the files
+// of a minute (Chromium, the CLI restarting servers, the docs' nine servers) started last and
+// ran on after the rest had ended, with a core idle.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildTests, builtProgram, builtTest, ROOT } from './build-tests.mjs';
+
+function readJson(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return {};
+  }
+}
 
 function findTests(dir) {
   const out = [];
@@ -30,6 +42,11 @@ if (build.status !== 0) {
 }
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : findTests('test');
+const durationsFile = join(ROOT, '.test-build', 'durations.json');
+const known = { ...readJson(join(ROOT, 'scripts', 'test-durations.json')), ...readJson(durationsFile) };
+// A file not timed yet goes among the longer ones: it may be a long one.
+const expected = (f) => known[f] ?? 20;
+files.sort((a, b) => expected(b) - expected(a));
 const runDir = mkdtempSync(join(tmpdir(), 'caja-test-'));
 mkdirSync(join(ROOT, '.test-build'), { recursive: true });
 const buildDir = mkdtempSync(join(ROOT, '.test-build', 'run-'));
@@ -50,7 +67,7 @@ if (templates.status !== 0) {
   process.exit(1);
 }
 const summaryFile = join(runDir, 'summary.json');
-const timingsFile = process.env.TEST_TIMINGS ? join(runDir, 'timings.jsonl') : '';
+const timingsFile = join(runDir, 'timings.jsonl');
 const result = spawnSync(
   process.execPath,
   [
@@ -59,17 +76,20 @@ const result = spawnSync(
     // less: V8's baseline code for it is enough, and skipping the optimizing tier saves 1 to 2 s
     // of CPU a file (the production server keeps both tiers).
     '--liftoff-only',
-    ...(timingsFile ? ['--import', './scripts/test-file-timing.mjs'] : []),
-    '--test',
-    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? availableParallelism() * 3}`,
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=./scripts/summary-reporter.mjs', '--test-reporter-destination=stderr',
+    '--import', './scripts/test-file-timing.mjs',
+    'scripts/test-files.mjs',
+    String(process.env.TEST_CONCURRENCY ?? availableParallelism() * 3),
     ...files.map((f) => builtTest(buildDir, f)),
   ],
   { stdio: 'inherit', env: { ...process.env, CAJA_TEST_BUILD: buildDir, CAJA_TEST_SUMMARY: summaryFile, CAJA_TEST_TIMINGS: timingsFile, NODE_ENV: 'test' } },
 );
-if (timingsFile && existsSync(timingsFile)) {
-  const rows = readFileSync(timingsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const rows = existsSync(timingsFile) ? readFileSync(timingsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
+if (rows.length) {
+  const durations = readJson(durationsFile);
+  for (const r of rows) durations[r.file] = Math.round(r.wall * 10) / 10;
+  writeFileSync(durationsFile, `${JSON.stringify(durations, null, 1)}\n`);
+}
+if (process.env.TEST_TIMINGS && rows.length) {
   const cpu = (r) => r.cpu + (r.childrenCpu ?? 0);
   console.log(`\nslowest files (wall s, CPU s with child processes, peak MB), of ${rows.length}; CPU in all: ${rows.reduce((t, r) => t + cpu(r), 0).toFixed(0)} s`);
   for (const r of rows.sort((a, b) => b.wall - a.wall).slice(0, 15)) {

@@ -1,6 +1,7 @@
-// Loaded into each test file's process when TEST_TIMINGS is set (scripts/run-tests.mjs): on exit
-// appends the file's wall time since its process started and its CPU time, its own and its
+// Loaded into each test file's process by scripts/run-tests.mjs: on exit appends the file's wall
+// time since its process started, when it ended (epoch ms) and its CPU time, its own and its
 // finished child processes' (servers, the CLI, Chromium), to the file CAJA_TEST_TIMINGS names.
+// The runner starts the longest files first by these walls, and prints them with TEST_TIMINGS=1.
 import { appendFileSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
@@ -19,6 +20,6 @@ if (out && built && file?.endsWith('.test.mjs')) {
       cpu = { cpu: (u.user + u.system) / 1e6 };
     }
     const wall = performance.now() / 1000;
-    appendFileSync(out, `${JSON.stringify({ file: relative(built, file).replace(/\.mjs$/, '.ts'), wall, ...cpu, maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
+    appendFileSync(out, `${JSON.stringify({ file: relative(built, file).replace(/\.mjs$/, '.ts'), end: Date.now(), wall, ...cpu, maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
   });
 }
