@@ -1,7 +1,8 @@
 // Merchant balances: what deposits, refunds, cashouts and operator adjustments do to them, on the
 // ledger. Each function runs inside the caller's transaction.
 //
-//   creditDeposits(q, ctx, credits)    COMPLETED deposits: payers' money in, fees out
+//   depositCredits(q, ctx, credits)    COMPLETED deposits: payers' money in, fees out (the
+//                                      transfers, for the status change's own statement)
 //   depositCreditOf(q, depositId)      that credit's gross and currency (refunds take from it)
 //   adjustBalance(db, …)                operator credit or debit, recorded with who and why
 //   listTransactions(q, merchantId, …) the merchant's movements, newest first, by cursor
@@ -10,7 +11,7 @@ import type { AppContext } from '../config/context.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { add, type Decimal, fromDb, neg, toDb } from '../domain/money.ts';
 import { depositCredit, type DepositFigures } from '../domain/settlement.ts';
-import { cajaAccount, merchantAccount, transfer, type TransferInput, transfers } from '../ledger/ledger.ts';
+import { cajaAccount, merchantAccount, transfer, type TransferInput } from '../ledger/ledger.ts';
 import { usdRate } from '../lookups/exchange-rates.ts';
 
 export interface CreditableDeposit extends DepositFigures {
@@ -20,12 +21,14 @@ export interface CreditableDeposit extends DepositFigures {
 }
 
 /**
- * Credits COMPLETED deposits, each once (a second call finds its transfer and does nothing), in
- * one ledger statement. Each names its merchant's settlement currency (the caller read it with
- * the deposit). Test deposits never touch the balance; crypto deposits pay the customer's wallet,
- * not the merchant (spec: States, Deposit), and are not given.
+ * The ledger transfers that credit COMPLETED deposits, each once (the statement skips a
+ * (kind, subject) that already moved), written in the status change's own statement
+ * (deposits/transitions.ts, with ledger.transferCtes). Each names its merchant's settlement
+ * currency (read with the deposit). Test deposits never touch the balance; crypto deposits pay
+ * the customer's wallet, not the merchant (spec: States, Deposit), and are not given. Reads only
+ * the USD rate of a settlement currency that is neither USD nor the deposit's.
  */
-export async function creditDeposits(q: Queryable, ctx: AppContext, credits: { deposit: CreditableDeposit; settlementCurrency: string }[], at?: Date): Promise<void> {
+export async function depositCredits(q: Queryable, ctx: AppContext, credits: { deposit: CreditableDeposit; settlementCurrency: string }[], at?: Date): Promise<TransferInput[]> {
   const rates = new Map<string, Decimal>();
   const moves: TransferInput[] = [];
   for (const { deposit: d, settlementCurrency: currency } of credits) {
@@ -47,7 +50,7 @@ export async function creditDeposits(q: Queryable, ctx: AppContext, credits: { d
       ],
     });
   }
-  if (moves.length > 0) await transfers(q, moves);
+  return moves;
 }
 
 /** What a deposit credited: the net to available and the fees taken, or null if nothing. */
