@@ -4,7 +4,8 @@
 // its account's row, so completions queued on those rows (caja's one `settlement` for every
 // merchant); now a credit appends a balance delta and locks nothing (docs/balance.md, Hot
 // accounts). Each completion phase also reports where the database's time went (bench/waits.ts):
-// the share of active backends waiting on a lock, the top wait events, the account rows queued on.
+// the share of active backends waiting on a lock, the top wait events, the account rows queued on;
+// and per completion the CPU, the commits and the WAL written (the cluster's: quiet runs only).
 //
 //   creations: signed BR Pix deposits of one merchant (the rate completions are compared with)
 //   completions, one merchant: POST /v3/sandbox/deposits/{id}/approve over its pending deposits
@@ -63,6 +64,11 @@ async function seedPending(c: pg.Client, template: number, merchants: Credential
   return out;
 }
 
+/** WAL written so far, in bytes: the whole cluster's (anything else running on it adds to a phase's figure). */
+async function walBytes(c: pg.Client): Promise<bigint> {
+  return BigInt((await c.query<{ b: string }>(`SELECT (pg_current_wal_lsn() - '0/0')::text AS b`)).rows[0]!.b);
+}
+
 /** Transactions committed in the scratch database so far (this client's own reads add a few). */
 async function commits(c: pg.Client): Promise<number> {
   return Number((await c.query<{ n: string }>(`SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0]!.n);
@@ -112,6 +118,7 @@ export async function benchHotAccounts(): Promise<Record<string, unknown>> {
       }
       let i = 0;
       const commitsBefore = await commits(c);
+      const walBefore = await walBytes(c);
       const { result: r, waits, cpu } = await withCpuSplit(() => serverPids(child.pid!), async () => {
         const sampled = await sampleWaits(db.url, () => autocannon({
         url, connections: CONNECTIONS, duration: SECONDS,
@@ -126,10 +133,11 @@ export async function benchHotAccounts(): Promise<Record<string, unknown>> {
         return { ...sampled, requests: i };
       });
       const commitsPer = (await commits(c)) - commitsBefore;
+      const walPer = Number((await walBytes(c)) - walBefore) / Math.max(1, i);
       const rate = Math.round(r.requests.average);
       console.log(`  completions (${label}): ${rate}/s = ${(rate / creations).toFixed(2)} × creations (p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx} non-2xx)`);
       printWaits(waits);
-      if (!('skipped' in cpu)) console.log(`    CPU per completion: server ${cpu.server_us_per_request} µs, PostgreSQL ${cpu.postgres_us_per_request} µs, load generator ${cpu.load_generator_us_per_request} µs; ${(commitsPer / Math.max(1, i)).toFixed(2)} commits`);
+      if (!('skipped' in cpu)) console.log(`    CPU per completion: server ${cpu.server_us_per_request} µs, PostgreSQL ${cpu.postgres_us_per_request} µs, load generator ${cpu.load_generator_us_per_request} µs; ${(commitsPer / Math.max(1, i)).toFixed(2)} commits, ${Math.round(walPer)} bytes of WAL`);
       return { rate, cpu, ratio: Math.round((rate / creations) * 100) / 100, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, queue, used: i, waits };
     };
     const single = await completions([one], '1 merchant');
