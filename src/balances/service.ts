@@ -1,8 +1,7 @@
 // Merchant balances: what deposits, refunds, cashouts and operator adjustments do to them, on the
 // ledger. Each function runs inside the caller's transaction.
 //
-//   depositCredits(q, ctx, credits)    COMPLETED deposits: payers' money in, fees out (the
-//                                      transfers, for the status change's own statement)
+//   creditDeposits(q, ctx, credits)    COMPLETED deposits: payers' money in, fees out
 //   depositCreditOf(q, depositId)      that credit's gross and currency (refunds take from it)
 //   adjustBalance(db, …)                operator credit or debit, recorded with who and why
 //   listTransactions(q, merchantId, …) the merchant's movements, newest first, by cursor
@@ -11,7 +10,7 @@ import type { AppContext } from '../config/context.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { add, type Decimal, fromDb, neg, toDb } from '../domain/money.ts';
 import { depositCredit, type DepositFigures } from '../domain/settlement.ts';
-import { cajaAccount, merchantAccount, transfer, type TransferInput } from '../ledger/ledger.ts';
+import { cajaAccount, merchantAccount, transfer, type TransferInput, transfers } from '../ledger/ledger.ts';
 import { usdRate } from '../lookups/exchange-rates.ts';
 
 export interface CreditableDeposit extends DepositFigures {
@@ -21,14 +20,12 @@ export interface CreditableDeposit extends DepositFigures {
 }
 
 /**
- * The ledger transfers that credit COMPLETED deposits, each once (the statement skips a
- * (kind, subject) that already moved), written in the status change's own statement
- * (deposits/transitions.ts, with ledger.transferCtes). Each names its merchant's settlement
- * currency (read with the deposit). Test deposits never touch the balance; crypto deposits pay
- * the customer's wallet, not the merchant (spec: States, Deposit), and are not given. Reads only
- * the USD rate of a settlement currency that is neither USD nor the deposit's.
+ * Credits COMPLETED deposits, each once (a second call finds its transfer and does nothing), in
+ * one ledger statement. Each names its merchant's settlement currency (the caller read it with
+ * the deposit). Test deposits never touch the balance; crypto deposits pay the customer's wallet,
+ * not the merchant (spec: States, Deposit), and are not given.
  */
-export async function depositCredits(q: Queryable, ctx: AppContext, credits: { deposit: CreditableDeposit; settlementCurrency: string }[], at?: Date): Promise<TransferInput[]> {
+export async function creditDeposits(q: Queryable, ctx: AppContext, credits: { deposit: CreditableDeposit; settlementCurrency: string }[], at?: Date): Promise<void> {
   const rates = new Map<string, Decimal>();
   const moves: TransferInput[] = [];
   for (const { deposit: d, settlementCurrency: currency } of credits) {
@@ -50,7 +47,7 @@ export async function depositCredits(q: Queryable, ctx: AppContext, credits: { d
       ],
     });
   }
-  return moves;
+  if (moves.length > 0) await transfers(q, moves);
 }
 
 /** What a deposit credited: the net to available and the fees taken, or null if nothing. */

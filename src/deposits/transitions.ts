@@ -12,14 +12,11 @@
 //
 // Completions are the hottest change (issue 30, hot accounts): each sandbox approval's own
 // transaction made seven or eight round trips and a commit. Concurrent ones now share a transaction
-// (src/db/batcher.ts: without load nothing waits) of four round trips: BEGIN, one lock-and-read of
-// every deposit (whole rows, with their merchants' notification URL and settlement currency), one
-// statement that writes every change (status and stamps, history rows, ledger credits, events and
-// notifications), COMMIT. Everything that statement writes is decided from the locked rows: each
-// request is checked alone against its deposit's state as the requests before it left it, and
-// answered alone: one that is not found or not allowed fails by itself and changes no other's
-// answer. (The second statement and its round trips were a measured cost of their own:
-// docs/performance.md, Hot accounts.)
+// (src/db/batcher.ts: without load nothing waits) and its statements: one lock-and-read of
+// every deposit, one UPDATE with the history rows, one ledger statement for every credit, one
+// for every event and notification. Each request is checked alone against its deposit's state
+// as the requests before it left it, and answered alone: one that is not found or not allowed
+// fails by itself and changes no other's answer.
 import type { AppContext } from '../config/context.ts';
 import { type Audit, recordAudit } from '../audit/audit.ts';
 import { findMethod } from '../domain/catalog.ts';
@@ -27,9 +24,8 @@ import { Batcher, batcherPerDatabase } from '../db/batcher.ts';
 import type { Queryable } from '../db/db.ts';
 import { checkTransition, type DepositStatus, type TransitionCause } from '../domain/deposit-states.ts';
 import { isIntId } from '../domain/ids.ts';
-import { depositCredits } from '../balances/service.ts';
-import { movingTransfers, transferCtes } from '../ledger/ledger.ts';
-import { eventCtes, type NewEvent } from '../notifications/outbox.ts';
+import { creditDeposits } from '../balances/service.ts';
+import { type NewEvent, recordEvents } from '../notifications/outbox.ts';
 import { DepositError, depositNotFound } from './errors.ts';
 import { depositNotifications } from './notifications.ts';
 import type { DepositRow } from './store.ts';
@@ -81,55 +77,30 @@ export function transitionRounds(depositIds: readonly number[]): number[][] {
   return rounds;
 }
 
-/**
- * The deposit as a change leaves it: its status, updated_at, and the stamp of the change:
- * completed_at, cancelled_at, or approved_at for any other target.
- */
-export function changed<D extends Pick<DepositRow, 'status' | 'updated_at' | 'approved_at' | 'completed_at' | 'cancelled_at'>>(d: D, to: DepositStatus, now: Date): D {
-  return {
-    ...d,
-    status: to,
-    updated_at: now,
-    completed_at: to === 'COMPLETED' ? now : d.completed_at,
-    cancelled_at: to === 'CANCELLED' ? now : d.cancelled_at,
-    approved_at: to === 'COMPLETED' || to === 'CANCELLED' ? d.approved_at : now,
-  };
-}
-
-// Whole rows: the write statement and the answers are made from them. Only the deposits are
-// locked, not their merchants.
-const LOCK_SQL = `
-SELECT d.*, m.notification_url AS merchant_notification_url, m.settlement_currency AS merchant_settlement_currency
-FROM deposits d JOIN merchants m ON m.id = d.merchant_id
-WHERE d.id = ANY($1::integer[]) ORDER BY d.id FOR UPDATE OF d`;
-
-type LockedRow = DepositRow & { merchant_notification_url: string | null; merchant_settlement_currency: string };
-interface Locked {
-  d: DepositRow;
-  merchantNotificationUrl: string | null;
-  settlementCurrency: string;
-}
-
-// A round's changes (each deposit once, locked) with their history rows; the events, and the
-// ledger credits when any completes, follow as CTEs of the same statement. `updated` counts the
-// rows changed (every one planned: they are locked).
-const WRITE_SQL = `
+// The stamp a change sets: completed_at, cancelled_at, or approved_at for any other target.
+const UPDATE_SQL = `
 WITH v AS (
-  SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::timestamptz[])
-    WITH ORDINALITY AS v(id, to_status, from_status, cause, actor, note, approved_at, completed_at, cancelled_at, n)
+  SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS v(id, to_status, from_status, cause, actor, note, n)
 ), u AS (
-  UPDATE deposits d SET status = v.to_status, updated_at = $10::timestamptz, approved_at = v.approved_at, completed_at = v.completed_at, cancelled_at = v.cancelled_at
+  UPDATE deposits d SET status = v.to_status, updated_at = $7::timestamptz,
+         completed_at = CASE WHEN v.to_status = 'COMPLETED' THEN $7::timestamptz ELSE d.completed_at END,
+         cancelled_at = CASE WHEN v.to_status = 'CANCELLED' THEN $7::timestamptz ELSE d.cancelled_at END,
+         approved_at = CASE WHEN v.to_status IN ('COMPLETED', 'CANCELLED') THEN d.approved_at ELSE $7::timestamptz END
   FROM v WHERE d.id = v.id
-  RETURNING d.id
+  RETURNING d.*
 ), h AS (
   INSERT INTO deposit_status_changes (deposit_id, from_status, to_status, cause, actor, note, created_at)
-  SELECT id, from_status, to_status, cause, actor, note, $10::timestamptz FROM v ORDER BY n
-), `;
+  SELECT id, from_status, to_status, cause, actor, note, $7::timestamptz FROM v ORDER BY n
+)
+SELECT u.*, m.notification_url AS merchant_notification_url, m.settlement_currency AS merchant_settlement_currency
+FROM u JOIN merchants m ON m.id = u.merchant_id`;
+
+type UpdatedRow = DepositRow & { merchant_notification_url: string | null; merchant_settlement_currency: string };
 
 interface Planned {
   at: number;
   req: TransitionRequest;
-  from: Locked;
+  from: DepositStatus;
   to: DepositStatus;
 }
 
@@ -141,21 +112,21 @@ interface Planned {
 export async function transitionDepositsIn(q: Queryable, ctx: AppContext, requests: readonly TransitionRequest[]): Promise<TransitionOutcome[]> {
   const out = new Array<TransitionOutcome>(requests.length);
   const ids = [...new Set(requests.map((r) => r.depositId).filter(isIntId))];
-  const locked = ids.length === 0 ? [] : (await q.query<LockedRow>(LOCK_SQL, [ids], { name: 'caja_deposit_transition_lock' })).rows;
-  const current = new Map<number, Locked>(locked.map(({ merchant_notification_url, merchant_settlement_currency, ...d }) => [
-    d.id, { d: d as DepositRow, merchantNotificationUrl: merchant_notification_url, settlementCurrency: merchant_settlement_currency },
-  ]));
+  // Only what the checks read; the UPDATE returns the whole rows.
+  const locked = ids.length === 0 ? [] : (await q.query<TransitionSubject>(
+    'SELECT id, merchant_id, status, country, payment_method FROM deposits WHERE id = ANY($1::integer[]) ORDER BY id FOR UPDATE', [ids], { name: 'caja_deposit_transition_lock' },
+  )).rows;
+  const current = new Map<number, TransitionSubject>(locked.map((d) => [d.id, d]));
   const now = ctx.now();
   for (const round of transitionRounds(requests.map((r) => r.depositId))) {
     const planned: Planned[] = [];
     for (const at of round) {
       const req = requests[at]!;
-      const l = current.get(req.depositId);
-      if (!l || (req.opts.merchantId !== undefined && l.d.merchant_id !== req.opts.merchantId)) {
+      const d = current.get(req.depositId);
+      if (!d || (req.opts.merchantId !== undefined && d.merchant_id !== req.opts.merchantId)) {
         out[at] = { ok: false, error: depositNotFound() };
         continue;
       }
-      const d = l.d;
       const to = typeof req.to === 'function' ? req.to(d) : req.to;
       if (to instanceof DepositError) {
         out[at] = { ok: false, error: to };
@@ -166,65 +137,55 @@ export async function transitionDepositsIn(q: Queryable, ctx: AppContext, reques
         out[at] = { ok: false, error: new DepositError('invalid_transition', `Deposit ${d.id} is ${d.status}: ${check.reason}`) };
         continue;
       }
-      planned.push({ at, req, from: l, to });
+      planned.push({ at, req, from: d.status, to });
     }
     if (planned.length === 0) continue;
     for (const [k, updated] of (await writeRound(q, ctx, planned, now)).entries()) {
-      const p = planned[k]!;
-      current.set(updated.id, { ...p.from, d: updated });
-      out[p.at] = { ok: true, deposit: updated };
+      current.set(updated.id, updated);
+      out[planned[k]!.at] = { ok: true, deposit: updated };
     }
   }
   return out;
 }
 
-/** Writes one round's changes (each deposit once) in one statement: the deposits as they now are, in order. */
+/** Writes one round's changes (each deposit once): the deposits as they now are, in order. */
 async function writeRound(q: Queryable, ctx: AppContext, planned: Planned[], now: Date): Promise<DepositRow[]> {
-  const written = planned.map((p) => changed(p.from.d, p.to, now));
-  const credits = movingTransfers(await depositCredits(
+  const { rows } = await q.query<UpdatedRow>(
+    UPDATE_SQL,
+    [
+      planned.map((p) => p.req.depositId), planned.map((p) => p.to), planned.map((p) => p.from), planned.map((p) => p.req.cause),
+      planned.map((p) => p.req.opts.actor), planned.map((p) => p.req.opts.note ?? null), now,
+    ],
+    { name: 'caja_deposit_transitions' },
+  );
+  const byId = new Map(rows.map(({ merchant_notification_url, merchant_settlement_currency, ...d }) => [d.id, { d: d as DepositRow, merchant_notification_url, merchant_settlement_currency }]));
+  const written = planned.map((p) => byId.get(p.req.depositId)!);
+  await creditDeposits(
     q, ctx,
-    planned.flatMap((p, k) => (p.to === 'COMPLETED' && !isCrypto(written[k]!) ? [{ deposit: written[k]!, settlementCurrency: p.from.settlementCurrency }] : [])),
+    written.filter((w, k) => planned[k]!.to === 'COMPLETED' && !isCrypto(w.d)).map((w) => ({ deposit: w.d, settlementCurrency: w.merchant_settlement_currency })),
     now,
-  ));
+  );
+  for (const [k, w] of written.entries()) {
+    const audit = planned[k]!.req.opts.audit;
+    if (audit) await recordAudit(q, audit, w.d);
+  }
   const events: NewEvent[] = [];
-  for (const [k, d] of written.entries()) {
+  for (const [k, w] of written.entries()) {
     const { req, from, to } = planned[k]!;
     events.push({
-      merchantId: d.merchant_id,
+      merchantId: w.d.merchant_id,
       type: 'deposit.status_changed',
       subjectType: 'deposit',
-      subjectId: d.id,
+      subjectId: w.d.id,
       data: {
-        deposit_id: d.id, invoice_id: d.invoice_id, status: to, previous_status: from.d.status,
+        deposit_id: w.d.id, invoice_id: w.d.invoice_id, status: to, previous_status: from,
         cause: req.cause, actor: req.opts.actor, at: now.toISOString(), ...(req.opts.note ? { note: req.opts.note } : {}),
       },
-      notifications: await depositNotifications(q, ctx, d, from.merchantNotificationUrl),
+      notifications: await depositNotifications(q, ctx, w.d, w.merchant_notification_url),
     });
   }
-  const params: unknown[] = [
-    planned.map((p) => p.req.depositId), planned.map((p) => p.to), planned.map((p) => p.from.d.status), planned.map((p) => p.req.cause),
-    planned.map((p) => p.req.opts.actor), planned.map((p) => p.req.opts.note ?? null),
-    written.map((d) => d.approved_at), written.map((d) => d.completed_at), written.map((d) => d.cancelled_at), now,
-  ];
-  const ev = eventCtes(events, params.length + 1);
-  params.push(...ev.params);
-  let sql = WRITE_SQL + ev.sql;
-  if (credits.length > 0) {
-    const lt = transferCtes(credits, params.length + 1);
-    params.push(...lt.params);
-    sql += `,${lt.sql}`;
-  }
-  const { rows } = await q.query<{ updated: string }>(
-    `${sql}\nSELECT (SELECT count(*) FROM u) AS updated`, params,
-    { name: credits.length > 0 ? 'caja_deposit_transitions_credited' : 'caja_deposit_transitions' },
-  );
-  // Every planned deposit is locked by this transaction: fewer rows would be a broken invariant.
-  if (Number(rows[0]!.updated) !== planned.length) throw new Error(`deposit transitions: ${rows[0]!.updated} of ${planned.length} rows updated`);
-  for (const [k, d] of written.entries()) {
-    const audit = planned[k]!.req.opts.audit;
-    if (audit) await recordAudit(q, audit, d);
-  }
-  return written;
+  await recordEvents(q, events);
+  return written.map((w) => w.d);
 }
 
 function answer(o: TransitionOutcome): DepositRow {

@@ -5,8 +5,7 @@
 //   transfer(q, t)            one balanced transfer; null when this (kind, subject) already moved
 //   transfers(q, ts)          many in one statement (a batch of deposit completions)
 //   transferCtes(ts, …)       the same as CTEs, for a caller's statement that writes its subject
-//                             and moves its money at once (cashout creation, deposit completions);
-//                             movingTransfers(ts) first drops what transfers() would skip
+//                             and moves its money at once (cashout creation)
 //   reserve(q, r)             two-phase, phase one: available → reserved, pending
 //   post(q, res, kind)        phase two: reserved → caja's settlement (the money left)
 //   voidReservation(q, ...)   phase two: reserved → available (the money stays)
@@ -163,7 +162,14 @@ export async function transfer(q: Queryable, t: TransferInput): Promise<number |
  * null for one whose (kind, subject) already moved or whose postings are all zero.
  */
 export async function transfers(q: Queryable, ts: TransferInput[]): Promise<(number | null)[]> {
-  const moving = movingTransfers(ts);
+  // A (kind, subject) named twice moves once: the first one.
+  const seen = new Set<string>();
+  const moving = ts.filter((t) => {
+    const key = `${t.kind}|${t.subjectType}|${t.subjectId}`;
+    if (seen.has(key) || checkBalanced(t.postings).length === 0) return false;
+    seen.add(key);
+    return true;
+  });
   if (moving.length === 0) return ts.map(() => null);
   const { sql, params } = transferCtes(moving, 1);
   let rows: { id: number; n: number }[];
@@ -176,20 +182,6 @@ export async function transfers(q: Queryable, ts: TransferInput[]): Promise<(num
   const byN = new Map(rows.map((r) => [Number(r.n), r.id]));
   const written = new Map(moving.map((t, k) => [t, byN.get(k + 1) ?? null]));
   return ts.map((t) => written.get(t) ?? null);
-}
-
-/**
- * The transfers of `ts` that move money, for transferCtes: a (kind, subject) named twice moves
- * once (the first one), and one whose postings are all zero moves nothing.
- */
-export function movingTransfers<T extends Omit<TransferInput, 'subjectId'> & { subjectId?: number }>(ts: T[]): T[] {
-  const seen = new Set<string>();
-  return ts.filter((t) => {
-    const key = `${t.kind}|${t.subjectType}|${t.subjectId}`;
-    if (seen.has(key) || checkBalanced(t.postings).length === 0) return false;
-    seen.add(key);
-    return true;
-  });
 }
 
 /** The postings of a reservation: the amount leaves available for reserved. */

@@ -36,16 +36,9 @@ export async function recordEvent(q: Queryable, e: NewEvent): Promise<number> {
 // so delays reorder notifications of different subjects.
 // Events take their ids in the order given (ORDER BY n), so the k-th smallest id is the k-th
 // event's: its notifications join it by that rank, and are inserted in the same order.
-/**
- * The events and their notifications as CTEs (`ev`, `e`, `en`, `nv`, `n`) for a caller's
- * statement (deposit status changes write them in the statement that changes the deposits);
- * `en` holds each event's id and position n. Parameters are numbered from `first`.
- */
-export function eventCtes(events: NewEvent[], first: number): { sql: string; params: unknown[] } {
-  const $ = (i: number) => `$${first + i}`;
-  const sql = `
-ev AS (
-  SELECT * FROM unnest(${$(0)}::integer[], ${$(1)}::text[], ${$(2)}::text[], ${$(3)}::integer[], ${$(4)}::text[]) WITH ORDINALITY AS v(merchant_id, type, subject_type, subject_id, data, n)
+const EVENTS_SQL = `
+WITH ev AS (
+  SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::integer[], $5::text[]) WITH ORDINALITY AS v(merchant_id, type, subject_type, subject_id, data, n)
 ), e AS (
   INSERT INTO events (merchant_id, type, subject_type, subject_id, data)
   SELECT merchant_id, type, subject_type, subject_id, data::jsonb FROM ev ORDER BY n
@@ -53,30 +46,31 @@ ev AS (
 ), en AS (
   SELECT id, row_number() OVER (ORDER BY id) AS n FROM e
 ), nv AS (
-  SELECT * FROM unnest(${$(5)}::bigint[], ${$(6)}::text[], ${$(7)}::text[], ${$(8)}::text[], ${$(9)}::text[], ${$(10)}::text[]) WITH ORDINALITY AS v(ev, kind, url, content_type, body, signing_set, k)
+  SELECT * FROM unnest($6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY AS v(ev, kind, url, content_type, body, signing_set, k)
 ), n AS (
   INSERT INTO notifications (event_id, merchant_id, subject_key, kind, url, content_type, body, signing_set, next_attempt_at)
   SELECT en.id, ev.merchant_id, ev.subject_type || ':' || ev.subject_id, nv.kind, nv.url, nv.content_type, nv.body, nv.signing_set,
-         now() + CASE WHEN m.sandbox_chaos AND random() < ${$(11)}::float8 THEN make_interval(secs => ${$(12)}::float8 + random() * (${$(13)}::float8 - ${$(12)}::float8)) ELSE interval '0' END
+         now() + CASE WHEN m.sandbox_chaos AND random() < $12::float8 THEN make_interval(secs => $13::float8 + random() * ($14::float8 - $13::float8)) ELSE interval '0' END
   FROM nv JOIN en ON en.n = nv.ev JOIN ev ON ev.n = nv.ev JOIN merchants m ON m.id = ev.merchant_id
-  CROSS JOIN LATERAL generate_series(1, CASE WHEN m.sandbox_chaos AND random() < ${$(14)}::float8 THEN 2 ELSE 1 END) g
+  CROSS JOIN LATERAL generate_series(1, CASE WHEN m.sandbox_chaos AND random() < $15::float8 THEN 2 ELSE 1 END) g
   ORDER BY nv.k, g
-)`;
-  const notes = events.flatMap((e, k) => (e.notifications ?? []).map((n) => ({ ev: k + 1, n })));
-  const params = [
-    events.map((e) => e.merchantId), events.map((e) => e.type), events.map((e) => e.subjectType), events.map((e) => e.subjectId),
-    events.map((e) => JSON.stringify(e.data)),
-    notes.map((x) => x.ev), notes.map((x) => x.n.kind), notes.map((x) => x.n.url), notes.map((x) => x.n.contentType), notes.map((x) => x.n.body),
-    notes.map((x) => x.n.signingSet),
-    CHAOS.delayed, CHAOS.delayMinSeconds, CHAOS.delayMaxSeconds, CHAOS.duplicate,
-  ];
-  return { sql, params };
-}
+)
+SELECT id FROM en ORDER BY n`;
 
 /** Many events and their notifications in one statement (as recordEvent writes each): their ids, in order. */
 export async function recordEvents(q: Queryable, events: NewEvent[]): Promise<number[]> {
   if (events.length === 0) return [];
-  const { sql, params } = eventCtes(events, 1);
-  const { rows } = await q.query<{ id: number }>(`WITH ${sql} SELECT id FROM en ORDER BY n`, params, { name: 'caja_record_events' });
+  const notes = events.flatMap((e, k) => (e.notifications ?? []).map((n) => ({ ev: k + 1, n })));
+  const { rows } = await q.query<{ id: number }>(
+    EVENTS_SQL,
+    [
+      events.map((e) => e.merchantId), events.map((e) => e.type), events.map((e) => e.subjectType), events.map((e) => e.subjectId),
+      events.map((e) => JSON.stringify(e.data)),
+      notes.map((x) => x.ev), notes.map((x) => x.n.kind), notes.map((x) => x.n.url), notes.map((x) => x.n.contentType), notes.map((x) => x.n.body),
+      notes.map((x) => x.n.signingSet),
+      CHAOS.delayed, CHAOS.delayMinSeconds, CHAOS.delayMaxSeconds, CHAOS.duplicate,
+    ],
+    { name: 'caja_record_events' },
+  );
   return rows.map((r) => r.id);
 }
