@@ -102,8 +102,8 @@ async function printWalByRelation(c: pg.Client, from: string, to: string, comple
  * deposits (one per row, from the insert trigger of migration 025) are folded, as the deposit
  * worker would have folded them as those deposits were created, and the tables they touched are
  * vacuumed. Left to the phase, folding and vacuuming tens of thousands of seeded rows ran during
- * the completions and was counted as theirs: ≈ 10-20 WAL records per completion on
- * panel_day_deltas alone (BENCH_WAL_DETAIL), and the fold's and autovacuum's CPU.
+ * the completions and was counted as theirs: 26-39 WAL records per completion on
+ * panel_day_deltas (3.7 once settled; BENCH_WAL_DETAIL), and the fold's and autovacuum's CPU.
  */
 async function settleSeed(c: pg.Client): Promise<void> {
   const q: Queryable = {
