@@ -4,12 +4,14 @@
 // its account's row, so completions queued on those rows (caja's one `settlement` for every
 // merchant); now a credit appends a balance delta and locks nothing (docs/balance.md, Hot
 // accounts). Each completion phase also reports where the database's time went (bench/waits.ts):
-// the share of active backends waiting on a lock, the top wait events, the account rows queued on.
+// the share of active backends waiting on a lock, the top wait events, the account rows queued on;
+// and per completion the CPU, the commits and the WAL written (the cluster's: quiet runs only).
 //
 //   creations: signed BR Pix deposits of one merchant (the rate completions are compared with)
 //   completions, one merchant: POST /v3/sandbox/deposits/{id}/approve over its pending deposits
 //   completions, 20 merchants: the same, round-robin over 20 merchants
 //   completions at 70 % of the 20-merchant peak, evenly paced: p50 and p99
+//   before them, a warm-up of creations and completions and an ANALYZE (see warmUp)
 // Pending deposits to complete are copies of one the API created (as the scale bench grows).
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -17,6 +19,8 @@ import pg from 'pg';
 import { admin, type Credentials, hmac } from '../test/helpers/clients.ts';
 import { createScratchDatabase, postgresUrl } from '../test/helpers/databases.ts';
 import { cpf } from '../test/helpers/documents.ts';
+import type { Queryable } from '../src/db/db.ts';
+import { foldDayFigures } from '../src/panel/services/stats.ts';
 import { ADMIN_TOKEN, serverPids, startServer, stopServer } from './deposits.ts';
 import { withCpuSplit } from './cpu-split.ts';
 import { paced } from './paced.ts';
@@ -63,6 +67,90 @@ async function seedPending(c: pg.Client, template: number, merchants: Credential
   return out;
 }
 
+/** WAL written so far, in bytes: the whole cluster's (anything else running on it adds to a phase's figure). */
+async function walBytes(c: pg.Client): Promise<bigint> {
+  return BigInt((await c.query<{ b: string }>(`SELECT (pg_current_wal_lsn() - '0/0')::text AS b`)).rows[0]!.b);
+}
+
+/**
+ * `BENCH_WAL_DETAIL=1`: the WAL a phase wrote, by relation (pg_walinspect; the first block a record
+ * names), per completion: which tables and indexes a completion's writes cost. Records of other
+ * databases are left out; commit records and others naming no block are "(no block)".
+ */
+async function printWalByRelation(c: pg.Client, from: string, to: string, completions: number): Promise<void> {
+  await c.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+  const { rows } = await c.query<{ rel: string; records: string; bytes: string; fpi: string }>(
+    `WITH w AS (
+       SELECT w.record_length, w.fpi_length, regexp_match(w.block_ref, 'rel \\d+/(\\d+)/(\\d+)') AS m
+       FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) w
+     )
+     SELECT coalesce(c.relname, CASE WHEN w.m IS NULL THEN '(no block)' ELSE 'relfilenode ' || w.m[2] END) AS rel,
+            count(*) AS records, sum(w.record_length) AS bytes, sum(w.fpi_length) AS fpi
+     FROM w LEFT JOIN pg_class c ON c.relfilenode = w.m[2]::oid
+     WHERE w.m IS NULL OR w.m[1]::oid = (SELECT oid FROM pg_database WHERE datname = current_database())
+     GROUP BY 1 ORDER BY sum(w.record_length) DESC LIMIT 20`,
+    [from, to],
+  );
+  console.log('    WAL by relation, per completion (records, bytes, of which full-page images):');
+  for (const r of rows) {
+    console.log(`      ${(Number(r.records) / completions).toFixed(2).padStart(6)}  ${String(Math.round(Number(r.bytes) / completions)).padStart(6)}  ${String(Math.round(Number(r.fpi) / completions)).padStart(6)}  ${r.rel}`);
+  }
+}
+
+/**
+ * Settles the seeded fixture before a phase is measured: the panel-figure deltas of the seeded
+ * deposits (one per row, from the insert trigger of migration 025) are folded, as the deposit
+ * worker would have folded them as those deposits were created, and the tables they touched are
+ * vacuumed. Left to the phase, folding and vacuuming tens of thousands of seeded rows ran during
+ * the completions and was counted as theirs: 26-39 WAL records per completion on
+ * panel_day_deltas (3.7 once settled; BENCH_WAL_DETAIL), and the fold's and autovacuum's CPU.
+ */
+async function settleSeed(c: pg.Client): Promise<void> {
+  const q: Queryable = {
+    query: async (sql, params) => {
+      const r = await c.query(sql, params as unknown[]);
+      return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+    },
+    exec: async (sql) => {
+      await c.query(sql);
+    },
+  };
+  while ((await foldDayFigures(q)) > 0);
+  await c.query('VACUUM (ANALYZE) deposits, panel_day_deltas, panel_day_figures');
+}
+
+const WARMUP_SECONDS = 2;
+
+/**
+ * Before anything is measured, creations and completions (of every merchant) run for
+ * WARMUP_SECONDS each, and the tables are analyzed: the server's JIT and pools are warm, every
+ * merchant's ledger accounts exist, and the database has a history, as a server in service has.
+ * Without it the completion phases ran on plans made for empty tables and kept for the rest of
+ * the run: the foreign-key check of every ledger entry (ledger_entries.transfer_id) read all of
+ * ledger_transfers by a sequential scan, planned when that table was empty (19,248 scans reading
+ * 87 M rows in one run, pg_stat_user_tables), and the replay store's update read signed_requests
+ * the same way; PostgreSQL replans them once an ANALYZE (autovacuum's, in service) has seen the
+ * tables grow, which the bench's few seconds never reach. `BENCH_COLD=1` skips it.
+ */
+async function warmUp(c: pg.Client, url: string, merchants: Credentials[], create: () => Promise<unknown>): Promise<void> {
+  await create();
+  const template = (await c.query<{ id: number }>(`SELECT max(id) AS id FROM deposits WHERE status = 'PENDING'`)).rows[0]!.id;
+  const ids = await seedPending(c, template, merchants, 300);
+  const queue = merchants.flatMap((m) => ids.get(m.merchant_id)!.map((id) => ({ m, id })));
+  let i = 0;
+  await autocannon({
+    url, connections: CONNECTIONS, duration: WARMUP_SECONDS,
+    requests: [{
+      method: 'POST',
+      setupRequest: (req: Record<string, unknown>) => {
+        const next = queue[i++ % queue.length]!;
+        return { ...req, path: `/v3/sandbox/deposits/${next.id}/approve`, headers: signed(next.m, '') };
+      },
+    }],
+  });
+  await c.query('ANALYZE');
+}
+
 /** Transactions committed in the scratch database so far (this client's own reads add a few). */
 async function commits(c: pg.Client): Promise<number> {
   return Number((await c.query<{ n: string }>(`SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0]!.n);
@@ -85,8 +173,8 @@ export async function benchHotAccounts(): Promise<Record<string, unknown>> {
     const one = merchants[0]!;
     let n = 0;
     const tag = randomBytes(3).toString('hex');
-    const create = await autocannon({
-      url, connections: CONNECTIONS, duration: SECONDS,
+    const createFor = (duration: number) => autocannon({
+      url, connections: CONNECTIONS, duration,
       requests: [{
         method: 'POST', path: '/v3/deposits',
         setupRequest: (req: Record<string, unknown>) => {
@@ -95,6 +183,8 @@ export async function benchHotAccounts(): Promise<Record<string, unknown>> {
         },
       }],
     });
+    if (!process.env.BENCH_COLD) await warmUp(c, url, merchants, () => createFor(WARMUP_SECONDS));
+    const create = await createFor(SECONDS);
     const creations = Math.round(create.requests.average);
     console.log(`  creations (1 merchant): ${creations}/s (p50 ${create.latency.p50} ms, p99 ${create.latency.p99} ms)`);
     const template = (await c.query<{ id: number }>(`SELECT max(id) AS id FROM deposits WHERE merchant_id = $1 AND status = 'PENDING'`, [one.merchant_id])).rows[0]!.id;
@@ -110,8 +200,11 @@ export async function benchHotAccounts(): Promise<Record<string, unknown>> {
         if (row.length === 0) break;
         queue.push(...row);
       }
+      if (!process.env.BENCH_UNSETTLED) await settleSeed(c);
       let i = 0;
       const commitsBefore = await commits(c);
+      const walBefore = await walBytes(c);
+      const lsnBefore = (await c.query<{ l: string }>('SELECT pg_current_wal_flush_lsn()::text AS l')).rows[0]!.l;
       const { result: r, waits, cpu } = await withCpuSplit(() => serverPids(child.pid!), async () => {
         const sampled = await sampleWaits(db.url, () => autocannon({
         url, connections: CONNECTIONS, duration: SECONDS,
@@ -126,10 +219,12 @@ export async function benchHotAccounts(): Promise<Record<string, unknown>> {
         return { ...sampled, requests: i };
       });
       const commitsPer = (await commits(c)) - commitsBefore;
+      const walPer = Number((await walBytes(c)) - walBefore) / Math.max(1, i);
       const rate = Math.round(r.requests.average);
       console.log(`  completions (${label}): ${rate}/s = ${(rate / creations).toFixed(2)} × creations (p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx} non-2xx)`);
       printWaits(waits);
-      if (!('skipped' in cpu)) console.log(`    CPU per completion: server ${cpu.server_us_per_request} µs, PostgreSQL ${cpu.postgres_us_per_request} µs, load generator ${cpu.load_generator_us_per_request} µs; ${(commitsPer / Math.max(1, i)).toFixed(2)} commits`);
+      if (!('skipped' in cpu)) console.log(`    CPU per completion: server ${cpu.server_us_per_request} µs, PostgreSQL ${cpu.postgres_us_per_request} µs, load generator ${cpu.load_generator_us_per_request} µs; ${(commitsPer / Math.max(1, i)).toFixed(2)} commits, ${Math.round(walPer)} bytes of WAL`);
+      if (process.env.BENCH_WAL_DETAIL) await printWalByRelation(c, lsnBefore, (await c.query<{ l: string }>('SELECT pg_current_wal_flush_lsn()::text AS l')).rows[0]!.l, Math.max(1, i));
       return { rate, cpu, ratio: Math.round((rate / creations) * 100) / 100, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, queue, used: i, waits };
     };
     const single = await completions([one], '1 merchant');
