@@ -67,9 +67,28 @@ async function seedPending(c: pg.Client, template: number, merchants: Credential
   return out;
 }
 
-/** WAL written so far, in bytes: the whole cluster's (anything else running on it adds to a phase's figure). */
-async function walBytes(c: pg.Client): Promise<bigint> {
-  return BigInt((await c.query<{ b: string }>(`SELECT (pg_current_wal_lsn() - '0/0')::text AS b`)).rows[0]!.b);
+/**
+ * The cluster's WAL flushed so far, as an LSN (for pg_walinspect, which reads flushed WAL only)
+ * and in bytes (anything else running on the cluster adds to a phase's figure).
+ */
+async function walPosition(c: pg.Client): Promise<{ lsn: string; bytes: bigint }> {
+  const row = (await c.query<{ lsn: string; bytes: string }>(`SELECT pg_current_wal_flush_lsn()::text AS lsn, (pg_current_wal_flush_lsn() - '0/0')::text AS bytes`)).rows[0]!;
+  return { lsn: row.lsn, bytes: BigInt(row.bytes) };
+}
+
+/** autocannon's requests approving the queue's deposits in turn; `sent()` says how many went. */
+function approvals(queue: { m: Credentials; id: number }[]): { requests: unknown[]; sent: () => number } {
+  let i = 0;
+  return {
+    requests: [{
+      method: 'POST',
+      setupRequest: (req: Record<string, unknown>) => {
+        const next = queue[i++ % queue.length]!;
+        return { ...req, path: `/v3/sandbox/deposits/${next.id}/approve`, headers: signed(next.m, '') };
+      },
+    }],
+    sent: () => i,
+  };
 }
 
 /**
@@ -137,17 +156,7 @@ async function warmUp(c: pg.Client, url: string, merchants: Credentials[], creat
   const template = (await c.query<{ id: number }>(`SELECT max(id) AS id FROM deposits WHERE status = 'PENDING'`)).rows[0]!.id;
   const ids = await seedPending(c, template, merchants, 300);
   const queue = merchants.flatMap((m) => ids.get(m.merchant_id)!.map((id) => ({ m, id })));
-  let i = 0;
-  await autocannon({
-    url, connections: CONNECTIONS, duration: WARMUP_SECONDS,
-    requests: [{
-      method: 'POST',
-      setupRequest: (req: Record<string, unknown>) => {
-        const next = queue[i++ % queue.length]!;
-        return { ...req, path: `/v3/sandbox/deposits/${next.id}/approve`, headers: signed(next.m, '') };
-      },
-    }],
-  });
+  await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_SECONDS, requests: approvals(queue).requests });
   await c.query('ANALYZE');
 }
 
@@ -201,30 +210,22 @@ export async function benchHotAccounts(): Promise<Record<string, unknown>> {
         queue.push(...row);
       }
       if (!process.env.BENCH_UNSETTLED) await settleSeed(c);
-      let i = 0;
+      const sends = approvals(queue);
       const commitsBefore = await commits(c);
-      const walBefore = await walBytes(c);
-      const lsnBefore = (await c.query<{ l: string }>('SELECT pg_current_wal_flush_lsn()::text AS l')).rows[0]!.l;
+      const walBefore = await walPosition(c);
       const { result: r, waits, cpu } = await withCpuSplit(() => serverPids(child.pid!), async () => {
-        const sampled = await sampleWaits(db.url, () => autocannon({
-        url, connections: CONNECTIONS, duration: SECONDS,
-        requests: [{
-          method: 'POST',
-          setupRequest: (req: Record<string, unknown>) => {
-            const next = queue[i++ % queue.length]!;
-            return { ...req, path: `/v3/sandbox/deposits/${next.id}/approve`, headers: signed(next.m, '') };
-          },
-        }],
-        }));
-        return { ...sampled, requests: i };
+        const sampled = await sampleWaits(db.url, () => autocannon({ url, connections: CONNECTIONS, duration: SECONDS, requests: sends.requests }));
+        return { ...sampled, requests: sends.sent() };
       });
+      const i = sends.sent();
       const commitsPer = (await commits(c)) - commitsBefore;
-      const walPer = Number((await walBytes(c)) - walBefore) / Math.max(1, i);
+      const walAfter = await walPosition(c);
+      const walPer = Number(walAfter.bytes - walBefore.bytes) / Math.max(1, i);
       const rate = Math.round(r.requests.average);
       console.log(`  completions (${label}): ${rate}/s = ${(rate / creations).toFixed(2)} × creations (p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx} non-2xx)`);
       printWaits(waits);
       if (!('skipped' in cpu)) console.log(`    CPU per completion: server ${cpu.server_us_per_request} µs, PostgreSQL ${cpu.postgres_us_per_request} µs, load generator ${cpu.load_generator_us_per_request} µs; ${(commitsPer / Math.max(1, i)).toFixed(2)} commits, ${Math.round(walPer)} bytes of WAL`);
-      if (process.env.BENCH_WAL_DETAIL) await printWalByRelation(c, lsnBefore, (await c.query<{ l: string }>('SELECT pg_current_wal_flush_lsn()::text AS l')).rows[0]!.l, Math.max(1, i));
+      if (process.env.BENCH_WAL_DETAIL) await printWalByRelation(c, walBefore.lsn, walAfter.lsn, Math.max(1, i));
       return { rate, cpu, ratio: Math.round((rate / creations) * 100) / 100, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, queue, used: i, waits };
     };
     const single = await completions([one], '1 merchant');

@@ -24,6 +24,12 @@ function readJson(file) {
   }
 }
 
+// The build, the compilation or the templates failed: no test ran, and CI's last line says so.
+function failBeforeTests() {
+  console.log('0 passed, 1 failed, 0 skipped');
+  process.exit(1);
+}
+
 function findTests(dir) {
   const out = [];
   for (const name of readdirSync(dir)) {
@@ -37,8 +43,7 @@ function findTests(dir) {
 // Tests that start caja as a process start the compiled build: made now, from the sources as they are.
 const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 if (build.status !== 0) {
-  console.log('0 passed, 1 failed, 0 skipped');
-  process.exit(1);
+  failBeforeTests();
 }
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : findTests('test');
@@ -56,15 +61,13 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exi
 try {
   await buildTests(buildDir, files);
 } catch {
-  console.log('0 passed, 1 failed, 0 skipped');
-  process.exit(1);
+  failBeforeTests();
 }
 // The migrated database the test servers and CLI tests start from, made once here rather than by
 // each of the first test files at once (test/helpers/make-templates.ts).
 const templates = spawnSync(process.execPath, ['--enable-source-maps', '--liftoff-only', builtProgram(buildDir, 'make-templates')], { stdio: 'inherit', env: { ...process.env, CAJA_TEST_BUILD: buildDir } });
 if (templates.status !== 0) {
-  console.log('0 passed, 1 failed, 0 skipped');
-  process.exit(1);
+  failBeforeTests();
 }
 const summaryFile = join(runDir, 'summary.json');
 const timingsFile = join(runDir, 'timings.jsonl');
