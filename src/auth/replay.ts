@@ -59,11 +59,9 @@ export function requestHash(parts: (string | Buffer)[]): string {
   return h.digest('hex');
 }
 
-export type Claim = { claimed: true } | { claimed: false; stored: { status: number; content_type: string | null; body: string } | null };
-
 /**
  * The claim and the stored response commit without waiting for their own WAL flush
- * (synchronous_commit off for that statement's transaction alone, `without_flush` below), so a sandbox transition or a
+ * (synchronous_commit off for that statement's transaction alone), so a sandbox transition or a
  * resend waits for one flush, its own, instead of three (the hot-accounts bench found completions
  * waiting on WALSync for the two bookkeeping commits). Nothing the client was told can be lost by
  * it: the write the request makes commits with synchronous_commit on after the claim, and flushing
@@ -71,62 +69,36 @@ export type Claim = { claimed: true } | { claimed: false; stored: { status: numb
  * committed protected nothing yet. A stored response lost in a crash is the case the onSend hook
  * below already answers (a copy is told 409 and changes nothing; the claim expires).
  */
-// The replay store's bookkeeping of concurrent requests goes in one statement, and one
-// transaction: the claims of the requests arriving and the responses of those finishing (a
-// signed write's two bookkeeping statements were as many round trips and transactions as the
-// write itself under load, the hot-accounts bench's sandbox approvals; docs/performance.md).
-// A claim past its expiry is taken over as if it were new (its request is refused by date now);
-// with several claims in one statement the earliest `now` among them decides, so none takes over
-// a claim early. The claims run first (the final SELECT reads them), the responses after, on the
-// rows as the claims left them: a copy's claim meeting its first request's response in one
-// statement finds the claim held and is answered from that response, read after the commit; an
-// expired claim taken over beside its old response keeps no response (the update skips a row this
-// statement already changed), as if the response had come first (test/api/replay.test.ts). The
-// same request claimed twice in one statement fails it as a whole (a row is not updated twice by
-// ON CONFLICT), and the batcher then writes each item alone: the first claim wins, the copy finds
-// its claim. A statement the database may have lost at COMMIT fails every item, claims (the
-// request is refused, 503) and responses (logged; the answer sent stands) alike.
-const BOOKKEEPING_SQL = `
-WITH claimed AS (
-  INSERT INTO signed_requests (merchant_id, request_hash, expires_at)
-  SELECT * FROM unnest($1::integer[], $2::text[], $3::timestamptz[])
-  ON CONFLICT (merchant_id, request_hash) DO UPDATE SET expires_at = EXCLUDED.expires_at, status = NULL, content_type = NULL, body = NULL
-    WHERE signed_requests.expires_at < $4
-  RETURNING merchant_id, request_hash
-), stored AS (
-  UPDATE signed_requests s SET status = v.status, content_type = v.content_type, body = v.body
-  FROM unnest($5::integer[], $6::text[], $7::integer[], $8::text[], $9::text[]) AS v(merchant_id, request_hash, status, content_type, body)
-  WHERE s.merchant_id = v.merchant_id AND s.request_hash = v.request_hash
-)
-SELECT c.merchant_id, c.request_hash
-FROM (SELECT set_config('synchronous_commit', 'off', true)) AS without_flush LEFT JOIN claimed c ON true`;
+const WITHOUT_FLUSH = `(SELECT set_config('synchronous_commit', 'off', true)) AS without_flush`;
 
-export type BookkeepingItem =
-  | { kind: 'claim'; merchantId: number; hash: string; now: Date; expiresAt: Date }
-  | { kind: 'store'; merchantId: number; hash: string; status: number; contentType: string | null; body: string };
+export type Claim = { claimed: true } | { claimed: false; stored: { status: number; content_type: string | null; body: string } | null };
 
-/** One statement for claims and stored responses: for each item, whether it claimed (claims) or null. */
-export async function writeBookkeeping(q: Queryable, items: readonly BookkeepingItem[]): Promise<(boolean | null)[]> {
-  const claims = items.filter((i) => i.kind === 'claim');
-  const stores = items.filter((i) => i.kind === 'store');
-  const { rows } = await q.query<{ merchant_id: number | null; request_hash: string | null }>(
-    BOOKKEEPING_SQL,
-    [
-      claims.map((i) => i.merchantId), claims.map((i) => i.hash), claims.map((i) => i.expiresAt),
-      claims.length === 0 ? null : new Date(Math.min(...claims.map((i) => i.now.getTime()))),
-      stores.map((i) => i.merchantId), stores.map((i) => i.hash), stores.map((i) => i.status), stores.map((i) => i.contentType), stores.map((i) => i.body),
-    ],
-    { name: 'caja_replay_bookkeeping' },
+type ClaimItem = { merchantId: number; hash: string; now: Date; expiresAt: Date };
+
+// Concurrent requests claim in one statement, and store their responses in another: under load
+// the two bookkeeping statements of every signed write were as many round trips and transactions
+// as the write itself (the hot-accounts bench's sandbox approvals). A claim past its expiry is
+// taken over as if it were new (its request is refused by date now); with several requests in
+// one statement the earliest `now` among them decides, so none takes over a claim early.
+// The same request twice in one statement fails it as a whole (a row is not updated twice), and
+// the batcher then claims each alone: the first wins, the copy finds its claim.
+const claimWriter = batcherPerDatabase<ClaimItem, boolean>((ctx) => new Batcher(async (items) => {
+  const { rows } = await ctx.db.query<{ merchant_id: number; request_hash: string }>(
+    `INSERT INTO signed_requests (merchant_id, request_hash, expires_at)
+     SELECT v.merchant_id, v.request_hash, v.expires_at FROM unnest($1::integer[], $2::text[], $3::timestamptz[]) AS v(merchant_id, request_hash, expires_at), ${WITHOUT_FLUSH}
+     ON CONFLICT (merchant_id, request_hash) DO UPDATE SET expires_at = EXCLUDED.expires_at, status = NULL, content_type = NULL, body = NULL
+       WHERE signed_requests.expires_at < $4
+     RETURNING merchant_id, request_hash`,
+    [items.map((i) => i.merchantId), items.map((i) => i.hash), items.map((i) => i.expiresAt), new Date(Math.min(...items.map((i) => i.now.getTime())))],
+    { name: 'caja_replay_claim' },
   );
-  const claimed = new Set(rows.filter((r) => r.request_hash !== null).map((r) => `${r.merchant_id}:${r.request_hash}`));
-  return items.map((i) => (i.kind === 'claim' ? claimed.has(`${i.merchantId}:${i.hash}`) : null));
-}
-
-const bookkeeping = batcherPerDatabase<BookkeepingItem, boolean | null>((ctx) => new Batcher((items) => writeBookkeeping(ctx.db, items), { maxBatch: 64, maxInFlight: 2 }));
+  const claimed = new Set(rows.map((r) => `${r.merchant_id}:${r.request_hash}`));
+  return items.map((i) => claimed.has(`${i.merchantId}:${i.hash}`));
+}, { maxBatch: 64, maxInFlight: 2 }));
 
 /** Claims `hash` for the merchant until `expiresAt`, or reports the first copy's response. */
 export async function claimRequest(ctx: AppContext, merchantId: number, hash: string, now: Date, expiresAt: Date): Promise<Claim> {
-  if (await bookkeeping(ctx).submit({ kind: 'claim', merchantId, hash, now, expiresAt })) return { claimed: true };
+  if (await claimWriter(ctx).submit({ merchantId, hash, now, expiresAt })) return { claimed: true };
   const prior = await ctx.db.query<{ status: number | null; content_type: string | null; body: string | null }>(
     `SELECT status, content_type, body FROM signed_requests WHERE merchant_id = $1 AND request_hash = $2`,
     [merchantId, hash],
@@ -134,6 +106,19 @@ export async function claimRequest(ctx: AppContext, merchantId: number, hash: st
   const p = prior.rows[0];
   return { claimed: false, stored: p && p.status !== null ? { status: p.status, content_type: p.content_type, body: p.body ?? '' } : null };
 }
+
+type StoredResponse = { merchantId: number; hash: string; status: number; contentType: string | null; body: string };
+
+const responseWriter = batcherPerDatabase<StoredResponse, null>((ctx) => new Batcher(async (items) => {
+  await ctx.db.query(
+    `UPDATE signed_requests s SET status = v.status, content_type = v.content_type, body = v.body
+     FROM unnest($1::integer[], $2::text[], $3::integer[], $4::text[], $5::text[]) AS v(merchant_id, request_hash, status, content_type, body), ${WITHOUT_FLUSH}
+     WHERE s.merchant_id = v.merchant_id AND s.request_hash = v.request_hash`,
+    [items.map((i) => i.merchantId), items.map((i) => i.hash), items.map((i) => i.status), items.map((i) => i.contentType), items.map((i) => i.body)],
+    { name: 'caja_replay_store' },
+  );
+  return items.map(() => null);
+}, { maxBatch: 64, maxInFlight: 2 }));
 
 /** How long a copy waits for the first request's answer before it is told to retry. */
 const IN_FLIGHT_WAIT_MS = 10_000;
@@ -187,7 +172,7 @@ export function registerReplayStore(app: FastifyInstance, ctx: AppContext): void
         return payload;
       }
       const contentType = reply.getHeader('content-type');
-      await bookkeeping(ctx).submit({ kind: 'store', ...claim, status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body });
+      await responseWriter(ctx).submit({ ...claim, status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body });
     } catch (err) {
       request.log.warn({ err, status: reply.statusCode }, 'replay store: the response was not recorded; the claim expires by itself');
     }
