@@ -165,6 +165,28 @@ for (const backend of backends()) {
       assert.deepEqual([z.status, z.replayed, JSON.parse(z.text).deposit_id, JSON.parse(z.text).status], [200, null, other, 'COMPLETED'], z.text);
     });
 
+    test('copies of many sandbox approvals racing their firsts while the responses of other firsts are stored: each deposit completes once, every copy answers its first body', async () => {
+      // Staggered copies of many approvals: copies are claimed while their firsts run and while
+      // their firsts' responses are being stored, in the replay store's grouped statements.
+      const created = await Promise.all(Array.from({ length: 12 }, () => v3.post('/v3/deposits', { country: 'BR', amount: '7.00', currency: 'BRL', payment_method: 'IX', payer: { document: cpf('111444777'), first_name: 'A', last_name: 'B', email: 'a@example.com' } })));
+      const ids = created.map((c) => { assert.equal(c.status, 200, c.text); return c.body.deposit_id as number; });
+      const sends = ids.map((id) => captured('POST', `/v3/sandbox/deposits/${id}/approve`, ''));
+      const answers = await Promise.all(ids.map(async (_, k) => Promise.all(Array.from({ length: 5 }, async (__, copy) => {
+        await new Promise((resolve) => setTimeout(resolve, copy * 3 + (k % 4)));
+        return sends[k]!();
+      }))));
+      for (const [k, copies] of answers.entries()) {
+        const fresh = copies.filter((a) => a.status === 200 && a.replayed === null);
+        assert.equal(fresh.length, 1, JSON.stringify(copies));
+        for (const a of copies) assert.deepEqual([a.status, a.text], [200, fresh[0]!.text], `deposit ${ids[k]}`);
+        assert.equal(JSON.parse(fresh[0]!.text).status, 'COMPLETED');
+      }
+      const { rows } = await s.ctx.db.query<{ deposit_id: number; n: number }>(
+        `SELECT deposit_id, count(*)::int AS n FROM deposit_status_changes WHERE deposit_id = ANY($1::integer[]) AND to_status = 'COMPLETED' GROUP BY deposit_id`, [ids]);
+      assert.deepEqual(rows.map((r) => r.n), ids.map(() => 1));
+      await assertLedgerOk(s.ctx.db);
+    });
+
     test('a refused request is not stored: the same request may succeed later; GETs are never claimed', async () => {
       const depositId = await completedDeposit();
       const body = JSON.stringify({ deposit_id: depositId, amount: '1.00' });

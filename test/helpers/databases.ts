@@ -12,7 +12,8 @@ export function postgresUrl(): string | undefined {
 }
 
 export async function createScratchDatabase(baseUrl: string, prefix = 'caja_test'): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  // CAJA_SCRATCH_DB_PREFIX: on a shared PostgreSQL each engineer's runs keep to their own names.
+  const name = `${process.env.CAJA_SCRATCH_DB_PREFIX ?? ''}${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new (driver().Client)({ connectionString: baseUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
