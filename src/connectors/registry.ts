@@ -6,6 +6,7 @@
 //                                            simulator, else (production) null: not served.
 //   servedMethods(ctx, country)              the method codes of a country that some connector
 //                                            serves (staging: all of the catalog's)
+//   serving(ctx)                             both of those, read once (for use inside a transaction)
 //   payinConnectorNamed(ctx, name)           the connector a deposit was created through
 //                                            (deposits.connector), for its completion and refunds
 //   payoutConnector(config)                  staging's bank network cashouts go through
@@ -105,9 +106,9 @@ async function configured(ctx: AppContext): Promise<Configured> {
 
 /** The connector that collects `method` in `country`, or null: not served here. */
 export async function payinConnectorFor(ctx: AppContext, country: string, method: string): Promise<PayinConnector | null> {
-  const fallback = servesEveryMethod(ctx) ? stagingSimulator : null;
-  if (!servableByKind(country, method)) return methodsForCountry(country).some((m) => m.code === method.trim().toUpperCase()) ? fallback : null;
-  return (await configured(ctx)).byPair.get(pairKey(country, method)) ?? fallback;
+  // A method no kind of real connector serves: nothing to read.
+  if (!servableByKind(country, method)) return connectorFrom(ctx, NOTHING_CONFIGURED, country, method);
+  return connectorFrom(ctx, (await configured(ctx)).byPair, country, method);
 }
 
 /** Staging serves the whole catalog: its simulator stands in for every provider. */
@@ -117,12 +118,37 @@ export function servesEveryMethod(ctx: AppContext): boolean {
 
 /** The method codes of `country` some connector serves. */
 export async function servedMethods(ctx: AppContext, country: string): Promise<Set<string>> {
+  // Staging, or no kind of real connector serves the country: nothing to read.
+  if (servesEveryMethod(ctx) || !methodsForCountry(country).some((m) => servableByKind(country, m.code))) return methodsFrom(ctx, NOTHING_CONFIGURED, country);
+  return methodsFrom(ctx, (await configured(ctx)).byPair, country);
+}
+
+/**
+ * What serves which method, read once. The checkout takes it before its transactions: the
+ * configuration read on a cache miss inside one would wait on PGlite's one connection (held by
+ * that transaction) for ever.
+ */
+export interface Serving {
+  methods(country: string): Set<string>;
+  payinConnector(country: string, method: string): PayinConnector | null;
+}
+
+export async function serving(ctx: AppContext): Promise<Serving> {
+  const byPair = servesEveryMethod(ctx) ? NOTHING_CONFIGURED : (await configured(ctx)).byPair;
+  return { methods: (country) => methodsFrom(ctx, byPair, country), payinConnector: (country, method) => connectorFrom(ctx, byPair, country, method) };
+}
+
+const NOTHING_CONFIGURED: ReadonlyMap<string, PayinConnector> = new Map();
+
+function methodsFrom(ctx: AppContext, byPair: ReadonlyMap<string, PayinConnector>, country: string): Set<string> {
   const all = methodsForCountry(country).map((m) => m.code);
-  if (servesEveryMethod(ctx)) return new Set(all);
-  // No kind of real connector serves the country: nothing to read.
-  if (!all.some((code) => servableByKind(country, code))) return new Set();
-  const { byPair } = await configured(ctx);
-  return new Set(all.filter((code) => byPair.has(pairKey(country, code))));
+  return new Set(servesEveryMethod(ctx) ? all : all.filter((code) => byPair.has(pairKey(country, code))));
+}
+
+function connectorFrom(ctx: AppContext, byPair: ReadonlyMap<string, PayinConnector>, country: string, method: string): PayinConnector | null {
+  const fallback = servesEveryMethod(ctx) ? stagingSimulator : null;
+  if (!servableByKind(country, method)) return methodsForCountry(country).some((m) => m.code === method.trim().toUpperCase()) ? fallback : null;
+  return byPair.get(pairKey(country, method)) ?? fallback;
 }
 
 /** The connector named on a deposit (deposits.connector), for its completion and refunds. */

@@ -29,7 +29,7 @@ import { safeEqualText } from '../merchants/secrets.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { toJson } from './json.ts';
 import { storedPaymentInfo } from './stored-payment-info.ts';
-import { payinConnectorFor, servedMethods } from '../connectors/registry.ts';
+import { type Serving, serving } from '../connectors/registry.ts';
 import { offeredMethods } from '../domain/offered-methods.ts';
 import { type Charge, type ChargeOrder, ConnectorError } from '../connectors/payin.ts';
 import { withdrawCharge } from '../connectors/charges.ts';
@@ -52,7 +52,11 @@ export function isPayable(d: DepositRow, now: Date): boolean {
 
 /** The methods the customer may pick (src/domain/offered-methods.ts), of those served here. */
 export async function allowedMethods(ctx: AppContext, d: DepositRow): Promise<PaymentMethod[]> {
-  const served = await servedMethods(ctx, d.country);
+  return allowedOf(await serving(ctx), d);
+}
+
+function allowedOf(s: Serving, d: DepositRow): PaymentMethod[] {
+  const served = s.methods(d.country);
   const scope = { country: d.country, paymentMethod: d.payment_method, paymentTypes: d.payment_types, paymentType: d.payment_type, localAmount: fromDb(d.local_amount) };
   return offeredMethods(scope, (code) => served.has(code));
 }
@@ -107,10 +111,12 @@ export type ChooseResult = { ok: true; deposit: DepositRow } | { ok: false; erro
  * deposit as it was (CheckoutError 'provider_unavailable'): the customer may try again.
  */
 export async function chooseMethod(ctx: AppContext, token: string, code: string, form: Record<string, string | undefined>): Promise<ChooseResult> {
-  const planned = await ctx.db.tx((q) => planChoice(q, ctx, token, code, form));
+  // Read before the transactions, never inside one (registry.ts, Serving).
+  const served = await serving(ctx);
+  const planned = await ctx.db.tx((q) => planChoice(q, ctx, served, token, code, form));
   if (!planned.ok) return planned.result;
   const { d, method } = planned;
-  const connector = method.kind === 'card' ? null : await payinConnectorFor(ctx, d.country, method.code);
+  const connector = method.kind === 'card' ? null : served.payinConnector(d.country, method.code);
   let charge: Charge | null = null;
   if (connector && !connector.simulated) {
     try {
@@ -122,7 +128,7 @@ export async function chooseMethod(ctx: AppContext, token: string, code: string,
     }
   }
   return ctx.db.tx(async (q) => {
-    const again = await planChoice(q, ctx, token, code, form);
+    const again = await planChoice(q, ctx, served, token, code, form);
     if (!again.ok) return again.result;
     const order = chargeOrder(ctx, again);
     // Staging's simulator builds its charge here, in memory; a card has none (its page is the payment).
@@ -160,12 +166,19 @@ interface PlannedChoice {
 }
 
 /** Checks a choice against the locked deposit and works out what it sets (writes nothing). */
-async function planChoice(q: Queryable, ctx: AppContext, token: string, code: string, form: Record<string, string | undefined>): Promise<PlannedChoice | { ok: false; result: ChooseResult }> {
+async function planChoice(
+  q: Queryable,
+  ctx: AppContext,
+  served: Serving,
+  token: string,
+  code: string,
+  form: Record<string, string | undefined>,
+): Promise<PlannedChoice | { ok: false; result: ChooseResult }> {
   const d = await lockByToken(q, token);
   const now = ctx.now();
   if (!isPayable(d, now)) throw new CheckoutError('not_payable');
   if (methodSettled(d)) throw new CheckoutError('already_chosen');
-  const method = (await allowedMethods(ctx, d)).find((m) => m.code === code.trim().toUpperCase());
+  const method = allowedOf(served, d).find((m) => m.code === code.trim().toUpperCase());
   if (!method) throw new CheckoutError('method_unavailable');
 
   const needed = neededPayerFields(d, method);
@@ -209,7 +222,8 @@ function chargesFor(d: DepositRow, method: PaymentMethod) {
  * Staging's sandbox approve of a HOSTED deposit whose customer never chose a method: the merchant
  * names one (`{"payment_method": "IX"}`), which must be one the checkout would have offered. The
  * method, its type and its fees are set as a choice on the page sets them, so the completed
- * deposit is never without a method. Inside the approving transaction.
+ * deposit is never without a method. Inside the approving transaction: staging's serving reads
+ * nothing (registry.ts, Serving), so nothing here waits on another connection.
  */
 export async function assignMethodIn(q: Queryable, ctx: AppContext, depositId: number, code: string): Promise<DepositRow> {
   const d = await findDeposit(q, depositId, true);

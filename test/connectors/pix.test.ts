@@ -417,12 +417,16 @@ for (const backend of backends()) {
         body: new URLSearchParams({ csrf, method: 'IX', 'payer.document': cpf('529982247'), 'payer.first_name': 'Ana', 'payer.last_name': 'Silva', 'payer.email': 'ana@example.com' }).toString(),
       });
       await sim.control.outage('503');
+      // The connectors' configuration expired from the cache (CAJA_CACHE_SECONDS): the choice reads it
+      // again. Read inside the choice's transaction, that waited on PGlite's one connection for ever.
+      s.ctx.cache.changed();
       const down = await choose();
       assert.equal(down.status, 200);
       assert.match(await down.text(), /not available right now/);
       const still = (await s.ctx.db.query<{ payment_method: string | null; payment_info: unknown }>('SELECT payment_method, payment_info FROM deposits WHERE id = $1', [r.body.deposit_id])).rows[0]!;
       assert.deepEqual([still.payment_method, still.payment_info], ['IX', null], 'the merchant named the method; nothing was set up');
       await sim.control.outage('none');
+      s.ctx.cache.changed();
       const chose = await choose();
       assert.equal(chose.status, 303, await chose.text());
       assert.match(chose.headers.get('location') ?? '', new RegExp(`/pay/${token}`));
