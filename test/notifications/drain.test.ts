@@ -1,5 +1,6 @@
-// One endpoint's backlog drains fast: the worker refills a freed per-endpoint slot at once
-// instead of waiting for the next poll (before: ~9 per second, 268 of 1,000 after 30 s).
+// One endpoint's backlog drains without waiting for the polls: the worker refills a freed
+// per-endpoint slot at once instead of waiting for the next poll (before: ~9 per second with
+// polls every 500 ms, 268 of 1,000 after 30 s).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { postgresUrl, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -15,26 +16,26 @@ for (const backend of postgresUrl() ? (['pg'] as const) : []) {
     let receiver: Receiver;
     before(async () => {
       receiver = await startReceiver();
-      // Default delivery settings: 4 per endpoint, 16 in all, polls every 500 ms.
-      s = await startTestServer(backend, {}, { workers: true });
+      // Default delivery limits (4 per endpoint, 16 in all), and a poll every 5 s: drained by the
+      // polls alone, 4 at a time, the backlog would take 250 polls, over 20 minutes. What is
+      // checked is that it does not wait for them, not how fast it goes (npm run bench measures that).
+      s = await startTestServer(backend, { CAJA_NOTIFY_POLL_MS: '5000' }, { workers: true });
     });
     after(async () => {
       await s.close();
       await receiver.close();
     });
 
-    test(`${BACKLOG} notifications to one fast endpoint are delivered within 15 s`, async () => {
+    test(`${BACKLOG} notifications to one fast endpoint are delivered without waiting for the polls`, async () => {
       const m = await createMerchant(s.url, 'Backlog');
       await s.ctx.db.tx(async (q) => {
         for (let i = 0; i < BACKLOG; i++) await addEvent(q, { merchantId: m.merchant_id, url: `${receiver.url}/backlog` });
       });
-      const t0 = Date.now();
+      // 2 s on a quiet machine, 20 s seen under CI's load; 24 polls' time at most.
       await waitFor('the backlog delivered', async () => {
         const { rows } = await s.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM notifications WHERE merchant_id = $1 AND status = 'delivered'`, [m.merchant_id]);
         return rows[0]!.n === BACKLOG;
-      }, 15_000);
-      const seconds = (Date.now() - t0) / 1000;
-      assert.ok(seconds < 15, `${seconds} s`);
+      }, 120_000);
       assert.equal(new Set(receiver.received.map((r) => r.id)).size, BACKLOG);
     });
   });
