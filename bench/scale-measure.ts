@@ -61,7 +61,6 @@ interface Side {
   ids: number[];
   middle: Record<'largest' | 'smallest', number>;
   middleTransfer: string;
-  lastEvent: string;
   cookies: string[];
   sample: { id: number; invoice_id: string; payer_email: string }[];
   ctx?: AppContext;
@@ -121,7 +120,6 @@ async function prepare(s: Side): Promise<void> {
   s.middleTransfer = (await c.query<{ id: string }>(
     `SELECT id FROM ledger_transfers WHERE merchant_id = $1 ORDER BY id OFFSET (SELECT count(*) / 2 FROM ledger_transfers WHERE merchant_id = $1) LIMIT 1`, [big(s).merchant_id],
   )).rows[0]?.id ?? '1';
-  s.lastEvent = await lastEvent(s);
   s.sample = (await c.query<{ id: number; invoice_id: string; payer_email: string }>(
     `SELECT id, invoice_id, payer_email FROM deposits WHERE merchant_id = $1 ORDER BY hashint4(id) LIMIT 500`, [big(s).merchant_id],
   )).rows;
@@ -207,8 +205,8 @@ function httpPaths(): Path[] {
     {
       name: 'GET /v3/events (tail)',
       run: async (s) => {
-        s.lastEvent = await lastEvent(s);
-        return http(s.api, signedGet(big(s).deposits.login, big(s).deposits.secret_key, () => `/v3/events?limit=100&after=${s.lastEvent}`));
+        const after = await lastEvent(s);
+        return http(s.api, signedGet(big(s).deposits.login, big(s).deposits.secret_key, () => `/v3/events?limit=100&after=${after}`));
       },
     },
     { name: 'panel home (32 users)', run: (s) => http(s.api, panelGet(s, () => '/panel'), PANEL_USERS) },
@@ -349,7 +347,7 @@ export async function measurePair(emptyUrl: string, grownUrl: string): Promise<R
   const hook: Server = await receiver(meta.receiverPort);
   const newSide = (label: Side['label'], dbUrl: string): Side => ({
     label, dbUrl, meta, api: '', child: null, c: new pg.Client({ connectionString: dbUrl }), deposits: 0, ids: [],
-    middle: { largest: 1, smallest: 1 }, middleTransfer: '1', lastEvent: '0', cookies: [], sample: [],
+    middle: { largest: 1, smallest: 1 }, middleTransfer: '1', cookies: [], sample: [],
   });
   const sides: [Side, Side] = [newSide('empty', runUrl), newSide('grown', grownUrl)];
   const rows: Row[] = [];
