@@ -98,6 +98,25 @@ for (const backend of backends()) {
       assert.doesNotMatch(JSON.stringify(created.detail), new RegExp(token));
     });
 
+    test('a link used twice at once: one enrolment wins, the other is refused', async () => {
+      const a = await signedIn(s, root);
+      for (let round = 0; round < 3; round++) {
+        const email = `twice-${round}-${backend}@ops.example`;
+        const { token, id } = await makeOnConsole(a, email, 'support');
+        const page = await new OpsClient(s.url).get(`/ops/enrol/${token}`);
+        const op = { secret: secretOf(page.html)!, lastStep: -1 } as TestOperator;
+        const code = nextCode(s, op);
+        const passwords = [`first passphrase of round ${round}`, `second passphrase of round ${round}`];
+        const pages = await Promise.all(passwords.map((password) =>
+          new OpsClient(s.url).request('POST', `/ops/enrol/${token}`, new URLSearchParams({ password, again: password, code }))));
+        assert.deepEqual(pages.map((p) => p.url === '/ops/login').sort(), [false, true], pages.map((p) => p.status).join(' '));
+        assert.equal(pages.find((p) => p.url !== '/ops/login')!.status, 404);
+        assert.equal((await audit('operator.enrolled', `operator:${id}`)).length, 1);
+        const winner = passwords[pages.findIndex((p) => p.url === '/ops/login')]!;
+        await signedIn(s, { id, email, role: 'support', password: winner, secret: op.secret, lastStep: op.lastStep });
+      }
+    });
+
     test('a link expires', async () => {
       const a = await signedIn(s, root);
       const { token } = await makeOnConsole(a, `late-${backend}@ops.example`, 'risk');
