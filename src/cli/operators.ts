@@ -1,6 +1,7 @@
 // `caja operator …` and `caja token …`, straight against the database: the first operator of a
-// fresh installation (its password and TOTP secret printed once), operators' lifecycle (disable,
-// enable, password and TOTP resets: src/operators/lifecycle.ts), and named admin API tokens for
+// fresh installation (a one-time enrolment link printed: the operator chooses the password and
+// enrols the authenticator through it; the CLI never sees either), operators' lifecycle (disable,
+// enable, reset to a new enrolment link: src/operators/lifecycle.ts), and named admin API tokens for
 // automation (shown once, when made or rotated). Registered in src/cli/main.ts by one line.
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.ts';
@@ -8,20 +9,20 @@ import type { Db } from '../db/db.ts';
 import { secretBox } from '../merchants/secrets.ts';
 import { createOperator, listOperators, OperatorError } from '../operators/accounts.ts';
 import type { OpsActor } from '../operators/audit.ts';
-import { operatorByEmail, resetOperatorPassword, resetOperatorTotp, setOperatorDisabled } from '../operators/lifecycle.ts';
+import { operatorByEmail, resetOperator, setOperatorDisabled } from '../operators/lifecycle.ts';
 import { isOperatorRole, OPERATOR_ROLES } from '../operators/roles.ts';
 import { createAdminToken, isTokenScope, listAdminTokens, revokeAdminToken, rotateAdminToken, TOKEN_SCOPES, TokenError } from '../operators/tokens.ts';
 
 export const OPERATOR_COMMANDS = ['operator', 'token'];
 
 export const OPERATOR_USAGE = `  caja operator create --email E --role ${OPERATOR_ROLES.join('|')} [--json]
-                                              an operator of the console (/ops); prints its password and TOTP secret once
+                                              an operator of the console (/ops); prints a one-time enrolment link
+                                              (valid 72 h) with which they choose their password and enrol their authenticator
   caja operator list
   caja operator disable --email E             their sessions end at once; they cannot sign in (not the last active admin)
   caja operator enable --email E
-  caja operator reset-password --email E [--json]
-                                              a new generated password, printed once; their sessions end
-  caja operator reset-totp --email E          they enrol a new authenticator secret at the next sign-in; their sessions end
+  caja operator reset --email E [--json]      their password and authenticator stop, their sessions end; prints a new
+                                              enrolment link with which they set both again
   caja token create --name NAME --scopes ${TOKEN_SCOPES.join(',')} [--json]
                                               a named admin API token; prints it once
   caja token rotate --id ID [--json]          a new secret for the token; the old one stops working
@@ -47,25 +48,22 @@ export async function runOperatorCommand(db: Db, config: Config, argv: string[])
       if (!values.email) throw new OperatorUsageError('--email is required');
       if (!isOperatorRole(values.role)) throw new OperatorUsageError(`--role must be one of ${OPERATOR_ROLES.join(', ')}`);
       const op = await createOperator(db, box, values.email, values.role, null, now);
-      out({ id: op.id, email: op.email, role: op.role, password: op.password, totp_secret: op.totpSecret, otpauth_uri: op.otpauthUri });
-      if (!values.json) console.log('\nShown once: keep the password, and add the TOTP secret (or the otpauth URI) to an authenticator app. Sign in at /ops.');
+      out({ id: op.id, email: op.email, role: op.role, enrolment_link: `${config.publicBaseUrl}${op.enrolment.path}`, expires_at: op.enrolment.expiresAt.toISOString() });
+      if (!values.json) console.log('\nShown once: give the link to the operator (or open it yourself if you are that operator). It works once: they choose their password and add the authenticator secret it shows, then sign in at /ops.');
       return;
     }
     if (command === 'operator' && sub === 'list') {
-      for (const o of await listOperators(db)) console.log(`${o.id}\t${o.email}\t${o.role}${o.disabled_at ? '\tdisabled' : ''}`);
+      for (const o of await listOperators(db)) console.log(`${o.id}\t${o.email}\t${o.role}${o.disabled_at ? '\tdisabled' : ''}${o.enrolment_expires_at ? '\tenrolling' : ''}`);
       return;
     }
-    if (command === 'operator' && (sub === 'disable' || sub === 'enable' || sub === 'reset-password' || sub === 'reset-totp')) {
+    if (command === 'operator' && (sub === 'disable' || sub === 'enable' || sub === 'reset')) {
       if (!values.email) throw new OperatorUsageError('--email is required');
       const target = await operatorByEmail(db, values.email);
       if (!target) throw new OperatorError('not_found', `no operator has the e-mail ${values.email}`);
-      if (sub === 'reset-password') {
-        const op = await resetOperatorPassword(db, target.id, CLI_ACTOR, now);
-        out({ id: op.id, email: op.email, password: op.password });
-        if (!values.json) console.log('\nShown once: hand the password to the operator over a safe channel. Their sessions have ended.');
-      } else if (sub === 'reset-totp') {
-        const op = await resetOperatorTotp(db, target.id, CLI_ACTOR, now);
-        out({ id: op.id, email: op.email, totp: 'reset: a new secret is enrolled at the next sign-in' });
+      if (sub === 'reset') {
+        const op = await resetOperator(db, box, target.id, CLI_ACTOR, now);
+        out({ id: op.id, email: op.email, enrolment_link: `${config.publicBaseUrl}${op.enrolment.path}`, expires_at: op.enrolment.expiresAt.toISOString() });
+        if (!values.json) console.log('\nShown once: give the link to the operator over a safe channel. Their password and authenticator no longer work; their sessions have ended.');
       } else {
         const op = await setOperatorDisabled(db, target.id, sub === 'disable', CLI_ACTOR, now);
         out({ id: op.id, email: op.email, disabled_at: op.disabled_at?.toISOString() ?? 'no' });

@@ -3,7 +3,10 @@
 // decides; the decision and its effect (the ledger adjustment, the cashout's release or
 // cancellation) and both audit rows commit in one transaction.
 //
-// The requester can never decide (checked here, and by a CHECK of the approvals table). Two
+// The requester can never decide (checked here, and by a CHECK of the approvals table), nor can
+// an operator the requester made or reset, nor one who made or reset the requester, directly or
+// through operators made or reset in between (mayDecide): whoever makes or resets an operator
+// holds its enrolment link, so could be that operator. A refused decision is audited. Two
 // operators deciding at once: the request row is locked, the second finds it decided.
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
@@ -16,7 +19,7 @@ import { type OpsActor, recordOpsAudit } from './audit.ts';
 
 export type ApprovalKind = 'cashout_release' | 'balance_adjustment';
 
-export type ApprovalFailure = 'not_found' | 'already_decided' | 'same_operator' | 'open_request' | 'not_held' | 'insufficient_funds';
+export type ApprovalFailure = 'not_found' | 'already_decided' | 'same_operator' | 'related_operator' | 'open_request' | 'not_held' | 'insufficient_funds';
 
 export class ApprovalError extends Error {
   constructor(
@@ -91,6 +94,38 @@ export async function requestCashoutRelease(ctx: AppContext, by: Operator, casho
 }
 
 /**
+ * Who may decide a request: not the operator who asked, and not an operator linked to them by
+ * making or resetting, either way and through any chain (the requester made or reset an operator
+ * who made or reset the approver, …). Siblings (two operators made by the same admin) may decide
+ * each other's requests. Read in the decision's transaction.
+ */
+export async function mayDecide(q: Queryable, requestedBy: number, by: Operator): Promise<void> {
+  if (requestedBy === by.id) throw new ApprovalError('same_operator', 'The operator who asked cannot decide: a second operator must');
+  // Everyone above an operator: who made them and who last reset them, and so on up.
+  const { rows } = await q.query<{ related: boolean }>(
+    `WITH RECURSIVE above(start, id) AS (
+       SELECT o.id, v.id FROM operators o, LATERAL (VALUES (o.created_by), (o.last_reset_by)) v(id) WHERE o.id = ANY($1::int[]) AND v.id IS NOT NULL
+       UNION
+       SELECT a.start, v.id FROM above a JOIN operators o ON o.id = a.id, LATERAL (VALUES (o.created_by), (o.last_reset_by)) v(id) WHERE v.id IS NOT NULL
+     )
+     SELECT EXISTS (SELECT 1 FROM above WHERE (start = $2 AND id = $3) OR (start = $3 AND id = $2)) AS related`,
+    [[by.id, requestedBy], by.id, requestedBy],
+  );
+  if (rows[0]?.related) {
+    throw new ApprovalError('related_operator', 'An operator made or reset by the one who asked (or who made or reset them) cannot decide: another operator must');
+  }
+}
+
+/** A refused decision (the requester, or an operator linked to them), on its own transaction: the attempt stays in the audit log. */
+async function recordRefusal(ctx: AppContext, by: Operator, approvalId: number, err: ApprovalError, now: Date): Promise<void> {
+  await ctx.db.tx(async (q) => {
+    const { rows } = await q.query<{ merchant_id: number; requested_by: number }>('SELECT merchant_id, requested_by FROM approvals WHERE id = $1', [approvalId]);
+    if (!rows[0]) return;
+    await recordOpsAudit(q, { actor: by, action: 'approval.refused', merchantId: rows[0].merchant_id, subject: `approval:${approvalId}`, detail: { reason: err.kind, requested_by: rows[0].requested_by }, at: now });
+  });
+}
+
+/**
  * Second pair of eyes: approve (the effect happens now) or reject (an adjustment is dropped; a
  * held cashout is cancelled and its funds return). Never by the operator who asked.
  */
@@ -105,7 +140,7 @@ export async function decide(ctx: AppContext, by: Operator, approvalId: number, 
       const a = rows[0];
       if (!a) throw new ApprovalError('not_found', 'Approval request not found');
       if (a.status !== 'pending') throw new ApprovalError('already_decided', `Request ${approvalId} was already ${a.status}`);
-      if (a.requested_by === by.id) throw new ApprovalError('same_operator', 'The operator who asked cannot decide: a second operator must');
+      await mayDecide(q, a.requested_by, by);
       let result: Record<string, unknown>;
       if (a.kind === 'balance_adjustment') {
         if (decision === 'approve') {
@@ -128,6 +163,7 @@ export async function decide(ctx: AppContext, by: Operator, approvalId: number, 
       await recordOpsAudit(q, { actor: by, action: `approval.${decision === 'approve' ? 'approved' : 'rejected'}.${a.kind}`, merchantId: a.merchant_id, subject: `approval:${approvalId}`, detail: result, at: now });
     });
   } catch (err) {
+    if (err instanceof ApprovalError && (err.kind === 'same_operator' || err.kind === 'related_operator')) await recordRefusal(ctx, by, approvalId, err, now);
     if (err instanceof InsufficientFunds) throw new ApprovalError('insufficient_funds', 'The debit is more than the available balance; nothing was changed');
     if (err instanceof CashoutError) throw new ApprovalError('already_decided', err.message);
     throw err;

@@ -14,6 +14,7 @@ import type { Queryable } from '../db/db.ts';
 import { clearFailures, lockedUntil, normEmail, recordFailure } from '../auth/login-lockout.ts';
 import { dummyPasswordHash, verifyPassword } from '../merchants/secrets.ts';
 import { newTotpSecret, otpauthUri, totpMatchStep } from '../panel/services/totp.ts';
+import { ENROLLING } from './accounts.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
 import type { OperatorRole } from './roles.ts';
 
@@ -53,8 +54,9 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
   const now = ctx.now();
   const until = await lockedUntil(ctx.db, T, email, now);
   if (until) return { ok: false, reason: 'locked', until };
-  const { rows } = await ctx.db.query<{ id: number; password_hash: string }>('SELECT id, password_hash FROM operators WHERE email = $1 AND disabled_at IS NULL', [email]);
+  const { rows } = await ctx.db.query<{ id: number; password_hash: string }>('SELECT id, password_hash FROM operators WHERE email = $1 AND disabled_at IS NULL AND enrolment_hash IS NULL AND password_hash <> $2', [email, ENROLLING]);
   const op = rows[0];
+  // An operator who has not enrolled yet has no password: checked as an unknown e-mail is.
   // An unknown e-mail is checked against a dummy hash: it costs the same time as a wrong password.
   const right = verifyPassword(password.slice(0, 200), op?.password_hash ?? dummyPasswordHash()) && op !== undefined;
   if (!right) {

@@ -1,35 +1,23 @@
 // Operators' lifecycle: disable and enable, a new password by the operator (current password and
-// a TOTP code) or by an admin (a generated one, shown once), and an admin's TOTP reset (the
-// operator enrols a new secret at the next sign-in, src/operators/auth.ts). Who may do it is
+// a TOTP code), and an admin's reset (password and authenticator stop; the operator sets both
+// again through a one-time enrolment link, src/operators/enrolment.ts). Who may do it is
 // checked here, in the action's transaction, and each action is audited in it:
 // - an operator acting must be an active admin (src/operators/roles.ts 'operators'); the CLI at
 //   the machine (the bootstrap token's actor) may too;
 // - nobody acts on themself through these (their own password has changeOwnPassword), and the
 //   last active admin cannot be disabled;
-// - disabling, and every password or TOTP reset, ends the operator's sessions at once.
+// - disabling, and every reset, ends the operator's sessions at once.
 import type { AppContext } from '../config/context.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { clearFailures, lockedUntil, recordFailure } from '../auth/login-lockout.ts';
-import { hashPassword, randomToken, verifyPassword } from '../merchants/secrets.ts';
-import { type Operator, OperatorError, PASSWORD_LENGTH } from './accounts.ts';
+import { hashPassword, type SecretBox, verifyPassword } from '../merchants/secrets.ts';
+import { type EnrolmentLink, issueEnrolment, MAX_PASSWORD, type Operator, OperatorError, passwordProblem } from './accounts.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
 import { acceptCode, type OpsSession } from './auth.ts';
 import { canOps } from './roles.ts';
 import { BOOTSTRAP_TOKEN_ID } from './tokens.ts';
 
-/** The most a chosen password may be (scrypt reads it all). */
-export const MAX_PASSWORD = 200;
-
-/**
- * The password policy, the one of creation: at least as long as a generated password (whose 20
- * random letters and digits are its strength), at most MAX_PASSWORD, and not the current one.
- */
-export function passwordProblem(next: string, current: string): 'short' | 'long' | 'same' | null {
-  if ([...next].length < PASSWORD_LENGTH) return 'short';
-  if (next.length > MAX_PASSWORD) return 'long';
-  if (next === current) return 'same';
-  return null;
-}
+export { MAX_PASSWORD, passwordProblem };
 
 const COLUMNS = 'id, email, role, disabled_at, created_at';
 
@@ -82,31 +70,21 @@ export async function setOperatorDisabled(db: Db, id: number, disabled: boolean,
   });
 }
 
-/** A new generated password for another operator, shown once; their sessions end. */
-export async function resetOperatorPassword(db: Db, id: number, actor: OpsActor, now: Date): Promise<Operator & { password: string }> {
-  const password = randomToken(PASSWORD_LENGTH);
-  return db.tx(async (q) => {
-    await requireAdmin(q, actor);
-    const op = await target(q, actor, id);
-    await q.query('UPDATE operators SET password_hash = $2, password_changed_at = $3 WHERE id = $1', [id, hashPassword(password), now]);
-    await endSessions(q, id);
-    await recordOpsAudit(q, { actor, action: 'operator.password_reset', subject: `operator:${id}`, detail: { email: op.email }, at: now });
-    return { ...op, password };
-  });
-}
-
 /**
- * The operator's TOTP secret stops working; at the next sign-in, after the password, they are
- * shown a new secret and confirm it with a code of it before it takes effect. Their sessions end.
+ * A reset: the operator's password and authenticator stop at once, their sessions end, and a new
+ * one-time enrolment link (replacing any earlier one) is returned for them: they choose a new
+ * password and enrol a new authenticator through it (src/operators/enrolment.ts). The resetter
+ * never learns either; who reset the operator is recorded (four eyes reads it).
  */
-export async function resetOperatorTotp(db: Db, id: number, actor: OpsActor, now: Date): Promise<Operator> {
+export async function resetOperator(db: Db, box: SecretBox, id: number, actor: OpsActor, now: Date): Promise<Operator & { enrolment: EnrolmentLink }> {
   return db.tx(async (q) => {
     await requireAdmin(q, actor);
     const op = await target(q, actor, id);
-    await q.query('UPDATE operators SET totp_reset_at = $2, totp_pending_enc = NULL WHERE id = $1', [id, now]);
+    const enrolment = await issueEnrolment(q, box, op, now);
+    await q.query('UPDATE operators SET last_reset_by = $2, last_reset_at = $3, password_changed_at = $3 WHERE id = $1', [id, actor.kind === 'operator' ? actor.id : null, now]);
     await endSessions(q, id);
-    await recordOpsAudit(q, { actor, action: 'operator.totp_reset', subject: `operator:${id}`, detail: { email: op.email }, at: now });
-    return op;
+    await recordOpsAudit(q, { actor, action: 'operator.reset', subject: `operator:${id}`, detail: { email: op.email, enrolment_expires_at: enrolment.expiresAt.toISOString() }, at: now });
+    return { ...op, enrolment };
   });
 }
 

@@ -1,8 +1,8 @@
 // `caja operator create` and `caja token …` as an operator runs them on a fresh installation:
-// the first admin's password and TOTP secret printed once, then that admin signing in to a real
-// `caja start` on the same data directory with them; a token made by the CLI working against the
+// the first admin's one-time enrolment link printed (no password, no secret), then that admin
+// enrolling through it and signing in to a real `caja start` on the same data directory; a token made by the CLI working against the
 // admin API within its scopes, rotated (the old one stops), the CLI's refusals, and operators'
-// lifecycle (password and TOTP resets, disable and enable).
+// lifecycle (a reset to a new enrolment link, disable and enable).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -32,7 +32,7 @@ async function caja(args: string[]): Promise<{ code: number; stdout: string; std
 }
 
 describe('caja operator and token commands', () => {
-  let first: { id: number; email: string; role: string; password: string; totp_secret: string; otpauth_uri: string };
+  let first: { id: number; email: string; role: string; enrolment_link: string; expires_at: string };
   let token: { id: number; token: string };
   let server: ChildProcess | undefined;
   const base = `http://127.0.0.1:${PORT}`;
@@ -70,23 +70,37 @@ describe('caja operator and token commands', () => {
     });
   }
 
-  test('the first operator: shown once, with a working password and TOTP secret', async () => {
+  /** Enrols through a link printed by the CLI (its path, on this server): the password chosen, the secret shown, its code. */
+  async function enrol(link: string, password: string): Promise<string> {
+    const path = new URL(link).pathname;
+    const c = new OpsClient(base);
+    const page = await c.get(path);
+    assert.equal(page.status, 200, page.html.slice(0, 300));
+    const secret = /<dd class="secret">([A-Z2-7]{32})<\/dd>/.exec(page.html)![1]!;
+    const done = await c.request('POST', path, new URLSearchParams({ password, again: password, code: totpCode(secret, new Date()) }));
+    assert.equal(done.url, '/ops/login', done.html.slice(0, 300));
+    return secret;
+  }
+
+  test('the first operator: a one-time enrolment link, no password nor secret; enrolled through it, they sign in', async () => {
     assert.equal(first.email, 'root@ops.example');
     assert.equal(first.role, 'admin');
-    assert.match(first.password, /^[A-Za-z0-9]{20}$/);
-    assert.match(first.totp_secret, /^[A-Z2-7]{32}$/);
-    assert.ok(first.otpauth_uri.startsWith('otpauth://totp/Caja%3Aroot%40ops.example?secret='));
+    assert.match(first.enrolment_link, /\/ops\/enrol\/[\w-]{43}$/);
+    assert.deepEqual(Object.keys(first).sort(), ['email', 'enrolment_link', 'expires_at', 'id', 'role'], 'nothing secret but the link is printed');
+    assert.ok(Date.parse(first.expires_at) > Date.now() + 71 * 3_600_000);
     await start();
+    const password = 'the first admin chose this one';
+    const secret = await enrol(first.enrolment_link, password);
+    assert.equal((await new OpsClient(base).get(new URL(first.enrolment_link).pathname)).status, 404, 'the link works once');
     const c = new OpsClient(base);
-    await c.request('POST', '/ops/login', new URLSearchParams({ email: first.email, password: first.password }));
-    const page = await c.submit('/ops/login/code', '/ops/login/code', { code: totpCode(first.totp_secret, new Date()) });
+    await c.request('POST', '/ops/login', new URLSearchParams({ email: first.email, password }));
+    // The enrolment used this step's code; the next step's is accepted (one step either side).
+    const page = await c.submit('/ops/login/code', '/ops/login/code', { code: totpCode(secret, new Date(), 1) });
     assert.equal(page.url, '/ops/merchants');
     assert.equal(page.status, 200);
     await stop();
-    // Listed, never shown again.
     const list = await caja(['operator', 'list']);
-    assert.match(list.stdout, /root@ops\.example\tadmin/);
-    assert.doesNotMatch(list.stdout, new RegExp(first.password));
+    assert.match(list.stdout, /root@ops\.example\tadmin\n/);
   });
 
   test('the same e-mail twice, or an unknown role: refused with the reason', async () => {
@@ -120,15 +134,15 @@ describe('caja operator and token commands', () => {
     await start();
     assert.equal((await call(fresh, 'GET', '/admin/exchange_rates')).status, 401);
   });
-  test('lifecycle: a reset password and TOTP (enrolled at sign-in), disable and enable, never the last active admin', async () => {
+  test('lifecycle: a reset (a new enrolment link; the old password stops), disable and enable, never the last active admin', async () => {
     await stop();
     const made = JSON.parse((await caja(['operator', 'create', '--email', 'ana@ops.example', '--role', 'finance', '--json'])).stdout);
-    const reset = await caja(['operator', 'reset-password', '--email', 'ana@ops.example', '--json']);
+    assert.match((await caja(['operator', 'list'])).stdout, /ana@ops\.example\tfinance\tenrolling/);
+    const reset = await caja(['operator', 'reset', '--email', 'ana@ops.example', '--json']);
     assert.equal(reset.code, 0, reset.stderr);
-    const password = JSON.parse(reset.stdout).password as string;
-    assert.match(password, /^[A-Za-z0-9]{20}$/);
-    assert.notEqual(password, made.password);
-    assert.equal((await caja(['operator', 'reset-totp', '--email', 'ana@ops.example'])).code, 0);
+    const link = JSON.parse(reset.stdout).enrolment_link as string;
+    assert.notEqual(link, made.enrolment_link);
+    assert.doesNotMatch(reset.stdout, /password|secret/);
     const lastAdmin = await caja(['operator', 'disable', '--email', 'root@ops.example']);
     assert.equal(lastAdmin.code, 1);
     assert.match(lastAdmin.stderr, /the last active admin cannot be disabled/);
@@ -137,13 +151,13 @@ describe('caja operator and token commands', () => {
     assert.equal((await caja(['operator', 'disable', '--email', 'bo@ops.example'])).code, 0);
     assert.match((await caja(['operator', 'list'])).stdout, /bo@ops\.example\tsupport\tdisabled/);
     await start();
+    // The creation's link was replaced by the reset's.
+    assert.equal((await new OpsClient(base).get(new URL(made.enrolment_link).pathname)).status, 404);
+    const password = 'ana chose this passphrase';
+    const secret = await enrol(link, password);
     const c = new OpsClient(base);
-    assert.equal((await c.request('POST', '/ops/login', new URLSearchParams({ email: 'ana@ops.example', password: made.password }))).status, 401);
-    const enrol = await c.request('POST', '/ops/login', new URLSearchParams({ email: 'ana@ops.example', password }));
-    const secret = /<dd class="secret">([A-Z2-7]{32})<\/dd>/.exec(enrol.html)?.[1];
-    assert.ok(secret, 'the new secret is shown at sign-in');
-    const csrf = /name="csrf" value="([^"]+)"/.exec(enrol.html)![1]!;
-    const page = await c.request('POST', '/ops/login/code', new URLSearchParams({ csrf, code: totpCode(secret, new Date()) }));
+    await c.request('POST', '/ops/login', new URLSearchParams({ email: 'ana@ops.example', password }));
+    const page = await c.submit('/ops/login/code', '/ops/login/code', { code: totpCode(secret, new Date(), 1) });
     assert.equal(page.url, '/ops/merchants');
     const bo = await new OpsClient(base).request('POST', '/ops/login', new URLSearchParams({ email: 'bo@ops.example', password: 'whatever' }));
     assert.equal(bo.status, 401);

@@ -131,7 +131,8 @@ for (const backend of backends()) {
       const adj = await s.ctx.db.query(`SELECT count(*)::int AS n FROM balance_adjustments WHERE actor = $1`, [`four-eyes:${id}`]);
       assert.equal(adj.rows[0].n, 1);
       const audit = await s.ctx.db.query(`SELECT action FROM operator_audit WHERE subject = $1 ORDER BY id`, [`approval:${id}`]);
-      assert.deepEqual(audit.rows.map((r) => r.action), ['approval.requested.balance_adjustment', 'approval.approved.balance_adjustment']);
+      // The requester's refused attempt is recorded too.
+      assert.deepEqual(audit.rows.map((r) => r.action), ['approval.requested.balance_adjustment', 'approval.refused', 'approval.approved.balance_adjustment']);
     });
 
     test('four eyes race: two operators approve the same request at once (service calls, then HTTP posts); it applies once', async () => {

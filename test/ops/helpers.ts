@@ -1,7 +1,11 @@
 // The operator console without a browser: operators made through the service (as `caja operator
-// create` does), and a person signing in with e-mail, password and the current TOTP code.
+// create` does) and enrolled through their one-time link by the service the link's page calls
+// (a chosen password, the secret shown, its code), and a person signing in with e-mail, password
+// and the current TOTP code.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { createOperator } from '../../src/operators/accounts.ts';
+import { completeEnrolment, openEnrolment } from '../../src/operators/enrolment.ts';
 import type { OperatorRole } from '../../src/operators/roles.ts';
 import { totpCode, totpStep } from '../../src/panel/services/totp.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -22,7 +26,13 @@ let seq = 0;
 
 export async function makeOperator(s: TestServer, role: OperatorRole, name: string = role): Promise<TestOperator> {
   const op = await createOperator(s.ctx.db, s.ctx.box, `${name}-${process.pid}-${++seq}@ops.example`, role, null, s.ctx.now());
-  return { id: op.id, email: op.email, role, password: op.password, secret: op.totpSecret, lastStep: -1 };
+  const opened = await openEnrolment(s.ctx, op.enrolment.token);
+  assert.ok(opened.ok, 'the new enrolment link opens');
+  const password = randomBytes(15).toString('base64url');
+  const made: TestOperator = { id: op.id, email: op.email, role, password, secret: opened.secret, lastStep: -1 };
+  const done = await completeEnrolment(s.ctx, op.enrolment.token, password, password, nextCode(s, made));
+  assert.ok(done.ok, `enrolled: ${JSON.stringify(done)}`);
+  return made;
 }
 
 /**

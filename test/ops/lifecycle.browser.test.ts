@@ -1,15 +1,15 @@
 // Operators' lifecycle in a real browser (Debian's Chromium through playwright-core): an admin
-// disables and enables an operator, resets one's password (shown once) and another's
-// authenticator; that operator, at the next sign-in, is shown a new secret and confirms it with a
-// code; an operator changes their own password on My account (a wrong code first); phone-sized
-// in Spanish and Portuguese. Every page is checked with axe-core (no serious or critical
+// disables and enables an operator, makes one and resets another (each time shown a one-time
+// enrolment link, never a secret); the operator opens the link on a phone, in Portuguese, chooses
+// a password, adds the secret shown and confirms it with a code, then signs in; an operator
+// changes their own password on My account (a wrong code first); phone-sized in Spanish and
+// Portuguese. Every page is checked with axe-core (no serious or critical
 // violation), for CSP reports, and screenshotted under test/artifacts/ops-lifecycle-*.png.
 // Without Chromium the suite is skipped, saying why.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { totpCode } from '../../src/panel/services/totp.ts';
 import { makeOperator, nextCode, signInInBrowser, type TestOperator } from './helpers.ts';
 import { browserHarness, skipWithoutChromium } from '../helpers/browser.ts';
 
@@ -33,7 +33,7 @@ describe('operators\' lifecycle in Chromium', { skip: skipWithoutChromium }, () 
 
   const row = (p: Page, op: TestOperator) => p.locator(`tr:has(td:text-is("${op.email}"))`);
 
-  test('an admin disables and enables an operator, resets a password (shown once) and an authenticator', async () => {
+  test('an admin disables and enables an operator, makes one and resets another: a link each time; the operator enrols through it', async () => {
     const fin = await makeOperator(s, 'finance', 'fin');
     const sup = await makeOperator(s, 'support', 'sup');
     const p = await browser();
@@ -48,39 +48,44 @@ describe('operators\' lifecycle in Chromium', { skip: skipWithoutChromium }, () 
     await checkPage(p, '02-disabled');
     await row(p, fin).locator('button:has-text("Enable")').click();
     await p.waitForSelector('[role=status]');
-    await row(p, fin).locator('button:has-text("Reset password")').click();
-    await p.waitForSelector('dd.secret');
-    const password = (await p.locator('dd.secret').textContent())!.trim();
-    assert.match(password, /^[A-Za-z0-9]{20}$/);
-    await checkPage(p, '03-password-reset');
-    fin.password = password;
-    await row(p, sup).locator('button:has-text("Reset authenticator")').click();
+    // Made: the link, no secret.
+    await p.click('summary:has-text("Create an operator")');
+    await p.fill('#f-email', `made-${process.pid}@ops.example`);
+    await p.click('form[action="/ops/operators"] button');
     await p.waitForSelector('[role=status]');
-    assert.match(await row(p, sup).textContent() ?? '', /authenticator to enrol/);
-    await checkPage(p, '04-totp-reset');
+    assert.match(await p.locator('p.secret a').textContent() ?? '', /\/ops\/enrol\/[\w-]{43}$/);
+    assert.equal(await p.locator('dd.secret').count(), 0, 'no password nor secret is shown');
+    await checkPage(p, '03-made-link');
+    await row(p, sup).locator('button:has-text("Reset")').click();
+    await p.waitForSelector('p.secret a');
+    const link = (await p.locator('p.secret a').textContent())!.trim();
+    assert.equal(await p.locator('dd.secret').count(), 0, 'no password nor secret is shown');
+    assert.match(await row(p, sup).textContent() ?? '', /waiting for enrolment/);
+    await checkPage(p, '04-reset-link');
     await p.goto(`${s.url}/ops/operators`);
-    assert.equal(await p.locator('dd.secret').count(), 0, 'the password is never shown again');
+    assert.equal(await p.locator('p.secret').count(), 0, 'the link is never shown again');
 
     const finBrowser = await browser();
     await signIn(finBrowser, fin);
 
-    // The operator whose authenticator was reset: a new secret at sign-in, confirmed by its code.
+    // The operator reset: the link on a phone, in Portuguese; a password of their own, the secret shown, its code.
     const e = await browser({ locale: 'pt-BR', viewport: { width: 375, height: 740 } });
-    await e.goto(`${s.url}/ops/login`);
-    await e.fill('#f-email', sup.email);
-    await e.fill('#f-password', sup.password);
-    await e.click('button.wide');
-    await e.waitForURL(`${s.url}/ops/login/code`);
-    assert.equal(await e.locator('h1').textContent(), 'Configure seu autenticador');
+    await e.goto(`${s.url}${new URL(link).pathname}`);
+    assert.equal(await e.locator('h1').textContent(), 'Configure sua conta de operador');
     const secret = (await e.locator('dd.secret').first().textContent())!.trim();
     assert.match(secret, /^[A-Z2-7]{32}$/);
     const width = await e.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(width <= 380, `no sideways scroll on a phone: ${width}px`);
     await checkPage(e, '05-phone-pt-enrol');
-    // This operator never signed in: no code of theirs was used yet.
-    await e.fill('#f-code', totpCode(secret, s.ctx.now()));
+    sup.password = 'a passphrase sup chose';
+    sup.secret = secret;
+    sup.lastStep = -1;
+    await e.fill('#f-password', sup.password);
+    await e.fill('#f-again', sup.password);
+    await e.fill('#f-code', nextCode(s, sup));
     await e.click('button.wide');
-    await e.waitForURL(`${s.url}/ops/merchants`);
+    await e.waitForURL(`${s.url}/ops/login`);
+    await signIn(e, sup);
   });
 
   test('my account: a wrong code is refused, then the password changes', async () => {

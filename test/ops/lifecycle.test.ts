@@ -2,13 +2,14 @@
 // operator (their session ends at once, they cannot sign in) and enables them again; the last
 // active admin cannot be disabled, nor an admin act on themself, and two admins disabling each
 // other at once end with one of them; an operator changes their own password (current password
-// and a code); an admin resets another's password (shown once) and TOTP (a new secret enrolled
-// and confirmed at the next sign-in). Each action is in the audit log, written by its transaction.
+// and a code); an admin resets another (a new enrolment link, never a secret: the operator sets
+// both again, test/ops/enrolment.test.ts); a TOTP reset left from before enrolment links is still
+// enrolled at the next sign-in. Each action is in the audit log, written by its transaction.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { OperatorError } from '../../src/operators/accounts.ts';
-import { passwordProblem, resetOperatorTotp, setOperatorDisabled } from '../../src/operators/lifecycle.ts';
+import { passwordProblem, resetOperator, setOperatorDisabled } from '../../src/operators/lifecycle.ts';
 import { totpCode } from '../../src/panel/services/totp.ts';
 import { makeOperator, nextCode, OpsClient, signedIn, type TestOperator } from './helpers.ts';
 
@@ -86,7 +87,12 @@ for (const backend of backends()) {
       // root and second stay active: without the lock each would see the other as a remaining admin.
       const [ca, cb] = [await signedIn(s, a), await signedIn(s, b)];
       // The loser is refused (no longer an admin) or finds its session already ended.
-      const [pa, pb] = await Promise.all([post(ca, `/ops/operators/${b.id}/disable`), post(cb, `/ops/operators/${a.id}/disable`)]);
+      // Both forms read first, then both posts at once (a form read after the other's post finds its session ended).
+      const [fa, fb] = await Promise.all([ca, cb].map(async (c) => /name="csrf" value="([^"]+)"/.exec((await c.get('/ops/operators')).html)![1]!));
+      const [pa, pb] = await Promise.all([
+        ca.request('POST', `/ops/operators/${b.id}/disable`, new URLSearchParams({ csrf: fa! })),
+        cb.request('POST', `/ops/operators/${a.id}/disable`, new URLSearchParams({ csrf: fb! })),
+      ]);
       const { rows } = await s.ctx.db.query<{ id: number; disabled_at: Date | null }>('SELECT id, disabled_at FROM operators WHERE id = ANY($1)', [[a.id, b.id]]);
       assert.equal(rows.filter((r) => r.disabled_at).length, 1, `${pa.status} ${pb.status}`);
       assert.equal((await audit('operator.disabled', a.id)).length + (await audit('operator.disabled', b.id)).length, 1);
@@ -120,29 +126,27 @@ for (const backend of backends()) {
       assert.deepEqual((await audit('operator.password_changed', op.id)).map((r) => r.actor), [op.email]);
     });
 
-    test('an admin resets a password: shown once, the operator\'s sessions end, the new one signs in', async () => {
+    test('an admin resets an operator: a new enrolment link, never a secret; the CLI\'s reset is the same service', async () => {
       const op = await makeOperator(s, 'risk', 'reset');
       const theirs = await signedIn(s, op);
-      const page = await post(await signedIn(s, root), `/ops/operators/${op.id}/reset-password`);
+      const page = await post(await signedIn(s, root), `/ops/operators/${op.id}/reset`);
       assert.equal(page.status, 200);
-      const password = /<dd class="secret">([A-Za-z0-9]{20})<\/dd>/.exec(page.html)?.[1];
-      assert.ok(password, 'the new password is shown');
+      assert.match(page.html, /\/ops\/enrol\/[\w-]{43}/, 'the link is shown');
+      assert.doesNotMatch(page.html, /<dd class="secret">/, 'no password nor secret is shown');
       assert.equal((await theirs.get('/ops/merchants')).url, '/ops/login');
       assert.equal((await new OpsClient(s.url).request('POST', '/ops/login', new URLSearchParams({ email: op.email, password: op.password }))).status, 401);
-      op.password = password;
-      await signedIn(s, op);
       const list = await (await signedIn(s, root)).get('/ops/operators');
-      assert.doesNotMatch(list.html, new RegExp(password), 'never shown again');
-      assert.equal((await audit('operator.password_reset', op.id)).length, 1);
+      assert.match(list.html, /waiting for enrolment/);
+      const cli = await resetOperator(s.ctx.db, s.ctx.box, op.id, CLI, s.ctx.now());
+      assert.match(cli.enrolment.path, /^\/ops\/enrol\/[\w-]{43}$/);
+      assert.deepEqual((await audit('operator.reset', op.id)).map((r) => [r.actor, r.token_id]), [[root.email, null], ['token:cli', 0]]);
+      const row = (await s.ctx.db.query('SELECT last_reset_by FROM operators WHERE id = $1', [op.id])).rows[0];
+      assert.equal(row.last_reset_by, null, 'the CLI is no operator: the last reset is no longer root\'s');
     });
 
-    test('an admin resets a TOTP: the old secret stops, a new one is shown once at sign-in and confirmed by its code', async () => {
+    test('a TOTP reset from before enrolment links (totp_reset_at set): a new secret is shown once at sign-in and confirmed by its code', async () => {
       const op = await makeOperator(s, 'support', 'totp');
-      const theirs = await signedIn(s, op);
-      const page = await post(await signedIn(s, root), `/ops/operators/${op.id}/reset-totp`);
-      assert.equal(page.status, 200);
-      assert.match(page.html, /enrols a new authenticator secret/);
-      assert.equal((await theirs.get('/ops/merchants')).url, '/ops/login');
+      await s.ctx.db.query('UPDATE operators SET totp_reset_at = now() WHERE id = $1', [op.id]);
 
       const c = new OpsClient(s.url);
       const first = await c.request('POST', '/ops/login', new URLSearchParams({ email: op.email, password: op.password }));
@@ -168,11 +172,7 @@ for (const backend of backends()) {
       assert.equal(ok.url, '/ops/merchants', ok.html.slice(0, 500));
       // From now on the new secret is the one: a normal code step at the next sign-in.
       await signedIn(s, op);
-      assert.equal((await audit('operator.totp_reset', op.id)).length, 1);
       assert.deepEqual((await audit('operator.totp_enrolled', op.id)).map((r) => r.actor), [op.email]);
-      // The CLI's reset is the same service.
-      await resetOperatorTotp(s.ctx.db, op.id, CLI, s.ctx.now());
-      assert.deepEqual((await audit('operator.totp_reset', op.id)).map((r) => [r.actor, r.token_id]), [[root.email, null], ['token:cli', 0]]);
     });
   });
 }

@@ -44,6 +44,10 @@ test('page URLs are logged without their token', () => {
   assert.equal(redactUrl('http://h//Checkout/abc/card?x=1'), '/checkout/[token]/card?[query]');
   assert.equal(redactUrl('/pay/abc%E0%A4%A'), '[unreadable request target]');
   assert.equal(redactUrl('/pay'), '/pay');
+  // An operator's enrolment link is a credential too.
+  assert.equal(redactUrl('/ops/enrol/abcDEF123_-xyz'), '/ops/enrol/[token]');
+  assert.equal(redactUrl('/ops//Enrol/abcDEF123'), '/ops/enrol/[token]');
+  assert.equal(redactUrl('/ops/enrol'), '/ops/enrol');
 });
 
 test('request logging of a real server carries no page token', async () => {

@@ -1,17 +1,18 @@
 // The console's routes for operators' lifecycle (src/operators/lifecycle.ts), registered by
 // registerOps with its gate: admins disable, enable and reset other operators on the Operators
-// page; every operator changes their own password on My account. Who may act is checked again by
+// page (a reset shows the admin a one-time enrolment link, never a secret); every operator changes
+// their own password on My account. Who may act is checked again by
 // the service, in the action's transaction; every form carries the CSRF token (the gate checks it).
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { parseId } from '../../domain/ids.ts';
 import { OperatorError, PASSWORD_LENGTH } from '../../operators/accounts.ts';
 import { actorOf } from '../../operators/auth.ts';
-import { changeOwnPassword, MAX_PASSWORD, resetOperatorPassword, resetOperatorTotp, setOperatorDisabled } from '../../operators/lifecycle.ts';
+import { changeOwnPassword, MAX_PASSWORD, resetOperator, setOperatorDisabled } from '../../operators/lifecycle.ts';
 import type { OpsAction } from '../../operators/roles.ts';
 import { fillText } from '../view-helpers.ts';
 import type { OpsStrings } from './i18n.ts';
-import { accountPage, passwordResetCard } from './lifecycle-views.ts';
+import { accountPage, enrolmentLinkCard, untilText } from './lifecycle-views.ts';
 import type { Ctx, OpsRouteHandler, Result } from './routes.ts';
 import type { operatorsPage, Page } from './views.ts';
 
@@ -37,16 +38,14 @@ export function registerOperatorLifecycle(app: FastifyInstance, ctx: AppContext,
   app.post('/ops/operators/:id/:what', kit.opsRoute('operators', async (c) => {
     const id = parseId(c.params.id);
     const what = c.params.what;
-    if (id === null || !['disable', 'enable', 'reset-password', 'reset-totp'].includes(what!)) return kit.operatorsView(c, { error: c.f.t.operatorNotFound }, 404);
+    if (id === null || !['disable', 'enable', 'reset'].includes(what!)) return kit.operatorsView(c, { error: c.f.t.operatorNotFound }, 404);
     const actor = actorOf(c.s);
     try {
-      if (what === 'reset-password') {
-        const op = await resetOperatorPassword(ctx.db, id, actor, ctx.now());
-        return kit.operatorsView(c, { lifecycle: passwordResetCard(c.f.t, op.email, op.password) });
-      }
-      if (what === 'reset-totp') {
-        const op = await resetOperatorTotp(ctx.db, id, actor, ctx.now());
-        return kit.operatorsView(c, { notice: fillText(c.f.t.totpResetDone, { email: op.email }) });
+      if (what === 'reset') {
+        // The admin is given a one-time enrolment link for the operator, never a password nor a secret.
+        const op = await resetOperator(ctx.db, ctx.box, id, actor, ctx.now());
+        const text = fillText(c.f.t.resetLink, { email: op.email, until: untilText(op.enrolment.expiresAt) });
+        return kit.operatorsView(c, { lifecycle: enrolmentLinkCard(text, `${ctx.config.publicBaseUrl}${op.enrolment.path}`) });
       }
       const op = await setOperatorDisabled(ctx.db, id, what === 'disable', actor, ctx.now());
       return kit.operatorsView(c, { notice: fillText(what === 'disable' ? c.f.t.operatorDisabled : c.f.t.operatorEnabled, { email: op.email }) });

@@ -9,9 +9,10 @@ import { field } from '../../panel/views/pages.ts';
 import type { OpsStrings } from './i18n.ts';
 import { alert, bare, type BareFrame, button, frame, type Frame, notice, type Page } from './views.ts';
 
-/** Disabled, or waiting to enrol a reset authenticator. */
-export function operatorState(t: OpsStrings, o: Operator): string {
-  return [o.disabled_at ? t.disabled : '', o.totp_reset_at ? t.totpPending : ''].filter(Boolean).join(', ');
+/** Disabled, waiting to enrol through their link (or its link expired), or to enrol a reset authenticator. */
+export function operatorState(t: OpsStrings, o: Operator, now: Date): string {
+  const enrolment = o.enrolment_expires_at ? (o.enrolment_expires_at.getTime() > now.getTime() ? t.enrolPending : t.enrolExpired) : '';
+  return [o.disabled_at ? t.disabled : '', enrolment, o.totp_reset_at ? t.totpPending : ''].filter(Boolean).join(', ');
 }
 
 /** An admin's buttons for another operator; none for oneself (My account has one's own password). */
@@ -19,12 +20,35 @@ export function operatorActions(f: Frame, o: Operator): SafeHtml | string {
   if (o.id === f.operatorId) return '';
   const t = f.t;
   const base = `/ops/operators/${o.id}`;
-  return html`<div class="stack">${o.disabled_at ? button(f, `${base}/enable`, t.enable) : button(f, `${base}/disable`, t.disable, 'danger')}${button(f, `${base}/reset-password`, t.resetPassword)}${button(f, `${base}/reset-totp`, t.resetTotp)}</div>`;
+  return html`<div class="stack">${o.disabled_at ? button(f, `${base}/enable`, t.enable) : button(f, `${base}/disable`, t.disable, 'danger')}${button(f, `${base}/reset`, t.resetOperator)}</div>`;
 }
 
-/** The new password an admin set for another operator, shown once. */
-export function passwordResetCard(t: OpsStrings, email: string, password: string): SafeHtml {
-  return html`<div class="card"><p class="ok" role="status">${fillText(t.passwordResetOnce, { email })}</p><dl><dt>${t.password}</dt><dd class="secret">${password}</dd></dl></div>`;
+/** When a link stops working, as the console writes times. */
+export const untilText = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/**
+ * The one-time enrolment link of an operator just made or reset, for the admin to hand over: the
+ * only thing the admin is shown (never a password nor an authenticator secret).
+ */
+export function enrolmentLinkCard(text: string, link: string): SafeHtml {
+  return html`<div class="card"><p class="ok" role="status">${text}</p><p class="secret"><a href="${link}">${link}</a></p></div>`;
+}
+
+/**
+ * The page of an enrolment link (/ops/enrol/<token>): a new authenticator secret shown this once,
+ * the password chosen twice, and a code of the secret. A refused link says why, and shows nothing.
+ */
+export function enrolLinkPage(b: BareFrame, v: { action: string; opened?: { email: string; role: string; until: string; secret: string; uri: string }; error?: string; status?: number }): Page {
+  const t = b.t;
+  if (!v.opened) return bare(b, t.enrolLinkTitle, html`${alert(v.error)}<p><a href="/ops/login">${t.signInTitle}</a></p>`, v.status);
+  const o = v.opened;
+  return bare(b, t.enrolLinkTitle, html`${alert(v.error)}<p>${fillText(t.enrolLinkIntro, { email: o.email, role: o.role, until: o.until })}</p>
+<dl><dt>${t.totpSecret}</dt><dd class="secret">${o.secret}</dd><dt>otpauth</dt><dd class="secret">${o.uri}</dd></dl>
+<form method="post" action="${v.action}">
+${field('password', t.newPassword, '', { type: 'password', required: true, autocomplete: 'new-password', hint: fillText(t.newPasswordHint, { min: PASSWORD_LENGTH }) })}
+${field('again', t.repeatPassword, '', { type: 'password', required: true, autocomplete: 'new-password' })}
+${field('code', t.code, '', { required: true, autocomplete: 'one-time-code', inputmode: 'numeric', hint: t.codeHint })}
+<button class="button wide">${t.enrolLinkSubmit}</button></form>`, v.status);
 }
 
 export function accountPage(f: Frame, v: { notice?: string; error?: string; status?: number }): Page {

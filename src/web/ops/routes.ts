@@ -19,7 +19,8 @@ import { setMerchantLimit } from '../../operators/limits.ts';
 import { merchantBalances } from '../../ledger/ledger.ts';
 import { allConnectorViews } from '../../connectors/store.ts';
 import { CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, rotateCredentials, updateMerchant } from '../../merchants/merchants.ts';
-import { createOperator, listOperators, OperatorError } from '../../operators/accounts.ts';
+import { createOperator, listOperators, MAX_PASSWORD, OperatorError, PASSWORD_LENGTH } from '../../operators/accounts.ts';
+import { completeEnrolment, openEnrolment } from '../../operators/enrolment.ts';
 import { ApprovalError, decide, heldCashouts, listApprovals, requestAdjustment, requestCashoutRelease } from '../../operators/approvals.ts';
 import { listOpsAudit } from '../../operators/audit.ts';
 import { ABSOLUTE_HOURS, actorOf, beginTotpEnrolment, completeMfa, loadSession, type OpsSession, signIn, signOut } from '../../operators/auth.ts';
@@ -39,7 +40,8 @@ import * as V from './views.ts';
 import { registerOpsConnectorSettings } from './connector-settings.ts';
 import { registerOpsFees } from './fees.ts';
 import { registerOpsStatements, resolveFromConsole } from './statements.ts';
-import { enrolPage } from './lifecycle-views.ts';
+import { enrolLinkPage, enrolPage, untilText } from './lifecycle-views.ts';
+import { fillText } from '../view-helpers.ts';
 import { registerOperatorLifecycle } from './lifecycle-routes.ts';
 
 const COOKIE = 'caja_ops';
@@ -166,6 +168,39 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
     if (!token) return render(reply, b.lang, V.codePage(b, { csrf: s.csrf, error: b.t.invalidCode, status: 401 }));
     sessionCookie(reply, token);
     return reply.redirect('/ops', 303);
+  });
+
+  // An enrolment link (src/operators/enrolment.ts): no session; the link's token is the credential
+  // (its path is redacted from request logs). Each opening shows a new authenticator secret once.
+  const enrolView = async (b: V.BareFrame, token: string, error?: string, status?: number) => {
+    const o = await openEnrolment(ctx, token);
+    if (!o.ok) return enrolLinkPage(b, { action: '', error: o.reason === 'expired' ? b.t.enrolLinkExpired : b.t.enrolLinkUnknown, status: o.reason === 'expired' ? 410 : 404 });
+    const until = untilText(o.expiresAt);
+    return enrolLinkPage(b, { action: `/ops/enrol/${token}`, opened: { email: o.operator.email, role: b.t[`role${o.operator.role}`], until, secret: o.secret, uri: o.uri }, error, status });
+  };
+
+  app.get('/ops/enrol/:token', async (request, reply) => {
+    const b = bareOf(request, reply);
+    return render(reply, b.lang, await enrolView(b, (request.params as { token: string }).token));
+  });
+
+  app.post('/ops/enrol/:token', async (request, reply) => {
+    const b = bareOf(request, reply);
+    if (!sameOrigin(ctx, request)) return render(reply, b.lang, V.messagePage(b, b.t.csrfTitle, b.t.csrf, 403));
+    const token = (request.params as { token: string }).token;
+    const body = (request.body ?? {}) as Body;
+    const str = (k: string) => (typeof body[k] === 'string' ? body[k]! : '');
+    const r = await completeEnrolment(ctx, token, str('password'), str('again'), text(body.code, 20));
+    if (r.ok) return reply.redirect('/ops/login', 303);
+    const t = b.t;
+    if (r.reason === 'unknown' || r.reason === 'expired') return render(reply, b.lang, await enrolView(b, token));
+    const [error, status] = ({
+      mismatch: [t.passwordMismatch, 400],
+      short: [fillText(t.passwordShort, { min: PASSWORD_LENGTH }), 400],
+      long: [fillText(t.passwordLong, { max: MAX_PASSWORD }), 400],
+      code: [t.enrolLinkCode, 401],
+    } as const)[r.reason];
+    return render(reply, b.lang, await enrolView(b, token, error, status));
   });
 
   app.post('/ops/logout', opsRoute('view', async (c) => {
@@ -424,7 +459,8 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
     if (!isOperatorRole(role)) return operatorsView(c, { error: `${c.f.t.role}: ?` }, 400);
     try {
       const op = await createOperator(ctx.db, ctx.box, text(c.body.email, 320), role, actorOf(c.s), ctx.now());
-      return operatorsView(c, { made: { email: op.email, password: op.password, totpSecret: op.totpSecret, uri: op.otpauthUri } });
+      // The creator is given a one-time enrolment link, never the password nor the authenticator secret.
+      return operatorsView(c, { made: { email: op.email, link: `${ctx.config.publicBaseUrl}${op.enrolment.path}`, until: op.enrolment.expiresAt } });
     } catch (err) {
       if (!(err instanceof OperatorError)) throw err;
       return operatorsView(c, { error: err.message }, 400);

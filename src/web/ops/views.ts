@@ -19,7 +19,7 @@ import { feesCard } from './fees.ts';
 import { FORM_CSS } from './form-bits.ts';
 import { connectorLinks } from './connector-settings.ts';
 import { batchForm, uploadForm } from './statements.ts';
-import { operatorActions, operatorState } from './lifecycle-views.ts';
+import { enrolmentLinkCard, operatorActions, operatorState, untilText } from './lifecycle-views.ts';
 
 export const OPS_CSS = html`${PANEL_CSS}${FORM_CSS}`;
 
@@ -251,13 +251,11 @@ ${v.next ? html`<nav class="pager" aria-label="${t.older}"><a href="/ops/audit?b
 
 // ---------------------------------------------------------------- operators and tokens
 
-export function operatorsPage(f: Frame, v: { operators: Operator[]; tokens: TokenView[]; made?: { email: string; password: string; totpSecret: string; uri: string }; token?: string; error?: string; notice?: string; lifecycle?: SafeHtml }): Page {
+export function operatorsPage(f: Frame, v: { operators: Operator[]; tokens: TokenView[]; made?: { email: string; link: string; until: Date }; token?: string; error?: string; notice?: string; lifecycle?: SafeHtml }): Page {
   const t = f.t;
-  const made = v.made
-    ? html`<div class="card"><p class="ok" role="status">${fillText(t.operatorOnce, { email: v.made.email })}</p><dl><dt>${t.password}</dt><dd class="secret">${v.made.password}</dd><dt>${t.totpSecret}</dt><dd class="secret">${v.made.totpSecret}</dd><dt>otpauth</dt><dd class="secret">${v.made.uri}</dd></dl></div>`
-    : '';
+  const made = v.made ? enrolmentLinkCard(fillText(t.operatorLink, { email: v.made.email, until: untilText(v.made.until) }), v.made.link) : '';
   const token = v.token ? html`<div class="card"><p class="ok" role="status">${t.tokenOnce}</p><p class="secret">${v.token}</p></div>` : '';
-  const ops = v.operators.map((o) => [o.id, o.email, roleName(t, o.role), operatorState(t, o), when(o.created_at), operatorActions(f, o)]);
+  const ops = v.operators.map((o) => [o.id, o.email, roleName(t, o.role), operatorState(t, o, new Date()), when(o.created_at), operatorActions(f, o)]);
   const tokens = v.tokens.map((x) => [x.id, x.name, x.scopes.join(', '), when(x.created_at), x.revoked_at ? t.revoked : html`<div class="stack">${button(f, `/ops/tokens/${x.id}/rotate`, fillText(t.rotate, { set: x.name }))}${button(f, `/ops/tokens/${x.id}/revoke`, t.revoke, 'danger')}</div>`]);
   return frame(f, '/ops/operators', t.navOperators, html`${alert(v.error)}${notice(v.notice)}${made}${token}${v.lifecycle ?? ''}
 <h2>${t.operators}</h2>${table(t.operators, [t.id, t.email, t.role, t.status, t.created, t.action], ops, [0])}
