@@ -136,7 +136,7 @@ export function v3RefundError(err: unknown): never {
     if (err.kind === 'amount') throw v3Errors.invalidAmountToRefund(err.message);
     if (err.kind === 'insufficient_funds') throw v3Errors.insufficientFunds(err.message);
     if (err.kind === 'idempotency_key_used') throw v3Errors.idempotencyKeyUsed();
-    if (err.kind === 'no_card_connector') throw v3Errors.featureDisabled(err.message);
+    if (err.kind === 'no_card_connector' || err.kind === 'no_refund_route') throw v3Errors.featureDisabled(err.message);
     if (err.kind === 'bank_account') throw v3Errors.validation(err.fields.map((f) => `bank_account.${f.field}: ${f.reason}`));
     throw v3Errors.validation([`deposit_id: ${err.message}`]);
   }
