@@ -199,6 +199,15 @@ export async function hintConnectorRefund(ctx: AppContext, connector: string, re
   );
   for (const r of rows) await kickConnectorRefund(ctx, r.refund_id);
   if (rows.length) return true;
-  const known = await ctx.db.query('SELECT 1 FROM connector_refunds WHERE connector = $1 AND reference = $2', [connector, reference]);
-  return known.rows.length > 0;
+  const known = await ctx.db.query<{ refund_id: number; state: string; status: string }>(
+    'SELECT cr.refund_id, cr.state, r.status FROM connector_refunds cr JOIN refunds r ON r.id = cr.refund_id WHERE cr.connector = $1 AND cr.reference = $2',
+    [connector, reference],
+  );
+  const row = known.rows[0];
+  if (row?.state === 'done' && row.status === 'COMPLETED') {
+    // A completed refund's order changed state (a return after liquidation): caja does not undo
+    // a completed refund; the operator settles it (docs/connectors.md, "Not done").
+    ctx.log.error({ refundId: row.refund_id, connector, reference }, 'the provider reports a state change for a completed refund\'s order (a return?): the operator must look');
+  }
+  return row !== undefined;
 }
