@@ -5,9 +5,9 @@
 // The refund service writes the refund PENDING with its reservation and a connector_refunds row
 // ('new', with the reference and, for STP, the destination) in its transaction; then (right
 // after its commit, and from the connectors worker until settled), one process at a time (a row
-// is claimed by pushing next_check_at past the longest request: the lease):
-//   new       → 'sending' is written BEFORE the provider is asked, keeping the lease for the
-//               whole request, then the request
+// is claimed with a lease, leased_until, longer than any request, released when its step ends):
+//   new       → 'sending' is written BEFORE the provider is asked, the lease kept for the whole
+//               request, then the request
 //   sending   → a request may have reached the provider (crash, timeout): it is looked up by the
 //               stored reference first, and sent only if the provider does not know it: never
 //               sent twice
@@ -46,16 +46,20 @@ interface Row {
 }
 
 /** Refunds due for a step, claimed (pushed later) so that one process works on each at a time. */
+/** How long a claimed row is held: longer than any request to the provider. */
+const leaseMs = (ctx: AppContext) => 2 * ctx.config.connectors.timeoutMs + 5000;
+
 async function claim(ctx: AppContext, refundId: number | null, limit: number): Promise<Row[]> {
   const now = ctx.now();
-  const lease = new Date(now.getTime() + 2 * ctx.config.connectors.timeoutMs + 5000);
+  const lease = new Date(now.getTime() + leaseMs(ctx));
   const { rows } = await ctx.db.query<Row>(
     `WITH due AS (
        SELECT refund_id FROM connector_refunds
-       WHERE state <> 'done' AND stopped IS NULL AND next_check_at <= $1 AND ($3::integer IS NULL OR refund_id = $3)
+       WHERE state <> 'done' AND stopped IS NULL AND next_check_at <= $1 AND (leased_until IS NULL OR leased_until < $1)
+         AND ($3::integer IS NULL OR refund_id = $3)
        ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED
      ), c AS (
-       UPDATE connector_refunds cr SET next_check_at = $2 FROM due WHERE cr.refund_id = due.refund_id RETURNING cr.*
+       UPDATE connector_refunds cr SET leased_until = $2, next_check_at = $2 FROM due WHERE cr.refund_id = due.refund_id RETURNING cr.*
      )
      SELECT c.refund_id, c.connector, c.reference, c.payment_id, c.state, c.attempts, c.destination, c.created_at, r.merchant_id, r.deposit_id,
             r.local_amount AS amount, r.local_currency AS currency, r.amount AS refund_amount, r.currency AS refund_currency,
@@ -66,18 +70,19 @@ async function claim(ctx: AppContext, refundId: number | null, limit: number): P
   return rows;
 }
 
-/** How long a claimed row is held: longer than any request to the provider. */
-const leaseMs = (ctx: AppContext) => 2 * ctx.config.connectors.timeoutMs + 5000;
-
 async function setState(
   ctx: AppContext, refundId: number, state: Row['state'], attempts: number, error: string | null,
-  o: { holdMs?: number; heard?: RefundOutcome } = {},
+  o: { keepLease?: boolean; heard?: RefundOutcome } = {},
 ): Promise<void> {
-  const wait = o.holdMs ?? BACKOFF_SECONDS[Math.min(attempts, BACKOFF_SECONDS.length - 1)]! * 1000;
+  const wait = BACKOFF_SECONDS[Math.min(attempts, BACKOFF_SECONDS.length - 1)]! * 1000;
   await ctx.db.query(
-    `UPDATE connector_refunds SET state = $2, attempts = $3, last_error = $4, next_check_at = $5, updated_at = $6,
+    // A hint that came while the row was held (next_check_at moved from the lease's end to
+    // before now) leaves the look-up due.
+    `UPDATE connector_refunds SET state = $2, attempts = $3, last_error = $4, updated_at = $6,
+       next_check_at = CASE WHEN next_check_at <= $6 AND leased_until IS NOT NULL AND NOT $9 THEN next_check_at ELSE $5 END,
+       leased_until = CASE WHEN $9 THEN leased_until ELSE NULL END,
        provider_id = COALESCE($7, provider_id), provider_state = COALESCE($8, provider_state) WHERE refund_id = $1`,
-    [refundId, state, attempts, error, new Date(ctx.now().getTime() + wait), ctx.now(), o.heard?.providerId ?? null, o.heard?.providerState ?? null],
+    [refundId, state, attempts, error, new Date(ctx.now().getTime() + wait), ctx.now(), o.heard?.providerId ?? null, o.heard?.providerState ?? null, o.keepLease === true],
   );
 }
 
@@ -127,7 +132,7 @@ async function step(ctx: AppContext, row: Row, quiet = false): Promise<void> {
       // Written before the request: should this process die with the request in flight, the
       // next step looks it up instead of sending it again. The lease is kept for the whole
       // request: no other process steps this row until it has answered or timed out.
-      await setState(ctx, row.refund_id, 'sending', row.attempts + 1, null, { holdMs: leaseMs(ctx) });
+      await setState(ctx, row.refund_id, 'sending', row.attempts + 1, null, { keepLease: true });
       state = 'sending';
       sendingNow = true;
       outcome = await connector.refund(order);
@@ -189,11 +194,11 @@ export async function trackConnectorRefunds(ctx: AppContext, limit = 50): Promis
 /**
  * A provider's state-change post named this reference (STP's estado): a hint. The refund is
  * looked up at the provider (never taken from the post), now, unless a process holds it (its
- * lease); then the look-up that follows the send, or the worker, reads it.
+ * lease); then it stays due, and the worker's next pass looks it up.
  */
 export async function hintConnectorRefund(ctx: AppContext, connector: string, reference: string): Promise<boolean> {
   const { rows } = await ctx.db.query<{ refund_id: number }>(
-    `UPDATE connector_refunds SET next_check_at = $3 WHERE connector = $1 AND reference = $2 AND state = 'sent' AND stopped IS NULL AND next_check_at > $3
+    `UPDATE connector_refunds SET next_check_at = $3 WHERE connector = $1 AND reference = $2 AND state IN ('sending', 'sent') AND stopped IS NULL
      RETURNING refund_id`,
     [connector, reference, ctx.now()],
   );

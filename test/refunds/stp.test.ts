@@ -147,7 +147,9 @@ for (const backend of backends()) {
       await pass();
       assert.equal((await sendRow(r.body.refund_id))!.state, 'sending');
       await sim.control.outage('none');
-      await Promise.all([pass(), pass(), pass()]);
+      // Three workers at once: one claims the row, the others find it leased.
+      await s.ctx.db.query(`UPDATE connector_refunds SET next_check_at = now() - interval '1 second' WHERE state <> 'done'`);
+      await Promise.all([trackConnectorRefunds(s.ctx), trackConnectorRefunds(s.ctx), trackConnectorRefunds(s.ctx)]);
       assert.equal((await sendRow(r.body.refund_id))!.state, 'sent');
       assert.equal((await ordersAt(row.reference)).length, 1);
       assert.equal(await registras(row.reference), 1, 'one order, after a look-up');

@@ -13,3 +13,6 @@ ALTER TABLE connector_refunds ADD COLUMN provider_id text;
 ALTER TABLE connector_refunds ADD COLUMN provider_state text;
 -- A reference names one refund at its provider.
 CREATE UNIQUE INDEX connector_refunds_reference ON connector_refunds (connector, reference);
+-- One process steps a row at a time: it holds it until then (the whole request to the provider
+-- included), as connector_payouts.leased_until.
+ALTER TABLE connector_refunds ADD COLUMN leased_until timestamptz;
