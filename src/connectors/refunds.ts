@@ -45,10 +45,10 @@ interface Row {
   connector_reference: string | null;
 }
 
-/** Refunds due for a step, claimed (pushed later) so that one process works on each at a time. */
 /** How long a claimed row is held: longer than any request to the provider. */
 const leaseMs = (ctx: AppContext) => 2 * ctx.config.connectors.timeoutMs + 5000;
 
+/** Refunds due for a step, claimed (leased) so that one process works on each at a time. */
 async function claim(ctx: AppContext, refundId: number | null, limit: number): Promise<Row[]> {
   const now = ctx.now();
   const lease = new Date(now.getTime() + leaseMs(ctx));
@@ -89,7 +89,7 @@ async function setState(
 /** Stops a row for the operator: never completed, never sent again (MISMATCH). */
 async function stop(ctx: AppContext, row: Row, reason: string): Promise<void> {
   ctx.log.error({ refundId: row.refund_id, connector: row.connector, reference: row.reference, reason }, 'connector refund stopped: the provider holds something else under its reference; the operator must look');
-  await ctx.db.query('UPDATE connector_refunds SET stopped = $2, last_error = $2, updated_at = $3 WHERE refund_id = $1', [row.refund_id, reason, ctx.now()]);
+  await ctx.db.query('UPDATE connector_refunds SET stopped = $2, last_error = $2, leased_until = NULL, updated_at = $3 WHERE refund_id = $1', [row.refund_id, reason, ctx.now()]);
 }
 
 /** What sends and looks up one row's refund: its pay-in connector, or the card network. */
