@@ -100,10 +100,23 @@ export interface RefundOrder {
   paymentId: string | null;
   amount: Decimal;
   currency: string;
+  /** The refund's reference at the provider, stored with the refund before it was first sent. */
+  reference?: string;
+  /** Where the money goes back, stored with the refund (STP: the abono's ordering account). */
+  destination?: unknown;
+  /** When the refund was created (an order may carry that operation day or a later one). */
+  createdAt?: Date;
 }
 
 export interface RefundOutcome {
-  status: 'PENDING' | 'COMPLETED' | 'REJECTED';
+  /**
+   * MISMATCH: the provider holds something under the refund's reference that is not this refund
+   * (another amount, account or beneficiary): never adopted; the refund is stopped for the operator.
+   */
+  status: 'PENDING' | 'COMPLETED' | 'REJECTED' | 'MISMATCH';
+  /** The provider's id and state of the refund's order, when it gave them. */
+  providerId?: string;
+  providerState?: string;
   /** The provider's reference of the refund (Pix: the devolução id). */
   reference?: string;
   reason?: string;

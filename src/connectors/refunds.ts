@@ -1,19 +1,27 @@
-// Refunds of deposits paid through a real connector (Pix: a devolução), sent and tracked here.
+// Refunds sent to a provider, and tracked here until settled: deposits paid through a real
+// connector (Pix: a devolução; STP: an SPEI order back to the paying account) and card refunds
+// (the card network, src/refunds/card-connector.ts).
 //
 // The refund service writes the refund PENDING with its reservation and a connector_refunds row
-// ('new') in its transaction; then (right after, and from the connectors worker until settled):
-//   new       → 'sending' is written BEFORE the provider is asked, then the request (PUT)
-//   sending   → a request may have reached the provider (crash, timeout): it is looked up (GET)
-//               first, and sent only if the provider does not know it; the reference is derived
-//               from the refund id, so it is the same one either way: never sent twice
-//   sent      → looked up until the provider settles it
+// ('new', with the reference and, for STP, the destination) in its transaction; then (right
+// after its commit, and from the connectors worker until settled), one process at a time (a row
+// is claimed with a lease, leased_until, longer than any request, released when its step ends):
+//   new       → 'sending' is written BEFORE the provider is asked, the lease kept for the whole
+//               request, then the request
+//   sending   → a request may have reached the provider (crash, timeout): it is looked up by the
+//               stored reference first, and sent only if the provider does not know it: never
+//               sent twice
+//   sent      → looked up until the provider settles it (sooner when it posts a state change: a hint)
 // A settled answer moves the refund through transitionRefund (COMPLETED posts the reservation,
-// REJECTED voids it; event and notification as for every refund), and the row is 'done'.
+// REJECTED voids it; event and notification as for every refund), and the row is 'done'. A
+// look-up that finds something under the reference that is not this refund (MISMATCH) stops the
+// row (`stopped`): nothing completes it, nothing is sent again, the operator is told (error log).
 import type { AppContext } from '../config/context.ts';
 import { fromDb } from '../domain/money.ts';
 import { RefundTransitionError, transitionRefund } from '../refunds/service.ts';
 import { ConnectorError, type RefundOrder, type RefundOutcome } from './payin.ts';
-import { payinConnectorNamed } from './registry.ts';
+import { CARD_NETWORK } from './refund-routes.ts';
+import { cardRefundConnector, payinConnectorNamed } from './registry.ts';
 
 /** Seconds before the next look-up of a refund still in progress, by look-ups so far. */
 const BACKOFF_SECONDS = [1, 2, 5, 10, 30, 60];
@@ -25,72 +33,114 @@ interface Row {
   payment_id: string;
   state: 'new' | 'sending' | 'sent' | 'done';
   attempts: number;
+  destination: unknown;
+  created_at: Date;
   merchant_id: number;
   deposit_id: number;
   amount: string;
   currency: string;
   refund_status: string;
+  refund_amount: string;
+  refund_currency: string;
   connector_reference: string | null;
 }
 
-/** Refunds due for a step, claimed (pushed later) so that one process works on each at a time. */
+/** How long a claimed row is held: longer than any request to the provider. */
+const leaseMs = (ctx: AppContext) => 2 * ctx.config.connectors.timeoutMs + 5000;
+
+/** Refunds due for a step, claimed (leased) so that one process works on each at a time. */
 async function claim(ctx: AppContext, refundId: number | null, limit: number): Promise<Row[]> {
   const now = ctx.now();
-  const lease = new Date(now.getTime() + 2 * ctx.config.connectors.timeoutMs + 5000);
+  const lease = new Date(now.getTime() + leaseMs(ctx));
   const { rows } = await ctx.db.query<Row>(
     `WITH due AS (
        SELECT refund_id FROM connector_refunds
-       WHERE state <> 'done' AND next_check_at <= $1 AND ($3::integer IS NULL OR refund_id = $3)
+       WHERE state <> 'done' AND stopped IS NULL AND next_check_at <= $1 AND (leased_until IS NULL OR leased_until < $1)
+         AND ($3::integer IS NULL OR refund_id = $3)
        ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED
      ), c AS (
-       UPDATE connector_refunds cr SET next_check_at = $2 FROM due WHERE cr.refund_id = due.refund_id RETURNING cr.*
+       UPDATE connector_refunds cr SET leased_until = $2, next_check_at = $2 FROM due WHERE cr.refund_id = due.refund_id RETURNING cr.*
      )
-     SELECT c.refund_id, c.connector, c.reference, c.payment_id, c.state, c.attempts, r.merchant_id, r.deposit_id,
-            r.local_amount AS amount, r.local_currency AS currency, r.status AS refund_status, d.connector_reference
+     SELECT c.refund_id, c.connector, c.reference, c.payment_id, c.state, c.attempts, c.destination, c.created_at, r.merchant_id, r.deposit_id,
+            r.local_amount AS amount, r.local_currency AS currency, r.amount AS refund_amount, r.currency AS refund_currency,
+            r.status AS refund_status, d.connector_reference
      FROM c JOIN refunds r ON r.id = c.refund_id JOIN deposits d ON d.id = r.deposit_id`,
     [now, lease, refundId, limit],
   );
   return rows;
 }
 
-async function setState(ctx: AppContext, refundId: number, state: Row['state'], attempts: number, error: string | null): Promise<void> {
-  const wait = BACKOFF_SECONDS[Math.min(attempts, BACKOFF_SECONDS.length - 1)]!;
+async function setState(
+  ctx: AppContext, refundId: number, state: Row['state'], attempts: number, error: string | null,
+  o: { keepLease?: boolean; heard?: RefundOutcome } = {},
+): Promise<void> {
+  const wait = BACKOFF_SECONDS[Math.min(attempts, BACKOFF_SECONDS.length - 1)]! * 1000;
   await ctx.db.query(
-    'UPDATE connector_refunds SET state = $2, attempts = $3, last_error = $4, next_check_at = $5, updated_at = $6 WHERE refund_id = $1',
-    [refundId, state, attempts, error, new Date(ctx.now().getTime() + wait * 1000), ctx.now()],
+    // A hint that came while the row was held (next_check_at moved from the lease's end to
+    // before now) leaves the look-up due.
+    `UPDATE connector_refunds SET state = $2, attempts = $3, last_error = $4, updated_at = $6,
+       next_check_at = CASE WHEN next_check_at <= $6 AND leased_until IS NOT NULL AND NOT $9 THEN next_check_at ELSE $5 END,
+       leased_until = CASE WHEN $9 THEN leased_until ELSE NULL END,
+       provider_id = COALESCE($7, provider_id), provider_state = COALESCE($8, provider_state) WHERE refund_id = $1`,
+    [refundId, state, attempts, error, new Date(ctx.now().getTime() + wait), ctx.now(), o.heard?.providerId ?? null, o.heard?.providerState ?? null, o.keepLease === true],
   );
 }
 
-async function step(ctx: AppContext, row: Row): Promise<void> {
+/** Stops a row for the operator: never completed, never sent again (MISMATCH). */
+async function stop(ctx: AppContext, row: Row, reason: string): Promise<void> {
+  ctx.log.error({ refundId: row.refund_id, connector: row.connector, reference: row.reference, reason }, 'connector refund stopped: the provider holds something else under its reference; the operator must look');
+  await ctx.db.query('UPDATE connector_refunds SET stopped = $2, last_error = $2, leased_until = NULL, updated_at = $3 WHERE refund_id = $1', [row.refund_id, reason, ctx.now()]);
+}
+
+/** What sends and looks up one row's refund: its pay-in connector, or the card network. */
+type Sender = { name: string; refund(order: RefundOrder): Promise<RefundOutcome>; refundStatus(order: RefundOrder): Promise<RefundOutcome | null> };
+
+async function senderFor(ctx: AppContext, row: Row): Promise<Sender | null> {
+  if (row.connector !== CARD_NETWORK) return payinConnectorNamed(ctx, row.connector);
+  const network = cardRefundConnector(ctx.config);
+  if (!network) return null;
+  const card = (o: RefundOrder) => ({ refundId: o.refundId, depositId: o.depositId, amount: fromDb(row.refund_amount), currency: row.refund_currency, reference: o.reference! });
+  return {
+    name: network.name,
+    refund: async (o) => network.refund(card(o)),
+    refundStatus: async (o) => network.status(card(o)),
+  };
+}
+
+async function step(ctx: AppContext, row: Row, quiet = false): Promise<void> {
   if (row.refund_status !== 'PENDING') {
     // Settled another way (an operator): nothing more to ask the provider.
     await setState(ctx, row.refund_id, 'done', row.attempts, null);
     return;
   }
-  const connector = await payinConnectorNamed(ctx, row.connector);
+  const connector = await senderFor(ctx, row);
   if (!connector) {
     await setState(ctx, row.refund_id, row.state, row.attempts + 1, `connector ${row.connector} is not configured`);
     return;
   }
   const order: RefundOrder = {
     refundId: row.refund_id, depositId: row.deposit_id, chargeReference: row.connector_reference, paymentId: row.payment_id,
-    amount: fromDb(row.amount), currency: row.currency,
+    amount: fromDb(row.amount), currency: row.currency, reference: row.reference, destination: row.destination ?? undefined, createdAt: row.created_at,
   };
   let outcome: RefundOutcome | null = null;
   let state = row.state;
+  // Whether the failure (if any) is the send's own answer, not a look-up's.
+  let sendingNow = false;
   try {
     if (state === 'sending' || state === 'sent') outcome = await connector.refundStatus(order);
     if (state === 'new' || (state === 'sending' && outcome === null)) {
       // Written before the request: should this process die with the request in flight, the
-      // next step looks it up instead of sending it again.
-      await setState(ctx, row.refund_id, 'sending', row.attempts + 1, null);
+      // next step looks it up instead of sending it again. The lease is kept for the whole
+      // request: no other process steps this row until it has answered or timed out.
+      await setState(ctx, row.refund_id, 'sending', row.attempts + 1, null, { keepLease: true });
       state = 'sending';
+      sendingNow = true;
       outcome = await connector.refund(order);
       state = 'sent';
     }
   } catch (err) {
-    if (err instanceof ConnectorError && err.kind === 'refused' && state === 'sending') {
-      // The provider answered the request itself with a refusal: no devolução exists.
+    if (err instanceof ConnectorError && err.kind === 'refused' && sendingNow) {
+      // The provider answered the request itself with a refusal: no devolução or order exists.
       outcome = { status: 'REJECTED', reason: `The provider refused the refund: ${err.provider?.detail ?? err.provider?.title ?? err.message}`, reasonCode: 'PROVIDER_REFUSED' };
     } else {
       ctx.log.warn({ err, refundId: row.refund_id, connector: row.connector }, 'connector refund step failed; retried later');
@@ -103,22 +153,32 @@ async function step(ctx: AppContext, row: Row): Promise<void> {
     await setState(ctx, row.refund_id, state, row.attempts + 1, 'the provider does not know the refund yet');
     return;
   }
+  if (outcome.status === 'MISMATCH') {
+    await stop(ctx, row, outcome.reason ?? 'the provider holds something else under this reference');
+    return;
+  }
   if (outcome.status === 'PENDING') {
-    await setState(ctx, row.refund_id, 'sent', row.attempts + 1, null);
+    await setState(ctx, row.refund_id, 'sent', row.attempts + 1, null, { heard: outcome });
     return;
   }
   try {
-    await transitionRefund(ctx, row.merchant_id, row.refund_id, outcome.status, `${row.connector} ${outcome.status === 'COMPLETED' ? 'returned' : 'refused'}`, outcome.reason, outcome.reasonCode);
+    const cause = row.connector === CARD_NETWORK ? 'card network answer' : `${row.connector} ${outcome.status === 'COMPLETED' ? 'returned' : 'refused'}`;
+    // The answer to a card refund's first request is the refund's own answer (SUCCESS or
+    // REJECTED): no notification; a later one is notified as every change.
+    await transitionRefund(ctx, row.merchant_id, row.refund_id, outcome.status, cause, outcome.reason, outcome.reasonCode, undefined, !(quiet && row.connector === CARD_NETWORK));
   } catch (err) {
     if (!(err instanceof RefundTransitionError)) throw err;
   }
-  await setState(ctx, row.refund_id, 'done', row.attempts + 1, null);
+  await setState(ctx, row.refund_id, 'done', row.attempts + 1, null, { heard: outcome });
 }
 
-/** Sends one new refund now (the refund service calls it after its commit; errors are logged). */
-export async function kickConnectorRefund(ctx: AppContext, refundId: number): Promise<void> {
+/**
+ * Sends one new refund now (the refund service calls it after its commit; errors are logged).
+ * `quiet`: the caller answers the outcome itself (a card refund's response), so it is not notified.
+ */
+export async function kickConnectorRefund(ctx: AppContext, refundId: number, quiet = false): Promise<void> {
   try {
-    for (const row of await claim(ctx, refundId, 1)) await step(ctx, row);
+    for (const row of await claim(ctx, refundId, 1)) await step(ctx, row, quiet);
   } catch (err) {
     ctx.log.warn({ err, refundId }, 'connector refund: first step failed; the worker retries');
   }
@@ -129,4 +189,30 @@ export async function trackConnectorRefunds(ctx: AppContext, limit = 50): Promis
   const rows = await claim(ctx, null, limit);
   for (const row of rows) await step(ctx, row);
   return rows.length;
+}
+
+/**
+ * A provider's state-change post named this reference (STP's estado): a hint. The refund is
+ * looked up at the provider (never taken from the post), now, unless a process holds it (its
+ * lease); then it stays due, and the worker's next pass looks it up.
+ */
+export async function hintConnectorRefund(ctx: AppContext, connector: string, reference: string): Promise<boolean> {
+  const { rows } = await ctx.db.query<{ refund_id: number }>(
+    `UPDATE connector_refunds SET next_check_at = $3 WHERE connector = $1 AND reference = $2 AND state IN ('sending', 'sent') AND stopped IS NULL
+     RETURNING refund_id`,
+    [connector, reference, ctx.now()],
+  );
+  for (const r of rows) await kickConnectorRefund(ctx, r.refund_id);
+  if (rows.length) return true;
+  const known = await ctx.db.query<{ refund_id: number; state: string; status: string }>(
+    'SELECT cr.refund_id, cr.state, r.status FROM connector_refunds cr JOIN refunds r ON r.id = cr.refund_id WHERE cr.connector = $1 AND cr.reference = $2',
+    [connector, reference],
+  );
+  const row = known.rows[0];
+  if (row?.state === 'done' && row.status === 'COMPLETED') {
+    // A completed refund's order changed state (a return after liquidation): caja does not undo
+    // a completed refund; the operator settles it (docs/connectors.md, "Not done").
+    ctx.log.error({ refundId: row.refund_id, connector, reference }, 'the provider reports a state change for a completed refund\'s order (a return?): the operator must look');
+  }
+  return row !== undefined;
 }

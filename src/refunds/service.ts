@@ -3,8 +3,11 @@
 // createRefund locks the deposit row (FOR UPDATE) and sums its PENDING and COMPLETED refunds in
 // the same transaction, so racing requests can never refund more than the deposit. The refund's
 // share of what the deposit credited is reserved from the merchant's available balance in that
-// transaction too (InsufficientFunds refuses it). Card refunds settle at once in staging; other
-// refunds stay PENDING until the bank (or the sandbox) answers, through transitionRefund, which
+// transaction too (InsufficientFunds refuses it). A refund a provider makes (the card network, a
+// Pix devolução, an STP order back to the paying account) is written with its reference in that
+// transaction and sent after the commit, never inside it (src/connectors/refunds.ts: send once,
+// look up before any resend); in production a refund no provider can make is refused there.
+// Others (staging's bank refunds) stay PENDING until the sandbox answers, through transitionRefund, which
 // posts the reservation (COMPLETED) or voids it (REJECTED, CANCELLED) and writes the event and
 // the notification in the same transaction.
 //
@@ -20,12 +23,12 @@ import { depositCreditOf } from '../balances/service.ts';
 import { cajaAccount, findReservation, InsufficientFunds, merchantAccount, post, reserve, transfer, voidReservation } from '../ledger/ledger.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { cardRefundConnector } from './card-connector.ts';
-import { connectorRefundReference } from '../connectors/refund-reference.ts';
+import { CARD_NETWORK, refundDestination, refundReference, refundsThroughConnector } from '../connectors/refund-routes.ts';
 import { kickConnectorRefund } from '../connectors/refunds.ts';
 
 const HOLDING_STATUSES = REFUND_STATUSES.filter(holdsAmount);
 
-export type RefundFailure = 'not_found' | 'not_completed' | 'amount' | 'bank_account' | 'missing_bank_account' | 'insufficient_funds' | 'idempotency_key_used' | 'no_card_connector';
+export type RefundFailure = 'not_found' | 'not_completed' | 'amount' | 'bank_account' | 'missing_bank_account' | 'insufficient_funds' | 'idempotency_key_used' | 'no_card_connector' | 'no_refund_route';
 
 export class RefundError extends Error {
   constructor(
@@ -108,6 +111,7 @@ interface LockedDeposit {
   local_amount: string;
   local_currency: string;
   country: string;
+  payment_method: string | null;
   payment_type: string | null;
   connector: string | null;
 }
@@ -126,7 +130,7 @@ async function lockDeposit(q: Queryable, merchantId: number, depositId?: number,
     conditions.push(`invoice_id = $${params.length}`);
   }
   const { rows } = await q.query<LockedDeposit>(
-    `SELECT id, status, amount, currency, local_amount, local_currency, country, payment_type, connector FROM deposits WHERE ${conditions.join(' AND ')} FOR UPDATE`,
+    `SELECT id, status, amount, currency, local_amount, local_currency, country, payment_method, payment_type, connector FROM deposits WHERE ${conditions.join(' AND ')} FOR UPDATE`,
     params,
   );
   return rows[0] ?? null;
@@ -169,6 +173,7 @@ async function claimKey(q: Queryable, merchantId: number, idem: { key: string; f
 export async function createRefund(ctx: AppContext, merchantId: number, input: RefundInput, audit?: Audit<RefundRow>): Promise<CreateRefundResult> {
   let id: number;
   let viaConnector = false;
+  let card = false;
   try {
     id = await ctx.db.tx(async (q) => {
       // The deposit is locked first: the bank account is checked against its country before the
@@ -182,6 +187,7 @@ export async function createRefund(ctx: AppContext, merchantId: number, input: R
       const inserted = await insertRefund(ctx, q, merchantId, deposit, input);
       const refundId = inserted.refundId;
       viaConnector = inserted.viaConnector;
+      card = inserted.card;
       if (input.idempotency) {
         await q.query(`UPDATE idempotency_keys SET refund_id = $3 WHERE merchant_id = $1 AND scope = 'refunds' AND key = $2`, [merchantId, input.idempotency.key, refundId]);
       }
@@ -197,7 +203,10 @@ export async function createRefund(ctx: AppContext, merchantId: number, input: R
   }
   // A refund through a connector is sent once committed, without making the merchant wait for
   // the provider (the connectors worker takes over if this fails or the process stops).
-  if (viaConnector) void kickConnectorRefund(ctx, id);
+  // A card refund's first answer is awaited: it is the response (SUCCESS or REJECTED; IN_PROGRESS
+  // when the network answers later or could not be reached).
+  if (card) await kickConnectorRefund(ctx, id, true);
+  else if (viaConnector) void kickConnectorRefund(ctx, id);
   return { refund: (await getRefund(ctx.db, merchantId, id))!, replayed: false };
 }
 
@@ -207,16 +216,24 @@ async function insertRefund(
   merchantId: number,
   deposit: LockedDeposit | null,
   input: RefundInput,
-): Promise<{ refundId: number; viaConnector: boolean }> {
+): Promise<{ refundId: number; viaConnector: boolean; card: boolean }> {
   if (!deposit) throw new RefundError('not_found', 'Deposit not found');
   if (deposit.status !== 'COMPLETED') throw new RefundError('not_completed', `Only completed deposits can be refunded; this one is ${deposit.status}`);
   const card = isCardPaymentType(deposit.payment_type);
   // A deposit paid through a real connector is refunded through it (Pix: a devolução, which
   // returns the money to the paying account): the bank account is neither needed nor used.
-  const paidVia = !card && deposit.connector !== null && deposit.connector !== 'staging' ? await connectorPayment(q, deposit.id, deposit.connector) : null;
+  const paidVia = !card && deposit.connector !== null && refundsThroughConnector(deposit.connector) ? await connectorPayment(q, deposit.id, deposit.connector) : null;
+  // Where the provider sends it (STP: the account the abono came from), decided before anything
+  // is reserved: a payment that names no account it can send to is refused.
+  const destination = paidVia ? refundDestination(paidVia.connector, paidVia.raw) : null;
+  if (destination && !destination.ok) throw new RefundError('no_refund_route', `No provider can refund this deposit: ${destination.reason}`);
+  if (!card && !paidVia && ctx.config.env === 'production') {
+    // Nothing in caja could ever send it (a deposit collected into the operator's own account, or
+    // without a connector's payment): refused rather than left PENDING with the money reserved.
+    throw new RefundError('no_refund_route', `No provider can refund this deposit: its method (${deposit.country} ${deposit.payment_method ?? 'unknown'}) is collected${deposit.connector ? ` through ${deposit.connector}` : ''} without a provider that sends refunds`);
+  }
   if (!card && !paidVia && !input.bankAccount) throw new RefundError('missing_bank_account', 'bank_account is required to refund this deposit');
-  const cardNetwork = card ? cardRefundConnector(ctx.config) : null;
-  if (card && !cardNetwork) throw new RefundError('no_card_connector', 'Card refunds are not available: no card connector is configured for this environment');
+  if (card && !cardRefundConnector(ctx.config)) throw new RefundError('no_card_connector', 'Card refunds are not available: no card connector is configured for this environment');
   const held = (
     await q.query<{ amount: string; local_amount: string; settlement_amount: string; settlement_fee: string }>(
       `SELECT coalesce(sum(amount), 0) AS amount, coalesce(sum(local_amount), 0) AS local_amount,
@@ -260,30 +277,26 @@ async function insertRefund(
     subjectId: refundId,
     data: { refund_id: refundId, deposit_id: deposit.id, status: 'PENDING', amount: toFixed(amounts.amount, 2), currency: deposit.currency },
   });
-  if (paidVia) {
+  // The provider's reference (and destination) are stored with the refund before it is sent.
+  const via = paidVia ?? (card ? { connector: CARD_NETWORK, paymentId: String(deposit.id) } : null);
+  if (via) {
     await q.query(
-      `INSERT INTO connector_refunds (refund_id, connector, reference, payment_id, state) VALUES ($1, $2, $3, $4, 'new')`,
-      [refundId, paidVia.connector, connectorRefundReference(paidVia.connector, refundId), paidVia.paymentId],
+      `INSERT INTO connector_refunds (refund_id, connector, reference, payment_id, state, destination) VALUES ($1, $2, $3, $4, 'new', $5)`,
+      [refundId, via.connector, refundReference(via.connector, refundId), via.paymentId, destination?.ok && destination.destination ? JSON.stringify(destination.destination) : null],
     );
   }
-  if (cardNetwork) {
-    const outcome = await cardNetwork.refund({ refundId, depositId: deposit.id, amount: amounts.amount, currency: deposit.currency });
-    // Settled in the same transaction: a card refund answers SUCCESS or REJECTED directly
-    // (IN_PROGRESS when the network answers later).
-    if (outcome.status !== 'PENDING') await applyTransition(q, refundId, outcome.status, 'card network answer', outcome.reason, outcome.reasonCode, false);
-  }
-  return { refundId, viaConnector: paidVia !== null };
+  return { refundId, viaConnector: via !== null, card };
 }
 
 /** The provider payment that completed a deposit, when a real connector's provider paid it. */
-async function connectorPayment(q: Queryable, depositId: number, connector: string): Promise<{ connector: string; paymentId: string } | null> {
-  const { rows } = await q.query<{ payment_id: string }>(
+async function connectorPayment(q: Queryable, depositId: number, connector: string): Promise<{ connector: string; paymentId: string; raw: unknown } | null> {
+  const { rows } = await q.query<{ payment_id: string; raw: unknown }>(
     // The payment that completed it; else (an operator completed it as a late payment: POST
     // /admin/deposits/{id}/complete) the payment recorded as unmatched for it.
-    `SELECT payment_id FROM connector_payments WHERE deposit_id = $1 AND connector = $2 ORDER BY status = 'applied' DESC, created_at LIMIT 1`,
+    `SELECT payment_id, raw FROM connector_payments WHERE deposit_id = $1 AND connector = $2 ORDER BY status = 'applied' DESC, created_at LIMIT 1`,
     [depositId, connector],
   );
-  return rows[0] ? { connector, paymentId: rows[0].payment_id } : null;
+  return rows[0] ? { connector, paymentId: rows[0].payment_id, raw: rows[0].raw } : null;
 }
 
 export async function getRefund(q: Queryable, merchantId: number | null, refundId: number): Promise<RefundRow | null> {
@@ -329,11 +342,13 @@ export async function transitionRefund(
   reason?: string,
   reasonCode?: string,
   audit?: AuditEntry,
+  /** False when the caller answers the change itself (a card refund's response): no notification. */
+  notify = true,
 ): Promise<RefundRow | null> {
   const found = await ctx.db.tx(async (q) => {
     const { rows } = await q.query<{ id: number }>('SELECT id FROM refunds WHERE id = $1 AND merchant_id = $2 FOR UPDATE', [refundId, merchantId]);
     if (!rows[0]) return false;
-    await applyTransition(q, refundId, to, cause, reason, reasonCode, true);
+    await applyTransition(q, refundId, to, cause, reason, reasonCode, notify);
     if (audit) await recordAudit(q, audit);
     return true;
   });

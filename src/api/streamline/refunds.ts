@@ -62,6 +62,8 @@ function streamlineRefundError(err: unknown): never {
       insufficient_funds: REFUND_ERROR_CODES.insufficientFunds,
       idempotency_key_used: REFUND_ERROR_CODES.idempotencyKeyUsed,
       no_card_connector: REFUND_ERROR_CODES.noCardConnector,
+      // The same answer: no provider can make this refund (607 names both).
+      no_refund_route: REFUND_ERROR_CODES.noCardConnector,
     }[err.kind as Exclude<typeof err.kind, 'bank_account'>];
     throw new StreamlineError(code, err.kind === 'not_found' ? 'Transaction not found' : err.message);
   }

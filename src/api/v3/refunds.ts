@@ -136,7 +136,7 @@ export function v3RefundError(err: unknown): never {
     if (err.kind === 'amount') throw v3Errors.invalidAmountToRefund(err.message);
     if (err.kind === 'insufficient_funds') throw v3Errors.insufficientFunds(err.message);
     if (err.kind === 'idempotency_key_used') throw v3Errors.idempotencyKeyUsed();
-    if (err.kind === 'no_card_connector') throw v3Errors.featureDisabled(err.message);
+    if (err.kind === 'no_card_connector' || err.kind === 'no_refund_route') throw v3Errors.featureDisabled(err.message);
     if (err.kind === 'bank_account') throw v3Errors.validation(err.fields.map((f) => `bank_account.${f.field}: ${f.reason}`));
     throw v3Errors.validation([`deposit_id: ${err.message}`]);
   }
@@ -164,10 +164,10 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
       schema: {
         tags: ['refunds'],
         summary: 'Refund a completed deposit, fully or partly',
-        description: 'Without `amount`, refunds what remains of the deposit (a full refund, or the rest after partial ones); nothing left is 802. A request whose signature (the Authorization value, SVC, D24 or SVC2, either hex case) was already accepted for this merchant within the X-Date window is a replay, whatever its path spelling, query or X-Idempotency-Key: it answers the first response with `Idempotent-Replayed: true` and moves no money. Optional header X-Idempotency-Key (also read as X-Idempontency-Key) adds protection across signatures: the same key with the same body replays the first response with `Idempotent-Replayed: true`; with another body, error 104. Error 514 INSUFFICIENT_FUNDS when the available balance does not cover the refund\'s share of the deposit credit.',
+        description: 'Without `amount`, refunds what remains of the deposit (a full refund, or the rest after partial ones); nothing left is 802. A request whose signature (the Authorization value, SVC, D24 or SVC2, either hex case) was already accepted for this merchant within the X-Date window is a replay, whatever its path spelling, query or X-Idempotency-Key: it answers the first response with `Idempotent-Replayed: true` and moves no money. Optional header X-Idempotency-Key (also read as X-Idempontency-Key) adds protection across signatures: the same key with the same body replays the first response with `Idempotent-Replayed: true`; with another body, error 104. Error 514 INSUFFICIENT_FUNDS when the available balance does not cover the refund\'s share of the deposit credit. Error 106 FEATURE_NOT_ENABLED (HTTP 403) when no provider can make the refund (production: a card refund without a card connector, a deposit collected into the operator\'s own account, a payment the provider cannot send back); nothing is created or reserved.',
         security: [{ v3Signature: [] }],
         body: refundBodySchema,
-        response: { 200: refundResponseSchema, ...errors },
+        response: { 200: refundResponseSchema, ...errors, 403: v3ErrorSchema },
       },
     },
     async (request, reply) => {

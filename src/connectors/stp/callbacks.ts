@@ -4,7 +4,8 @@
 //                                answered {"mensaje":"confirmar"} or {"mensaje":"devolver","id":n}
 //                                (the same answer for a repeated post)
 //   POST /connectors/stp/estado  a sent order changed state: a hint; the order is looked up at
-//                                STP before anything moves (src/connectors/payouts.ts)
+//                                STP before anything moves (a cashout's: src/connectors/payouts.ts,
+//                                a refund's: src/connectors/refunds.ts)
 // Authenticity: STP does not sign its posts (it offers an IP allow-list and TLS); when the
 // operator sets webhook_secret, each post must carry it in X-Stp-Webhook-Secret (compared in
 // constant time), which the operator's edge adds once it has checked STP's address.
@@ -13,6 +14,7 @@ import { safeEqualText } from '../../merchants/secrets.ts';
 import { ConnectorError } from '../payin.ts';
 import { applyPayment } from '../payments.ts';
 import { hintPayout } from '../payouts.ts';
+import { hintConnectorRefund } from '../refunds.ts';
 import { payinConnectorNamed } from '../registry.ts';
 import { type StpConnector, STP_CONNECTOR } from './connector.ts';
 import { abonoAnswer, parseEstadoHint, receivedToPayment } from './mapping.ts';
@@ -66,7 +68,9 @@ export async function receiveEstado(ctx: AppContext, secret: string | undefined,
   if ('kind' in connector) return connector;
   const hint = parseEstadoHint(body);
   if (!hint) return { kind: 'invalid', details: ['body: names no order (claveRastreo, folioOrigen or id)'] };
-  const known = await hintPayout(ctx, STP_CONNECTOR, { reference: hint.claveRastreo, providerId: hint.id });
+  const known = await hintPayout(ctx, STP_CONNECTOR, { reference: hint.claveRastreo, providerId: hint.id })
+    // Not a cashout's order: a refund's (an order back to a paying account), looked up the same way.
+    || (hint.claveRastreo !== null && await hintConnectorRefund(ctx, STP_CONNECTOR, hint.claveRastreo));
   if (!known) ctx.log.warn({ connector: STP_CONNECTOR, hint }, 'state change names no order of caja: ignored');
   return { kind: 'answer', body: { mensaje: 'recibido' } };
 }

@@ -7,6 +7,8 @@
 //   payouts      a MX cashout is an order (ordenPago/registra, signed), its claveRastreo derived
 //                from the cashout id and stored before sending; looked up by it
 //                (consOrdEnvRastreo) before any resend, and for its state (src/connectors/payouts.ts)
+//   refunds      a refund of an SPEI deposit is an order back to the abono's ordering account
+//                (./refunds.ts), sent and tracked by src/connectors/refunds.ts
 import type { AppContext } from '../../config/context.ts';
 import { dec } from '../../domain/money.ts';
 import { paymentInfoBase, speiReference } from '../../domain/payment-info.ts';
@@ -16,6 +18,7 @@ import type { ConnectorKind } from '../registry.ts';
 import { recordHealth, type StoredConnector } from '../store.ts';
 import { StpClient } from './client.ts';
 import { checkAbono, clabeInRange, receivedKept, claveRastreoFor, fechaOperacion, orderBody, orderOutcome, receivedToPayment, splitPaymentId } from './mapping.ts';
+import { stpRefunds } from './refunds.ts';
 import type { StpSecrets, StpSettings } from './settings.ts';
 
 export const STP_CONNECTOR = 'stp';
@@ -156,14 +159,8 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
 
     checkPayment: checkAbono,
 
-    async refund() {
-      // A refund of an SPEI deposit is a transfer the operator makes (STP's portal): it stays PENDING.
-      return { status: 'PENDING' };
-    },
-
-    async refundStatus() {
-      return { status: 'PENDING' };
-    },
+    // A refund of an SPEI deposit is an order back to the account the abono came from (./refunds.ts).
+    ...stpRefunds(settings, client, guarded, ctx.now),
 
     async *paymentsBetween(from, to) {
       const start = Math.max(from.getTime(), to.getTime() - MAX_DAYS * DAY_MS);

@@ -149,7 +149,7 @@ export class Bank {
       monto: b.monto,
       cuentaBeneficiario: b.cuentaBeneficiario,
       nombreOrdenante: 'JUAN PEREZ LOPEZ',
-      cuentaOrdenante: '012180004567891238',
+      cuentaOrdenante: '012180004567891239', // a valid CLABE (check digit 9): a refund goes back to it
       tipoCuentaOrdenante: 40,
       rfcCurpOrdenante: 'PELJ800101AB1',
       nombreBeneficiario: 'CLIENTE CAJA',
