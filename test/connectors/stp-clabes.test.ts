@@ -127,6 +127,16 @@ for (const backend of backends()) {
       const rows = (await recorded(ordering)).filter((x) => x.reason?.includes(`deposit ${e.id}`));
       assert.deepEqual(rows.map((x) => [x.status, x.seen_via]), [['unmatched', 'poll']]);
       for (const x of [d, e]) assert.equal((await v3.get(`/v3/deposits/${x.id}`)).body.status, 'PENDING');
+      // A deposit given the concentrating account before the fix (a sequence handed it out): its
+      // customer's transfer, without any reference, is kept for the operator too.
+      const legacy = await speiDeposit(v3, '170.00');
+      await s.ctx.db.query('UPDATE deposits SET connector_reference = $2 WHERE id = $1', [legacy.id, ownAccount]);
+      const paid = await sim.control.abono({ cuentaBeneficiario: ownAccount, monto: legacy.amount, referenciaNumerica: 1 });
+      assert.deepEqual(paid.answers[0]!.answer, { mensaje: 'confirmar' });
+      const kept = (await recorded(ownAccount)).filter((x) => x.deposit_id === legacy.id);
+      assert.equal(kept.length, 1);
+      assert.match(kept[0]!.reason!, /^own_account: /);
+      assert.equal((await v3.get(`/v3/deposits/${legacy.id}`)).body.status, 'PENDING');
       // Money sent to the concentrating account that names no deposit is the operator's funding: nothing kept.
       const funding = await sim.control.abono({ cuentaBeneficiario: ordering, monto: 5000, referenciaNumerica: 1 });
       assert.deepEqual(funding.answers[0]!.answer, { mensaje: 'confirmar' });

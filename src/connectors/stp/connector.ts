@@ -78,12 +78,16 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
   /** The deposits each own-account transfer named, for its reason (checkPayment is synchronous). */
   const namedBy = new WeakMap<ProviderPayment, number[]>();
 
-  /** The STP deposits a transfer's numeric reference or concept names (speiReference), newest first. */
+  /**
+   * The STP deposits a transfer to an own account names: by its numeric reference or concept
+   * (speiReference), or by the account itself when a deposit was given it (before caja skipped
+   * the operator's own accounts, a sequence could hand the concentrating account out). Newest first.
+   */
   async function depositsNamed(p: ProviderPayment): Promise<number[]> {
     const remainders = depositRemaindersNamed(p.raw);
-    if (remainders.length === 0) return [];
     const { rows } = await ctx.db.query<{ id: number }>(
-      `SELECT id FROM deposits WHERE connector = $1 AND (id % 1000000) = ANY($2::integer[]) ORDER BY id DESC LIMIT 5`, [STP_CONNECTOR, remainders]);
+      `SELECT id FROM deposits WHERE connector = $1 AND ((id % 1000000) = ANY($2::integer[]) OR connector_reference = $3) ORDER BY id DESC LIMIT 5`,
+      [STP_CONNECTOR, remainders, p.chargeReference]);
     return rows.map((r) => r.id);
   }
 
