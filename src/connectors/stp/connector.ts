@@ -79,16 +79,25 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
   const namedBy = new WeakMap<ProviderPayment, number[]>();
 
   /**
-   * The STP deposits a transfer to an own account names: by its numeric reference or concept
-   * (speiReference), or by the account itself when a deposit was given it (before caja skipped
-   * the operator's own accounts, a sequence could hand the concentrating account out). Newest first.
+   * The STP deposits transfers to own accounts name: by a numeric reference or concept
+   * (speiReference: the id modulo a million, so every id of that remainder up to the newest), or
+   * by the account itself when a deposit was given it (before caja skipped the operator's own
+   * accounts, a sequence could hand the concentrating account out). Index look-ups only, one
+   * query for the lot; per transfer, newest first.
    */
-  async function depositsNamed(p: ProviderPayment): Promise<number[]> {
-    const remainders = depositRemaindersNamed(p.raw);
-    const { rows } = await ctx.db.query<{ id: number }>(
-      `SELECT id FROM deposits WHERE connector = $1 AND ((id % 1000000) = ANY($2::integer[]) OR connector_reference = $3) ORDER BY id DESC LIMIT 5`,
-      [STP_CONNECTOR, remainders, p.chargeReference]);
-    return rows.map((r) => r.id);
+  async function depositsNamed(payments: ProviderPayment[]): Promise<number[][]> {
+    if (payments.length === 0) return [];
+    const { rows: top } = await ctx.db.query<{ max: number | null }>('SELECT max(id) AS max FROM deposits');
+    const max = Number(top[0]?.max ?? 0);
+    const remainders = payments.map((p) => depositRemaindersNamed(p.raw));
+    const ids = new Set<number>();
+    for (const r of remainders.flat()) for (let id = r; id <= max; id += 1_000_000) if (id > 0) ids.add(id);
+    const { rows } = await ctx.db.query<{ id: number; connector_reference: string | null }>(
+      'SELECT id, connector_reference FROM deposits WHERE connector = $1 AND (id = ANY($2::integer[]) OR connector_reference = ANY($3::text[]))',
+      [STP_CONNECTOR, [...ids], payments.map((p) => p.chargeReference).filter((c): c is string => c !== null)]);
+    return payments.map((p, i) => rows
+      .filter((r) => r.connector_reference === p.chargeReference || remainders[i]!.includes(r.id % 1_000_000))
+      .map((r) => r.id).sort((a, b) => b - a).slice(0, 5));
   }
 
   /**
@@ -104,14 +113,10 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
     const deposits = all.filter((p) => isDepositClabe(p.chargeReference));
     // A CLABE STP shows money in is never drawn again, even one this database does not know.
     await markSeenClabes(ctx.db, settings.clabe_prefix, deposits.map((p) => p.chargeReference!));
-    const own: ProviderPayment[] = [];
-    for (const p of all) {
-      if (isDepositClabe(p.chargeReference)) continue;
-      const named = await depositsNamed(p);
-      if (named.length === 0) continue;
-      namedBy.set(p, named);
-      own.push(p);
-    }
+    const others = all.filter((p) => !isDepositClabe(p.chargeReference));
+    const named = await depositsNamed(others);
+    const own = others.filter((p, i) => named[i]!.length > 0);
+    others.forEach((p, i) => namedBy.set(p, named[i]!));
     return [...deposits, ...own];
   }
 
@@ -168,7 +173,7 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
       await ownClabes();
       return isDepositClabe(clabe);
     },
-    namesDeposit: async (payment) => (await depositsNamed(payment)).length > 0,
+    namesDeposit: async (payment) => (await depositsNamed([payment]))[0]!.length > 0,
 
     async createCharge(order) {
       // Drawn at random in the range and reserved before the deposit shows it: never given again,
