@@ -4,7 +4,9 @@
 //   1. reference             a reference the entry carries names one deposit or cashout (Pix
 //                            end-to-end id, SPEI clave de rastreo, the bank's reference of a
 //                            cashout, caja's deposit or voucher reference, boleto nosso número,
-//                            a CLABE with one open cashout of that amount)
+//                            a CLABE with one open cashout of that amount). A credit names a
+//                            cashout only by the bank's references (never the payer's remittance
+//                            text), and returns it only when the bank marks it a reversal
 //   2. amount_date_document  no reference: one PENDING own-accounts deposit (credit) or one sent
 //                            cashout (debit) of that amount, currency and counterparty document,
 //                            created in the date window before the booking date
@@ -111,14 +113,27 @@ const candidateOf = (k: Knowledge, t: Target): Candidate => {
   return { type: t.type, id: t.id, status: x.status, amount: x.amount, currency: x.currency };
 };
 
+/**
+ * The references of an entry the bank itself asserts (the clearing's ids and its own): the only
+ * ones that may name a cashout on a credit. A credit's remittance information is the payer's free
+ * text: a payer who types a paid cashout's clave de rastreo there must not turn it into a return.
+ */
+const BANK_ASSERTED: (keyof EntryReferences)[] = ['endToEndId', 'claveRastreo', 'bankReference'];
+
 /** The targets a set of references names, and whether any of them looked like caja's own. */
-export function resolveReferences(k: Knowledge, refs: EntryReferences, entry: Pick<StatementEntry, 'amount' | 'currency'>): { targets: Target[]; claimed: string[] } {
+export function resolveReferences(
+  k: Knowledge, refs: EntryReferences, entry: Pick<StatementEntry, 'amount' | 'currency'> & { direction?: StatementEntry['direction'] },
+): { targets: Target[]; claimed: string[] } {
   const found = new Map<string, Target>();
   const claimed: string[] = [];
   const add = (t: Target) => found.set(`${t.type}:${t.id}`, t);
   for (const value of referenceValues(refs)) {
     const byPayment = k.depositByPayment.get(value);
     if (byPayment !== undefined) add({ type: 'deposit', id: byPayment });
+  }
+  // A debit is caja's own order (its text is caja's); a credit names a cashout only by what the bank asserts.
+  const cashoutRefs = entry.direction === 'credit' ? BANK_ASSERTED.map((key) => refs[key]).filter((v): v is string => typeof v === 'string' && v.length > 0) : referenceValues(refs);
+  for (const value of cashoutRefs) {
     const cashout = k.cashoutByBankReference.get(value);
     if (cashout !== undefined) add({ type: 'cashout', id: cashout });
   }
@@ -186,8 +201,10 @@ function decideTarget(k: Knowledge, e: StatementEntry, t: Target, rule: Rule, us
     return exception('amount_differs', `cashout ${co.id} sent ${co.amount} ${co.currency}, the bank shows ${e.amount} ${e.currency}`);
   }
   if (e.direction === 'credit') {
-    // Money coming back for a cashout is its return, whether or not the bank flagged it.
     if (co.returned || used.has(`${key}:return`)) return exception('already_matched', `cashout ${co.id}'s return was already matched`);
+    // Only the bank's own word makes it a return (camt RvslInd, CNAB devolução): any other
+    // credit naming a cashout is for the operator to judge, never a rejection on its own.
+    if (!e.reversal) return exception('not_completable', `a credit names cashout ${co.id} but the bank does not mark it a return (no reversal): the operator decides`);
     if (co.status === 'COMPLETED' || co.status === 'DELIVERED') return match('return');
     return exception('not_completable', `cashout ${co.id} is ${co.status}; a return of it cannot apply`);
   }
@@ -203,7 +220,7 @@ function batchDecision(k: Knowledge, e: StatementEntry, used: Set<string>): Deci
   const problems: string[] = [];
   let total = dec('0');
   for (const [i, p] of e.batch!.entries()) {
-    const { targets } = resolveReferences(k, p.refs, { amount: p.amount, currency: e.currency });
+    const { targets } = resolveReferences(k, p.refs, { amount: p.amount, currency: e.currency, direction: e.direction });
     if (targets.length !== 1 || targets[0]!.type !== 'deposit') {
       problems.push(`part ${i + 1} names ${targets.length === 0 ? 'nothing caja knows' : 'more than one deposit'}`);
       continue;

@@ -446,16 +446,26 @@ for (const backend of backends()) {
     });
 
     test('the CLABE range exhausted: deposit creation refused (520), nothing stored, no CLABE given twice', async () => {
-      await s.ctx.db.query('ALTER SEQUENCE stp_clabe_numbers RESTART WITH 9999999');
-      const last = await speiDeposit('10.00');
-      assert.equal(last.clabe.slice(10, 17), '9999999');
-      const before = (await s.ctx.db.query('SELECT count(*)::int AS n FROM deposits')).rows[0]!.n;
-      const refused = await v3.post('/v3/deposits', { country: 'MX', amount: '10.00', currency: 'MXN', payment_method: 'SE', invoice_id: `stp-full-${backend}-${Date.now()}`, payer: MX_PAYER });
-      assert.equal(refused.status, 503, refused.text);
-      assert.equal(refused.body.code, 520);
-      assert.equal((await s.ctx.db.query('SELECT count(*)::int AS n FROM deposits')).rows[0]!.n, before);
+      // Every number of the range taken: the reservations in stp_clabes all find their number held.
+      const db = s.ctx.db;
+      const query = db.query;
+      db.query = (async (sql: string, params?: unknown[], opts?: unknown) => {
+        if (/INSERT INTO stp_clabes|FROM stp_clabes/.test(sql)) return { rows: [], rowCount: 0 };
+        return query.call(db, sql, params, opts as never);
+      }) as typeof query;
+      try {
+        const before = (await s.ctx.db.query('SELECT count(*)::int AS n FROM deposits')).rows[0]!.n;
+        const refused = await v3.post('/v3/deposits', { country: 'MX', amount: '10.00', currency: 'MXN', payment_method: 'SE', invoice_id: `stp-full-${backend}-${Date.now()}`, payer: MX_PAYER });
+        assert.equal(refused.status, 503, refused.text);
+        assert.equal(refused.body.code, 520);
+        assert.equal((await s.ctx.db.query('SELECT count(*)::int AS n FROM deposits')).rows[0]!.n, before);
+      } finally {
+        db.query = query;
+      }
       const { rows } = await s.ctx.db.query<{ n: number; d: number }>(`SELECT count(*)::int AS n, count(DISTINCT connector_reference)::int AS d FROM deposits WHERE connector = 'stp'`);
       assert.equal(rows[0]!.n, rows[0]!.d, 'every STP deposit has its own CLABE');
+      const reserved = await s.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deposits d WHERE connector = 'stp' AND NOT EXISTS (SELECT 1 FROM stp_clabes c WHERE c.clabe = d.connector_reference)`);
+      assert.equal(reserved.rows[0]!.n, 0, 'every CLABE given is reserved');
     });
   });
 }

@@ -67,6 +67,20 @@ test('cashouts: a debit completes a sent one and confirms a paid one; a credit n
   assert.equal(kind(decide(k, entry({ amount: '31.00', direction: 'debit', refs: { endToEndId: 'SB1' } }), new Set())), 'exception:amount_differs');
 });
 
+test('cashout returns: only a reversal named by the bank\'s references; payer text and unflagged credits never decide a cashout', () => {
+  const k = knowledge([], [co(1, { status: 'COMPLETED' }), co(2, { status: 'COMPLETED' })]);
+  // The payer's remittance text carrying a paid cashout's reference: names no cashout.
+  const free = decide(k, entry({ amount: '30.00', direction: 'credit', reversal: true, refs: { depositReference: 'SB1' } }), new Set());
+  assert.equal(free.kind, 'exception');
+  assert.ok(!(free.kind === 'exception' && free.candidates.some((c) => c.type === 'cashout')), JSON.stringify(free));
+  // Named by the clearing reference but not marked a return by the bank: the operator decides.
+  assert.equal(kind(decide(k, entry({ amount: '30.00', direction: 'credit', refs: { claveRastreo: 'SB1' } }), new Set())), 'exception:not_completable');
+  // The bank's reversal naming it: its return.
+  assert.equal(kind(decide(k, entry({ amount: '30.00', direction: 'credit', reversal: true, refs: { claveRastreo: 'SB2' } }), new Set())), 'reference:cashout2:return');
+  // A debit still names its cashout by caja's own text.
+  assert.equal(kind(decide(k, entry({ amount: '30.00', direction: 'debit', refs: { depositReference: 'SB1' } }), new Set())), 'reference:cashout1:confirm');
+});
+
 test('CLABE: one sent cashout of that amount to that CLABE matches; two are ambiguous, so neither', () => {
   const clabe = (n: string) => `012180${n}${clabeCheckDigit(`012180${n}`)}`;
   const a = clabe('00000000001');

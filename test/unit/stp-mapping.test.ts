@@ -4,10 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, createVerify, generateKeyPairSync } from 'node:crypto';
 import { isValidClabe } from '../../src/domain/clabe.ts';
+import { speiReference } from '../../src/domain/payment-info.ts';
 import { dec } from '../../src/domain/money.ts';
 import { firmar } from '../../src/connectors/stp/client.ts';
 import {
-  abonoAnswer, cadenaOriginal, checkAbono, clabeInRange, claveRastreoFor, consultaCadena, fechaOperacion, orderBody, orderOutcome,
+  abonoAnswer, cadenaOriginal, checkAbono, clabeInRange, claveRastreoFor, consultaCadena, depositRemaindersNamed, fechaOperacion, orderBody, orderOutcome,
   parseEstadoHint, receivedToPayment, registraResult, speiInstitution, tipoCuenta,
 } from '../../src/connectors/stp/mapping.ts';
 
@@ -104,4 +105,13 @@ test('state-change hints name an order by claveRastreo/folioOrigen or id; fechaO
   assert.equal(parseEstadoHint([]), null);
   assert.equal(parseEstadoHint({ estado: 'x' }), null);
   assert.equal(fechaOperacion(new Date('2026-11-27T03:00:00Z')), '20261126');
+});
+
+test('a transfer names a deposit by its 7-digit SPEI reference (numeric reference or concept, Luhn checked); own-account ones are confirmed', () => {
+  const ref = speiReference(1_234_017);
+  assert.deepEqual(depositRemaindersNamed({ referenciaNumerica: Number(ref) }), [234_017]);
+  assert.deepEqual(depositRemaindersNamed({ referenciaNumerica: 1, conceptoPago: `PAGO REF ${ref} GRACIAS` }), [234_017]);
+  const wrong = `${ref.slice(0, 6)}${(Number(ref[6]) + 1) % 10}`;
+  assert.deepEqual(depositRemaindersNamed({ referenciaNumerica: Number(wrong), conceptoPago: `12${ref}` }), [], 'a typo, or digits inside a longer number, name nothing');
+  assert.deepEqual(abonoAnswer({ status: 'unmatched', reason: 'own_account: paid into the operator\'s own account …' }), { mensaje: 'confirmar' });
 });

@@ -40,10 +40,11 @@ export async function receiveAbono(ctx: AppContext, secret: string | undefined, 
   if ('kind' in connector) return connector;
   const posted = receivedToPayment(body);
   if (!posted) return { kind: 'invalid', details: ['body: not an abono (claveRastreo, institucionOrdenante, fechaOperacion, cuentaBeneficiario and monto are required)'] };
-  if (!connector.isDepositClabe(posted.chargeReference)) {
+  if (!(await connector.isDepositClabe(posted.chargeReference)) && !(await connector.namesDeposit(posted))) {
     // Not a deposit's CLABE: the operator's own accounts (funding the concentrating account).
-    // Kept, and nothing is credited to any merchant.
-    ctx.log.info({ connector: STP_CONNECTOR, payment: posted.id }, 'abono to an account outside the deposits\' CLABE range: confirmed, nothing credited');
+    // Kept, and nothing is credited to any merchant. One that names a deposit's reference (a
+    // customer who paid the wrong account) goes on: it is read back and kept for the operator.
+    ctx.log.info({ connector: STP_CONNECTOR, payment: posted.id }, 'abono to one of the operator\'s own accounts: confirmed, nothing credited');
     return { kind: 'answer', body: { mensaje: 'confirmar' } };
   }
   let truth;

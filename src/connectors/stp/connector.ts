@@ -15,11 +15,14 @@ import { paymentInfoBase, speiReference } from '../../domain/payment-info.ts';
 import { ConnectorError, type PayinConnector, paymentInfoInput, type ProviderPayment } from '../payin.ts';
 import type { OrderPayoutConnector, OrderState } from '../payout.ts';
 import type { ConnectorKind } from '../registry.ts';
-import { recordHealth, type StoredConnector } from '../store.ts';
+import { connectorView, recordHealth, type StoredConnector } from '../store.ts';
 import { StpClient } from './client.ts';
-import { checkAbono, clabeInRange, receivedKept, claveRastreoFor, fechaOperacion, orderBody, orderOutcome, receivedToPayment, splitPaymentId } from './mapping.ts';
+import { checkAbono, depositRemaindersNamed, receivedKept, claveRastreoFor, fechaOperacion, orderBody, orderOutcome, receivedToPayment, splitPaymentId } from './mapping.ts';
 import { stpRefunds } from './refunds.ts';
 import type { StpSecrets, StpSettings } from './settings.ts';
+import { allocateClabe, markSeenClabes } from './clabes.ts';
+import { OWN_ACCOUNTS_CONNECTOR, storedAccounts } from '../own-accounts.ts';
+import { isValidClabe } from '../../domain/clabe.ts';
 
 export const STP_CONNECTOR = 'stp';
 
@@ -28,8 +31,10 @@ export interface StpConnector extends PayinConnector {
   readonly client: StpClient;
   /** The shared secret a callback must carry (X-Stp-Webhook-Secret), when the operator set one. */
   readonly webhookSecret: string | null;
-  /** Whether a CLABE is a deposit's: in the operator's range, and not its concentrating account. */
-  isDepositClabe(clabe: string | null): boolean;
+  /** Whether a CLABE is a deposit's: in the operator's range, and none of the operator's own accounts. */
+  isDepositClabe(clabe: string | null): Promise<boolean>;
+  /** Whether a transfer names a deposit's reference (numeric reference or concept). */
+  namesDeposit(payment: ProviderPayment): Promise<boolean>;
 }
 
 const DAY_MS = 24 * 3600_000;
@@ -57,16 +62,65 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
     }
   }
 
-  // The concentrating account usually lies in the range too (its account number 0, which the
-  // sequence never gives): money sent to it is the operator's, never a deposit's.
-  const isDepositClabe = (clabe: string | null) => clabe !== null && clabe.startsWith(settings.clabe_prefix) && clabe !== settings.ordering_clabe;
+  /**
+   * The operator's own accounts: the concentrating account (ordering_clabe) and every MX CLABE of
+   * the own-accounts connector. They may lie inside the range (the company's accounts share it):
+   * never given to a deposit, and money sent to them is the operator's, never a deposit's. Read
+   * again before each use (the own-accounts list can change); `ownKnown` keeps the last read.
+   */
+  let ownKnown = new Set([settings.ordering_clabe]);
+  async function ownClabes(): Promise<Set<string>> {
+    const own = await connectorView(ctx, OWN_ACCOUNTS_CONNECTOR);
+    const accounts = own ? storedAccounts(own).filter((a) => a.country === 'MX').map((a) => a.account.replace(/\D/g, '')).filter(isValidClabe) : [];
+    ownKnown = new Set([settings.ordering_clabe, ...accounts]);
+    return ownKnown;
+  }
 
-  /** The received orders of one day that were paid into the operator's CLABE range. */
+  const isDepositClabe = (clabe: string | null) => clabe !== null && clabe.startsWith(settings.clabe_prefix) && !ownKnown.has(clabe);
+
+  /** The deposits each own-account transfer named, for its reason (checkPayment is synchronous). */
+  const namedBy = new WeakMap<ProviderPayment, number[]>();
+
+  /**
+   * The STP deposits transfers to own accounts name: by a numeric reference or concept
+   * (speiReference: the id modulo a million, so every id of that remainder up to the newest), or
+   * by the account itself when a deposit was given it (before caja skipped the operator's own
+   * accounts, a sequence could hand the concentrating account out). Index look-ups only, one
+   * query for the lot; per transfer, newest first.
+   */
+  async function depositsNamed(payments: ProviderPayment[]): Promise<number[][]> {
+    if (payments.length === 0) return [];
+    const { rows: top } = await ctx.db.query<{ max: number | null }>('SELECT max(id) AS max FROM deposits');
+    const max = Number(top[0]?.max ?? 0);
+    const remainders = payments.map((p) => depositRemaindersNamed(p.raw));
+    const ids = new Set<number>();
+    for (const r of remainders.flat()) for (let id = r; id <= max; id += 1_000_000) if (id > 0) ids.add(id);
+    const { rows } = await ctx.db.query<{ id: number; connector_reference: string | null }>(
+      'SELECT id, connector_reference FROM deposits WHERE connector = $1 AND (id = ANY($2::integer[]) OR connector_reference = ANY($3::text[]))',
+      [STP_CONNECTOR, [...ids], payments.map((p) => p.chargeReference).filter((c): c is string => c !== null)]);
+    return payments.map((p, i) => rows
+      .filter((r) => r.connector_reference === p.chargeReference || remainders[i]!.includes(r.id % 1_000_000))
+      .map((r) => r.id).sort((a, b) => b - a).slice(0, 5));
+  }
+
+  /**
+   * The received orders of one day caja acts on: those paid into a deposit's CLABE, and those
+   * paid into one of the operator's own accounts that name a deposit's reference (a customer who
+   * sent the money to the wrong account: kept for the operator, never silence).
+   */
   async function receivedOn(fecha: string | undefined): Promise<ProviderPayment[]> {
     const list = await guarded('consOrdenesFech', () => client.ordersOfDay('R', fecha));
+    await ownClabes();
     // A transfer STP returned (devuelta, or after caja answered devolver) credits nothing.
-    return list.filter(receivedKept).map(receivedToPayment)
-      .filter((p): p is ProviderPayment => p !== null && isDepositClabe(p.chargeReference));
+    const all = list.filter(receivedKept).map(receivedToPayment).filter((p): p is ProviderPayment => p !== null);
+    const deposits = all.filter((p) => isDepositClabe(p.chargeReference));
+    // A CLABE STP shows money in is never drawn again, even one this database does not know.
+    await markSeenClabes(ctx.db, settings.clabe_prefix, deposits.map((p) => p.chargeReference!));
+    const others = all.filter((p) => !isDepositClabe(p.chargeReference));
+    const named = await depositsNamed(others);
+    const own = others.filter((p, i) => named[i]!.length > 0);
+    others.forEach((p, i) => namedBy.set(p, named[i]!));
+    return [...deposits, ...own];
   }
 
   const payout: OrderPayoutConnector = {
@@ -118,20 +172,20 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
     client,
     payout,
     webhookSecret: secrets.webhook_secret ?? null,
-    isDepositClabe,
+    async isDepositClabe(clabe) {
+      await ownClabes();
+      return isDepositClabe(clabe);
+    },
+    namesDeposit: async (payment) => (await depositsNamed([payment]))[0]!.length > 0,
 
     async createCharge(order) {
-      // A number of the range is taken once, never given again: a CLABE is never reused.
-      let n: number;
-      try {
-        const { rows } = await ctx.db.query<{ n: string }>("SELECT nextval('stp_clabe_numbers')::text AS n");
-        n = Number(rows[0]!.n);
-      } catch (err) {
-        if (!(err instanceof Error && /maximum value/i.test(err.message))) throw err;
-        ctx.log.error({ err }, 'STP: no CLABE left in the range');
+      // Drawn at random in the range and reserved before the deposit shows it: never given again,
+      // not even after the database is restored to an earlier point (src/connectors/stp/clabes.ts).
+      const clabe = await allocateClabe(ctx.db, { prefix: settings.clabe_prefix, skip: await ownClabes() }, order.depositId);
+      if (clabe === null) {
+        ctx.log.error({ connector: STP_CONNECTOR }, 'STP: no CLABE left in the range');
         throw new ConnectorError('not_configured', 'the CLABE range of clabe_prefix is exhausted');
       }
-      const clabe = clabeInRange(settings.clabe_prefix, n);
       const paymentInfo = {
         ...paymentInfoBase(paymentInfoInput(order)),
         metadata: { beneficiary_name: settings.ordering_name, bank_name: 'STP', account: clabe, reference: speiReference(order.depositId) },
@@ -157,7 +211,14 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
       return [];
     },
 
-    checkPayment: checkAbono,
+    checkPayment(payment, deposit) {
+      // Paid into the operator's own account: never a deposit's completion, kept for the operator.
+      if (!isDepositClabe(payment.chargeReference)) {
+        const named = namedBy.get(payment) ?? [];
+        return { ok: false, reason: `own_account: paid into the operator's own account ${payment.chargeReference ?? ''}, naming the reference of deposit ${named.join(', ') || '(unknown)'}: kept for the operator` };
+      }
+      return checkAbono(payment, deposit);
+    },
 
     // A refund of an SPEI deposit is an order back to the account the abono came from (./refunds.ts).
     ...stpRefunds(settings, client, guarded, ctx.now),

@@ -6,6 +6,7 @@ import { clabeCheckDigit, isValidClabe } from '../../domain/clabe.ts';
 import type { RejectionCode } from '../../domain/cashout-states.ts';
 import { cmp, type Decimal, parseAmount, toFixed } from '../../domain/money.ts';
 import type { ProviderPayment } from '../payin.ts';
+import { isValidLuhn } from '../../domain/vouchers.ts';
 
 /** STP's own SPEI participant key: the institution every order is operated by. */
 export const STP_INSTITUTION = '90646';
@@ -306,9 +307,24 @@ export function checkAbono(
   return { ok: true };
 }
 
+/**
+ * The deposit references (speiReference: the deposit id modulo a million and a Luhn digit) a
+ * transfer names in its numeric reference or its concept, as the id remainders they stand for.
+ */
+export function depositRemaindersNamed(raw: unknown): number[] {
+  if (!raw || typeof raw !== 'object') return [];
+  const r = raw as Record<string, unknown>;
+  const candidates: string[] = [];
+  const numeric = str(r.referenciaNumerica);
+  if (/^\d{1,7}$/.test(numeric)) candidates.push(numeric.padStart(7, '0'));
+  for (const m of str(r.conceptoPago).matchAll(/(?<!\d)\d{7}(?!\d)/g)) candidates.push(m[0]);
+  return [...new Set(candidates.filter((c) => isValidLuhn(c)).map((c) => Number(c.slice(0, 6))))];
+}
+
 /** caja's answer to an abono, from what was recorded for it (the same for a repeated post). */
 export function abonoAnswer(recorded: { status: string; reason: string | null }): { mensaje: 'confirmar' } | { mensaje: 'devolver'; id: number } {
-  if (recorded.status === 'applied') return { mensaje: 'confirmar' };
+  // Money paid into the operator's own account stays there; the operator decides what it is.
+  if (recorded.status === 'applied' || recorded.reason?.startsWith('own_account:')) return { mensaje: 'confirmar' };
   const rule = /^([a-z_]+):/.exec(recorded.reason ?? '')?.[1] as AbonoRule | undefined;
   return { mensaje: 'devolver', id: rule && rule in ABONO_RETURNS ? ABONO_RETURNS[rule] : ABONO_RETURNS.closed };
 }

@@ -138,7 +138,7 @@ export class Bank {
   }
 
   /** A payer's bank sends a transfer to one of the operator's CLABEs. */
-  receive(b: { cuentaBeneficiario: string; monto: number; claveRastreo?: string; institucionOrdenante?: number; tsLiquidacion?: number }): ReceivedOrder {
+  receive(b: { cuentaBeneficiario: string; monto: number; claveRastreo?: string; institucionOrdenante?: number; tsLiquidacion?: number; conceptoPago?: string; referenciaNumerica?: number }): ReceivedOrder {
     const id = this.nextId++;
     const order: ReceivedOrder = {
       idEF: id,
@@ -154,8 +154,8 @@ export class Bank {
       rfcCurpOrdenante: 'PELJ800101AB1',
       nombreBeneficiario: 'CLIENTE CAJA',
       tipoCuentaBeneficiario: 40,
-      conceptoPago: 'PAGO',
-      referenciaNumerica: 1234567,
+      conceptoPago: b.conceptoPago ?? 'PAGO',
+      referenciaNumerica: b.referenciaNumerica ?? 1234567,
       tipoPago: 1,
       estado: 'LQ',
       tsLiquidacion: b.tsLiquidacion ?? Date.now(),
