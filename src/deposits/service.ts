@@ -40,6 +40,7 @@ import { payinConnectorFor, servedMethods, servesEveryMethod } from '../connecto
 import { offeredMethods } from '../domain/offered-methods.ts';
 import { type Charge, ConnectorError } from '../connectors/payin.ts';
 import { DepositError, providerFailure } from './errors.ts';
+import { withdrawCharge } from '../connectors/charges.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { type KnownRate, resolveUsdRates, staleRate, staleRateText } from '../lookups/exchange-rates.ts';
 import { type LimitKind, type LimitRule, needsUsage } from '../domain/limits.ts';
@@ -368,6 +369,22 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   // The charge comes from the method's connector (src/connectors/registry.ts): staging's
   // simulator builds it in memory; a real one (Pix) asks its provider, and a provider that
   // refuses or does not answer fails the creation before anything is written.
+  // The customer limits are checked before a charge is made at a provider: a refused deposit
+  // (304) leaves no live charge behind (a Pix QR code the customer could still pay).
+  const limitCheck = {
+    merchantId: merchant.id, country: input.country, paymentMethod: method?.code ?? null, userId,
+    document: input.payer.document, amountUsd: input.usdAmount, now,
+  };
+  const pre = preloadedRules.get(input);
+  const rules = pre && pre.merchantId === merchant.id ? pre.rules : await loadLimitRules(ctx.db, merchant.id, input.country);
+  const rule = applicableRule(rules, limitCheck);
+  // A cap on one deposit is checked here and the deposit joins the shared statement like any
+  // other; a daily or monthly ceiling reads the customer's usage under a per-customer lock, in
+  // the transaction of a batch of such deposits (checkedWriter).
+  const lockedRule = rule && needsUsage(rule) ? rule : null;
+  const amountOnly = rule && !lockedRule ? checkAmountOnly(rule, limitCheck) : null;
+  if (amountOnly) throw new DepositError('user_limit', `User limit exceeded: ${amountOnly}`, { limit: amountOnly });
+
   let id: number | null = null;
   let paymentInfo: string | null = null;
   let connectorName: string | null = null;
@@ -388,6 +405,13 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
     if (!connector.simulated) {
       const prior = await answerBeforeCharge(ctx, merchant.id, invoiceId, opts);
       if (prior) return prior;
+    }
+    // Under a daily or monthly ceiling the customer's usage is read first (and again, under the
+    // lock, when the deposit is written: a concurrent deposit that takes the room then has its
+    // charge withdrawn below).
+    if (lockedRule && !connector.simulated) {
+      const [exceeded] = await ctx.db.tx((q) => checkCustomerLimits(q, [{ rule: lockedRule, check: limitCheck }]));
+      if (exceeded) throw new DepositError('user_limit', `User limit exceeded: ${exceeded}`, { limit: exceeded });
     }
     let charge: Charge;
     try {
@@ -425,24 +449,13 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
     actor: opts.actor ?? 'merchant', at: now.toISOString(),
     idempotency_key: opts.idempotency?.key ?? null, idempotency_fingerprint: opts.idempotency?.fingerprint ?? null,
   };
-  const limitCheck = {
-    merchantId: merchant.id, country: input.country, paymentMethod: method?.code ?? null, userId,
-    document: input.payer.document, amountUsd: input.usdAmount, now,
-  };
-  const pre = preloadedRules.get(input);
-  const rules = pre && pre.merchantId === merchant.id ? pre.rules : await loadLimitRules(ctx.db, merchant.id, input.country);
-  const rule = applicableRule(rules, limitCheck);
-  // A cap on one deposit is checked here and the deposit joins the shared statement like any
-  // other; a daily or monthly ceiling reads the customer's usage under a per-customer lock, in
-  // the transaction of a batch of such deposits (checkedWriter).
-  const lockedRule = rule && needsUsage(rule) ? rule : null;
-  const amountOnly = rule && !lockedRule ? checkAmountOnly(rule, limitCheck) : null;
-  if (amountOnly) throw new DepositError('user_limit', `User limit exceeded: ${amountOnly}`, { limit: amountOnly });
-
   let written: CreatedDeposit | null = null;
   try {
     written = lockedRule ? await writeChecked(ctx, { row, rule: lockedRule, check: limitCheck }) : await batchedWriter(ctx).submit(row);
   } catch (err) {
+    // A concurrent deposit of the same customer used the room the check before the charge saw:
+    // the charge made for this one is withdrawn, so that it can never be paid.
+    if (err instanceof DepositError && err.kind === 'user_limit' && id !== null) await withdrawCharge(ctx, { id, connector: connectorName, connector_reference: connectorReference });
     if (!isIdempotencyKeyTaken(err)) throw err;
   }
   if (written) return { deposit: written, replayed: false };
