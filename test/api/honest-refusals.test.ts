@@ -3,10 +3,13 @@
 //     country and what is served), with nothing reserved and no row; MX with STP is accepted;
 //   - a ONE_SHOT deposit the customer limits refuse (304) never creates a charge at the PSP;
 //   - a notification URL production can never call (loopback, private, link-local) is refused
-//     when it is set: merchants (admin API), deposits, cashouts, refunds.
+//     when it is set: merchants (admin API), deposits, cashouts (one rule for every face);
+//   - the operator console answers a database outage with 503 and Retry-After.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
+import { backends, postgresUrl, startTestServer, type TestServer } from '../helpers/server.ts';
+import { createScratchDatabase } from '../helpers/databases.ts';
+import { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { admin, cashoutRequest, createMerchant, type Credentials, V3Client } from '../helpers/clients.ts';
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
 import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
@@ -146,5 +149,39 @@ describe('URLs production can never reach (unit)', () => {
     }
     for (const url of ['https://shop.example/n', 'https://93.184.216.34/n', 'https://[2606:2800:220:1:248:1893:25c8:1946]/n']) assert.equal(checkCallbackUrl(url, 'production'), null, url);
     for (const url of ['https://127.0.0.1/n', 'http://localhost:3000/n', 'https://10.1.2.3/n']) assert.equal(checkCallbackUrl(url, 'staging'), null, url);
+  });
+});
+
+// The console answers a database outage like every other face: 503 with Retry-After, not 500.
+describe('the operator console during a database outage (pg, through a TCP proxy)', { skip: postgresUrl() ? false : 'needs DATABASE_URL (PostgreSQL)' }, () => {
+  let db: { url: string; drop: () => Promise<void> };
+  let proxy: TcpProxy;
+  let s: TestServer;
+  before(async () => {
+    db = await createScratchDatabase(postgresUrl()!);
+    const target = new URL(db.url);
+    proxy = await new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) }).start();
+    const through = new URL(db.url);
+    through.host = `127.0.0.1:${proxy.port}`;
+    s = await startTestServer('pglite', { DATABASE_URL: through.toString(), CAJA_DB_CONNECT_TIMEOUT_MS: '500', CAJA_DB_QUERY_TIMEOUT_MS: '1000', CAJA_DB_STATEMENT_TIMEOUT_MS: '800', CAJA_CACHE_SECONDS: '0' });
+  });
+  after(async () => {
+    await s?.close();
+    await proxy?.close();
+    await db?.drop();
+  });
+
+  test('a console page with a session cookie, the sign-in post: 503 with Retry-After, in HTML', async () => {
+    await proxy.close();
+    for (const send of [
+      () => fetch(`${s.url}/ops`, { headers: { cookie: `caja_ops=${'a'.repeat(43)}` }, redirect: 'manual' }),
+      () => fetch(`${s.url}/ops/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a%40example.com&password=x', redirect: 'manual' }),
+    ]) {
+      const r = await send();
+      assert.equal(r.status, 503, await r.clone().text());
+      assert.equal(r.headers.get('retry-after'), '2');
+      assert.match(r.headers.get('content-type') ?? '', /text\/html/);
+      assert.match(await r.text(), /try again/i);
+    }
   });
 });
