@@ -162,7 +162,11 @@ export function completeDocument(doc: Json): Json {
       const requestMedia = op.requestBody?.content?.['application/json'] ?? op.requestBody?.content?.['application/x-www-form-urlencoded'];
       if (ex?.request !== undefined && requestMedia) requestMedia.example = ex.request;
       for (const [status, body] of Object.entries((ex?.responses ?? {}) as Json)) {
-        const content = op.responses?.[status]?.content?.['application/json'];
+        const response = op.responses?.[status];
+        if (!response) continue;
+        // An answer whose route declares no schema still shows what it looks like.
+        response.content ??= { 'application/json': {} };
+        const content = response.content['application/json'];
         if (content) content.example = body;
       }
     }
