@@ -3,7 +3,7 @@
 //     country and what is served), with nothing reserved and no row; MX with STP is accepted;
 //   - a ONE_SHOT deposit the customer limits refuse (304) never creates a charge at the PSP;
 //   - a notification URL production can never call (loopback, private, link-local) is refused
-//     when it is set: merchants (admin API), deposits, cashouts (one rule for every face);
+//     when it is set: merchants (admin API, panel, CLI), deposits, cashouts (one rule for every face);
 //   - the operator console answers a database outage with 503 and Retry-After.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +16,11 @@ import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.t
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { cpf } from '../helpers/documents.ts';
 import { buildClabe } from '../../src/domain/clabe.ts';
+import { PanelClient } from '../panel/helpers.ts';
+import { migratedDataDir } from '../helpers/data-dir.ts';
+import { CAJA_CLI } from '../helpers/programs.ts';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 
 const BENEFICIARY_CLABE = buildClabe('012', '180', '00123456789');
 const PAYER = { document: cpf('111444777'), first_name: 'Maria', last_name: 'Souza', email: 'maria@example.com' };
@@ -133,6 +138,20 @@ for (const backend of backends()) {
         assert.equal(co.status, 400, `${url}: ${co.text}`);
         assert.match(co.body.message, /notification_url: /, url);
       }
+      // The merchant's own panel: the URL form refuses it and keeps the setting.
+      const panel = new PanelClient(s.url);
+      assert.equal((await panel.signIn(m.panel.email, m.panel.password)).url, '/panel');
+      const csrf = /name="csrf" value="([^"]+)"/.exec((await panel.get('/panel/settings/api')).html)![1]!;
+      const saved = await panel.request('POST', '/panel/settings/urls', new URLSearchParams({ csrf, notification_url: 'https://10.0.0.8/hook', return_url: '', logo_url: '' }));
+      assert.match(saved.html, /must reach a public address in production: 10\.0\.0\.8 is private/);
+      assert.equal((await admin(s.url, 'GET', `/admin/merchants/${m.merchant_id}`)).body.notification_url, null);
+      // The CLI on the same database (a scratch data directory of its own).
+      const dataDir = await migratedDataDir('caja-refusals-cli-');
+      const cli = spawnSync(process.execPath, [CAJA_CLI, 'merchant', 'create', '--name', 'Cli', '--notification-url', 'https://169.254.169.254/n'], {
+        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', CAJA_ENV: 'production', CAJA_MASTER_KEY: randomBytes(32).toString('base64'), CAJA_ADMIN_TOKEN: 'x'.repeat(20) }, encoding: 'utf8',
+      });
+      assert.equal(cli.status, 64, cli.stderr);
+      assert.match(cli.stderr, /--notification-url must reach a public address in production: 169\.254\.169\.254 is link-local/);
       const ok = await admin(s.url, 'PATCH', `/admin/merchants/${m.merchant_id}`, { notification_url: 'https://93.184.216.34/n' });
       assert.equal(ok.status, 200, ok.text);
       assert.equal((await admin(s.url, 'POST', '/admin/merchants', { name: 'Public', notification_url: 'https://shop.example/n' })).status, 201);
