@@ -121,6 +121,25 @@ for (const backend of backends()) {
       }
     });
 
+    test('concurrent ONE_SHOT deposits of one customer under a daily limit: a live charge for each accepted one only', async () => {
+      const put = await admin(s.url, 'PUT', '/admin/limits', { merchant_id: m.merchant_id, country: 'BR', daily: '50' });
+      assert.equal(put.status, 200, put.text);
+      try {
+        const seen = (await pix.state()).cobs.length;
+        const user = `race-${backend}`;
+        // A customer of their own (user id and document): the deposits above count for theirs.
+        const body = () => { const b = pixBody('100.00', user); return { ...b, payer: { ...b.payer, document: cpf('222333444') } }; };
+        const answers = await Promise.all(Array.from({ length: 6 }, () => v3.post('/v3/deposits', body())));
+        assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 400, 400, 400, 400], answers.map((a) => a.text).join('\n'));
+        for (const a of answers.filter((x) => x.status === 400)) assert.equal(a.body.code, 304, a.text);
+        const made = (await pix.state()).cobs.slice(seen);
+        // A charge made for a deposit the limit then refused (the room taken meanwhile) was withdrawn.
+        assert.equal(made.filter((c) => c.status === 'ATIVA').length, 2, JSON.stringify(made.map((c) => c.status)));
+      } finally {
+        await admin(s.url, 'PUT', '/admin/limits', { merchant_id: m.merchant_id, country: 'BR' });
+      }
+    });
+
     test('a notification URL production can never call is refused when it is set', async () => {
       for (const url of UNCALLABLE) {
         const created = await admin(s.url, 'POST', '/admin/merchants', { name: 'Internal', notification_url: url });
