@@ -364,13 +364,8 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   const invoiceId = input.invoiceId ?? randomUUID();
   const outcome = ctx.config.env === 'staging' ? sandboxOutcome(input.payer.email, input.amount) : null;
 
-  // ONE_SHOT payment info is built before the insert (a Pix QR image is ≈0.1 ms of CPU that no
-  // statement should wait for), so its id is taken from the sequence up front.
-  // The charge comes from the method's connector (src/connectors/registry.ts): staging's
-  // simulator builds it in memory; a real one (Pix) asks its provider, and a provider that
-  // refuses or does not answer fails the creation before anything is written.
-  // The customer limits are checked before a charge is made at a provider: a refused deposit
-  // (304) leaves no live charge behind (a Pix QR code the customer could still pay).
+  // The customer limits, read before a charge is made at a provider: a refused deposit (304)
+  // leaves no live charge behind (a Pix QR code the customer could still pay).
   const limitCheck = {
     merchantId: merchant.id, country: input.country, paymentMethod: method?.code ?? null, userId,
     document: input.payer.document, amountUsd: input.usdAmount, now,
@@ -378,13 +373,20 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   const pre = preloadedRules.get(input);
   const rules = pre && pre.merchantId === merchant.id ? pre.rules : await loadLimitRules(ctx.db, merchant.id, input.country);
   const rule = applicableRule(rules, limitCheck);
-  // A cap on one deposit is checked here and the deposit joins the shared statement like any
-  // other; a daily or monthly ceiling reads the customer's usage under a per-customer lock, in
-  // the transaction of a batch of such deposits (checkedWriter).
+  // A cap on one deposit is checked on its own and the deposit joins the shared statement like
+  // any other; a daily or monthly ceiling reads the customer's usage under a per-customer lock,
+  // in the transaction of a batch of such deposits (checkedWriter).
   const lockedRule = rule && needsUsage(rule) ? rule : null;
   const amountOnly = rule && !lockedRule ? checkAmountOnly(rule, limitCheck) : null;
-  if (amountOnly) throw new DepositError('user_limit', `User limit exceeded: ${amountOnly}`, { limit: amountOnly });
+  const refuseOverCap = () => {
+    if (amountOnly) throw new DepositError('user_limit', `User limit exceeded: ${amountOnly}`, { limit: amountOnly });
+  };
 
+  // ONE_SHOT payment info is built before the insert (a Pix QR image is ≈0.1 ms of CPU that no
+  // statement should wait for), so its id is taken from the sequence up front.
+  // The charge comes from the method's connector (src/connectors/registry.ts): staging's
+  // simulator builds it in memory; a real one (Pix) asks its provider, and a provider that
+  // refuses or does not answer fails the creation before anything is written.
   let id: number | null = null;
   let paymentInfo: string | null = null;
   let connectorName: string | null = null;
@@ -406,9 +408,11 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
       const prior = await answerBeforeCharge(ctx, merchant.id, invoiceId, opts);
       if (prior) return prior;
     }
-    // Under a daily or monthly ceiling the customer's usage is read first (and again, under the
-    // lock, when the deposit is written: a concurrent deposit that takes the room then has its
-    // charge withdrawn below).
+    // Before the charge (after a replay is answered, as it was before limits could change):
+    // the cap on one deposit, and under a daily or monthly ceiling the customer's usage, read
+    // again under the lock when the deposit is written (a concurrent deposit that takes the room
+    // meanwhile has this charge withdrawn below).
+    refuseOverCap();
     if (lockedRule && !connector.simulated) {
       const [exceeded] = await ctx.db.tx((q) => checkCustomerLimits(q, [{ rule: lockedRule, check: limitCheck }]));
       if (exceeded) throw new DepositError('user_limit', `User limit exceeded: ${exceeded}`, { limit: exceeded });
@@ -449,6 +453,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
     actor: opts.actor ?? 'merchant', at: now.toISOString(),
     idempotency_key: opts.idempotency?.key ?? null, idempotency_fingerprint: opts.idempotency?.fingerprint ?? null,
   };
+  refuseOverCap();
   let written: CreatedDeposit | null = null;
   try {
     written = lockedRule ? await writeChecked(ctx, { row, rule: lockedRule, check: limitCheck }) : await batchedWriter(ctx).submit(row);
