@@ -3,8 +3,9 @@
 //
 //   createCashout(ctx, merchant, req)      store a validated request as PENDING (or ON_HOLD) and
 //                                          reserve its amount from the balance, in one statement;
-//                                          CashoutError 'external_id_used' (511) or
-//                                          'insufficient_funds' (514)
+//                                          CashoutError 'not_served' (300: no payout network pays
+//                                          the country; nothing stored), 'external_id_used' (511)
+//                                          or 'insufficient_funds' (514)
 //   findCashout(q, merchantId, ids)        a merchant's own cashout by cashout_id and/or external_id
 //   transitionCashout(ctx, id, trigger, o) one status change, checked against the state machine
 //                                          (CashoutError 'invalid_transition', 510), with its
@@ -20,12 +21,13 @@ import type { CashoutRequest } from '../domain/cashout-request.ts';
 import { cmp, type Decimal, fromDb, neg, toDb } from '../domain/money.ts';
 import { payoutFigures } from '../domain/settlement.ts';
 import { cajaAccount, findReservation, isInsufficientFunds, merchantAccount, post, reservationPostings, transfer, transferCtes, voidReservation } from '../ledger/ledger.ts';
+import { orderPayoutConnectors, payoutConnectorFor } from '../connectors/registry.ts';
 import { knownRate, type KnownRate, staleRate, staleRateText } from '../lookups/exchange-rates.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { cashoutNotifications } from './notifications.ts';
 
-export type CashoutFailure = 'external_id_used' | 'insufficient_funds' | 'not_found' | 'invalid_transition' | 'no_rate' | 'rate_stale' | 'amount';
+export type CashoutFailure = 'external_id_used' | 'insufficient_funds' | 'not_found' | 'invalid_transition' | 'no_rate' | 'rate_stale' | 'amount' | 'not_served';
 
 export class CashoutError extends Error {
   constructor(
@@ -140,8 +142,20 @@ WITH c AS (
   FROM c
 ),`;
 
+/**
+ * A cashout no payout network can pay would wait PENDING for ever with its amount reserved:
+ * production refuses it by name (staging's bank pays every country). Deposits are refused the
+ * same way for a method no connector collects (deposits/service.ts servingProblem).
+ */
+async function checkServed(ctx: AppContext, country: string): Promise<void> {
+  if (await payoutConnectorFor(ctx, country)) return;
+  const served = [...new Set((await orderPayoutConnectors(ctx)).flatMap((c) => c.countries))].sort();
+  throw new CashoutError('not_served', `Invalid params: country: no payout provider pays cashouts to ${country} here; cashouts are paid to: ${served.join(', ') || 'none'}`);
+}
+
 /** Creates a cashout and reserves its funds; `audit` (a panel user's action) is written in the same transaction. */
 export async function createCashout(ctx: AppContext, merchant: Merchant, req: CashoutRequest, audit?: Audit<CashoutRow>): Promise<CashoutRow> {
+  await checkServed(ctx, req.country);
   const a = await amountsOf(ctx, merchant, req);
   const now = ctx.now();
   // Above the merchant's threshold a cashout waits, held, for two operators (four eyes).

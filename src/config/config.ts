@@ -11,8 +11,13 @@ export interface Config {
   env: Environment;
   port: number;
   host: string;
-  /** CAJA_ADMIN_PORT: when set, /admin and /metrics are served only there (on adminHost). */
+  /** CAJA_ADMIN_PORT: when set, /admin, /metrics and /ops are served only there (on adminHost). */
   adminPort: number | null;
+  /**
+   * Whether /admin, /metrics and /ops are served on the public port when there is no admin port
+   * (CAJA_ADMIN_ON_PUBLIC_PORT): staging yes by default, production only when the operator says so.
+   */
+  adminOnPublicPort: boolean;
   adminHost: string;
   dataDir: string;
   databaseUrl: string | undefined;
@@ -248,6 +253,17 @@ function retentionConfig(env: Env, dataDir: string): RetentionConfig {
   };
 }
 
+/**
+ * What a server may not start with, beyond what loadConfig checks for every command (the CLI's
+ * commands on the database need no public address): production's PUBLIC_BASE_URL is where
+ * customers pay and merchants' staff sign in, so it must be https.
+ */
+export function checkServerConfig(config: Config): void {
+  if (config.env === 'production' && !config.publicBaseUrl.startsWith('https://')) {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an https URL in production (customers pay and staff sign in there), got '${config.publicBaseUrl}'`);
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const envName = env.CAJA_ENV ?? 'staging';
   if (envName !== 'staging' && envName !== 'production') {
@@ -267,6 +283,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) URL, got '${publicBaseUrl}'`);
   }
   const production = envName === 'production';
+  const adminPort = env.CAJA_ADMIN_PORT ? int(env, 'CAJA_ADMIN_PORT', 0, 1, 65535) : null;
+  const adminOnPublicPort = bool(env, 'CAJA_ADMIN_ON_PUBLIC_PORT', adminPort === null && !production);
+  if (adminOnPublicPort && adminPort !== null) {
+    throw new ConfigError('CAJA_ADMIN_ON_PUBLIC_PORT=true and CAJA_ADMIN_PORT contradict each other: with an admin port, /admin, /metrics and /ops are served only there');
+  }
   const masterKeyText = persistentSecret(env, 'CAJA_MASTER_KEY', dataDir, 'master.key', () => randomBytes(32).toString('base64'), !production);
   const masterKey = Buffer.from(masterKeyText, 'base64');
   if (masterKey.length !== 32) throw new ConfigError('CAJA_MASTER_KEY must be 32 bytes encoded in base64');
@@ -290,7 +311,8 @@ export function loadConfig(env: Env = process.env): Config {
     masterKey,
     passwordHashCost: passwordHashCost(env, production),
     logLevel,
-    adminPort: env.CAJA_ADMIN_PORT ? int(env, 'CAJA_ADMIN_PORT', 0, 1, 65535) : null,
+    adminPort,
+    adminOnPublicPort,
     adminHost: env.CAJA_ADMIN_HOST || '127.0.0.1',
     xDateToleranceSeconds: int(env, 'CAJA_X_DATE_TOLERANCE_SECONDS', 300, 1, 86400),
     xDateFutureSeconds: int(env, 'CAJA_X_DATE_FUTURE_SECONDS', 60, 0, 86400),

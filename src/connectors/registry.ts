@@ -178,7 +178,8 @@ export async function orderPayoutConnectors(ctx: AppContext): Promise<OrderPayou
 
 /**
  * The network a cashout of `country` leaves through: a network the operator configured for it
- * (STP for MX), else in staging the staging bank, else null (it waits PENDING).
+ * (STP for MX), else in staging the staging bank, else null: production refuses such a cashout
+ * at creation (cashouts/service.ts).
  */
 export async function payoutConnectorFor(ctx: AppContext, country: string): Promise<OrderPayoutConnector | PayoutConnector | null> {
   const cc = country.trim().toUpperCase();

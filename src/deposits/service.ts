@@ -40,6 +40,7 @@ import { payinConnectorFor, servedMethods, servesEveryMethod } from '../connecto
 import { offeredMethods } from '../domain/offered-methods.ts';
 import { type Charge, ConnectorError } from '../connectors/payin.ts';
 import { DepositError, providerFailure } from './errors.ts';
+import { withdrawCharge } from '../connectors/charges.ts';
 import type { Merchant } from '../merchants/merchants.ts';
 import { type KnownRate, resolveUsdRates, staleRate, staleRateText } from '../lookups/exchange-rates.ts';
 import { type LimitKind, type LimitRule, needsUsage } from '../domain/limits.ts';
@@ -363,6 +364,24 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   const invoiceId = input.invoiceId ?? randomUUID();
   const outcome = ctx.config.env === 'staging' ? sandboxOutcome(input.payer.email, input.amount) : null;
 
+  // The customer limits, read before a charge is made at a provider: a refused deposit (304)
+  // leaves no live charge behind (a Pix QR code the customer could still pay).
+  const limitCheck = {
+    merchantId: merchant.id, country: input.country, paymentMethod: method?.code ?? null, userId,
+    document: input.payer.document, amountUsd: input.usdAmount, now,
+  };
+  const pre = preloadedRules.get(input);
+  const rules = pre && pre.merchantId === merchant.id ? pre.rules : await loadLimitRules(ctx.db, merchant.id, input.country);
+  const rule = applicableRule(rules, limitCheck);
+  // A cap on one deposit is checked on its own and the deposit joins the shared statement like
+  // any other; a daily or monthly ceiling reads the customer's usage under a per-customer lock,
+  // in the transaction of a batch of such deposits (checkedWriter).
+  const lockedRule = rule && needsUsage(rule) ? rule : null;
+  const amountOnly = rule && !lockedRule ? checkAmountOnly(rule, limitCheck) : null;
+  const refuseOverCap = () => {
+    if (amountOnly) throw new DepositError('user_limit', `User limit exceeded: ${amountOnly}`, { limit: amountOnly });
+  };
+
   // ONE_SHOT payment info is built before the insert (a Pix QR image is ≈0.1 ms of CPU that no
   // statement should wait for), so its id is taken from the sequence up front.
   // The charge comes from the method's connector (src/connectors/registry.ts): staging's
@@ -388,6 +407,15 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
     if (!connector.simulated) {
       const prior = await answerBeforeCharge(ctx, merchant.id, invoiceId, opts);
       if (prior) return prior;
+    }
+    // Before the charge (after a replay is answered, as it was before limits could change):
+    // the cap on one deposit, and under a daily or monthly ceiling the customer's usage, read
+    // again under the lock when the deposit is written (a concurrent deposit that takes the room
+    // meanwhile has this charge withdrawn below).
+    refuseOverCap();
+    if (lockedRule && !connector.simulated) {
+      const [exceeded] = await ctx.db.tx((q) => checkCustomerLimits(q, [{ rule: lockedRule, check: limitCheck }]));
+      if (exceeded) throw new DepositError('user_limit', `User limit exceeded: ${exceeded}`, { limit: exceeded });
     }
     let charge: Charge;
     try {
@@ -425,24 +453,14 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
     actor: opts.actor ?? 'merchant', at: now.toISOString(),
     idempotency_key: opts.idempotency?.key ?? null, idempotency_fingerprint: opts.idempotency?.fingerprint ?? null,
   };
-  const limitCheck = {
-    merchantId: merchant.id, country: input.country, paymentMethod: method?.code ?? null, userId,
-    document: input.payer.document, amountUsd: input.usdAmount, now,
-  };
-  const pre = preloadedRules.get(input);
-  const rules = pre && pre.merchantId === merchant.id ? pre.rules : await loadLimitRules(ctx.db, merchant.id, input.country);
-  const rule = applicableRule(rules, limitCheck);
-  // A cap on one deposit is checked here and the deposit joins the shared statement like any
-  // other; a daily or monthly ceiling reads the customer's usage under a per-customer lock, in
-  // the transaction of a batch of such deposits (checkedWriter).
-  const lockedRule = rule && needsUsage(rule) ? rule : null;
-  const amountOnly = rule && !lockedRule ? checkAmountOnly(rule, limitCheck) : null;
-  if (amountOnly) throw new DepositError('user_limit', `User limit exceeded: ${amountOnly}`, { limit: amountOnly });
-
+  refuseOverCap();
   let written: CreatedDeposit | null = null;
   try {
     written = lockedRule ? await writeChecked(ctx, { row, rule: lockedRule, check: limitCheck }) : await batchedWriter(ctx).submit(row);
   } catch (err) {
+    // A concurrent deposit of the same customer used the room the check before the charge saw:
+    // the charge made for this one is withdrawn, so that it can never be paid.
+    if (err instanceof DepositError && err.kind === 'user_limit' && id !== null) await withdrawCharge(ctx, { id, connector: connectorName, connector_reference: connectorReference });
     if (!isIdempotencyKeyTaken(err)) throw err;
   }
   if (written) return { deposit: written, replayed: false };

@@ -7,6 +7,7 @@
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 import type { Environment } from '../config/config.ts';
+import { addressRange } from '../domain/urls.ts';
 
 export type Policy = 'production' | 'staging';
 
@@ -14,25 +15,7 @@ export function policyFor(env: Environment): Policy {
   return env === 'production' ? 'production' : 'staging';
 }
 
-/**
- * ipaddr.js's range name of an address ('unicast' for public ones; 'private', 'loopback',
- * 'linkLocal' (includes 169.254.169.254, the cloud metadata address), 'carrierGradeNat',
- * 'uniqueLocal', 'reserved', ...), with IPv4-mapped IPv6 addresses judged as the IPv4 they carry.
- * Null when the text is not an IP address.
- */
-export function addressRange(address: string): string | null {
-  if (!ipaddr.isValid(address)) return null;
-  const parsed = ipaddr.process(address);
-  // IPv4-compatible IPv6 (::/96, deprecated: `[::127.0.0.1]`) reaches the IPv4 it carries on
-  // some stacks, yet ipaddr.js calls it unicast: judge the IPv4.
-  if (parsed.kind() === 'ipv6') {
-    const parts = (parsed as ipaddr.IPv6).parts;
-    if (parts.slice(0, 6).every((p) => p === 0) && (parts[6] !== 0 || parts[7]! > 1)) {
-      return ipaddr.IPv4.parse(`${parts[6]! >> 8}.${parts[6]! & 255}.${parts[7]! >> 8}.${parts[7]! & 255}`).range();
-    }
-  }
-  return parsed.range();
-}
+export { addressRange };
 
 /** A public unicast address: what production calls, and whose answers caja may record. */
 export function isPublicAddress(address: string): boolean {

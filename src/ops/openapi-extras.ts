@@ -18,7 +18,7 @@ const ERRORS: Record<string, Record<string, string>> = {
   'get /v3/refunds/{id}': { 404: '208 RESOURCE_NOT_FOUND' },
   'post /v5/account/validate': { 400: '201, 300 INVALID_DOCUMENT, 302 INVALID_BANK_ACCOUNT (the failing check named), 502', 403: '106 FEATURE_NOT_ENABLED' },
   'post /v5/account/pix_key/validate': { 400: '201, 502', 403: '106 FEATURE_NOT_ENABLED' },
-  'post /v3/cashout': { 400: '300 invalid params (every failing field), 511 external_id already used, 514 insufficient funds', 401: '401 invalid login, pass or Payload-Signature' },
+  'post /v3/cashout': { 400: '300 invalid params (every failing field; in production also a country no payout provider pays), 511 external_id already used, 514 insufficient funds', 401: '401 invalid login, pass or Payload-Signature' },
   'post /v3/cashout/status': { 400: '300 invalid params', 401: '401 invalid login, pass or Payload-Signature', 404: '509 cashout not found' },
   'put /v3/cashout/status': { 400: '300, 510 invalid status transition', 401: '401', 404: '509' },
   'delete /v3/cashout/cancel': { 400: '300, 510 invalid status transition', 401: '401', 404: '509' },
@@ -162,7 +162,11 @@ export function completeDocument(doc: Json): Json {
       const requestMedia = op.requestBody?.content?.['application/json'] ?? op.requestBody?.content?.['application/x-www-form-urlencoded'];
       if (ex?.request !== undefined && requestMedia) requestMedia.example = ex.request;
       for (const [status, body] of Object.entries((ex?.responses ?? {}) as Json)) {
-        const content = op.responses?.[status]?.content?.['application/json'];
+        const response = op.responses?.[status];
+        if (!response) continue;
+        // An answer whose route declares no schema still shows what it looks like.
+        response.content ??= { 'application/json': {} };
+        const content = response.content['application/json'];
         if (content) content.example = body;
       }
     }

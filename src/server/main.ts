@@ -4,7 +4,7 @@
 // the port (node:cluster), forwards the stop signal to them and replaces one that dies.
 import cluster from 'node:cluster';
 import v8 from 'node:v8';
-import { ConfigError, loadConfig, type Config } from '../config/config.ts';
+import { checkServerConfig, ConfigError, loadConfig, type Config } from '../config/config.ts';
 import { buildApp } from './app.ts';
 import { listenAdmin } from '../api/admin/listener.ts';
 import { openContext } from './runtime.ts';
@@ -17,6 +17,7 @@ async function main(): Promise<void> {
   let processes;
   try {
     config = loadConfig();
+    checkServerConfig(config);
     processes = processCount(process.env, config);
   } catch (err) {
     if (err instanceof ConfigError) {

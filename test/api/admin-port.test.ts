@@ -1,9 +1,12 @@
-// CAJA_ADMIN_PORT: /admin and /metrics only on the admin listener (127.0.0.1), nothing else there.
+// CAJA_ADMIN_PORT: /admin, /metrics and /ops only on the admin listener (127.0.0.1), nothing else
+// there. Without it, production serves none of them on the public port unless
+// CAJA_ADMIN_ON_PUBLIC_PORT=true; PUBLIC_BASE_URL must be https for a production server to start.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.ts';
+import { checkServerConfig, loadConfig } from '../../src/config/config.ts';
 import { listenAdmin } from '../../src/api/admin/listener.ts';
 
 describe('admin port', () => {
@@ -89,9 +92,71 @@ describe('admin port', () => {
     }
   });
 
+  test('the operator console answers only on the admin listener', async () => {
+    assert.equal((await fetch(`${adminUrl}/ops/login`)).status, 200);
+    for (const path of ['/ops/login', '/ops', '/%6Fps/login', '//ops/login', '/OPS/login']) {
+      const r = await raw(s.url, 'GET', path);
+      assert.equal(r.status, 404, `${path} on the public port: ${r.status}`);
+    }
+  });
+
   test('the admin listener serves nothing else', async () => {
     assert.equal((await fetch(`${adminUrl}/health`)).status, 404);
     assert.equal((await fetch(`${adminUrl}/v3/me`)).status, 404);
     assert.equal((await fetch(`${s.url}/health`)).status, 200);
+  });
+});
+
+describe('admin surfaces in production without an admin port', () => {
+  const surfaces = async (base: string) => ({
+    admin: (await fetch(`${base}/admin/merchants`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{"name":"Through the public port"}' })).status,
+    metrics: (await fetch(`${base}/metrics`)).status,
+    ops: (await fetch(`${base}/ops/login`)).status,
+    health: (await fetch(`${base}/health`)).status,
+    v3: (await fetch(`${base}/v3/me`)).status,
+  });
+
+  test('by default: /admin, /metrics and /ops are not served on the public port; the merchant API is', async () => {
+    // '' is unset: production's default, not the test servers' opt-in.
+    const s = await startTestServer('pglite', { CAJA_ENV: 'production', PUBLIC_BASE_URL: 'https://pay.example.com', CAJA_ADMIN_ON_PUBLIC_PORT: '' });
+    try {
+      const seen = await surfaces(s.url);
+      assert.deepEqual({ ...seen, v3: seen.v3 === 404 ? 404 : 'served' }, { admin: 404, metrics: 404, ops: 404, health: 200, v3: 'served' });
+      const { rows } = await s.ctx.db.query<{ n: string }>(`SELECT count(*) AS n FROM merchants WHERE name = 'Through the public port'`);
+      assert.equal(Number(rows[0]!.n), 0);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('CAJA_ADMIN_ON_PUBLIC_PORT=true serves them there, as staging does by default', async () => {
+    const envs: Record<string, string>[] = [{ CAJA_ENV: 'production', PUBLIC_BASE_URL: 'https://pay.example.com', CAJA_ADMIN_ON_PUBLIC_PORT: 'true' }, {}];
+    for (const env of envs) {
+      const s = await startTestServer('pglite', env);
+      try {
+        const seen = await surfaces(s.url);
+        assert.deepEqual([seen.admin, seen.metrics, seen.ops, seen.health], [201, 200, 200, 200], JSON.stringify(env));
+      } finally {
+        await s.close();
+      }
+    }
+  });
+
+  const secrets = { CAJA_MASTER_KEY: Buffer.alloc(32, 1).toString('base64'), CAJA_ADMIN_TOKEN: ADMIN_TOKEN, DATA_DIR: '/tmp/caja-admin-port-config' };
+
+  test('an admin port and CAJA_ADMIN_ON_PUBLIC_PORT=true contradict each other', () => {
+    assert.throws(() => loadConfig({ ...secrets, CAJA_ADMIN_PORT: '9090', CAJA_ADMIN_ON_PUBLIC_PORT: 'true' }), /CAJA_ADMIN_ON_PUBLIC_PORT=true and CAJA_ADMIN_PORT contradict/);
+    assert.equal(loadConfig({ ...secrets, CAJA_ENV: 'production' }).adminOnPublicPort, false);
+    assert.equal(loadConfig({ ...secrets }).adminOnPublicPort, true);
+    assert.equal(loadConfig({ ...secrets, CAJA_ADMIN_PORT: '9090' }).adminOnPublicPort, false);
+  });
+
+  test('a production server does not start without an https PUBLIC_BASE_URL', () => {
+    for (const url of [undefined, 'http://pay.example.com', 'http://localhost:8080']) {
+      const config = loadConfig({ ...secrets, CAJA_ENV: 'production', ...(url ? { PUBLIC_BASE_URL: url } : {}) });
+      assert.throws(() => checkServerConfig(config), /PUBLIC_BASE_URL must be an https URL in production/, url);
+    }
+    checkServerConfig(loadConfig({ ...secrets, CAJA_ENV: 'production', PUBLIC_BASE_URL: 'https://pay.example.com' }));
+    checkServerConfig(loadConfig({ ...secrets, PUBLIC_BASE_URL: 'http://localhost:8080' }));
   });
 });

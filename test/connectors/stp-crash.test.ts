@@ -31,7 +31,7 @@ async function startCaja(timeoutMs: number): Promise<{ child: ChildProcess; base
   const child = spawn(process.execPath, [serverEntry()], {
     env: {
       ...process.env, CAJA_ENV: 'production', DATABASE_URL: db.url, CAJA_PROCESSES: '1', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
-      CAJA_ADMIN_TOKEN: ADMIN_TOKEN, CAJA_MASTER_KEY: masterKey, DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-stp-crash-')),
+      CAJA_ADMIN_TOKEN: ADMIN_TOKEN, CAJA_MASTER_KEY: masterKey, PUBLIC_BASE_URL: 'https://caja.example', CAJA_ADMIN_ON_PUBLIC_PORT: 'true', DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-stp-crash-')),
       CAJA_CASHOUT_DELAY_SECONDS: '0', CAJA_EXPIRY_INTERVAL_MS: '200', CAJA_CONNECTOR_TIMEOUT_MS: String(timeoutMs), CAJA_STP_ORDER_CHECK_SECONDS: '1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -50,6 +50,10 @@ export async function startTestServer(
     // scrypt at 2^10 (3 ms) rather than 2^14 (50 ms) in staging: tests create and sign in hundreds
     // of users. Production refuses a factor under 14, and its test servers keep the default.
     ...(env.CAJA_ENV === 'production' ? {} : { CAJA_PASSWORD_HASH_COST: '10' }),
+    // Production serves the admin API, /metrics and the console on the public port only when the
+    // operator says so; the tests drive them there, so a production test server says so unless
+    // the test gives an admin port or its own setting (test/api/admin-port.test.ts).
+    ...(env.CAJA_ENV === 'production' && !env.CAJA_ADMIN_PORT ? { CAJA_ADMIN_ON_PUBLIC_PORT: 'true' } : {}),
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });

@@ -66,6 +66,17 @@ describe('OpenAPI document', () => {
     assert.ok(checked >= 60, `examples checked: ${checked}`);
   });
 
+  test('every operation has a response example', () => {
+    // A success answer shown as it comes: a JSON example (recorded by scripts/openapi-examples.ts),
+    // or for an answer without a body (204) its description of what comes back.
+    const missing = operations().filter(({ op }) => !Object.entries(op.responses ?? {}).some(([status, r]) => {
+      const content = (r as Json).content as Json | undefined;
+      if (!content) return status === '204';
+      return Object.values(content).some((m) => (m as Json).example !== undefined || (m as Json).examples !== undefined);
+    })).map((o) => o.key);
+    assert.deepEqual(missing, [], `${missing.length} of ${operations().length} operations have no response example`);
+  });
+
   test('the running service answers what the document says, for every JSON operation', async () => {
     const recorded = await apiTour(s.url);
     const problems: string[] = [];

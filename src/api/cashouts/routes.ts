@@ -28,6 +28,7 @@ export function cashoutFailure(err: unknown): never {
       case 'no_rate': throw cashoutErrors.invalidParams(err.message);
       case 'rate_stale': throw cashoutErrors.rateStale(err.message);
       case 'amount': throw cashoutErrors.invalidParams(err.message);
+      case 'not_served': throw cashoutErrors.invalidParams(err.message);
     }
   }
   throw err;

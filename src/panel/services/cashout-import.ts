@@ -36,6 +36,7 @@ const FAILURE_TEXT: Record<string, string> = {
   external_id_used: 'external_id already used',
   insufficient_funds: 'insufficient funds',
   no_rate: 'no exchange rate for the currency',
+  not_served: 'no payout provider pays cashouts to this country',
   rate_stale: 'the exchange rate is older than allowed; try again once a fresh rate is in',
 };
 

@@ -13,6 +13,7 @@ import { minorUnits } from '../../domain/currencies.ts';
 import { parseId } from '../../domain/ids.ts';
 import { fromDb, isPositive, parseAmount, toDb, toFixed, toPlainString } from '../../domain/money.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
+import { unavailableAnswer } from '../../http/errors.ts';
 import { listLimits } from '../../deposits/limits.ts';
 import { parseLimitInput } from '../../domain/limit-input.ts';
 import { setMerchantLimit } from '../../operators/limits.ts';
@@ -88,6 +89,13 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
   // Bad input (an unparsable body, a bad id) is a 4xx page in the operator's language, never a 500.
   app.setErrorHandler((err: { statusCode?: number; httpStatus?: number; message: string; details?: string[] }, request, reply) => {
     const b = bareOf(request, reply);
+    // The database is unavailable (failover): a retryable 503, as every other face answers it.
+    const unavailable = unavailableAnswer(err);
+    if (unavailable) {
+      request.log.warn({ err }, 'database unavailable');
+      reply.header('retry-after', String(unavailable.retryAfterSeconds));
+      return render(reply, b.lang, V.messagePage(b, b.t.errorTitle, b.t.unavailable, unavailable.status));
+    }
     const given = err.statusCode ?? err.httpStatus;
     const status = given && given >= 400 && given < 500 ? given : 500;
     if (status === 500) request.log.error({ err }, 'ops page failed');
