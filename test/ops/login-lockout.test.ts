@@ -118,6 +118,22 @@ for (const backend of backends()) {
       assert.equal(answers.filter((a) => a.url === '/panel').length, 0, 'no guess in the burst signed in');
     });
 
+    test('panel: wrong current passwords on a signed-in session (password change, two-factor off) count towards the lock-out, at once too', async () => {
+      const m = await createMerchant(s.url, 'Stolen session');
+      const c = new PanelClient(s.url);
+      assert.equal((await c.signIn(m.panel.email, m.panel.password)).url, '/panel');
+      const csrf = csrfOf((await c.get('/panel/account')).html);
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+        c.request('POST', '/panel/account/password', new URLSearchParams({ csrf, current: `guess number ${i}`, next: 'a new long passphrase', confirm: 'a new long passphrase' }))));
+      assert.ok(answers.every((a) => a.url !== '/panel/account?done=password'));
+      // Locked: the right password neither signs in nor changes it, and the session that guessed has ended.
+      assert.equal((await new PanelClient(s.url).signIn(m.panel.email, m.panel.password)).status, 429);
+      assert.equal((await c.get('/panel')).url, '/panel/login?next=%2Fpanel');
+      const d = new PanelClient(s.url);
+      const off = await d.request('POST', '/panel/login', new URLSearchParams({ email: m.panel.email, password: m.panel.password }));
+      assert.equal(off.status, 429);
+    });
+
     test('panel: a right password does not reset the count of wrong codes', async () => {
       const o = await ownerWithTotp('Reset count');
       // Four wrong codes per pending sign-in, a new sign-in with the right password each time: the fifth wrong code locks.

@@ -285,13 +285,30 @@ export async function signOutEverywhere(ctx: AppContext, s: Session): Promise<vo
 
 export type PasswordChange = { ok: true; token: string } | { ok: false; error: 'current' | 'short' | 'mismatch' };
 
+/**
+ * The signed-in person's own password, typed again (to change it, to turn two-factor off):
+ * counted towards the sign-in lock-out before it is checked, like a sign-in's. Once the e-mail is
+ * locked, this session ends too, as a pending sign-in's would.
+ */
+async function ownPasswordRight(ctx: AppContext, s: Session, password: string): Promise<boolean> {
+  const now = ctx.now();
+  const claim = await claimAttempt(ctx.db, s.actor.email, now);
+  let right = false;
+  if (claim.ok) {
+    const { rows } = s.actor.role === 'owner'
+      ? await ctx.db.query<{ hash: string }>(`SELECT secret_hash AS hash FROM credentials WHERE merchant_id = $1 AND set_name = 'panel'`, [s.actor.merchantId])
+      : await ctx.db.query<{ hash: string }>('SELECT password_hash AS hash FROM panel_users WHERE id = $1', [s.actor.userId]);
+    right = rows[0] !== undefined && verifyPassword(password.slice(0, 200), rows[0].hash);
+    if (right) await ctx.db.query('DELETE FROM panel_login_failures WHERE email = $1', [s.actor.email]);
+  }
+  if (!right && (!claim.ok || (await recordFailure(ctx.db, s.actor.email, now)))) await ctx.db.query('DELETE FROM panel_sessions WHERE id_hash = $1', [s.idHash]);
+  return right;
+}
+
 /** Changes the signed-in person's password; every other session of theirs ends. */
 export async function changePassword(ctx: AppContext, s: Session, current: string, next: string, confirm: string, ua: string | null): Promise<PasswordChange> {
   const owner = s.actor.role === 'owner';
-  const { rows } = owner
-    ? await ctx.db.query<{ hash: string }>(`SELECT secret_hash AS hash FROM credentials WHERE merchant_id = $1 AND set_name = 'panel'`, [s.actor.merchantId])
-    : await ctx.db.query<{ hash: string }>('SELECT password_hash AS hash FROM panel_users WHERE id = $1', [s.actor.userId]);
-  if (!rows[0] || !verifyPassword(current.slice(0, 200), rows[0].hash)) return { ok: false, error: 'current' };
+  if (!(await ownPasswordRight(ctx, s, current))) return { ok: false, error: 'current' };
   if (next.length < MIN_PASSWORD || next.length > 200) return { ok: false, error: 'short' };
   if (next !== confirm) return { ok: false, error: 'mismatch' };
   const now = ctx.now();
@@ -333,11 +350,7 @@ export async function confirmTotp(ctx: AppContext, s: Session, code: string): Pr
 }
 
 export async function disableTotp(ctx: AppContext, s: Session, password: string): Promise<boolean> {
-  const owner = s.actor.role === 'owner';
-  const { rows } = owner
-    ? await ctx.db.query<{ hash: string }>(`SELECT secret_hash AS hash FROM credentials WHERE merchant_id = $1 AND set_name = 'panel'`, [s.actor.merchantId])
-    : await ctx.db.query<{ hash: string }>('SELECT password_hash AS hash FROM panel_users WHERE id = $1', [s.actor.userId]);
-  if (!rows[0] || !verifyPassword(password.slice(0, 200), rows[0].hash)) return false;
+  if (!(await ownPasswordRight(ctx, s, password))) return false;
   await ctx.db.tx(async (q) => {
     await q.query('UPDATE panel_users SET totp_enabled = false, totp_secret_enc = NULL WHERE id = $1', [s.actor.userId]);
     await audit(q, s.actor, 'totp.disabled', null, {}, ctx.now());
