@@ -5,8 +5,9 @@
 // Every attempt is counted before its password or code is checked (claimAttempt: one atomic
 // upsert, so truly concurrent attempts each see their own number), and only the first
 // MAX_FAILURES of a window are checked at all: a burst of 150 guesses at once gets 5 checks, not
-// 150. A right answer clears the count (clearFailures); a wrong one locks once the count is spent
-// (recordFailure). The `failures` column is this count of attempts not yet cleared.
+// 150. A right answer clears the count (clearFailures) — a right password whose code is still
+// owed only takes its own attempt back (releaseAttempt); a wrong one locks once the count is
+// spent (recordFailure). The `failures` column is this count of attempts not yet cleared.
 import type { Queryable } from '../db/db.ts';
 
 export const MAX_FAILURES = 5;
@@ -68,6 +69,14 @@ export async function recordFailure(q: Queryable, table: LockoutTable, email: st
   const { rows } = await q.query<{ failures: number }>(`SELECT failures FROM ${table} WHERE email = $1`, [email]);
   if (rows[0] && rows[0].failures >= MAX_FAILURES) return lock(q, table, email, now);
   return lockedUntil(q, table, email, now);
+}
+
+/**
+ * A right password whose code is still owed: its attempt is no longer counted, but the count of
+ * the wrong ones stays (only a right code clears it). Nothing changes while a lock runs.
+ */
+export async function releaseAttempt(q: Queryable, table: LockoutTable, email: string, now: Date): Promise<void> {
+  await q.query(`UPDATE ${table} SET failures = failures - 1 WHERE email = $1 AND failures > 0 AND (locked_until IS NULL OR locked_until <= $2)`, [email, now]);
 }
 
 export async function clearFailures(q: Queryable, table: LockoutTable, email: string): Promise<void> {

@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
-import { claimAttempt, claimCodeAttempt, clearFailures, normEmail, recordFailure } from '../auth/login-lockout.ts';
+import { claimAttempt, claimCodeAttempt, clearFailures, normEmail, recordFailure, releaseAttempt } from '../auth/login-lockout.ts';
 import { dummyPasswordHash, verifyPassword } from '../merchants/secrets.ts';
 import { newTotpSecret, otpauthUri, totpMatchStep } from '../panel/services/totp.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
@@ -65,7 +65,8 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
     const lockedNow = await recordFailure(ctx.db, T, email, now);
     return lockedNow ? { ok: false, reason: 'locked', until: lockedNow } : { ok: false, reason: 'invalid' };
   }
-  // The attempt stays counted until the code is right too.
+  // The wrong ones stay counted until the code is right too.
+  await releaseAttempt(ctx.db, T, email, now);
   return { ok: true, token: await ctx.db.tx((q) => newSession(q, ctx, op.id, true, ip, ua)) };
 }
 

@@ -81,6 +81,20 @@ for (const backend of backends()) {
       assert.equal(right.url, '/ops/login', `void after ${MFA_ATTEMPTS} codes: ${right.status} ${right.url}`);
     });
 
+    test('console: a right password does not use up an attempt: after four wrong codes the right one still signs in', async () => {
+      const op = await makeOperator(s, 'read_only', 'slow');
+      const c = new OpsClient(s.url);
+      const first = await c.request('POST', '/ops/login', new URLSearchParams({ email: op.email, password: op.password }));
+      const csrf = csrfOf(first.html);
+      for (const code of wrongCodes(op.secret, MAX_FAILURES - 1)) {
+        const a = await c.request('POST', '/ops/login/code', new URLSearchParams({ csrf, code }));
+        assert.equal(a.status, 401);
+      }
+      const right = await c.request('POST', '/ops/login/code', new URLSearchParams({ csrf, code: nextCode(s, op) }));
+      assert.equal(right.url, '/ops/merchants', `${right.status} ${right.url}`);
+      assert.equal((await s.ctx.db.query('SELECT count(*)::int AS n FROM operator_login_failures WHERE email = $1', [op.email])).rows[0].n, 0, 'the right code cleared the count');
+    });
+
     /** A merchant whose owner signs in with a second factor: its e-mail, password and TOTP secret. */
     async function ownerWithTotp(name: string) {
       const m = await createMerchant(s.url, name);

@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../config/context.ts';
 import type { Queryable } from '../../db/db.ts';
-import { claimAttempt as claimAttemptIn, claimCodeAttempt, LOCK_MINUTES, MAX_FAILURES, normEmail, recordFailure as recordFailureIn } from '../../auth/login-lockout.ts';
+import { claimAttempt as claimAttemptIn, claimCodeAttempt, LOCK_MINUTES, MAX_FAILURES, normEmail, recordFailure as recordFailureIn, releaseAttempt } from '../../auth/login-lockout.ts';
 import { dummyPasswordHash, hashPassword, safeEqualText, verifyPassword } from '../../merchants/secrets.ts';
 import { type Actor, audit } from './audit.ts';
 import type { Role } from './roles.ts';
@@ -110,15 +110,19 @@ async function newSession(q: Queryable, ctx: AppContext, userId: number, merchan
   return token;
 }
 
-/** The password was right for this account: its session (pending the second factor when it has one). */
-async function openSession(ctx: AppContext, c: Candidate, email: string, ip: string | null, ua: string | null): Promise<{ ok: true; token: string; mfa: boolean }> {
+/**
+ * The password was right for this account: its session (pending the second factor when it has
+ * one). `claimed`: this sign-in counted an attempt (claimAttempt) that a right password takes back.
+ */
+async function openSession(ctx: AppContext, c: Candidate, email: string, ip: string | null, ua: string | null, claimed: boolean): Promise<{ ok: true; token: string; mfa: boolean }> {
   const now = ctx.now();
   return ctx.db.tx(async (q) => {
     const userId = c.userId ?? (await ownerUserId(q, c.merchantId, email));
     const { rows } = await q.query<{ totp_enabled: boolean }>('SELECT totp_enabled FROM panel_users WHERE id = $1', [userId]);
     const mfa = rows[0]!.totp_enabled;
-    // While a code is owed the attempt stays counted: a known password must not buy fresh code guesses.
+    // While a code is owed the wrong attempts stay counted: a known password must not buy fresh code guesses.
     if (!mfa) await q.query('DELETE FROM panel_login_failures WHERE email = $1', [email]);
+    else if (claimed) await releaseAttempt(q, T, email, now);
     const token = await newSession(q, ctx, userId, c.merchantId, mfa, ip, ua);
     await audit(q, { userId, merchantId: c.merchantId, email, role: c.role, ip }, mfa ? 'sign_in.password' : 'sign_in', null, {}, now);
     return { ok: true as const, token, mfa };
@@ -161,9 +165,10 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
     const lockedNow = await recordFailure(ctx.db, email, now);
     return lockedNow ? { ok: false, reason: 'locked', until: lockedNow } : { ok: false, reason: 'invalid' };
   }
-  if (matched.length === 1) return openSession(ctx, matched[0]!, email, ip, ua);
+  if (matched.length === 1) return openSession(ctx, matched[0]!, email, ip, ua, true);
   // The same person with the same password at several merchants: they say which one (the
-  // account chosen clears the count, once no code is owed: openSession).
+  // account chosen clears the count when no code is owed: openSession).
+  await releaseAttempt(ctx.db, T, email, now);
   return {
     ok: 'choose',
     ticket: choiceTicket(ctx, email, matched.map((c) => c.key)),
@@ -176,7 +181,7 @@ export async function chooseAccount(ctx: AppContext, ticket: string | undefined,
   const t = readChoiceTicket(ctx, ticket);
   if (!t || !t.keys.includes(key)) return null;
   const c = (await findCandidates(ctx.db, t.email)).find((x) => x.key === key);
-  return c ? openSession(ctx, c, t.email, ip, ua) : null;
+  return c ? openSession(ctx, c, t.email, ip, ua, false) : null;
 }
 
 /**
