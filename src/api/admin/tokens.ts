@@ -48,6 +48,7 @@ export function registerAdminTokens(app: FastifyInstance, ctx: AppContext): void
       schema: {
         tags: ['admin'],
         summary: 'Make a named admin token with scopes; its secret is shown once',
+        description: "A token makes (rotates, revokes) only tokens whose scopes are within its own: 403 code 107 otherwise. The names 'cli' and 'bootstrap' are reserved (400).",
         security: [{ adminToken: [] }],
         body: {
           type: 'object', required: ['name', 'scopes'], additionalProperties: false,
