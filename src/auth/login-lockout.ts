@@ -7,7 +7,7 @@
 // MAX_FAILURES of a window are checked at all: a burst of 150 guesses at once gets 5 checks, not
 // 150. A right answer clears the count (clearFailures) — a right password whose code is still
 // owed only takes its own attempt back (releaseAttempt); a wrong one locks once the count is
-// spent (recordFailure). The `failures` column is this count of attempts not yet cleared.
+// spent (failedAttempt). The `failures` column is this count of attempts not yet cleared.
 import type { Queryable } from '../db/db.ts';
 
 export const MAX_FAILURES = 5;
@@ -65,7 +65,7 @@ export async function claimAttempt(q: Queryable, table: LockoutTable, email: str
  * After a claimed attempt turned out wrong (it is already counted): locks the e-mail when its
  * attempts are spent. The lock's end, or null while attempts remain.
  */
-export async function recordFailure(q: Queryable, table: LockoutTable, email: string, now: Date): Promise<Date | null> {
+export async function failedAttempt(q: Queryable, table: LockoutTable, email: string, now: Date): Promise<Date | null> {
   const { rows } = await q.query<{ failures: number }>(`SELECT failures FROM ${table} WHERE email = $1`, [email]);
   if (rows[0] && rows[0].failures >= MAX_FAILURES) return lock(q, table, email, now);
   return lockedUntil(q, table, email, now);

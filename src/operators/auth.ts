@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
-import { claimAttempt, claimCodeAttempt, clearFailures, normEmail, recordFailure, releaseAttempt } from '../auth/login-lockout.ts';
+import { claimAttempt, claimCodeAttempt, clearFailures, failedAttempt, normEmail, releaseAttempt } from '../auth/login-lockout.ts';
 import { dummyPasswordHash, verifyPassword } from '../merchants/secrets.ts';
 import { newTotpSecret, otpauthUri, totpMatchStep } from '../panel/services/totp.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
@@ -62,7 +62,7 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
   // An unknown e-mail is checked against a dummy hash: it costs the same time as a wrong password.
   const right = verifyPassword(password.slice(0, 200), op?.password_hash ?? dummyPasswordHash()) && op !== undefined;
   if (!right) {
-    const lockedNow = await recordFailure(ctx.db, T, email, now);
+    const lockedNow = await failedAttempt(ctx.db, T, email, now);
     return lockedNow ? { ok: false, reason: 'locked', until: lockedNow } : { ok: false, reason: 'invalid' };
   }
   // The wrong ones stay counted until the code is right too.
@@ -138,7 +138,7 @@ export async function completeMfa(ctx: AppContext, s: OpsSession, code: string, 
   if (step === null) {
     const lockedNow = await ctx.db.tx(async (q) => {
       await recordOpsAudit(q, { actor: actorOf(s), action: 'sign_in.totp_failed', at: now });
-      return recordFailure(q, T, s.operator.email, now);
+      return failedAttempt(q, T, s.operator.email, now);
     });
     // A locked e-mail loses its pending session.
     if (lockedNow) await ctx.db.query('DELETE FROM operator_sessions WHERE id_hash = $1', [s.idHash]);

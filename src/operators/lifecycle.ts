@@ -9,7 +9,7 @@
 // - disabling, and every password or TOTP reset, ends the operator's sessions at once.
 import type { AppContext } from '../config/context.ts';
 import type { Db, Queryable } from '../db/db.ts';
-import { claimAttempt, clearFailures, lockedUntil, recordFailure } from '../auth/login-lockout.ts';
+import { claimAttempt, clearFailures, failedAttempt, lockedUntil } from '../auth/login-lockout.ts';
 import { hashPassword, randomToken, verifyPassword } from '../merchants/secrets.ts';
 import { type Operator, OperatorError, PASSWORD_LENGTH } from './accounts.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
@@ -144,7 +144,7 @@ export async function changeOwnPassword(ctx: AppContext, s: OpsSession, current:
     return { ok: true };
   });
   if (!result.ok && result.reason === 'invalid') {
-    const lockedNow = await recordFailure(ctx.db, LOCKOUT, email, now);
+    const lockedNow = await failedAttempt(ctx.db, LOCKOUT, email, now);
     if (lockedNow) {
       // Locked out: this session ends too, as a sign-in's would.
       await ctx.db.query('DELETE FROM operator_sessions WHERE id_hash = $1', [s.idHash]);

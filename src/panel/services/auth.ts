@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../config/context.ts';
 import type { Queryable } from '../../db/db.ts';
-import { claimAttempt as claimAttemptIn, claimCodeAttempt, LOCK_MINUTES, MAX_FAILURES, normEmail, recordFailure as recordFailureIn, releaseAttempt } from '../../auth/login-lockout.ts';
+import { claimAttempt as claimAttemptIn, claimCodeAttempt, failedAttempt as failedAttemptIn, LOCK_MINUTES, MAX_FAILURES, normEmail, releaseAttempt } from '../../auth/login-lockout.ts';
 import { dummyPasswordHash, hashPassword, safeEqualText, verifyPassword } from '../../merchants/secrets.ts';
 import { type Actor, audit } from './audit.ts';
 import type { Role } from './roles.ts';
@@ -49,7 +49,7 @@ export type SignInResult =
 
 const T = 'panel_login_failures';
 const claimAttempt = (q: Queryable, email: string, now: Date) => claimAttemptIn(q, T, email, now);
-const recordFailure = (q: Queryable, email: string, now: Date) => recordFailureIn(q, T, email, now);
+const failedAttempt = (q: Queryable, email: string, now: Date) => failedAttemptIn(q, T, email, now);
 
 /** One panel account an e-mail may open: a merchant's owner, or a member invited by a merchant. */
 interface Candidate {
@@ -162,7 +162,7 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
     if (verifyPassword(pw, c?.hash ?? dummyPasswordHash()) && c) matched.push(c);
   }
   if (matched.length === 0) {
-    const lockedNow = await recordFailure(ctx.db, email, now);
+    const lockedNow = await failedAttempt(ctx.db, email, now);
     return lockedNow ? { ok: false, reason: 'locked', until: lockedNow } : { ok: false, reason: 'invalid' };
   }
   if (matched.length === 1) return openSession(ctx, matched[0]!, email, ip, ua, true);
@@ -251,7 +251,7 @@ export async function completeMfa(ctx: AppContext, s: Session, code: string, ua:
   if (step === null || !(await useTotpStep(ctx.db, s.actor.userId, step))) {
     const lockedNow = await ctx.db.tx(async (q) => {
       await audit(q, s.actor, 'sign_in.totp_failed', null, {}, now);
-      return recordFailure(q, s.actor.email, now);
+      return failedAttempt(q, s.actor.email, now);
     });
     // Wrong codes count towards the same lock-out as wrong passwords; a locked e-mail loses its pending session.
     if (lockedNow) await ctx.db.query('DELETE FROM panel_sessions WHERE id_hash = $1', [s.idHash]);
@@ -306,7 +306,7 @@ async function ownPasswordRight(ctx: AppContext, s: Session, password: string): 
     right = rows[0] !== undefined && verifyPassword(password.slice(0, 200), rows[0].hash);
     if (right) await ctx.db.query('DELETE FROM panel_login_failures WHERE email = $1', [s.actor.email]);
   }
-  if (!right && (!claim.ok || (await recordFailure(ctx.db, s.actor.email, now)))) await ctx.db.query('DELETE FROM panel_sessions WHERE id_hash = $1', [s.idHash]);
+  if (!right && (!claim.ok || (await failedAttempt(ctx.db, s.actor.email, now)))) await ctx.db.query('DELETE FROM panel_sessions WHERE id_hash = $1', [s.idHash]);
   return right;
 }
 
