@@ -9,8 +9,8 @@
 //   one shown confirms it, and only then does it replace the old one;
 // - every password and every code counts towards the shared lock-out (src/auth/login-lockout.ts)
 //   before it is checked, and only the first MAX_FAILURES of a window are checked; a right password
-//   does not clear the count (the code is still owed), a right code does; a pending sign-in allows
-//   MFA_ATTEMPTS codes, then it is void.
+//   takes back its own attempt but not the wrong ones (the code is still owed), a right code clears
+//   the count; a pending sign-in allows MFA_ATTEMPTS codes, then it is void.
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';

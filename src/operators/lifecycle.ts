@@ -127,7 +127,11 @@ export async function changeOwnPassword(ctx: AppContext, s: OpsSession, current:
   if (problem) return { ok: false, reason: problem };
   // Counted before the password and code are checked (src/auth/login-lockout.ts).
   const claim = await claimAttempt(ctx.db, LOCKOUT, email, now);
-  if (!claim.ok) return { ok: false, reason: 'locked', until: claim.until };
+  if (!claim.ok) {
+    // Locked out: this session ends too, as a sign-in's would.
+    await ctx.db.query('DELETE FROM operator_sessions WHERE id_hash = $1', [s.idHash]);
+    return { ok: false, reason: 'locked', until: claim.until };
+  }
   const result = await ctx.db.tx(async (q): Promise<PasswordChange> => {
     const { rows } = await q.query<{ password_hash: string; totp_secret_enc: string; disabled_at: Date | null }>(
       'SELECT password_hash, totp_secret_enc, disabled_at FROM operators WHERE id = $1 FOR UPDATE', [s.operator.id],

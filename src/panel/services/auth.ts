@@ -14,8 +14,8 @@
 // - MAX_FAILURES wrong passwords or codes for one e-mail within LOCK_MINUTES lock it for
 //   LOCK_MINUTES, known e-mail or not (so the answer does not tell which exist). Each attempt is
 //   counted before it is checked (src/auth/login-lockout.ts): a burst at once gets no more checks
-//   than the cap. A right password clears the count only when no code is owed; a pending sign-in
-//   allows MFA_ATTEMPTS codes, then it is void.
+//   than the cap. A right password clears the count when no code is owed, else takes back only
+//   its own attempt; a pending sign-in allows MFA_ATTEMPTS codes, then it is void.
 // - Optional TOTP: a session whose password was right but whose code is still owed can do
 //   nothing but send the code. A code is accepted once (useTotpStep).
 import { randomBytes } from 'node:crypto';
