@@ -2,7 +2,9 @@
 // the Pix, STP and own-accounts configurations PUT /admin/connectors/… takes, checked by the
 // same validators, saved by the same store with the operator's audit row in its transaction,
 // then checked against the provider as the API does (afterSave). Secrets are write-only: a
-// secret field left empty keeps the stored one, and none is ever read back to a page.
+// secret field left empty keeps the stored one, and none is ever read back to a page. A stored
+// secret never follows a changed endpoint: when a URL or a certificate field (where caja connects,
+// whom it trusts there) changes, every secret must be typed again, else nothing is saved.
 import type { FastifyBaseLogger } from 'fastify';
 import type { OpsActor } from '../audit/audit.ts';
 import type { AppContext } from '../config/context.ts';
@@ -25,6 +27,8 @@ export interface ConnectorField {
   multiline?: boolean;
   /** May be left empty. */
   optional?: boolean;
+  /** Where caja connects or whom it trusts there (a URL, a CA, a certificate): changing it needs every secret typed again. */
+  endpoint?: boolean;
 }
 
 export interface ConfigurableConnector {
@@ -51,16 +55,16 @@ export const CONFIGURABLE_CONNECTORS: readonly ConfigurableConnector[] = [
   {
     name: PIX_CONNECTOR, label: 'Pix', validate: validatePixConfig, afterSave: registerPixWebhook,
     fields: [
-      { name: 'api_url' }, { name: 'token_url' }, { name: 'client_id' }, { name: 'client_secret', secret: true }, { name: 'pix_key' },
-      { name: 'certificate', multiline: true }, { name: 'private_key', secret: true, multiline: true }, { name: 'ca', multiline: true, optional: true },
+      { name: 'api_url', endpoint: true }, { name: 'token_url', endpoint: true }, { name: 'client_id' }, { name: 'client_secret', secret: true }, { name: 'pix_key' },
+      { name: 'certificate', multiline: true, endpoint: true }, { name: 'private_key', secret: true, multiline: true }, { name: 'ca', multiline: true, optional: true, endpoint: true },
     ],
   },
   {
     name: STP_CONNECTOR, label: 'STP', validate: validateStpConfig, afterSave: (ctx) => checkStp(ctx),
     fields: [
-      { name: 'api_url' }, { name: 'empresa' }, { name: 'clabe_prefix' }, { name: 'ordering_clabe' }, { name: 'ordering_name' }, { name: 'ordering_rfc' },
+      { name: 'api_url', endpoint: true }, { name: 'empresa' }, { name: 'clabe_prefix' }, { name: 'ordering_clabe' }, { name: 'ordering_name' }, { name: 'ordering_rfc' },
       { name: 'private_key', secret: true, multiline: true }, { name: 'private_key_passphrase', secret: true },
-      { name: 'webhook_secret', secret: true, optional: true }, { name: 'ca', multiline: true, optional: true },
+      { name: 'webhook_secret', secret: true, optional: true }, { name: 'ca', multiline: true, optional: true, endpoint: true },
     ],
   },
 ];
@@ -74,8 +78,17 @@ export async function connectorSettings(ctx: Pick<AppContext, 'db'>, name: strin
 }
 
 /**
+ * The endpoint fields (ConnectorField.endpoint) whose value differs between two configurations,
+ * as the validator normalized them ('' for an optional one left out).
+ */
+export function changedEndpoints(c: Pick<ConfigurableConnector, 'fields'>, before: Record<string, string>, after: Record<string, string>): string[] {
+  return c.fields.filter((f) => f.endpoint && (before[f.name] ?? '') !== (after[f.name] ?? '')).map((f) => f.name);
+}
+
+/**
  * Validates and saves a connector's configuration as an operator typed it (an empty secret keeps
- * the stored one), audited in the save's transaction, then checks it with the provider.
+ * the stored one, unless an endpoint changed: then every secret must be given again), audited in
+ * the save's transaction, then checks it with the provider.
  */
 export async function configureConnector(
   ctx: AppContext, c: ConfigurableConnector, given: Record<string, string>, ops: OpsActor, log: FastifyBaseLogger,
@@ -83,10 +96,14 @@ export async function configureConnector(
   const stored = await storedSecrets(ctx, c.name);
   const body: Record<string, string> = {};
   const secretsReplaced: string[] = [];
+  const secretsKept: string[] = [];
   for (const f of c.fields) {
     const v = given[f.name] ?? '';
     if (f.secret && v === '') {
-      if (stored[f.name] !== undefined) body[f.name] = stored[f.name]!;
+      if (stored[f.name] !== undefined) {
+        body[f.name] = stored[f.name]!;
+        secretsKept.push(f.name);
+      }
     } else if (v !== '' || !f.optional) {
       body[f.name] = v;
       if (f.secret) secretsReplaced.push(f.name);
@@ -95,6 +112,12 @@ export async function configureConnector(
   const v = c.validate(body);
   if (!v.ok) return v;
   const settings = v.settings as Record<string, string>;
+  // A kept secret would be sent to (or trusted with) the new endpoint: pointing a URL or a CA at
+  // one's own server must not hand over the secrets stored for the provider.
+  const moved = secretsKept.length ? changedEndpoints(c, (await connectorView(ctx, c.name))?.settings ?? {}, settings) : [];
+  if (moved.length) {
+    return { ok: false, details: secretsKept.map((n) => `${n}: type it again: ${moved.join(' and ')} changed, and a stored secret never follows a changed endpoint`) };
+  }
   await saveConnector(ctx, c.name, { ...settings }, { ...(v.secrets as Record<string, string>) }, {
     ops, action: 'connector.configured', subject: `connector:${c.name}`,
     // The secrets typed anew are the ones set by this change (an empty box kept the stored one).

@@ -71,8 +71,9 @@ export const v3Errors = {
 };
 
 /** The v3 table of admin-token failures (src/operators/tokens.ts). */
-export function v3TokenError(kind: 'name_used' | 'not_found', message: string): ApiError {
-  return kind === 'name_used' ? v3Errors.validation([`name: ${message}`]) : v3Errors.notFound(message);
+export function v3TokenError(kind: 'name_used' | 'not_found' | 'reserved_name' | 'beyond_scopes', message: string): ApiError {
+  if (kind === 'name_used' || kind === 'reserved_name') return v3Errors.validation([`name: ${message}`]);
+  return kind === 'beyond_scopes' ? v3Errors.forbidden(message) : v3Errors.notFound(message);
 }
 
 /** The v3 table of reconciliation failures (admin face). */

@@ -7,11 +7,14 @@
 // - after an admin reset the operator's TOTP (src/operators/lifecycle.ts), the code step is an
 //   enrolment: each opening of the page makes and shows a new secret, once; the code of the last
 //   one shown confirms it, and only then does it replace the old one;
-// - wrong passwords and wrong codes count towards the shared lock-out (src/auth/login-lockout.ts).
+// - every password and every code counts towards the shared lock-out (src/auth/login-lockout.ts)
+//   before it is checked, and only the first MAX_FAILURES of a window are checked; a right password
+//   takes back its own attempt but not the wrong ones (the code is still owed), a right code clears
+//   the count; a pending sign-in allows MFA_ATTEMPTS codes, then it is void.
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
-import { clearFailures, lockedUntil, normEmail, recordFailure } from '../auth/login-lockout.ts';
+import { claimAttempt, claimCodeAttempt, clearFailures, failedAttempt, normEmail, releaseAttempt } from '../auth/login-lockout.ts';
 import { dummyPasswordHash, verifyPassword } from '../merchants/secrets.ts';
 import { newTotpSecret, otpauthUri, totpMatchStep } from '../panel/services/totp.ts';
 import { ENROLLING } from './accounts.ts';
@@ -52,18 +55,20 @@ export type OpsSignIn = { ok: true; token: string } | { ok: false; reason: 'lock
 export async function signIn(ctx: AppContext, emailIn: string, password: string, ip: string | null, ua: string | null): Promise<OpsSignIn> {
   const email = normEmail(emailIn);
   const now = ctx.now();
-  const until = await lockedUntil(ctx.db, T, email, now);
-  if (until) return { ok: false, reason: 'locked', until };
+  // Counted before it is checked: a burst of guesses at once gets no more checks than the cap.
+  const claim = await claimAttempt(ctx.db, T, email, now);
+  if (!claim.ok) return { ok: false, reason: 'locked', until: claim.until };
   const { rows } = await ctx.db.query<{ id: number; password_hash: string }>('SELECT id, password_hash FROM operators WHERE email = $1 AND disabled_at IS NULL AND enrolment_hash IS NULL AND password_hash <> $2', [email, ENROLLING]);
   const op = rows[0];
   // An operator who has not enrolled yet has no password: checked as an unknown e-mail is.
   // An unknown e-mail is checked against a dummy hash: it costs the same time as a wrong password.
   const right = verifyPassword(password.slice(0, 200), op?.password_hash ?? dummyPasswordHash()) && op !== undefined;
   if (!right) {
-    await ctx.db.tx((q) => recordFailure(q, T, email, now));
-    const lockedNow = await lockedUntil(ctx.db, T, email, now);
+    const lockedNow = await failedAttempt(ctx.db, T, email, now);
     return lockedNow ? { ok: false, reason: 'locked', until: lockedNow } : { ok: false, reason: 'invalid' };
   }
+  // The wrong ones stay counted until the code is right too.
+  await releaseAttempt(ctx.db, T, email, now);
   return { ok: true, token: await ctx.db.tx((q) => newSession(q, ctx, op.id, true, ip, ua)) };
 }
 
@@ -116,21 +121,29 @@ export async function beginTotpEnrolment(ctx: AppContext, s: OpsSession): Promis
  * While enrolling, the code is of the new secret last shown, which then replaces the old one.
  */
 export async function completeMfa(ctx: AppContext, s: OpsSession, code: string, ua: string | null): Promise<string | null> {
+  const now = ctx.now();
+  // Counted before it is checked, on the pending sign-in (void after MFA_ATTEMPTS) and on the e-mail's lock-out.
+  if (!(await claimCodeAttempt(ctx.db, 'operator_sessions', s.idHash))) return null;
+  const claim = await claimAttempt(ctx.db, T, s.operator.email, now);
+  if (!claim.ok) {
+    await ctx.db.query('DELETE FROM operator_sessions WHERE id_hash = $1', [s.idHash]);
+    return null;
+  }
   const { rows } = await ctx.db.query<{ totp_secret_enc: string; totp_pending_enc: string | null; totp_reset_at: Date | null }>(
     'SELECT totp_secret_enc, totp_pending_enc, totp_reset_at FROM operators WHERE id = $1', [s.operator.id],
   );
-  const now = ctx.now();
   const r = rows[0];
   const enrolling = r?.totp_reset_at != null;
   // After a reset the old secret is no longer accepted; the new one only once it was shown.
   const secretEnc = enrolling ? r.totp_pending_enc : r?.totp_secret_enc;
   const step = secretEnc ? await acceptCode(ctx.db, s.operator.id, ctx.box.decrypt(secretEnc, secretContext(s.operator.email)), code, now) : null;
   if (step === null) {
-    await ctx.db.tx(async (q) => {
-      await recordFailure(q, T, s.operator.email, now);
+    const lockedNow = await ctx.db.tx(async (q) => {
       await recordOpsAudit(q, { actor: actorOf(s), action: 'sign_in.totp_failed', at: now });
+      return failedAttempt(q, T, s.operator.email, now);
     });
-    if (await lockedUntil(ctx.db, T, s.operator.email, now)) await ctx.db.query('DELETE FROM operator_sessions WHERE id_hash = $1', [s.idHash]);
+    // A locked e-mail loses its pending session.
+    if (lockedNow) await ctx.db.query('DELETE FROM operator_sessions WHERE id_hash = $1', [s.idHash]);
     return null;
   }
   return ctx.db.tx(async (q) => {

@@ -9,7 +9,7 @@
 // - disabling, and every reset, ends the operator's sessions at once.
 import type { AppContext } from '../config/context.ts';
 import type { Db, Queryable } from '../db/db.ts';
-import { clearFailures, lockedUntil, recordFailure } from '../auth/login-lockout.ts';
+import { claimAttempt, clearFailures, failedAttempt, lockedUntil } from '../auth/login-lockout.ts';
 import { hashPassword, type SecretBox, verifyPassword } from '../merchants/secrets.ts';
 import { type EnrolmentLink, issueEnrolment, MAX_PASSWORD, type Operator, OperatorError, passwordProblem } from './accounts.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
@@ -103,6 +103,13 @@ export async function changeOwnPassword(ctx: AppContext, s: OpsSession, current:
   if (until) return { ok: false, reason: 'locked', until };
   const problem = passwordProblem(next, current);
   if (problem) return { ok: false, reason: problem };
+  // Counted before the password and code are checked (src/auth/login-lockout.ts).
+  const claim = await claimAttempt(ctx.db, LOCKOUT, email, now);
+  if (!claim.ok) {
+    // Locked out: this session ends too, as a sign-in's would.
+    await ctx.db.query('DELETE FROM operator_sessions WHERE id_hash = $1', [s.idHash]);
+    return { ok: false, reason: 'locked', until: claim.until };
+  }
   const result = await ctx.db.tx(async (q): Promise<PasswordChange> => {
     const { rows } = await q.query<{ password_hash: string; totp_secret_enc: string; disabled_at: Date | null }>(
       'SELECT password_hash, totp_secret_enc, disabled_at FROM operators WHERE id = $1 FOR UPDATE', [s.operator.id],
@@ -119,8 +126,7 @@ export async function changeOwnPassword(ctx: AppContext, s: OpsSession, current:
     return { ok: true };
   });
   if (!result.ok && result.reason === 'invalid') {
-    await ctx.db.tx((q) => recordFailure(q, LOCKOUT, email, now));
-    const lockedNow = await lockedUntil(ctx.db, LOCKOUT, email, now);
+    const lockedNow = await failedAttempt(ctx.db, LOCKOUT, email, now);
     if (lockedNow) {
       // Locked out: this session ends too, as a sign-in's would.
       await ctx.db.query('DELETE FROM operator_sessions WHERE id_hash = $1', [s.idHash]);

@@ -74,7 +74,25 @@ export interface TokenView {
   revoked_at: Date | null;
 }
 
-export type TokenFailure = 'name_used' | 'not_found';
+export type TokenFailure = 'name_used' | 'not_found' | 'reserved_name' | 'beyond_scopes';
+
+/** Names the audit log already gives to the bootstrap token and the CLI: no named token may take them. */
+export const RESERVED_TOKEN_NAMES: readonly string[] = ['bootstrap', 'cli'];
+
+/**
+ * The scopes of whoever manages tokens: a token's own (the bootstrap token has every scope); an
+ * operator of the console (whose role already allows managing tokens) holds every scope.
+ */
+export const scopesOf = (holder: AdminToken | null): readonly TokenScope[] => (holder === null || holder.id === BOOTSTRAP_TOKEN_ID ? TOKEN_SCOPES : holder.scopes);
+
+/** A token may mint, rotate or revoke only tokens whose scopes are within its own. */
+function checkWithin(holder: AdminToken | null, scopes: readonly string[], what: string): void {
+  const own = scopesOf(holder);
+  const beyond = [...new Set(scopes)].filter((x) => !(own as readonly string[]).includes(x));
+  if (beyond.length) {
+    throw new TokenError('beyond_scopes', `The token '${holder!.name}' cannot ${what} a token with scopes beyond its own (${beyond.join(', ')}); it holds ${own.join(', ')}`);
+  }
+}
 
 export class TokenError extends Error {
   constructor(
@@ -87,7 +105,10 @@ export class TokenError extends Error {
 
 const by = (a: OpsActor) => (a.kind === 'operator' ? a.email : `token:${a.name}`);
 
-export async function createAdminToken(db: Db, box: SecretBox, name: string, scopes: TokenScope[], actor: OpsActor, now: Date): Promise<TokenView & { token: string }> {
+/** `holder`: the token making the call (null: an operator of the console). */
+export async function createAdminToken(db: Db, box: SecretBox, name: string, scopes: TokenScope[], actor: OpsActor, now: Date, holder: AdminToken | null = null): Promise<TokenView & { token: string }> {
+  if (RESERVED_TOKEN_NAMES.includes(name)) throw new TokenError('reserved_name', `'${name}' is reserved (the audit log names the ${name} token so); choose another name`);
+  checkWithin(holder, scopes, 'mint');
   const token = newSecret();
   return db.tx(async (q) => {
     const { rows } = await q.query<TokenView>(
@@ -101,10 +122,18 @@ export async function createAdminToken(db: Db, box: SecretBox, name: string, sco
   });
 }
 
+/** The live token `id`, locked for the change, when its scopes are within the holder's. */
+async function lockWithin(q: Queryable, id: number, holder: AdminToken | null, what: string): Promise<void> {
+  const { rows } = await q.query<{ scopes: string[] }>('SELECT scopes FROM admin_tokens WHERE id = $1 AND revoked_at IS NULL FOR UPDATE', [id]);
+  if (!rows[0]) throw new TokenError('not_found', 'Token not found');
+  checkWithin(holder, rows[0].scopes, what);
+}
+
 /** A new secret for the token; the old one stops working at once. */
-export async function rotateAdminToken(db: Db, box: SecretBox, id: number, actor: OpsActor, now: Date): Promise<TokenView & { token: string }> {
+export async function rotateAdminToken(db: Db, box: SecretBox, id: number, actor: OpsActor, now: Date, holder: AdminToken | null = null): Promise<TokenView & { token: string }> {
   const token = newSecret();
   return db.tx(async (q) => {
+    await lockWithin(q, id, holder, 'rotate');
     const { rows } = await q.query<TokenView>(
       `UPDATE admin_tokens SET token_hash = $2, rotated_at = $3 WHERE id = $1 AND revoked_at IS NULL
        RETURNING id, name, scopes, created_by, created_at, rotated_at, revoked_at`,
@@ -116,8 +145,9 @@ export async function rotateAdminToken(db: Db, box: SecretBox, id: number, actor
   });
 }
 
-export async function revokeAdminToken(db: Db, id: number, actor: OpsActor, now: Date): Promise<TokenView> {
+export async function revokeAdminToken(db: Db, id: number, actor: OpsActor, now: Date, holder: AdminToken | null = null): Promise<TokenView> {
   return db.tx(async (q) => {
+    await lockWithin(q, id, holder, 'revoke');
     const { rows } = await q.query<TokenView>(
       `UPDATE admin_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id, name, scopes, created_by, created_at, rotated_at, revoked_at`,
       [id, now],

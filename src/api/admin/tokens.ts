@@ -3,7 +3,9 @@
 //   POST   /admin/tokens              {name, scopes} → the token, shown this once
 //   POST   /admin/tokens/{id}/rotate  a new secret, shown this once; the old one stops at once
 //   DELETE /admin/tokens/{id}         revoked
-// All need the 'tokens' scope (the bootstrap CAJA_ADMIN_TOKEN has it).
+// All need the 'tokens' scope (the bootstrap CAJA_ADMIN_TOKEN has it). A token mints, rotates or
+// revokes only tokens whose scopes are within its own (403 otherwise); 'cli' and 'bootstrap' are
+// reserved names.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { INT_ID_SCHEMA } from '../../domain/ids.ts';
@@ -46,6 +48,7 @@ export function registerAdminTokens(app: FastifyInstance, ctx: AppContext): void
       schema: {
         tags: ['admin'],
         summary: 'Make a named admin token with scopes; its secret is shown once',
+        description: "A token makes (rotates, revokes) only tokens whose scopes are within its own: 403 code 107 otherwise. The names 'cli' and 'bootstrap' are reserved (400).",
         security: [{ adminToken: [] }],
         body: {
           type: 'object', required: ['name', 'scopes'], additionalProperties: false,
@@ -58,7 +61,7 @@ export function registerAdminTokens(app: FastifyInstance, ctx: AppContext): void
     async (request, reply) => {
       const bad = request.body.scopes.filter((s) => !isTokenScope(s));
       if (bad.length) throw v3Errors.validation(bad.map((s) => `scopes: '${s}' is not one of ${TOKEN_SCOPES.join(', ')}`));
-      const made = await tokenCall(() => createAdminToken(ctx.db, ctx.box, request.body.name, request.body.scopes.filter(isTokenScope), tokenActor(request), ctx.now()));
+      const made = await tokenCall(() => createAdminToken(ctx.db, ctx.box, request.body.name, request.body.scopes.filter(isTokenScope), tokenActor(request), ctx.now(), request.adminToken!));
       return reply.status(201).send({ ...view(made), token: made.token });
     },
   );
@@ -67,7 +70,7 @@ export function registerAdminTokens(app: FastifyInstance, ctx: AppContext): void
     '/admin/tokens/:id/rotate',
     { schema: { tags: ['admin'], summary: 'A new secret for the token (shown once); the old one stops working', security: [{ adminToken: [] }], params: idParams, response: { 200: withSecret, ...errors } } },
     async (request) => {
-      const t = await tokenCall(() => rotateAdminToken(ctx.db, ctx.box, request.params.id, tokenActor(request), ctx.now()));
+      const t = await tokenCall(() => rotateAdminToken(ctx.db, ctx.box, request.params.id, tokenActor(request), ctx.now(), request.adminToken!));
       return { ...view(t), token: t.token };
     },
   );
@@ -75,6 +78,6 @@ export function registerAdminTokens(app: FastifyInstance, ctx: AppContext): void
   app.delete<{ Params: { id: number } }>(
     '/admin/tokens/:id',
     { schema: { tags: ['admin'], summary: 'Revoke the token', security: [{ adminToken: [] }], params: idParams, response: { 200: tokenSchema, ...errors } } },
-    async (request) => view(await tokenCall(() => revokeAdminToken(ctx.db, request.params.id, tokenActor(request), ctx.now()))),
+    async (request) => view(await tokenCall(() => revokeAdminToken(ctx.db, request.params.id, tokenActor(request), ctx.now(), request.adminToken!))),
   );
 }

@@ -11,14 +11,17 @@
 //   issued at every sign-in and after the second factor (no fixation). They end after
 //   IDLE_MINUTES without use or ABSOLUTE_HOURS after sign-in, at sign-out, and everywhere at once
 //   on "sign out everywhere" or a password change.
-// - MAX_FAILURES wrong passwords for one e-mail within LOCK_MINUTES lock it for LOCK_MINUTES,
-//   known e-mail or not (so the answer does not tell which exist).
+// - MAX_FAILURES wrong passwords or codes for one e-mail within LOCK_MINUTES lock it for
+//   LOCK_MINUTES, known e-mail or not (so the answer does not tell which exist). Each attempt is
+//   counted before it is checked (src/auth/login-lockout.ts): a burst at once gets no more checks
+//   than the cap. A right password clears the count when no code is owed, else takes back only
+//   its own attempt; a pending sign-in allows MFA_ATTEMPTS codes, then it is void.
 // - Optional TOTP: a session whose password was right but whose code is still owed can do
 //   nothing but send the code. A code is accepted once (useTotpStep).
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../config/context.ts';
 import type { Queryable } from '../../db/db.ts';
-import { LOCK_MINUTES, lockedUntil as lockedUntilIn, MAX_FAILURES, normEmail, recordFailure as recordFailureIn } from '../../auth/login-lockout.ts';
+import { claimAttempt as claimAttemptIn, claimCodeAttempt, failedAttempt as failedAttemptIn, LOCK_MINUTES, MAX_FAILURES, normEmail, releaseAttempt } from '../../auth/login-lockout.ts';
 import { dummyPasswordHash, hashPassword, safeEqualText, verifyPassword } from '../../merchants/secrets.ts';
 import { type Actor, audit } from './audit.ts';
 import type { Role } from './roles.ts';
@@ -45,8 +48,8 @@ export type SignInResult =
   | { ok: false; reason: 'invalid' };
 
 const T = 'panel_login_failures';
-const lockedUntil = (q: Queryable, email: string, now: Date) => lockedUntilIn(q, T, email, now);
-const recordFailure = (q: Queryable, email: string, now: Date) => recordFailureIn(q, T, email, now);
+const claimAttempt = (q: Queryable, email: string, now: Date) => claimAttemptIn(q, T, email, now);
+const failedAttempt = (q: Queryable, email: string, now: Date) => failedAttemptIn(q, T, email, now);
 
 /** One panel account an e-mail may open: a merchant's owner, or a member invited by a merchant. */
 interface Candidate {
@@ -107,14 +110,19 @@ async function newSession(q: Queryable, ctx: AppContext, userId: number, merchan
   return token;
 }
 
-/** The password was right for this account: its session (pending the second factor when it has one). */
-async function openSession(ctx: AppContext, c: Candidate, email: string, ip: string | null, ua: string | null): Promise<{ ok: true; token: string; mfa: boolean }> {
+/**
+ * The password was right for this account: its session (pending the second factor when it has
+ * one). `claimed`: this sign-in counted an attempt (claimAttempt) that a right password takes back.
+ */
+async function openSession(ctx: AppContext, c: Candidate, email: string, ip: string | null, ua: string | null, claimed: boolean): Promise<{ ok: true; token: string; mfa: boolean }> {
   const now = ctx.now();
   return ctx.db.tx(async (q) => {
-    await q.query('DELETE FROM panel_login_failures WHERE email = $1', [email]);
     const userId = c.userId ?? (await ownerUserId(q, c.merchantId, email));
     const { rows } = await q.query<{ totp_enabled: boolean }>('SELECT totp_enabled FROM panel_users WHERE id = $1', [userId]);
     const mfa = rows[0]!.totp_enabled;
+    // While a code is owed the wrong attempts stay counted: a known password must not buy fresh code guesses.
+    if (!mfa) await q.query('DELETE FROM panel_login_failures WHERE email = $1', [email]);
+    else if (claimed) await releaseAttempt(q, T, email, now);
     const token = await newSession(q, ctx, userId, c.merchantId, mfa, ip, ua);
     await audit(q, { userId, merchantId: c.merchantId, email, role: c.role, ip }, mfa ? 'sign_in.password' : 'sign_in', null, {}, now);
     return { ok: true as const, token, mfa };
@@ -143,8 +151,9 @@ function readChoiceTicket(ctx: AppContext, ticket: string | undefined): { email:
 export async function signIn(ctx: AppContext, emailIn: string, password: string, ip: string | null, ua: string | null): Promise<SignInResult> {
   const email = normEmail(emailIn);
   const now = ctx.now();
-  const until = await lockedUntil(ctx.db, email, now);
-  if (until) return { ok: false, reason: 'locked', until };
+  // Counted before it is checked: a burst of guesses at once gets no more checks than the cap.
+  const claim = await claimAttempt(ctx.db, email, now);
+  if (!claim.ok) return { ok: false, reason: 'locked', until: claim.until };
   const candidates = email ? await findCandidates(ctx.db, email) : [];
   const pw = password.slice(0, 200);
   const matched: Candidate[] = [];
@@ -153,13 +162,13 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
     if (verifyPassword(pw, c?.hash ?? dummyPasswordHash()) && c) matched.push(c);
   }
   if (matched.length === 0) {
-    await ctx.db.tx((q) => recordFailure(q, email, now));
-    const lockedNow = await lockedUntil(ctx.db, email, now);
+    const lockedNow = await failedAttempt(ctx.db, email, now);
     return lockedNow ? { ok: false, reason: 'locked', until: lockedNow } : { ok: false, reason: 'invalid' };
   }
-  if (matched.length === 1) return openSession(ctx, matched[0]!, email, ip, ua);
-  // The same person with the same password at several merchants: they say which one.
-  await ctx.db.query('DELETE FROM panel_login_failures WHERE email = $1', [email]);
+  if (matched.length === 1) return openSession(ctx, matched[0]!, email, ip, ua, true);
+  // The same person with the same password at several merchants: they say which one (the
+  // account chosen clears the count when no code is owed: openSession).
+  await releaseAttempt(ctx.db, T, email, now);
   return {
     ok: 'choose',
     ticket: choiceTicket(ctx, email, matched.map((c) => c.key)),
@@ -172,7 +181,7 @@ export async function chooseAccount(ctx: AppContext, ticket: string | undefined,
   const t = readChoiceTicket(ctx, ticket);
   if (!t || !t.keys.includes(key)) return null;
   const c = (await findCandidates(ctx.db, t.email)).find((x) => x.key === key);
-  return c ? openSession(ctx, c, t.email, ip, ua) : null;
+  return c ? openSession(ctx, c, t.email, ip, ua, false) : null;
 }
 
 /**
@@ -228,17 +237,24 @@ export async function loadSession(ctx: AppContext, token: string | undefined, ip
 
 /** The second factor: a right code turns the pending session into a new, full one. */
 export async function completeMfa(ctx: AppContext, s: Session, code: string, ua: string | null): Promise<string | null> {
+  const now = ctx.now();
+  // Counted before it is checked, on the pending sign-in (void after MFA_ATTEMPTS) and on the e-mail's lock-out.
+  if (!(await claimCodeAttempt(ctx.db, 'panel_sessions', s.idHash))) return null;
+  const claim = await claimAttempt(ctx.db, s.actor.email, now);
+  if (!claim.ok) {
+    await ctx.db.query('DELETE FROM panel_sessions WHERE id_hash = $1', [s.idHash]);
+    return null;
+  }
   const { rows } = await ctx.db.query<{ totp_secret_enc: string | null }>('SELECT totp_secret_enc FROM panel_users WHERE id = $1', [s.actor.userId]);
   const enc = rows[0]?.totp_secret_enc;
-  const now = ctx.now();
   const step = enc ? totpMatchStep(ctx.box.decrypt(enc), code, now) : null;
   if (step === null || !(await useTotpStep(ctx.db, s.actor.userId, step))) {
-    await ctx.db.tx(async (q) => {
-      await recordFailure(q, s.actor.email, now);
+    const lockedNow = await ctx.db.tx(async (q) => {
       await audit(q, s.actor, 'sign_in.totp_failed', null, {}, now);
+      return failedAttempt(q, s.actor.email, now);
     });
     // Wrong codes count towards the same lock-out as wrong passwords; a locked e-mail loses its pending session.
-    if (await lockedUntil(ctx.db, s.actor.email, now)) await ctx.db.query('DELETE FROM panel_sessions WHERE id_hash = $1', [s.idHash]);
+    if (lockedNow) await ctx.db.query('DELETE FROM panel_sessions WHERE id_hash = $1', [s.idHash]);
     return null;
   }
   return ctx.db.tx(async (q) => {
@@ -274,13 +290,30 @@ export async function signOutEverywhere(ctx: AppContext, s: Session): Promise<vo
 
 export type PasswordChange = { ok: true; token: string } | { ok: false; error: 'current' | 'short' | 'mismatch' };
 
+/**
+ * The signed-in person's own password, typed again (to change it, to turn two-factor off):
+ * counted towards the sign-in lock-out before it is checked, like a sign-in's. Once the e-mail is
+ * locked, this session ends too, as a pending sign-in's would.
+ */
+async function ownPasswordRight(ctx: AppContext, s: Session, password: string): Promise<boolean> {
+  const now = ctx.now();
+  const claim = await claimAttempt(ctx.db, s.actor.email, now);
+  let right = false;
+  if (claim.ok) {
+    const { rows } = s.actor.role === 'owner'
+      ? await ctx.db.query<{ hash: string }>(`SELECT secret_hash AS hash FROM credentials WHERE merchant_id = $1 AND set_name = 'panel'`, [s.actor.merchantId])
+      : await ctx.db.query<{ hash: string }>('SELECT password_hash AS hash FROM panel_users WHERE id = $1', [s.actor.userId]);
+    right = rows[0] !== undefined && verifyPassword(password.slice(0, 200), rows[0].hash);
+    if (right) await ctx.db.query('DELETE FROM panel_login_failures WHERE email = $1', [s.actor.email]);
+  }
+  if (!right && (!claim.ok || (await failedAttempt(ctx.db, s.actor.email, now)))) await ctx.db.query('DELETE FROM panel_sessions WHERE id_hash = $1', [s.idHash]);
+  return right;
+}
+
 /** Changes the signed-in person's password; every other session of theirs ends. */
 export async function changePassword(ctx: AppContext, s: Session, current: string, next: string, confirm: string, ua: string | null): Promise<PasswordChange> {
   const owner = s.actor.role === 'owner';
-  const { rows } = owner
-    ? await ctx.db.query<{ hash: string }>(`SELECT secret_hash AS hash FROM credentials WHERE merchant_id = $1 AND set_name = 'panel'`, [s.actor.merchantId])
-    : await ctx.db.query<{ hash: string }>('SELECT password_hash AS hash FROM panel_users WHERE id = $1', [s.actor.userId]);
-  if (!rows[0] || !verifyPassword(current.slice(0, 200), rows[0].hash)) return { ok: false, error: 'current' };
+  if (!(await ownPasswordRight(ctx, s, current))) return { ok: false, error: 'current' };
   if (next.length < MIN_PASSWORD || next.length > 200) return { ok: false, error: 'short' };
   if (next !== confirm) return { ok: false, error: 'mismatch' };
   const now = ctx.now();
@@ -322,11 +355,7 @@ export async function confirmTotp(ctx: AppContext, s: Session, code: string): Pr
 }
 
 export async function disableTotp(ctx: AppContext, s: Session, password: string): Promise<boolean> {
-  const owner = s.actor.role === 'owner';
-  const { rows } = owner
-    ? await ctx.db.query<{ hash: string }>(`SELECT secret_hash AS hash FROM credentials WHERE merchant_id = $1 AND set_name = 'panel'`, [s.actor.merchantId])
-    : await ctx.db.query<{ hash: string }>('SELECT password_hash AS hash FROM panel_users WHERE id = $1', [s.actor.userId]);
-  if (!rows[0] || !verifyPassword(password.slice(0, 200), rows[0].hash)) return false;
+  if (!(await ownPasswordRight(ctx, s, password))) return false;
   await ctx.db.tx(async (q) => {
     await q.query('UPDATE panel_users SET totp_enabled = false, totp_secret_enc = NULL WHERE id = $1', [s.actor.userId]);
     await audit(q, s.actor, 'totp.disabled', null, {}, ctx.now());

@@ -244,7 +244,9 @@ export function approvalsPage(f: Frame, v: { held: HeldCashout[]; open: Approval
 
 export function auditPage(f: Frame, v: { rows: OpsAuditRow[]; next: number | null }): Page {
   const t = f.t;
-  const rows = v.rows.map((r) => [when(r.created_at), html`<span class="wrap">${r.actor}</span>`, r.action, r.merchant_id ?? '', r.subject ?? '', html`<span class="wrap">${JSON.stringify(r.detail)}</span>`]);
+  // A token's actions name it by id too (the id is what GET /admin/tokens and the logs' admin_token say).
+  const who = (r: OpsAuditRow) => (r.token_id !== null ? `${r.actor} (token #${r.token_id})` : r.actor);
+  const rows = v.rows.map((r) => [when(r.created_at), html`<span class="wrap">${who(r)}</span>`, r.action, r.merchant_id ?? '', r.subject ?? '', html`<span class="wrap">${JSON.stringify(r.detail)}</span>`]);
   return frame(f, '/ops/audit', t.navAudit, html`${table(t.navAudit, [t.when, t.who, t.action, t.merchant, t.subject, t.detail], rows, [], t.noResults)}
 ${v.next ? html`<nav class="pager" aria-label="${t.older}"><a href="/ops/audit?before=${v.next}" rel="next">${t.older}</a></nav>` : ''}`);
 }
