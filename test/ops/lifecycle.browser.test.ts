@@ -125,7 +125,7 @@ describe('operators\' lifecycle in Chromium', { skip: skipWithoutChromium }, () 
     assert.ok(width <= 380, `no sideways scroll on a phone: ${width}px`);
     await checkPage(phone, '09-phone-es-account');
     await phone.goto(`${s.url}/ops/operators`);
-    assert.ok(await phone.locator('button:has-text("Restablecer autenticador")').first().isVisible());
+    assert.ok(await phone.locator('button:has-text("Restablecer (enlace de enrolamiento nuevo)")').first().isVisible());
     await checkPage(phone, '10-phone-es-operators');
   });
 });
