@@ -100,6 +100,11 @@ export interface RatesConfig {
   banxicoUrl: string;
   /** The Banxico SIE API token (Bmx-Token header); required when a banxico source is configured. */
   banxicoToken: string | null;
+  /**
+   * CAJA_RATES_MANUAL_BAND_PERCENT (default 10): in production a manual rate further than this
+   * from the source's last rate (or with no source rate) waits for a second operator.
+   */
+  manualBandPercent: number;
 }
 
 export class ConfigError extends Error {}
@@ -195,6 +200,7 @@ function ratesConfig(env: Env, production: boolean): RatesConfig {
     bcbPtaxUrl: httpUrl(env, 'CAJA_RATES_BCB_URL', 'https://olinda.bcb.gov.br/olinda/servico/PTAX/versao/v1/odata'),
     banxicoUrl: httpUrl(env, 'CAJA_RATES_BANXICO_URL', 'https://www.banxico.org.mx/SieAPIRest/service/v1'),
     banxicoToken,
+    manualBandPercent: int(env, 'CAJA_RATES_MANUAL_BAND_PERCENT', 10, 0, 100),
   };
 }
 

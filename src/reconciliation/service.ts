@@ -333,43 +333,72 @@ const ENTRY_SELECT = `SELECT e.id, e.bank_account_id, a.identifier, e.entry_key,
 
 /** `ops` (an operator in the console, or an admin token) is recorded as the resolver and in the audit row. */
 export async function resolveException(ctx: AppContext, exceptionId: number, resolution: Resolution, ops: OpsActor): Promise<ExceptionView> {
-  return ctx.db.tx(async (q) => {
-    const { rows } = await q.query<{ id: number; entry_id: number; status: string }>('SELECT id, entry_id, status FROM reconciliation_exceptions WHERE id = $1 FOR UPDATE', [exceptionId]);
-    const x = rows[0];
-    if (!x) throw new ReconciliationError('not_found', `Reconciliation exception ${exceptionId} not found`);
-    if (x.status !== 'open') throw new ReconciliationError('already_resolved', `Reconciliation exception ${exceptionId} is already resolved`);
-    const e = (await q.query<EntryRow>(`${ENTRY_SELECT} WHERE e.id = $1`, [x.entry_id])).rows[0]!;
-    const entry: StoredEntry = {
-      id: e.id, bankAccountId: e.bank_account_id, account: e.identifier, key: e.entry_key, bookingDate: e.booking_date, valueDate: e.value_date,
-      amount: toDb(fromDb(e.amount)), currency: e.currency, direction: e.direction, reversal: e.reversal, refs: {}, counterparty: {},
-    };
-    if (resolution.action === 'match' && 'targets' in resolution) {
-      const ids = resolution.targets.map((t) => t.id);
-      const k = await loadKnowledge(q, [], { deposits: ids });
-      const fit = operatorBatchDecision(k, entry, ids);
-      if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
-      for (const [i, t] of resolution.targets.entries()) {
-        if (!(await insertMatch(q, entry.id, 'operator', t, 'confirm', fit.amounts[i]!))) throw new ReconciliationError('target_mismatch', `deposit ${t.id} is already matched`);
-      }
-      await bookEntry(q, entry.id, entry.bankAccountId, entry, 'settlement', fit.fee, `operator match to deposits ${ids.join(', ')}`);
-    } else if (resolution.action === 'match') {
-      const t = resolution.target;
-      const k = await loadKnowledge(q, [], t.type === 'deposit' ? { deposits: [t.id] } : { cashouts: [t.id] });
-      const fit = operatorDecision(k, entry, t);
-      if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
-      if (!(await insertMatch(q, entry.id, 'operator', t, fit.effect, entry.amount))) throw new ReconciliationError('target_mismatch', `${t.type} ${t.id} is already matched`);
-      if (!(await applyEffect(q, ctx, t, fit.effect, entry))) throw new ReconciliationError('target_mismatch', `${t.type} ${t.id} cannot take this entry in its current state`);
-      await bookEntry(q, entry.id, entry.bankAccountId, entry, 'settlement', null, `operator match to ${t.type} ${t.id}`);
-    } else {
-      const counter = resolution.action === 'book_fee' ? 'bank_fees' : resolution.action === 'book_adjustment' ? 'bank_adjustments' : 'bank_unapplied';
-      await bookEntry(q, entry.id, entry.bankAccountId, entry, counter, null, `${resolution.action}: ${resolution.reason ?? ''}`.trim());
+  return ctx.db.tx((q) => resolveExceptionIn(q, ctx, exceptionId, resolution, ops));
+}
+
+/**
+ * Whether this resolution would credit a merchant (a match completing a PENDING deposit, a late
+ * payment of a CANCELLED one, a cashout's return): in production those wait for a second operator
+ * (src/operators/four-eyes.ts). Throws as resolveException would for an unknown, resolved or
+ * unfitting exception, so a request is never made for what could not be applied.
+ */
+export async function resolutionCredits(q: Queryable, exceptionId: number, resolution: Resolution): Promise<boolean> {
+  if (resolution.action !== 'match' || 'targets' in resolution) return false;
+  const x = (await q.query<{ entry_id: number; status: string }>('SELECT entry_id, status FROM reconciliation_exceptions WHERE id = $1', [exceptionId])).rows[0];
+  if (!x) throw new ReconciliationError('not_found', `Reconciliation exception ${exceptionId} not found`);
+  if (x.status !== 'open') throw new ReconciliationError('already_resolved', `Reconciliation exception ${exceptionId} is already resolved`);
+  const entry = storedEntry((await q.query<EntryRow>(`${ENTRY_SELECT} WHERE e.id = $1`, [x.entry_id])).rows[0]!);
+  const t = resolution.target;
+  const k = await loadKnowledge(q, [], t.type === 'deposit' ? { deposits: [t.id] } : { cashouts: [t.id] });
+  const fit = operatorDecision(k, entry, t);
+  if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
+  return CREDITS_MERCHANT(t, fit.effect);
+}
+
+/** Effects that put money in a merchant's available balance. */
+const CREDITS_MERCHANT = (t: Target, effect: Effect | 'late_payment'): boolean =>
+  (t.type === 'deposit' && (effect === 'complete' || effect === 'late_payment')) || (t.type === 'cashout' && effect === 'return');
+
+function storedEntry(e: EntryRow): StoredEntry {
+  return {
+    id: e.id, bankAccountId: e.bank_account_id, account: e.identifier, key: e.entry_key, bookingDate: e.booking_date, valueDate: e.value_date,
+    amount: toDb(fromDb(e.amount)), currency: e.currency, direction: e.direction, reversal: e.reversal, refs: {}, counterparty: {},
+  };
+}
+
+/** resolveException inside the caller's transaction (a four-eyes approval applies it with the decision). */
+export async function resolveExceptionIn(q: Queryable, ctx: AppContext, exceptionId: number, resolution: Resolution, ops: OpsActor): Promise<ExceptionView> {
+  const { rows } = await q.query<{ id: number; entry_id: number; status: string }>('SELECT id, entry_id, status FROM reconciliation_exceptions WHERE id = $1 FOR UPDATE', [exceptionId]);
+  const x = rows[0];
+  if (!x) throw new ReconciliationError('not_found', `Reconciliation exception ${exceptionId} not found`);
+  if (x.status !== 'open') throw new ReconciliationError('already_resolved', `Reconciliation exception ${exceptionId} is already resolved`);
+  const entry = storedEntry((await q.query<EntryRow>(`${ENTRY_SELECT} WHERE e.id = $1`, [x.entry_id])).rows[0]!);
+  if (resolution.action === 'match' && 'targets' in resolution) {
+    const ids = resolution.targets.map((t) => t.id);
+    const k = await loadKnowledge(q, [], { deposits: ids });
+    const fit = operatorBatchDecision(k, entry, ids);
+    if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
+    for (const [i, t] of resolution.targets.entries()) {
+      if (!(await insertMatch(q, entry.id, 'operator', t, 'confirm', fit.amounts[i]!))) throw new ReconciliationError('target_mismatch', `deposit ${t.id} is already matched`);
     }
-    await q.query("UPDATE bank_entries SET status = 'resolved' WHERE id = $1", [entry.id]);
-    await q.query("UPDATE reconciliation_exceptions SET status = 'resolved', resolution = $2, resolved_by = $3, resolved_at = $4 WHERE id = $1",
-      [x.id, JSON.stringify(resolution), opsActorName(ops), ctx.now()]);
-    await recordAudit(q, { ops, action: 'reconciliation.resolve', subject: `exception:${x.id}`, detail: { entry_id: entry.id, resolution }, at: ctx.now() });
-    return (await getException(q, x.id))!;
-  });
+    await bookEntry(q, entry.id, entry.bankAccountId, entry, 'settlement', fit.fee, `operator match to deposits ${ids.join(', ')}`);
+  } else if (resolution.action === 'match') {
+    const t = resolution.target;
+    const k = await loadKnowledge(q, [], t.type === 'deposit' ? { deposits: [t.id] } : { cashouts: [t.id] });
+    const fit = operatorDecision(k, entry, t);
+    if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
+    if (!(await insertMatch(q, entry.id, 'operator', t, fit.effect, entry.amount))) throw new ReconciliationError('target_mismatch', `${t.type} ${t.id} is already matched`);
+    if (!(await applyEffect(q, ctx, t, fit.effect, entry))) throw new ReconciliationError('target_mismatch', `${t.type} ${t.id} cannot take this entry in its current state`);
+    await bookEntry(q, entry.id, entry.bankAccountId, entry, 'settlement', null, `operator match to ${t.type} ${t.id}`);
+  } else {
+    const counter = resolution.action === 'book_fee' ? 'bank_fees' : resolution.action === 'book_adjustment' ? 'bank_adjustments' : 'bank_unapplied';
+    await bookEntry(q, entry.id, entry.bankAccountId, entry, counter, null, `${resolution.action}: ${resolution.reason ?? ''}`.trim());
+  }
+  await q.query("UPDATE bank_entries SET status = 'resolved' WHERE id = $1", [entry.id]);
+  await q.query("UPDATE reconciliation_exceptions SET status = 'resolved', resolution = $2, resolved_by = $3, resolved_at = $4 WHERE id = $1",
+    [x.id, JSON.stringify(resolution), opsActorName(ops), ctx.now()]);
+  await recordAudit(q, { ops, action: 'reconciliation.resolve', subject: `exception:${x.id}`, detail: { entry_id: entry.id, resolution }, at: ctx.now() });
+  return (await getException(q, x.id))!;
 }
 
 // ——— Reading ———

@@ -9,7 +9,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { formatFromRequest } from '../../reconciliation/formats.ts';
-import { importStatement, listExceptions, listImports, listMatches, ReconciliationError, resolveException, validateResolution } from '../../reconciliation/service.ts';
+import { importStatement, listExceptions, listImports, listMatches, ReconciliationError, validateResolution } from '../../reconciliation/service.ts';
+import { resolveOrRequest } from '../../operators/four-eyes.ts';
 import { STATEMENT_FORMATS } from '../../reconciliation/statement.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 import { tokenActor } from './auth.ts';
@@ -202,13 +203,26 @@ export function registerAdminReconciliation(app: FastifyInstance, ctx: AppContex
             reason: { type: 'string' },
           },
         },
-        response: { 200: exceptionView, ...errors },
+        response: {
+          200: exceptionView,
+          202: {
+            type: 'object',
+            description: 'Production: a match that credits a merchant (completes a PENDING deposit, takes a CANCELLED one as a late payment, returns a cashout) ' +
+              'waits for a second operator, who approves it in the console (/ops/approvals); the exception stays open until then',
+            properties: { approval_id: { type: 'integer' }, status: { type: 'string', enum: ['pending'] }, exception_id: { type: 'integer' } },
+            examples: [{ approval_id: 18, status: 'pending', exception_id: 42 }],
+          },
+          ...errors,
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const resolution = validateResolution(request.body);
       if (!resolution.ok) throw new ReconciliationError('invalid_resolution', 'Invalid resolution', resolution.details);
-      return resolveException(ctx, Number(request.params.id), resolution.value, tokenActor(request));
+      const id = Number(request.params.id);
+      const done = await resolveOrRequest(ctx, id, resolution.value, tokenActor(request));
+      if (done.status === 'pending') return reply.status(202).send({ approval_id: done.approval_id, status: 'pending', exception_id: id });
+      return done.exception;
     },
   );
 }

@@ -9,7 +9,8 @@ import { parseId } from '../../domain/ids.ts';
 import { actorOf } from '../../operators/auth.ts';
 import { csrfMatches } from '../../panel/services/auth.ts';
 import { formatFromRequest } from '../../reconciliation/formats.ts';
-import { importStatement, ReconciliationError, resolveException, validateResolution } from '../../reconciliation/service.ts';
+import { importStatement, ReconciliationError, validateResolution } from '../../reconciliation/service.ts';
+import { resolveOrRequest } from '../../operators/four-eyes.ts';
 import { STATEMENT_FORMATS } from '../../reconciliation/statement.ts';
 import type { ExceptionView } from '../../reconciliation/service.ts';
 import { field } from '../../panel/views/pages.ts';
@@ -101,7 +102,9 @@ export async function resolveFromConsole(ctx: AppContext, c: Ctx, id: number, bo
   const resolution = validateResolution(body);
   if (!resolution.ok) return reconView(c, { error: resolution.details.join('; '), status: 400 });
   try {
-    await resolveException(ctx, id, resolution.value, actorOf(c.s));
+    // Production: a match that credits a merchant becomes a request a second operator approves.
+    const done = await resolveOrRequest(ctx, id, resolution.value, actorOf(c.s));
+    if (done.status === 'pending') return { redirect: '/ops/approvals?done=requested' };
   } catch (err) {
     if (!(err instanceof ReconciliationError)) throw err;
     return reconView(c, { error: err.message, status: err.kind === 'not_found' ? 404 : 409 });
