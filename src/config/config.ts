@@ -11,6 +11,11 @@ export interface Config {
   env: Environment;
   port: number;
   host: string;
+  /**
+   * CAJA_STATEMENT_ACCOUNTS: accounts whose statements production imports besides the own
+   * accounts and STP's ordering CLABE (the PSP's settlement account), comma-separated.
+   */
+  statementAccounts: string[];
   /** CAJA_ADMIN_PORT: when set, /admin and /metrics are served only there (on adminHost). */
   adminPort: number | null;
   adminHost: string;
@@ -296,6 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     masterKey,
     passwordHashCost: passwordHashCost(env, production),
     logLevel,
+    statementAccounts: (env.CAJA_STATEMENT_ACCOUNTS ?? '').split(',').map((a) => a.trim()).filter(Boolean),
     adminPort: env.CAJA_ADMIN_PORT ? int(env, 'CAJA_ADMIN_PORT', 0, 1, 65535) : null,
     adminHost: env.CAJA_ADMIN_HOST || '127.0.0.1',
     xDateToleranceSeconds: int(env, 'CAJA_X_DATE_TOLERANCE_SECONDS', 300, 1, 86400),

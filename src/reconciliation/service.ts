@@ -17,7 +17,9 @@ import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import type { Page } from '../db/paging.ts';
 import { type OpsActor, opsActorName, recordAudit } from '../audit/audit.ts';
+import { OWN_ACCOUNTS_CONNECTOR, storedAccounts } from '../connectors/own-accounts.ts';
 import { applyStatementPayment } from '../connectors/payments.ts';
+import { loadConnectorRows } from '../connectors/store.ts';
 import { CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
 import { DepositError, transitionDepositIn } from '../deposits/service.ts';
 import { add, dec, type Decimal, fromDb, neg, sub, toDb } from '../domain/money.ts';
@@ -147,7 +149,37 @@ async function existingFigures(q: Queryable, bankAccountId: number, statementRef
   return rows[0]!;
 }
 
-/** Imports one statement file. Throws ReconciliationError 'malformed' (nothing imported). */
+/** An account number as banks and operators write it: letters and digits only, upper case. */
+const accountKey = (a: string) => a.replace(/[^0-9a-z]/gi, '').toUpperCase();
+
+/**
+ * The accounts the operator registered: the own accounts' (account, or agency and account), the
+ * STP connector's ordering CLABE, and CAJA_STATEMENT_ACCOUNTS (the PSP's settlement account).
+ */
+export async function registeredAccounts(ctx: AppContext): Promise<Set<string>> {
+  const keys = new Set(ctx.config.statementAccounts.map(accountKey));
+  for (const c of await loadConnectorRows(ctx)) {
+    if (c.name === OWN_ACCOUNTS_CONNECTOR) {
+      for (const a of storedAccounts(c)) {
+        keys.add(accountKey(a.account));
+        if (a.agency) keys.add(accountKey(`${a.agency}${a.account}`));
+      }
+    }
+    if (c.settings.ordering_clabe) keys.add(accountKey(c.settings.ordering_clabe));
+  }
+  keys.delete('');
+  return keys;
+}
+
+/** Production imports statements only of accounts the operator registered: a file for any other account (an invented one) is refused. */
+async function checkRegistered(ctx: AppContext, account: string): Promise<void> {
+  if ((await registeredAccounts(ctx)).has(accountKey(account))) return;
+  throw new ReconciliationError('unknown_account', `The statement's account ${account} is not an account the operator registered; nothing was imported`, [
+    `account: ${account} is none of the own accounts, STP's ordering CLABE or CAJA_STATEMENT_ACCOUNTS`,
+  ]);
+}
+
+/** Imports one statement file. Throws ReconciliationError 'malformed' (nothing imported) or, in production, 'unknown_account'. */
 export async function importStatement(ctx: AppContext, format: StatementFormat | 'camt', bytes: Buffer | string, ops: OpsActor): Promise<ImportResult> {
   const sha = createHash('sha256').update(bytes).digest('hex');
   // The very same bytes again: the first import's figures, without parsing a large file twice.
@@ -155,6 +187,7 @@ export async function importStatement(ctx: AppContext, format: StatementFormat |
     'SELECT id AS statement_id, entries, matched, exceptions, repeated FROM bank_statements WHERE file_sha256 = $1 ORDER BY id LIMIT 1', [sha]);
   if (same.rows[0]) return { ...same.rows[0], created: false };
   const s = parse(format, bytes);
+  if (ctx.config.env === 'production') await checkRegistered(ctx, s.account);
   return ctx.db.tx(async (q) => {
     const account = await upsertAccount(q, s);
     // The statement row first: a concurrent import of the same statement waits here for this
