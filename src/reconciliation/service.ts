@@ -153,6 +153,17 @@ async function existingFigures(q: Queryable, bankAccountId: number, statementRef
 const accountKey = (a: string) => a.replace(/[^0-9a-z]/gi, '').toUpperCase();
 
 /**
+ * The ways a statement's account (as the parsers name it: `iban:…`, `acct:…` or
+ * `br:BANK:BRANCH:ACCOUNT`) may be registered: the whole identifier, the number, branch and number.
+ */
+export function statementAccountKeys(identifier: string): string[] {
+  const parts = identifier.split(':');
+  const keys = [accountKey(identifier), accountKey(parts.slice(1).join(''))];
+  if (parts[0] === 'br' && parts.length === 4) keys.push(accountKey(parts[3]!), accountKey(`${parts[2]}${parts[3]}`));
+  return keys.filter(Boolean);
+}
+
+/**
  * The accounts the operator registered: the own accounts' (account, or agency and account), the
  * STP connector's ordering CLABE, and CAJA_STATEMENT_ACCOUNTS (the PSP's settlement account).
  */
@@ -173,7 +184,8 @@ export async function registeredAccounts(ctx: AppContext): Promise<Set<string>> 
 
 /** Production imports statements only of accounts the operator registered: a file for any other account (an invented one) is refused. */
 async function checkRegistered(ctx: AppContext, account: string): Promise<void> {
-  if ((await registeredAccounts(ctx)).has(accountKey(account))) return;
+  const registered = await registeredAccounts(ctx);
+  if (statementAccountKeys(account).some((k) => registered.has(k))) return;
   throw new ReconciliationError('unknown_account', `The statement's account ${account} is not an account the operator registered; nothing was imported`, [
     `account: ${account} is none of the own accounts, STP's ordering CLABE or CAJA_STATEMENT_ACCOUNTS`,
   ]);
