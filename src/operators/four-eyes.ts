@@ -9,7 +9,9 @@ import { type AdjustmentRow, adjustBalance } from '../balances/service.ts';
 import type { Audit } from '../audit/audit.ts';
 import { cmp, type Decimal, neg, percentOf, sub, toPlainString } from '../domain/money.ts';
 import { setManualRates, sourceRates } from '../rates/service.ts';
-import { type ExceptionView, type Resolution, resolutionCredits, resolveException } from '../reconciliation/service.ts';
+import type { Queryable } from '../db/db.ts';
+import { type ExceptionView, importStatement, type ImportResult, type Resolution, resolutionCredits, resolveException } from '../reconciliation/service.ts';
+import type { StatementFormat } from '../reconciliation/statement.ts';
 import { type AdjustmentAsk, insertRequest, requestAdjustment } from './approvals.ts';
 import { actorName, type OpsActor } from './audit.ts';
 
@@ -40,20 +42,37 @@ export async function resolveOrRequest(ctx: AppContext, exceptionId: number, res
   if (fourEyes(ctx)) {
     const pending = await ctx.db.tx(async (q) => {
       if (!(await resolutionCredits(q, exceptionId, resolution))) return null;
-      const open = await q.query<{ id: number }>(
-        "SELECT id FROM approvals WHERE kind = 'reconciliation_match' AND status = 'pending' AND payload ->> 'exception_id' = $1", [String(exceptionId)]);
-      if (open.rows[0]) return open.rows[0].id;
-      const target = 'target' in resolution ? resolution.target : null;
-      const merchant = target
-        ? (await q.query<{ merchant_id: number }>(`SELECT merchant_id FROM ${target.type === 'deposit' ? 'deposits' : 'cashouts'} WHERE id = $1`, [target.id])).rows[0]?.merchant_id ?? null
-        : null;
-      return insertRequest(q, 'reconciliation_match', merchant, null, {
-        exception_id: String(exceptionId), resolution: JSON.stringify(resolution), target: target ? `${target.type} ${target.id}` : '',
-      }, by, ctx.now());
+      return requestMatch(q, ctx, exceptionId, resolution, by);
     });
     if (pending !== null) return { status: 'pending', approval_id: pending };
   }
   return { status: 'applied', exception: await resolveException(ctx, exceptionId, resolution, by) };
+}
+
+/** The open request of an exception's crediting match, or a new one. */
+async function requestMatch(q: Queryable, ctx: Pick<AppContext, 'now'>, exceptionId: number, resolution: Resolution, by: OpsActor): Promise<number> {
+  const open = await q.query<{ id: number }>(
+    "SELECT id FROM approvals WHERE kind = 'reconciliation_match' AND status = 'pending' AND payload ->> 'exception_id' = $1", [String(exceptionId)]);
+  if (open.rows[0]) return open.rows[0].id;
+  const target = 'target' in resolution ? resolution.target : null;
+  const merchant = target
+    ? (await q.query<{ merchant_id: number }>(`SELECT merchant_id FROM ${target.type === 'deposit' ? 'deposits' : 'cashouts'} WHERE id = $1`, [target.id])).rows[0]?.merchant_id ?? null
+    : null;
+  return insertRequest(q, 'reconciliation_match', merchant, null, {
+    exception_id: String(exceptionId), resolution: JSON.stringify(resolution), target: target ? `${target.type} ${target.id}` : '',
+  }, by, ctx.now());
+}
+
+/**
+ * A statement import: in production a match of the rules that would credit a merchant is held
+ * (an exception awaiting approval) with a request, asked by whoever imported, in the import's
+ * transaction; another operator's approval applies it.
+ */
+export async function importWithFourEyes(ctx: AppContext, format: StatementFormat | 'camt', bytes: Buffer | string, by: OpsActor): Promise<ImportResult> {
+  if (!fourEyes(ctx)) return importStatement(ctx, format, bytes, by);
+  return importStatement(ctx, format, bytes, by, async (q, held) => {
+    for (const h of held) await requestMatch(q, ctx, h.exceptionId, { action: 'match', target: h.target }, by);
+  });
 }
 
 /** Whether `rate` lies within `band` percent of `reference`. */

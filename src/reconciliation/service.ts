@@ -191,8 +191,20 @@ async function checkRegistered(ctx: AppContext, account: string): Promise<void> 
   ]);
 }
 
-/** Imports one statement file. Throws ReconciliationError 'malformed' (nothing imported) or, in production, 'unknown_account'. */
-export async function importStatement(ctx: AppContext, format: StatementFormat | 'camt', bytes: Buffer | string, ops: OpsActor): Promise<ImportResult> {
+/** An import's match held for a second operator: its exception and the resolution that would apply it. */
+export interface HeldMatch {
+  exceptionId: number;
+  target: Target;
+}
+
+/**
+ * Imports one statement file. Throws ReconciliationError 'malformed' (nothing imported) or, in
+ * production, 'unknown_account'. With `hold`, a match whose effect credits a merchant is not
+ * applied: its entry becomes an exception (awaits_approval) and `hold` is called with them in the
+ * import's transaction (src/operators/four-eyes.ts records the requests there).
+ */
+export async function importStatement(ctx: AppContext, format: StatementFormat | 'camt', bytes: Buffer | string, ops: OpsActor,
+  hold?: (q: Queryable, held: HeldMatch[]) => Promise<void>): Promise<ImportResult> {
   const sha = createHash('sha256').update(bytes).digest('hex');
   // The very same bytes again: the first import's figures, without parsing a large file twice.
   const same = await ctx.db.query<ImportFigures>(
@@ -247,11 +259,22 @@ export async function importStatement(ctx: AppContext, format: StatementFormat |
 
     let matched = 0;
     const exceptions: { entryId: number; reason: ExceptionReason; detail: string; candidates: Candidate[] }[] = [];
+    const held = new Map<number, Target>();
     for (let i = 0; i < fresh.length; i++) {
       const d = decisions[i]!;
       const entry: StoredEntry = { ...fresh[i]!, id: ids[i]!, bankAccountId: account.id, account: s.account };
       if (d.kind === 'exception') {
         exceptions.push({ entryId: entry.id, reason: d.reason, detail: d.detail, candidates: d.candidates });
+        continue;
+      }
+      const only = d.parts.length === 1 ? d.parts[0]! : null;
+      if (hold && only && CREDITS_MERCHANT(only.target, only.effect)) {
+        await q.query("UPDATE bank_entries SET status = 'exception' WHERE id = $1", [entry.id]);
+        held.set(entry.id, only.target);
+        exceptions.push({
+          entryId: entry.id, reason: 'awaits_approval', candidates: [],
+          detail: `rule ${d.rule} matched ${only.target.type} ${only.target.id}; what credits a merchant waits for a second operator's approval`,
+        });
         continue;
       }
       // The matches first: only a confirmation (which changes nothing) can find its target taken.
@@ -275,11 +298,13 @@ export async function importStatement(ctx: AppContext, format: StatementFormat |
     }
     for (let i = 0; i < exceptions.length; i += CHUNK) {
       const part = exceptions.slice(i, i + CHUNK);
-      await q.query(
+      const { rows } = await q.query<{ id: number; entry_id: number }>(
         `INSERT INTO reconciliation_exceptions (entry_id, reason, detail, candidates)
-         SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::jsonb[])`,
+         SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::jsonb[]) RETURNING id, entry_id`,
         [part.map((x) => x.entryId), part.map((x) => x.reason), part.map((x) => x.detail), part.map((x) => JSON.stringify(x.candidates))],
       );
+      const mine = rows.filter((r) => held.has(r.entry_id)).map((r) => ({ exceptionId: r.id, target: held.get(r.entry_id)! }));
+      if (hold && mine.length) await hold(q, mine);
     }
     const figures: ImportFigures = { statement_id: statementId, entries: s.entries.length, matched, exceptions: exceptions.length, repeated: known.size };
     await q.query('UPDATE bank_statements SET matched = $2, exceptions = $3, repeated = $4 WHERE id = $1', [statementId, matched, exceptions.length, known.size]);

@@ -124,6 +124,31 @@ for (const backend of backends()) {
       assert.equal(check.status, 200, check.text);
     });
 
+    test("an import's own match that would complete a PENDING deposit is held for a second operator; the importer cannot approve it", async () => {
+      const v3 = V3Client.deposits(s.url, m);
+      const d = await v3.post('/v3/deposits', {
+        country: 'BR', amount: '300.00', currency: 'BRL', payment_method: 'SB', invoice_id: `fe-ref-${backend}-${Date.now()}`,
+        payer: { document: cpf('529982247'), first_name: 'Maria', last_name: 'Souza', email: 'maria@example.com' },
+      });
+      assert.equal(d.status, 200, d.text);
+      const day = { statementId: `fe-${backend}-2`, account: { other: OWN.account }, currency: 'BRL', date: TODAY, opening: '985.00',
+        movements: [{ amount: '300.00', direction: 'credit' as const, date: TODAY, bankId: `fe-${backend}-e2`, reference: d.body.payment_info.metadata.reference }] };
+      const before = await balance();
+      const imported = await upload(s.url, camt053(day));
+      assert.equal(imported.status, 201, JSON.stringify(imported.body));
+      assert.deepEqual([imported.body.matched, imported.body.exceptions], [0, 1]);
+      assert.equal((await v3.get(`/v3/deposits/${d.body.deposit_id}`)).body.status, 'PENDING', 'not completed by the import');
+      assert.deepEqual(await balance(), before);
+      const x = (await admin(s.url, 'GET', '/admin/reconciliation/exceptions?status=open')).body.data[0];
+      assert.equal(x.reason, 'awaits_approval');
+      const { rows } = await s.ctx.db.query("SELECT id, requested_by_token FROM approvals WHERE kind = 'reconciliation_match' AND status = 'pending' AND payload ->> 'exception_id' = $1", [String(x.id)]);
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0].requested_by_token, 0, 'asked by the token that imported');
+      assert.equal((await approve(risk, rows[0].id)).url, '/ops/approvals?done=approve');
+      assert.equal((await v3.get(`/v3/deposits/${d.body.deposit_id}`)).body.status, 'COMPLETED');
+      assert.equal((await admin(s.url, 'GET', '/admin/ledger/check')).status, 200);
+    });
+
     test('a statement of an account the operator never registered is refused with a 400 naming it', async () => {
       const day = { statementId: `fe-${backend}-invented`, account: { other: '99999999-9' }, currency: 'BRL', date: TODAY, opening: '0.00',
         movements: [{ amount: '985.00', direction: 'credit' as const, date: TODAY, bankId: `fe-${backend}-inv` }] };

@@ -9,8 +9,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { formatFromRequest } from '../../reconciliation/formats.ts';
-import { importStatement, listExceptions, listImports, listMatches, ReconciliationError, validateResolution } from '../../reconciliation/service.ts';
-import { resolveOrRequest } from '../../operators/four-eyes.ts';
+import { listExceptions, listImports, listMatches, ReconciliationError, validateResolution } from '../../reconciliation/service.ts';
+import { importWithFourEyes, resolveOrRequest } from '../../operators/four-eyes.ts';
 import { STATEMENT_FORMATS } from '../../reconciliation/statement.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 import { tokenActor } from './auth.ts';
@@ -55,7 +55,7 @@ const exceptionView = {
   required: ['id', 'status', 'reason', 'detail', 'candidates', 'entry'],
   properties: {
     id: { type: 'integer' }, status: { type: 'string', enum: ['open', 'resolved'] },
-    reason: { type: 'string', enum: ['unknown_reference', 'no_match', 'ambiguous', 'amount_differs', 'already_completed', 'already_matched', 'not_completable'] },
+    reason: { type: 'string', enum: ['unknown_reference', 'no_match', 'ambiguous', 'amount_differs', 'already_completed', 'already_matched', 'not_completable', 'awaits_approval'] },
     detail: { type: 'string' }, candidates: { type: 'array', items: candidate }, entry,
     resolution: { type: ['object', 'null'], additionalProperties: true }, resolved_by: text, resolved_at: text, created_at: { type: 'string' },
   },
@@ -90,7 +90,7 @@ export function registerAdminReconciliation(app: FastifyInstance, ctx: AppContex
         const format = formatFromRequest(request.query.format, request.headers['content-type']);
         if (!format || !Buffer.isBuffer(request.body)) throw v3Errors.unsupportedStatementType();
         if (request.body.length === 0) throw new ReconciliationError('malformed', 'the body is empty', ['body: the statement file is required']);
-        const { created, ...result } = await importStatement(ctx, format, request.body, tokenActor(request));
+        const { created, ...result } = await importWithFourEyes(ctx, format, request.body, tokenActor(request));
         return reply.status(created ? 201 : 200).send(result);
       },
     );

@@ -13,3 +13,8 @@ ALTER TABLE approvals ADD CONSTRAINT approvals_kind_check
   CHECK (kind IN ('cashout_release', 'balance_adjustment', 'reconciliation_match', 'exchange_rate'));
 -- One open request per reconciliation exception.
 CREATE UNIQUE INDEX approvals_one_open_exception ON approvals ((payload ->> 'exception_id')) WHERE status = 'pending' AND kind = 'reconciliation_match';
+-- Production: an import's match that would credit a merchant is held as an exception of this
+-- reason, with a request for a second operator (docs/reconciliation.md, "Four eyes").
+ALTER TABLE reconciliation_exceptions DROP CONSTRAINT reconciliation_exceptions_reason_check;
+ALTER TABLE reconciliation_exceptions ADD CONSTRAINT reconciliation_exceptions_reason_check
+  CHECK (reason IN ('unknown_reference', 'no_match', 'ambiguous', 'amount_differs', 'already_completed', 'already_matched', 'not_completable', 'awaits_approval'));

@@ -9,8 +9,8 @@ import { parseId } from '../../domain/ids.ts';
 import { actorOf } from '../../operators/auth.ts';
 import { csrfMatches } from '../../panel/services/auth.ts';
 import { formatFromRequest } from '../../reconciliation/formats.ts';
-import { importStatement, ReconciliationError, validateResolution } from '../../reconciliation/service.ts';
-import { resolveOrRequest } from '../../operators/four-eyes.ts';
+import { ReconciliationError, validateResolution } from '../../reconciliation/service.ts';
+import { importWithFourEyes, resolveOrRequest } from '../../operators/four-eyes.ts';
 import { STATEMENT_FORMATS } from '../../reconciliation/statement.ts';
 import type { ExceptionView } from '../../reconciliation/service.ts';
 import { field } from '../../panel/views/pages.ts';
@@ -75,7 +75,7 @@ export function registerOpsStatements(app: FastifyInstance, ctx: AppContext, ops
       const format = chosen ? formatFromRequest(chosen, undefined) : formatFromRequest(undefined, file.type);
       if (!format) return reconView(c, { error: fillText(t.reconUpUnknown, { type: file.type || '?' }), status: 400 });
       try {
-        const r = await importStatement(ctx, format, file.bytes, actorOf(c.s));
+        const r = await importWithFourEyes(ctx, format, file.bytes, actorOf(c.s));
         const figures = fillText(r.created ? t.reconUpDone : t.reconUpAgain, { file: file.name, id: r.statement_id, entries: r.entries, matched: r.matched, exceptions: r.exceptions, repeated: r.repeated });
         return reconView(c, { notice: figures, status: r.created ? 201 : 200 });
       } catch (err) {
