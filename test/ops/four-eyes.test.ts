@@ -124,7 +124,7 @@ for (const backend of backends()) {
       assert.equal(check.status, 200, check.text);
     });
 
-    test("an import's own match that would complete a PENDING deposit is held for a second operator; the importer cannot approve it", async () => {
+    test("an import's own match that would complete a PENDING deposit is held for a second operator (a request asked by the importing token)", async () => {
       const v3 = V3Client.deposits(s.url, m);
       const d = await v3.post('/v3/deposits', {
         country: 'BR', amount: '300.00', currency: 'BRL', payment_method: 'SB', invoice_id: `fe-ref-${backend}-${Date.now()}`,
