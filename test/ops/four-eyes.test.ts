@@ -71,6 +71,7 @@ for (const backend of backends()) {
       const audit = await s.ctx.db.query('SELECT actor, token_id, operator_id FROM operator_audit WHERE subject = $1', [`approval:${body.approval_id}`]);
       assert.deepEqual(audit.rows, [{ actor: `token:money-${backend}`, token_id: made.id, operator_id: null }], 'the token, never the header');
 
+      assert.match((await (await signedIn(s, risk)).get('/ops/approvals')).html, new RegExp(`token:money-${backend}`), 'the approvals page names the token');
       const self = await approve(adminOp, body.approval_id);
       assert.equal(self.status, 409);
       assert.match(self.html, /made the admin token/);
@@ -180,6 +181,10 @@ for (const backend of backends()) {
       const asked = await c.submit('/ops/rates', '/ops/rates/manual', { currency: 'BRL', rate: '50' });
       assert.equal(asked.url, '/ops/approvals?done=requested');
       assert.equal(Number((await rates()).BRL), 5.2);
+      const listed = (await c.get('/ops/approvals')).html;
+      assert.match(listed, /Manual rate BRL 0.05 \(source 5, band 10 %\)/);
+      assert.match(listed, /Manual rate BRL 50 \(source —, band 10 %\)/, 'a manual rate replaced the source rate: no reference left');
+      assert.match(listed, /Manual rate ARS 900 \(source —/);
       const self = await c.submit('/ops/approvals', `/ops/approvals/${(await s.ctx.db.query("SELECT max(id) AS id FROM approvals WHERE kind = 'exchange_rate'")).rows[0].id}/approve`);
       assert.equal(self.status, 409, 'the requester cannot approve their own rate');
       assert.equal((await approve(finance, none.body.pending[0].approval_id)).url, '/ops/approvals?done=approve');
