@@ -51,6 +51,8 @@ export async function resolveOrRequest(ctx: AppContext, exceptionId: number, res
 
 /** The open request of an exception's crediting match, or a new one. */
 async function requestMatch(q: Queryable, ctx: Pick<AppContext, 'now'>, exceptionId: number, resolution: Resolution, by: OpsActor): Promise<number> {
+  // Concurrent asks for one exception wait here for each other: the second finds the first's request.
+  await q.query('SELECT id FROM reconciliation_exceptions WHERE id = $1 FOR UPDATE', [exceptionId]);
   const open = await q.query<{ id: number }>(
     "SELECT id FROM approvals WHERE kind = 'reconciliation_match' AND status = 'pending' AND payload ->> 'exception_id' = $1", [String(exceptionId)]);
   if (open.rows[0]) return open.rows[0].id;

@@ -109,17 +109,25 @@ for (const backend of backends()) {
       assert.deepEqual(await balance(), before);
       const again = await admin(s.url, 'POST', `/admin/reconciliation/exceptions/${x.id}/resolve`, { action: 'match', target: { type: 'deposit', id: ids[0] } });
       assert.equal(again.body.approval_id, asked.body.approval_id, 'one open request per exception');
+      // Another exception asked for by six clients at once: one request, the same for all.
+      const day2 = { statementId: `fe-${backend}-race`, account: { other: OWN.account }, currency: 'BRL', date: TODAY, opening: '0.00',
+        movements: [{ amount: '985.00', direction: 'credit' as const, date: TODAY, bankId: `fe-${backend}-race-e1` }] };
+      assert.equal((await upload(s.url, camt053(day2))).status, 201);
+      const x2 = (await admin(s.url, 'GET', '/admin/reconciliation/exceptions?status=open')).body.data.find((e: any) => e.id !== x.id);
+      const racing = await Promise.all(Array.from({ length: 6 }, () => admin(s.url, 'POST', `/admin/reconciliation/exceptions/${x2.id}/resolve`, { action: 'match', target: { type: 'deposit', id: ids[1] } })));
+      assert.deepEqual(racing.map((r) => r.status), [202, 202, 202, 202, 202, 202], racing.map((r) => r.text).join('\n'));
+      assert.equal(new Set(racing.map((r) => r.body.approval_id)).size, 1);
       // An operator asks the same from the console: the same open request.
       const c = await signedIn(s, finance);
       const page = await c.submit('/ops/reconciliation', `/ops/reconciliation/exceptions/${x.id}/resolve`, { prefix: 'x1', action: 'match', 'x1-type': 'deposit', 'x1-target': String(ids[0]) });
       assert.equal(page.url, '/ops/approvals?done=requested', page.html.slice(0, 500));
-      const open = await s.ctx.db.query("SELECT count(*)::int AS n FROM approvals WHERE kind = 'reconciliation_match' AND status = 'pending'");
+      const open = await s.ctx.db.query("SELECT count(*)::int AS n FROM approvals WHERE kind = 'reconciliation_match' AND status = 'pending' AND payload ->> 'exception_id' = $1", [String(x.id)]);
       assert.equal(open.rows[0].n, 1);
 
       const ok = await approve(risk, asked.body.approval_id);
       assert.equal(ok.url, '/ops/approvals?done=approve', ok.html.slice(0, 500));
       assert.equal((await v3.get(`/v3/deposits/${ids[0]}`)).body.status, 'COMPLETED');
-      assert.equal((await admin(s.url, 'GET', `/admin/reconciliation/exceptions?status=open`)).body.data.length, 0);
+      assert.ok(!(await admin(s.url, 'GET', `/admin/reconciliation/exceptions?status=open`)).body.data.some((e: any) => e.id === x.id), 'resolved');
       assert.ok((await balance()).find((b) => b.currency === 'BRL')!.available > before.find((b) => b.currency === 'BRL')!.available);
       const check = await admin(s.url, 'GET', '/admin/ledger/check');
       assert.equal(check.status, 200, check.text);
