@@ -11,6 +11,7 @@ import { ADMIN_TOKEN, backends, startTestServer, type TestServer } from '../help
 import { camt053 } from '../helpers/statements.ts';
 import { createAdminToken } from '../../src/operators/tokens.ts';
 import { withinBand } from '../../src/operators/four-eyes.ts';
+import { statementAccountKeys } from '../../src/reconciliation/service.ts';
 import { dec } from '../../src/domain/money.ts';
 import { makeOperator, signedIn, type TestOperator } from './helpers.ts';
 
@@ -28,6 +29,12 @@ test('the band around the source rate is inclusive and symmetric', () => {
   assert.ok(!withinBand(dec('5.5001'), dec('5'), 10));
   assert.ok(!withinBand(dec('0.05'), dec('5'), 10));
   assert.ok(!withinBand(dec('5.01'), dec('5'), 0));
+});
+
+test("a statement's account is registered by its number, its IBAN, or branch and number", () => {
+  assert.deepEqual(statementAccountKeys('acct:13009218-7'), ['ACCT130092187', '130092187']);
+  assert.deepEqual(statementAccountKeys('iban:BR1800360305000010009795493C1'), ['IBANBR1800360305000010009795493C1', 'BR1800360305000010009795493C1']);
+  assert.deepEqual(statementAccountKeys('br:341:4417:13009218-7'), ['BR3414417130092187', '3414417130092187', '130092187', '4417130092187']);
 });
 
 for (const backend of backends()) {
