@@ -136,6 +136,12 @@ for (const backend of backends()) {
       assert.equal((await v3.get(`/v3/deposits/${ids[0]}`)).body.status, 'COMPLETED');
       assert.ok(!(await admin(s.url, 'GET', `/admin/reconciliation/exceptions?status=open`)).body.data.some((e: any) => e.id === x.id), 'resolved');
       assert.ok((await balance()).find((b) => b.currency === 'BRL')!.available > before.find((b) => b.currency === 'BRL')!.available);
+      // Rejected: nothing moves and the exception stays open for another resolution.
+      const rejected = await (await signedIn(s, risk)).submit('/ops/approvals', `/ops/approvals/${racing[0]!.body.approval_id}/reject`);
+      assert.equal(rejected.url, '/ops/approvals?done=reject');
+      assert.equal((await v3.get(`/v3/deposits/${ids[1]}`)).body.status, 'PENDING');
+      assert.ok((await admin(s.url, 'GET', '/admin/reconciliation/exceptions?status=open')).body.data.some((e: any) => e.id === x2.id));
+      assert.equal((await admin(s.url, 'POST', `/admin/reconciliation/exceptions/${x2.id}/resolve`, { action: 'send_back', reason: 'not ours' })).status, 200);
       const check = await admin(s.url, 'GET', '/admin/ledger/check');
       assert.equal(check.status, 200, check.text);
     });
