@@ -2,7 +2,7 @@
 // check, straight against the database.
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
-import { ConfigError, loadConfig } from '../config/config.ts';
+import { type Config, ConfigError, loadConfig } from '../config/config.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDb } from '../db/db.ts';
 import { lockDataDir } from '../server/embedded-lock.ts';
@@ -10,7 +10,7 @@ import { secretBox, setPasswordCost } from '../merchants/secrets.ts';
 import { CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, merchantView, rotateCredentials } from '../merchants/merchants.ts';
 import { checkCallbackUrl } from '../domain/urls.ts';
 import type { Db } from '../db/db.ts';
-import { adjustBalance } from '../balances/service.ts';
+import { adjustOrRequest } from '../operators/four-eyes.ts';
 import { minorUnits } from '../domain/currencies.ts';
 import { parseAmount, toDb } from '../domain/money.ts';
 import { checkLedger } from '../ledger/check.ts';
@@ -152,7 +152,7 @@ async function run(argv: string[]): Promise<void> {
     if (!Number.isInteger(id) || id < 1) throw new UsageError('--id must be a merchant id');
     if (command === 'balance') {
       if (!(await getMerchant(db, id))) throw new UsageError(`merchant ${id} not found`);
-      if (sub === 'adjust') await adjustFromCli(db, id, values);
+      if (sub === 'adjust') await adjustFromCli(db, config, id, values);
       else if (sub !== 'show') throw new UsageError(`unknown balance command '${sub ?? ''}'`);
       const balances = await merchantBalances(db, id);
       print({ merchant_id: id, balances: balances.map((b) => ({ currency: b.currency, available: toDb(b.available), reserved: toDb(b.reserved), fees: toDb(b.fees) })) }, true);
@@ -180,8 +180,11 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
-/** `caja balance adjust`: the same recorded adjustment as POST /admin/merchants/{id}/balance_adjustments. */
-async function adjustFromCli(db: Db, merchantId: number, v: Record<string, string | boolean | undefined>): Promise<void> {
+/**
+ * `caja balance adjust`: as POST /admin/merchants/{id}/balance_adjustments. Production: a request
+ * (asked by 'cli') that a second operator approves in the console; staging: booked at once.
+ */
+async function adjustFromCli(db: Db, config: Config, merchantId: number, v: Record<string, string | boolean | undefined>): Promise<void> {
   if ((v.credit === undefined) === (v.debit === undefined)) throw new UsageError('give exactly one of --credit AMOUNT or --debit AMOUNT');
   const currency = String(v.currency ?? '').toUpperCase();
   if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError('--currency must be an ISO 4217 code');
@@ -189,12 +192,19 @@ async function adjustFromCli(db: Db, merchantId: number, v: Record<string, strin
   if (!reason) throw new UsageError('--reason is required');
   const amount = parseAmount(v.credit ?? v.debit, { maxDecimals: minorUnits(currency) });
   if (!amount.ok) throw new UsageError(`amount ${amount.reason}`);
+  // --operator is what the person says they are: kept with the adjustment, never the requester.
   const actor = `cli:${typeof v.operator === 'string' && v.operator ? v.operator : (process.env.USER ?? 'operator')}`;
   try {
-    const row = await adjustBalance(db, { merchantId, direction: v.credit !== undefined ? 'credit' : 'debit', amount: amount.value, currency, reason, actor }, (r) => ({
+    const ask = { direction: v.credit !== undefined ? 'credit' as const : 'debit' as const, amount: amount.value, currency, reason };
+    const done = await adjustOrRequest({ db, config, now: () => new Date() }, CLI_ACTOR, merchantId, ask, (r) => ({
       ops: CLI_ACTOR, action: 'balance.adjusted', merchantId: r.merchant_id, subject: `adjustment:${r.id}`,
       detail: { direction: r.direction, amount: r.amount, currency: r.currency, reason: r.reason, operator: actor },
-    }));
+    }), actor);
+    if (done.status === 'pending') {
+      console.error(`approval request ${done.approval_id} pending: nothing is booked until a second operator approves it in the console (/ops/approvals)`);
+      return;
+    }
+    const row = done.row;
     console.error(`adjustment ${row.id} recorded (${row.direction} ${row.amount} ${row.currency} by ${row.actor})`);
   } catch (err) {
     if (err instanceof InsufficientFunds) throw new UsageError('the debit exceeds the available balance');

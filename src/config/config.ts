@@ -11,7 +11,12 @@ export interface Config {
   env: Environment;
   port: number;
   host: string;
-  /** CAJA_ADMIN_PORT: when set, /admin, /metrics and /ops are served only there (on adminHost). */
+  /**
+   * CAJA_STATEMENT_ACCOUNTS: accounts whose statements production imports besides the own
+   * accounts and STP's ordering CLABE (the PSP's settlement account), comma-separated.
+   */
+  statementAccounts: string[];
+    /** CAJA_ADMIN_PORT: when set, /admin, /metrics and /ops are served only there (on adminHost). */
   adminPort: number | null;
   /**
    * Whether /admin, /metrics and /ops are served on the public port when there is no admin port
@@ -105,6 +110,11 @@ export interface RatesConfig {
   banxicoUrl: string;
   /** The Banxico SIE API token (Bmx-Token header); required when a banxico source is configured. */
   banxicoToken: string | null;
+  /**
+   * CAJA_RATES_MANUAL_BAND_PERCENT (default 10): in production a manual rate further than this
+   * from the source's last rate (or with no source rate) waits for a second operator.
+   */
+  manualBandPercent: number;
 }
 
 export class ConfigError extends Error {}
@@ -200,6 +210,7 @@ function ratesConfig(env: Env, production: boolean): RatesConfig {
     bcbPtaxUrl: httpUrl(env, 'CAJA_RATES_BCB_URL', 'https://olinda.bcb.gov.br/olinda/servico/PTAX/versao/v1/odata'),
     banxicoUrl: httpUrl(env, 'CAJA_RATES_BANXICO_URL', 'https://www.banxico.org.mx/SieAPIRest/service/v1'),
     banxicoToken,
+    manualBandPercent: int(env, 'CAJA_RATES_MANUAL_BAND_PERCENT', 10, 0, 100),
   };
 }
 
@@ -311,6 +322,7 @@ export function loadConfig(env: Env = process.env): Config {
     masterKey,
     passwordHashCost: passwordHashCost(env, production),
     logLevel,
+    statementAccounts: (env.CAJA_STATEMENT_ACCOUNTS ?? '').split(',').map((a) => a.trim()).filter(Boolean),
     adminPort,
     adminOnPublicPort,
     adminHost: env.CAJA_ADMIN_HOST || '127.0.0.1',

@@ -83,6 +83,7 @@ const V3_RECONCILIATION: Record<ReconciliationFailure, (e: ReconciliationError) 
   already_resolved: (e) => v3Errors.invalidTransition(e.message),
   invalid_resolution: (e) => v3Errors.validation(e.details, e.message),
   target_mismatch: (e) => v3Errors.invalidTransition(e.message),
+  unknown_account: (e) => v3Errors.validation(e.details, e.message),
 };
 
 export function v3ReconciliationError(err: ReconciliationError): ApiError {

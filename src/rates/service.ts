@@ -22,20 +22,34 @@ async function markupOf(q: Queryable, currency: string): Promise<Decimal> {
 
 /** Rates set by hand: used as given (no markup), published now, source 'manual'. */
 export async function setManualRates(ctx: AppContext, rates: Record<string, Decimal>, actor: OpsActor): Promise<void> {
-  const now = ctx.now();
-  await ctx.db.tx(async (q) => {
-    for (const [currency, rate] of Object.entries(rates)) {
-      await q.query(
-        `INSERT INTO exchange_rates (currency, usd_rate, updated_at, source, rate_at, source_rate, markup_percent) VALUES ($1, $2, $3, $4, $3, $2, 0)
-         ON CONFLICT (currency) DO UPDATE SET usd_rate = EXCLUDED.usd_rate, updated_at = EXCLUDED.updated_at, source = EXCLUDED.source,
-           rate_at = EXCLUDED.rate_at, source_rate = EXCLUDED.source_rate, markup_percent = 0`,
-        [currency, toDb(rate), now, MANUAL],
-      );
-    }
-    await recordOpsAudit(q, { actor, action: 'rates.set_manual', detail: Object.fromEntries(Object.entries(rates).map(([c, r]) => [c, toPlainString(r)])), at: now });
-  });
+  await ctx.db.tx((q) => setManualRatesIn(q, ctx, rates, actor));
   // Deposit creation reads rates through the cache: the new ones apply from now on.
   ctx.cache.changed();
+}
+
+/** setManualRates inside the caller's transaction (a four-eyes approval writes it with the decision; `approval` names it in the audit row). */
+export async function setManualRatesIn(q: Queryable, ctx: AppContext, rates: Record<string, Decimal>, actor: OpsActor, approval?: string): Promise<void> {
+  const now = ctx.now();
+  for (const [currency, rate] of Object.entries(rates)) {
+    await q.query(
+      `INSERT INTO exchange_rates (currency, usd_rate, updated_at, source, rate_at, source_rate, markup_percent) VALUES ($1, $2, $3, $4, $3, $2, 0)
+       ON CONFLICT (currency) DO UPDATE SET usd_rate = EXCLUDED.usd_rate, updated_at = EXCLUDED.updated_at, source = EXCLUDED.source,
+         rate_at = EXCLUDED.rate_at, source_rate = EXCLUDED.source_rate, markup_percent = 0`,
+      [currency, toDb(rate), now, MANUAL],
+    );
+  }
+  const detail: Record<string, string> = Object.fromEntries(Object.entries(rates).map(([c, r]) => [c, toPlainString(r)]));
+  await recordOpsAudit(q, { actor, action: 'rates.set_manual', detail: approval ? { ...detail, approval } : detail, at: now });
+}
+
+/** The rate a source last published for each currency (null: none, or a manual rate replaced it), for the four-eyes band. */
+export async function sourceRates(q: Queryable, currencies: string[]): Promise<Map<string, Decimal | null>> {
+  const { rows } = await q.query<{ currency: string; source: string; source_rate: string }>(
+    'SELECT currency, source, source_rate FROM exchange_rates WHERE currency = ANY($1::text[])', [currencies]);
+  return new Map(currencies.map((c) => {
+    const r = rows.find((x) => x.currency === c);
+    return [c, r && r.source !== MANUAL ? fromDb(r.source_rate) : null];
+  }));
 }
 
 export interface FetchOutcome {

@@ -10,7 +10,9 @@ export type ReconciliationFailure =
   /** The resolution asked for is not valid (unknown action, missing target or reason). */
   | 'invalid_resolution'
   /** The target named does not fit the entry (amount, currency, status, already matched). */
-  | 'target_mismatch';
+  | 'target_mismatch'
+  /** Production: the statement's account is none the operator registered (own accounts, STP's ordering CLABE, CAJA_STATEMENT_ACCOUNTS). */
+  | 'unknown_account';
 
 export class ReconciliationError extends Error {
   constructor(

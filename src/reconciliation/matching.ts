@@ -64,7 +64,9 @@ export interface Knowledge {
 export type Target = { type: 'deposit' | 'cashout'; id: number };
 export type Effect = 'complete' | 'confirm' | 'return';
 export type Rule = 'reference' | 'amount_date_document' | 'settlement_batch';
-export type ExceptionReason = 'unknown_reference' | 'no_match' | 'ambiguous' | 'amount_differs' | 'already_completed' | 'already_matched' | 'not_completable';
+export type ExceptionReason = 'unknown_reference' | 'no_match' | 'ambiguous' | 'amount_differs' | 'already_completed' | 'already_matched' | 'not_completable'
+  /** Production: the rules matched, but the effect credits a merchant: a second operator approves it (src/operators/four-eyes.ts). */
+  | 'awaits_approval';
 
 export interface Candidate {
   type: 'deposit' | 'cashout';

@@ -17,7 +17,9 @@ import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import type { Page } from '../db/paging.ts';
 import { type OpsActor, opsActorName, recordAudit } from '../audit/audit.ts';
+import { OWN_ACCOUNTS_CONNECTOR, storedAccounts } from '../connectors/own-accounts.ts';
 import { applyStatementPayment } from '../connectors/payments.ts';
+import { loadConnectorRows } from '../connectors/store.ts';
 import { CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
 import { DepositError, transitionDepositIn } from '../deposits/service.ts';
 import { add, dec, type Decimal, fromDb, neg, sub, toDb } from '../domain/money.ts';
@@ -147,14 +149,69 @@ async function existingFigures(q: Queryable, bankAccountId: number, statementRef
   return rows[0]!;
 }
 
-/** Imports one statement file. Throws ReconciliationError 'malformed' (nothing imported). */
-export async function importStatement(ctx: AppContext, format: StatementFormat | 'camt', bytes: Buffer | string, ops: OpsActor): Promise<ImportResult> {
+/** An account number as banks and operators write it: letters and digits only, upper case. */
+const accountKey = (a: string) => a.replace(/[^0-9a-z]/gi, '').toUpperCase();
+
+/**
+ * The ways a statement's account (as the parsers name it: `iban:…`, `acct:…` or
+ * `br:BANK:BRANCH:ACCOUNT`) may be registered: the whole identifier, the number, branch and number.
+ */
+export function statementAccountKeys(identifier: string): string[] {
+  const parts = identifier.split(':');
+  const keys = [accountKey(identifier), accountKey(parts.slice(1).join(''))];
+  if (parts[0] === 'br' && parts.length === 4) keys.push(accountKey(parts[3]!), accountKey(`${parts[2]}${parts[3]}`));
+  return keys.filter(Boolean);
+}
+
+/**
+ * The accounts the operator registered: the own accounts' (account, or agency and account), the
+ * STP connector's ordering CLABE, and CAJA_STATEMENT_ACCOUNTS (the PSP's settlement account).
+ */
+export async function registeredAccounts(ctx: AppContext): Promise<Set<string>> {
+  const keys = new Set(ctx.config.statementAccounts.map(accountKey));
+  for (const c of await loadConnectorRows(ctx)) {
+    if (c.name === OWN_ACCOUNTS_CONNECTOR) {
+      for (const a of storedAccounts(c)) {
+        keys.add(accountKey(a.account));
+        if (a.agency) keys.add(accountKey(`${a.agency}${a.account}`));
+      }
+    }
+    if (c.settings.ordering_clabe) keys.add(accountKey(c.settings.ordering_clabe));
+  }
+  keys.delete('');
+  return keys;
+}
+
+/** Production imports statements only of accounts the operator registered: a file for any other account (an invented one) is refused. */
+async function checkRegistered(ctx: AppContext, account: string): Promise<void> {
+  const registered = await registeredAccounts(ctx);
+  if (statementAccountKeys(account).some((k) => registered.has(k))) return;
+  throw new ReconciliationError('unknown_account', `The statement's account ${account} is not an account the operator registered; nothing was imported`, [
+    `account: ${account} is none of the own accounts, STP's ordering CLABE or CAJA_STATEMENT_ACCOUNTS`,
+  ]);
+}
+
+/** An import's match held for a second operator: its exception and the resolution that would apply it. */
+export interface HeldMatch {
+  exceptionId: number;
+  target: Target;
+}
+
+/**
+ * Imports one statement file. Throws ReconciliationError 'malformed' (nothing imported) or, in
+ * production, 'unknown_account'. With `hold`, a match whose effect credits a merchant is not
+ * applied: its entry becomes an exception (awaits_approval) and `hold` is called with them in the
+ * import's transaction (src/operators/four-eyes.ts records the requests there).
+ */
+export async function importStatement(ctx: AppContext, format: StatementFormat | 'camt', bytes: Buffer | string, ops: OpsActor,
+  hold?: (q: Queryable, held: HeldMatch[]) => Promise<void>): Promise<ImportResult> {
   const sha = createHash('sha256').update(bytes).digest('hex');
   // The very same bytes again: the first import's figures, without parsing a large file twice.
   const same = await ctx.db.query<ImportFigures>(
     'SELECT id AS statement_id, entries, matched, exceptions, repeated FROM bank_statements WHERE file_sha256 = $1 ORDER BY id LIMIT 1', [sha]);
   if (same.rows[0]) return { ...same.rows[0], created: false };
   const s = parse(format, bytes);
+  if (ctx.config.env === 'production') await checkRegistered(ctx, s.account);
   return ctx.db.tx(async (q) => {
     const account = await upsertAccount(q, s);
     // The statement row first: a concurrent import of the same statement waits here for this
@@ -202,11 +259,22 @@ export async function importStatement(ctx: AppContext, format: StatementFormat |
 
     let matched = 0;
     const exceptions: { entryId: number; reason: ExceptionReason; detail: string; candidates: Candidate[] }[] = [];
+    const held = new Map<number, Target>();
     for (let i = 0; i < fresh.length; i++) {
       const d = decisions[i]!;
       const entry: StoredEntry = { ...fresh[i]!, id: ids[i]!, bankAccountId: account.id, account: s.account };
       if (d.kind === 'exception') {
         exceptions.push({ entryId: entry.id, reason: d.reason, detail: d.detail, candidates: d.candidates });
+        continue;
+      }
+      const only = d.parts.length === 1 ? d.parts[0]! : null;
+      if (hold && only && CREDITS_MERCHANT(only.target, only.effect)) {
+        await q.query("UPDATE bank_entries SET status = 'exception' WHERE id = $1", [entry.id]);
+        held.set(entry.id, only.target);
+        exceptions.push({
+          entryId: entry.id, reason: 'awaits_approval', candidates: [],
+          detail: `rule ${d.rule} matched ${only.target.type} ${only.target.id}; what credits a merchant waits for a second operator's approval`,
+        });
         continue;
       }
       // The matches first: only a confirmation (which changes nothing) can find its target taken.
@@ -230,11 +298,13 @@ export async function importStatement(ctx: AppContext, format: StatementFormat |
     }
     for (let i = 0; i < exceptions.length; i += CHUNK) {
       const part = exceptions.slice(i, i + CHUNK);
-      await q.query(
+      const { rows } = await q.query<{ id: number; entry_id: number }>(
         `INSERT INTO reconciliation_exceptions (entry_id, reason, detail, candidates)
-         SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::jsonb[])`,
+         SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::jsonb[]) RETURNING id, entry_id`,
         [part.map((x) => x.entryId), part.map((x) => x.reason), part.map((x) => x.detail), part.map((x) => JSON.stringify(x.candidates))],
       );
+      const mine = rows.filter((r) => held.has(r.entry_id)).map((r) => ({ exceptionId: r.id, target: held.get(r.entry_id)! }));
+      if (hold && mine.length) await hold(q, mine);
     }
     const figures: ImportFigures = { statement_id: statementId, entries: s.entries.length, matched, exceptions: exceptions.length, repeated: known.size };
     await q.query('UPDATE bank_statements SET matched = $2, exceptions = $3, repeated = $4 WHERE id = $1', [statementId, matched, exceptions.length, known.size]);
@@ -333,43 +403,72 @@ const ENTRY_SELECT = `SELECT e.id, e.bank_account_id, a.identifier, e.entry_key,
 
 /** `ops` (an operator in the console, or an admin token) is recorded as the resolver and in the audit row. */
 export async function resolveException(ctx: AppContext, exceptionId: number, resolution: Resolution, ops: OpsActor): Promise<ExceptionView> {
-  return ctx.db.tx(async (q) => {
-    const { rows } = await q.query<{ id: number; entry_id: number; status: string }>('SELECT id, entry_id, status FROM reconciliation_exceptions WHERE id = $1 FOR UPDATE', [exceptionId]);
-    const x = rows[0];
-    if (!x) throw new ReconciliationError('not_found', `Reconciliation exception ${exceptionId} not found`);
-    if (x.status !== 'open') throw new ReconciliationError('already_resolved', `Reconciliation exception ${exceptionId} is already resolved`);
-    const e = (await q.query<EntryRow>(`${ENTRY_SELECT} WHERE e.id = $1`, [x.entry_id])).rows[0]!;
-    const entry: StoredEntry = {
-      id: e.id, bankAccountId: e.bank_account_id, account: e.identifier, key: e.entry_key, bookingDate: e.booking_date, valueDate: e.value_date,
-      amount: toDb(fromDb(e.amount)), currency: e.currency, direction: e.direction, reversal: e.reversal, refs: {}, counterparty: {},
-    };
-    if (resolution.action === 'match' && 'targets' in resolution) {
-      const ids = resolution.targets.map((t) => t.id);
-      const k = await loadKnowledge(q, [], { deposits: ids });
-      const fit = operatorBatchDecision(k, entry, ids);
-      if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
-      for (const [i, t] of resolution.targets.entries()) {
-        if (!(await insertMatch(q, entry.id, 'operator', t, 'confirm', fit.amounts[i]!))) throw new ReconciliationError('target_mismatch', `deposit ${t.id} is already matched`);
-      }
-      await bookEntry(q, entry.id, entry.bankAccountId, entry, 'settlement', fit.fee, `operator match to deposits ${ids.join(', ')}`);
-    } else if (resolution.action === 'match') {
-      const t = resolution.target;
-      const k = await loadKnowledge(q, [], t.type === 'deposit' ? { deposits: [t.id] } : { cashouts: [t.id] });
-      const fit = operatorDecision(k, entry, t);
-      if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
-      if (!(await insertMatch(q, entry.id, 'operator', t, fit.effect, entry.amount))) throw new ReconciliationError('target_mismatch', `${t.type} ${t.id} is already matched`);
-      if (!(await applyEffect(q, ctx, t, fit.effect, entry))) throw new ReconciliationError('target_mismatch', `${t.type} ${t.id} cannot take this entry in its current state`);
-      await bookEntry(q, entry.id, entry.bankAccountId, entry, 'settlement', null, `operator match to ${t.type} ${t.id}`);
-    } else {
-      const counter = resolution.action === 'book_fee' ? 'bank_fees' : resolution.action === 'book_adjustment' ? 'bank_adjustments' : 'bank_unapplied';
-      await bookEntry(q, entry.id, entry.bankAccountId, entry, counter, null, `${resolution.action}: ${resolution.reason ?? ''}`.trim());
+  return ctx.db.tx((q) => resolveExceptionIn(q, ctx, exceptionId, resolution, ops));
+}
+
+/**
+ * Whether this resolution would credit a merchant (a match completing a PENDING deposit, a late
+ * payment of a CANCELLED one, a cashout's return): in production those wait for a second operator
+ * (src/operators/four-eyes.ts). Throws as resolveException would for an unknown, resolved or
+ * unfitting exception, so a request is never made for what could not be applied.
+ */
+export async function resolutionCredits(q: Queryable, exceptionId: number, resolution: Resolution): Promise<boolean> {
+  if (resolution.action !== 'match' || 'targets' in resolution) return false;
+  const x = (await q.query<{ entry_id: number; status: string }>('SELECT entry_id, status FROM reconciliation_exceptions WHERE id = $1', [exceptionId])).rows[0];
+  if (!x) throw new ReconciliationError('not_found', `Reconciliation exception ${exceptionId} not found`);
+  if (x.status !== 'open') throw new ReconciliationError('already_resolved', `Reconciliation exception ${exceptionId} is already resolved`);
+  const entry = storedEntry((await q.query<EntryRow>(`${ENTRY_SELECT} WHERE e.id = $1`, [x.entry_id])).rows[0]!);
+  const t = resolution.target;
+  const k = await loadKnowledge(q, [], t.type === 'deposit' ? { deposits: [t.id] } : { cashouts: [t.id] });
+  const fit = operatorDecision(k, entry, t);
+  if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
+  return CREDITS_MERCHANT(t, fit.effect);
+}
+
+/** Effects that put money in a merchant's available balance. */
+const CREDITS_MERCHANT = (t: Target, effect: Effect | 'late_payment'): boolean =>
+  (t.type === 'deposit' && (effect === 'complete' || effect === 'late_payment')) || (t.type === 'cashout' && effect === 'return');
+
+function storedEntry(e: EntryRow): StoredEntry {
+  return {
+    id: e.id, bankAccountId: e.bank_account_id, account: e.identifier, key: e.entry_key, bookingDate: e.booking_date, valueDate: e.value_date,
+    amount: toDb(fromDb(e.amount)), currency: e.currency, direction: e.direction, reversal: e.reversal, refs: {}, counterparty: {},
+  };
+}
+
+/** resolveException inside the caller's transaction (a four-eyes approval applies it with the decision). */
+export async function resolveExceptionIn(q: Queryable, ctx: AppContext, exceptionId: number, resolution: Resolution, ops: OpsActor): Promise<ExceptionView> {
+  const { rows } = await q.query<{ id: number; entry_id: number; status: string }>('SELECT id, entry_id, status FROM reconciliation_exceptions WHERE id = $1 FOR UPDATE', [exceptionId]);
+  const x = rows[0];
+  if (!x) throw new ReconciliationError('not_found', `Reconciliation exception ${exceptionId} not found`);
+  if (x.status !== 'open') throw new ReconciliationError('already_resolved', `Reconciliation exception ${exceptionId} is already resolved`);
+  const entry = storedEntry((await q.query<EntryRow>(`${ENTRY_SELECT} WHERE e.id = $1`, [x.entry_id])).rows[0]!);
+  if (resolution.action === 'match' && 'targets' in resolution) {
+    const ids = resolution.targets.map((t) => t.id);
+    const k = await loadKnowledge(q, [], { deposits: ids });
+    const fit = operatorBatchDecision(k, entry, ids);
+    if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
+    for (const [i, t] of resolution.targets.entries()) {
+      if (!(await insertMatch(q, entry.id, 'operator', t, 'confirm', fit.amounts[i]!))) throw new ReconciliationError('target_mismatch', `deposit ${t.id} is already matched`);
     }
-    await q.query("UPDATE bank_entries SET status = 'resolved' WHERE id = $1", [entry.id]);
-    await q.query("UPDATE reconciliation_exceptions SET status = 'resolved', resolution = $2, resolved_by = $3, resolved_at = $4 WHERE id = $1",
-      [x.id, JSON.stringify(resolution), opsActorName(ops), ctx.now()]);
-    await recordAudit(q, { ops, action: 'reconciliation.resolve', subject: `exception:${x.id}`, detail: { entry_id: entry.id, resolution }, at: ctx.now() });
-    return (await getException(q, x.id))!;
-  });
+    await bookEntry(q, entry.id, entry.bankAccountId, entry, 'settlement', fit.fee, `operator match to deposits ${ids.join(', ')}`);
+  } else if (resolution.action === 'match') {
+    const t = resolution.target;
+    const k = await loadKnowledge(q, [], t.type === 'deposit' ? { deposits: [t.id] } : { cashouts: [t.id] });
+    const fit = operatorDecision(k, entry, t);
+    if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
+    if (!(await insertMatch(q, entry.id, 'operator', t, fit.effect, entry.amount))) throw new ReconciliationError('target_mismatch', `${t.type} ${t.id} is already matched`);
+    if (!(await applyEffect(q, ctx, t, fit.effect, entry))) throw new ReconciliationError('target_mismatch', `${t.type} ${t.id} cannot take this entry in its current state`);
+    await bookEntry(q, entry.id, entry.bankAccountId, entry, 'settlement', null, `operator match to ${t.type} ${t.id}`);
+  } else {
+    const counter = resolution.action === 'book_fee' ? 'bank_fees' : resolution.action === 'book_adjustment' ? 'bank_adjustments' : 'bank_unapplied';
+    await bookEntry(q, entry.id, entry.bankAccountId, entry, counter, null, `${resolution.action}: ${resolution.reason ?? ''}`.trim());
+  }
+  await q.query("UPDATE bank_entries SET status = 'resolved' WHERE id = $1", [entry.id]);
+  await q.query("UPDATE reconciliation_exceptions SET status = 'resolved', resolution = $2, resolved_by = $3, resolved_at = $4 WHERE id = $1",
+    [x.id, JSON.stringify(resolution), opsActorName(ops), ctx.now()]);
+  await recordAudit(q, { ops, action: 'reconciliation.resolve', subject: `exception:${x.id}`, detail: { entry_id: entry.id, resolution }, at: ctx.now() });
+  return (await getException(q, x.id))!;
 }
 
 // ——— Reading ———

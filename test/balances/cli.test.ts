@@ -29,3 +29,20 @@ describe('CLI: balances and the ledger', () => {
     assert.equal(caja('balance', 'show', '--id', '999').status, 64);
   });
 });
+
+describe('CLI: balance adjustments in production', () => {
+  test('`caja balance adjust` books nothing: it is a request (asked by cli) a second operator approves', async () => {
+    const env = {
+      ...process.env, DATA_DIR: await migratedDataDir('caja-cli-prod-'), DATABASE_URL: '', CAJA_ENV: 'production',
+      CAJA_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'), PUBLIC_BASE_URL: 'https://pay.example.com', CAJA_ADMIN_TOKEN: 'cli-production-admin-token-0123456789',
+    };
+    const caja = (...args: string[]) => spawnSync(process.execPath, [CAJA_CLI, ...args], { env, encoding: 'utf8' });
+    const created = caja('merchant', 'create', '--name', 'Prod Shop', '--json');
+    assert.equal(created.status, 0, created.stderr);
+    const id = String(JSON.parse(created.stdout).merchant_id);
+    const asked = caja('balance', 'adjust', '--id', id, '--credit', '50000', '--currency', 'USD', '--reason', 'insider', '--operator', 'ana');
+    assert.equal(asked.status, 0, asked.stderr);
+    assert.match(asked.stderr, /approval request \d+ pending/);
+    assert.deepEqual(JSON.parse(asked.stdout).balances, [], 'nothing booked');
+  });
+});

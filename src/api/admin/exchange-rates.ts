@@ -7,7 +7,8 @@ import { type Decimal, isPositive, parseAmount } from '../../domain/money.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { allUsdRates } from '../../lookups/exchange-rates.ts';
 import { parseMarkup } from '../../rates/markup.ts';
-import { rateBoard, setManualRates, setMarkups } from '../../rates/service.ts';
+import { rateBoard, setMarkups } from '../../rates/service.ts';
+import { setRatesOrRequest } from '../../operators/four-eyes.ts';
 import { configuredSources } from '../../rates/sources.ts';
 import { tokenActor } from './auth.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
@@ -28,10 +29,25 @@ export function registerAdminExchangeRates(app: FastifyInstance, ctx: AppContext
         summary: 'Set USD rates, e.g. {"rates": {"BRL": "5.4321"}}; other currencies keep theirs',
         security: [{ adminToken: [] }],
         body: { type: 'object', required: ['rates'], properties: { rates: { type: 'object', additionalProperties: { type: ['string', 'number'] } } } },
-        response: { 200: { type: 'object', properties: { rates: ratesSchema } }, 400: v3ErrorSchema, 401: v3ErrorSchema },
+        description: 'Production: a rate further than CAJA_RATES_MANUAL_BAND_PERCENT (default 10) from the last rate its source published, or with no ' +
+          'source rate, is not applied: it becomes a request a second operator approves in the console (/ops/approvals), answered 202 with `pending`. ' +
+          'Rates within the band apply at once. Staging applies every rate at once.',
+        response: {
+          200: { type: 'object', properties: { rates: ratesSchema } },
+          202: {
+            type: 'object',
+            description: 'Production: some rates wait for a second operator (the others, if any, were applied)',
+            properties: {
+              rates: ratesSchema,
+              pending: { type: 'array', items: { type: 'object', properties: { currency: { type: 'string' }, approval_id: { type: 'integer' }, status: { type: 'string', enum: ['pending'] } } } },
+            },
+            examples: [{ rates: { BRL: '5.4321', MXN: '17.1' }, pending: [{ currency: 'BRL', approval_id: 19, status: 'pending' }] }],
+          },
+          400: v3ErrorSchema, 401: v3ErrorSchema,
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const details: string[] = [];
       const rates: Record<string, Decimal> = {};
       for (const [currency, value] of Object.entries(request.body.rates)) {
@@ -43,8 +59,10 @@ export function registerAdminExchangeRates(app: FastifyInstance, ctx: AppContext
       if ('USD' in request.body.rates) details.push('rates.USD: is always 1');
       if (details.length) throw v3Errors.validation(details);
       // Recorded with source 'manual' and published now: staging's rates, or an override of a source's.
-      await setManualRates(ctx, rates, tokenActor(request));
-      return { rates: await allUsdRates(ctx.db, ctx.config.env) };
+      const done = await setRatesOrRequest(ctx, rates, tokenActor(request));
+      const all = await allUsdRates(ctx.db, ctx.config.env);
+      if (done.pending.length) return reply.status(202).send({ rates: all, pending: done.pending.map((p) => ({ currency: p.currency, approval_id: p.approval_id, status: p.status })) });
+      return { rates: all };
     },
   );
 

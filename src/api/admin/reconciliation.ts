@@ -9,7 +9,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { formatFromRequest } from '../../reconciliation/formats.ts';
-import { importStatement, listExceptions, listImports, listMatches, ReconciliationError, resolveException, validateResolution } from '../../reconciliation/service.ts';
+import { listExceptions, listImports, listMatches, ReconciliationError, validateResolution } from '../../reconciliation/service.ts';
+import { importWithFourEyes, resolveOrRequest } from '../../operators/four-eyes.ts';
 import { STATEMENT_FORMATS } from '../../reconciliation/statement.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 import { tokenActor } from './auth.ts';
@@ -54,7 +55,7 @@ const exceptionView = {
   required: ['id', 'status', 'reason', 'detail', 'candidates', 'entry'],
   properties: {
     id: { type: 'integer' }, status: { type: 'string', enum: ['open', 'resolved'] },
-    reason: { type: 'string', enum: ['unknown_reference', 'no_match', 'ambiguous', 'amount_differs', 'already_completed', 'already_matched', 'not_completable'] },
+    reason: { type: 'string', enum: ['unknown_reference', 'no_match', 'ambiguous', 'amount_differs', 'already_completed', 'already_matched', 'not_completable', 'awaits_approval'] },
     detail: { type: 'string' }, candidates: { type: 'array', items: candidate }, entry,
     resolution: { type: ['object', 'null'], additionalProperties: true }, resolved_by: text, resolved_at: text, created_at: { type: 'string' },
   },
@@ -89,7 +90,7 @@ export function registerAdminReconciliation(app: FastifyInstance, ctx: AppContex
         const format = formatFromRequest(request.query.format, request.headers['content-type']);
         if (!format || !Buffer.isBuffer(request.body)) throw v3Errors.unsupportedStatementType();
         if (request.body.length === 0) throw new ReconciliationError('malformed', 'the body is empty', ['body: the statement file is required']);
-        const { created, ...result } = await importStatement(ctx, format, request.body, tokenActor(request));
+        const { created, ...result } = await importWithFourEyes(ctx, format, request.body, tokenActor(request));
         return reply.status(created ? 201 : 200).send(result);
       },
     );
@@ -202,13 +203,26 @@ export function registerAdminReconciliation(app: FastifyInstance, ctx: AppContex
             reason: { type: 'string' },
           },
         },
-        response: { 200: exceptionView, ...errors },
+        response: {
+          200: exceptionView,
+          202: {
+            type: 'object',
+            description: 'Production: a match that credits a merchant (completes a PENDING deposit, takes a CANCELLED one as a late payment, returns a cashout) ' +
+              'waits for a second operator, who approves it in the console (/ops/approvals); the exception stays open until then',
+            properties: { approval_id: { type: 'integer' }, status: { type: 'string', enum: ['pending'] }, exception_id: { type: 'integer' } },
+            examples: [{ approval_id: 18, status: 'pending', exception_id: 42 }],
+          },
+          ...errors,
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const resolution = validateResolution(request.body);
       if (!resolution.ok) throw new ReconciliationError('invalid_resolution', 'Invalid resolution', resolution.details);
-      return resolveException(ctx, Number(request.params.id), resolution.value, tokenActor(request));
+      const id = Number(request.params.id);
+      const done = await resolveOrRequest(ctx, id, resolution.value, tokenActor(request));
+      if (done.status === 'pending') return reply.status(202).send({ approval_id: done.approval_id, status: 'pending', exception_id: id });
+      return done.exception;
     },
   );
 }

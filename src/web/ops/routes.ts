@@ -30,7 +30,8 @@ import { searchMerchants } from '../../operators/search.ts';
 import { createAdminToken, isTokenScope, listAdminTokens, revokeAdminToken, rotateAdminToken, TokenError } from '../../operators/tokens.ts';
 import { csrfMatches } from '../../panel/services/auth.ts';
 import { parseMarkup } from '../../rates/markup.ts';
-import { fetchRates, rateBoard, setManualRates, setMarkup } from '../../rates/service.ts';
+import { fetchRates, rateBoard, setMarkup } from '../../rates/service.ts';
+import { setRatesOrRequest } from '../../operators/four-eyes.ts';
 import { configuredSources } from '../../rates/sources.ts';
 import { listExceptions, listImports, listMatches, matchesPerRule } from '../../reconciliation/service.ts';
 import type { Lang } from '../i18n.ts';
@@ -403,10 +404,12 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
     const currency = currencyOf(c);
     const rate = parseAmount(text(c.body.rate, 40), { maxDecimals: 8, maxIntegerDigits: 16 });
     if (!currency || !rate.ok || !isPositive(rate.value)) {
-      return ratesView(c, { error: [!currency ? `${c.f.t.currency}: not an ISO 4217 currency other than USD` : '', !rate.ok ? `${c.f.t.rate}: ${rate.reason}` : ''].filter(Boolean).join('; '), status: 400 });
+      const wrong = !rate.ok ? `${c.f.t.rate}: ${rate.reason}` : !isPositive(rate.value) ? `${c.f.t.rate}: must be greater than 0` : '';
+      return ratesView(c, { error: [!currency ? `${c.f.t.currency}: not an ISO 4217 currency other than USD` : '', wrong].filter(Boolean).join('; '), status: 400 });
     }
-    await setManualRates(ctx, { [currency]: rate.value }, actorOf(c.s));
-    return { redirect: '/ops/rates?done=saved' };
+    // Production: outside the band around the source's last rate (or with none), a request a second operator approves.
+    const done = await setRatesOrRequest(ctx, { [currency]: rate.value }, actorOf(c.s));
+    return { redirect: done.pending.length ? '/ops/approvals?done=requested' : '/ops/rates?done=saved' };
   }));
 
   app.post('/ops/rates/fetch', opsRoute('rates.edit', async (c) => {

@@ -9,7 +9,8 @@ import { parseId } from '../../domain/ids.ts';
 import { actorOf } from '../../operators/auth.ts';
 import { csrfMatches } from '../../panel/services/auth.ts';
 import { formatFromRequest } from '../../reconciliation/formats.ts';
-import { importStatement, ReconciliationError, resolveException, validateResolution } from '../../reconciliation/service.ts';
+import { ReconciliationError, validateResolution } from '../../reconciliation/service.ts';
+import { importWithFourEyes, resolveOrRequest } from '../../operators/four-eyes.ts';
 import { STATEMENT_FORMATS } from '../../reconciliation/statement.ts';
 import type { ExceptionView } from '../../reconciliation/service.ts';
 import { field } from '../../panel/views/pages.ts';
@@ -74,7 +75,7 @@ export function registerOpsStatements(app: FastifyInstance, ctx: AppContext, ops
       const format = chosen ? formatFromRequest(chosen, undefined) : formatFromRequest(undefined, file.type);
       if (!format) return reconView(c, { error: fillText(t.reconUpUnknown, { type: file.type || '?' }), status: 400 });
       try {
-        const r = await importStatement(ctx, format, file.bytes, actorOf(c.s));
+        const r = await importWithFourEyes(ctx, format, file.bytes, actorOf(c.s));
         const figures = fillText(r.created ? t.reconUpDone : t.reconUpAgain, { file: file.name, id: r.statement_id, entries: r.entries, matched: r.matched, exceptions: r.exceptions, repeated: r.repeated });
         return reconView(c, { notice: figures, status: r.created ? 201 : 200 });
       } catch (err) {
@@ -101,7 +102,9 @@ export async function resolveFromConsole(ctx: AppContext, c: Ctx, id: number, bo
   const resolution = validateResolution(body);
   if (!resolution.ok) return reconView(c, { error: resolution.details.join('; '), status: 400 });
   try {
-    await resolveException(ctx, id, resolution.value, actorOf(c.s));
+    // Production: a match that credits a merchant becomes a request a second operator approves.
+    const done = await resolveOrRequest(ctx, id, resolution.value, actorOf(c.s));
+    if (done.status === 'pending') return { redirect: '/ops/approvals?done=requested' };
   } catch (err) {
     if (!(err instanceof ReconciliationError)) throw err;
     return reconView(c, { error: err.message, status: err.kind === 'not_found' ? 404 : 409 });

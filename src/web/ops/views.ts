@@ -218,6 +218,8 @@ export function connectorsPage(f: Frame, v: { connectors: { name: string; update
 function approvalText(t: OpsStrings, a: Approval): string {
   if (a.kind === 'cashout_release') return fillText(t.kindcashout_release, { id: a.cashout_id ?? '' });
   const p = a.payload;
+  if (a.kind === 'reconciliation_match') return fillText(t.kindreconciliation_match, { exception: p.exception_id ?? '', target: p.target ?? '' });
+  if (a.kind === 'exchange_rate') return fillText(t.kindexchange_rate, { currency: p.currency ?? '', rate: p.rate ?? '', source: p.source_rate || '—', band: p.band_percent ?? '' });
   return fillText(t.kindbalance_adjustment, { direction: p.direction === 'debit' ? t.debit : t.credit, amount: p.amount ?? '', currency: p.currency ?? '', reason: p.reason ?? '' });
 }
 
@@ -230,10 +232,10 @@ export function approvalsPage(f: Frame, v: { held: HeldCashout[]; open: Approval
     c.open_request ? `#${c.open_request}` : mayAsk ? button(f, `/ops/approvals/cashouts/${c.id}/request`, t.askRelease) : '—',
   ]);
   const open = v.open.map((a) => [
-    `#${a.id}`, html`<a href="/ops/merchants/${a.merchant_id}">${a.merchant_name}</a>`, approvalText(t, a), a.requested_by_email, when(a.requested_at),
+    `#${a.id}`, a.merchant_id === null ? '—' : html`<a href="/ops/merchants/${a.merchant_id}">${a.merchant_name}</a>`, approvalText(t, a), a.requested_by_email, when(a.requested_at),
     a.requested_by === f.operatorId ? html`<span class="hint">${t.yourOwn}</span>` : mayDecide ? html`<div class="stack">${button(f, `/ops/approvals/${a.id}/approve`, t.approve, '')}${button(f, `/ops/approvals/${a.id}/reject`, t.reject, 'danger')}</div>` : '—',
   ]);
-  const decided = v.decided.map((a) => [`#${a.id}`, a.merchant_name, approvalText(t, a), a.requested_by_email, a.decided_by_email ?? '—', t[`status${a.status}`], when(a.decided_at)]);
+  const decided = v.decided.map((a) => [`#${a.id}`, a.merchant_name ?? '—', approvalText(t, a), a.requested_by_email, a.decided_by_email ?? '—', t[`status${a.status}`], when(a.decided_at)]);
   return frame(f, '/ops/approvals', t.navApprovals, html`${notice(v.notice)}${alert(v.error)}
 <h2>${t.openRequests}</h2>${table(t.openRequests, [t.id, t.merchant, t.kind, t.requestedBy, t.when, t.action], open, [], t.noOpen)}
 <h2>${t.heldCashouts}</h2>${table(t.heldCashouts, [t.id, t.merchant, t.externalId, t.amount, t.usd, t.created, t.action], held, [0, 4], t.noHeld)}
