@@ -279,3 +279,29 @@ export async function runConnectorPayouts(ctx: AppContext): Promise<void> {
 export async function countriesWithPayoutConnector(ctx: AppContext): Promise<string[]> {
   return (await orderPayoutConnectors(ctx)).flatMap((c) => [...c.countries]);
 }
+
+/** An order or refund stopped because what the provider holds under its reference is not the row's. */
+export interface StoppedOrder {
+  kind: 'cashout' | 'refund';
+  id: number;
+  connector: string;
+  reference: string;
+  problem: string | null;
+  at: Date;
+}
+
+/**
+ * Every stopped cashout order and refund, newest first (the console's connectors page): the
+ * operator finds out at the provider what the reference names, then settles the row by hand
+ * (cancel the cashout or the refund in the console, or pay it another way).
+ */
+export async function stoppedOrders(db: Pick<AppContext['db'], 'query'>, limit = 100): Promise<StoppedOrder[]> {
+  const { rows } = await db.query<StoppedOrder>(
+    `(SELECT 'cashout' AS kind, cashout_id AS id, connector, reference, last_error AS problem, updated_at AS at FROM connector_payouts WHERE state = 'stopped')
+     UNION ALL
+     (SELECT 'refund' AS kind, refund_id AS id, connector, reference, last_error AS problem, updated_at AS at FROM connector_refunds WHERE state = 'stopped')
+     ORDER BY at DESC LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}
