@@ -125,6 +125,7 @@ describe('after a database restore (PostgreSQL: the database copied as a backup,
 
     // Business goes on: a cashout leaves and is paid.
     const before = await startOn(live.url);
+    await sim.control.receiver(before.url);
     const paidId = await createCashout(before.url, m, '180.00');
     await runCashoutJobs(before.ctx);
     const paidRow = (await payoutRow(before.ctx, paidId))!;
@@ -143,8 +144,8 @@ describe('after a database restore (PostgreSQL: the database copied as a backup,
     await runCashoutJobs(restored.ctx);
     await pass(restored.ctx);
     const row = (await payoutRow(restored.ctx, nextId))!;
-    assert.notEqual(row.reference, paidRow.reference, 'the same claveRastreo as the order sent before the restore');
     assert.equal(await cashoutStatus(restored.url, m, nextId), 4, 'DELIVERED: its own order is not paid yet (never COMPLETED by the old one)');
+    assert.notEqual(row.reference, paidRow.reference, 'the same claveRastreo as the order sent before the restore');
     assert.equal(row.state, 'sent');
     const orders = await ordersAt(sim, row.reference);
     assert.equal(orders.length, 1, 'its order was really sent to STP');
@@ -190,8 +191,8 @@ for (const backend of backends()) {
         await runCashoutJobs(s.ctx);
         await pass(s.ctx);
         const bRow = (await payoutRow(s.ctx, b))!;
-        assert.notEqual(bRow.reference, aRow.reference, 'the other installation\'s claveRastreo');
         assert.equal(await cashoutStatus(s.url, m, b), 4, 'DELIVERED, not COMPLETED by the other installation\'s order');
+        assert.notEqual(bRow.reference, aRow.reference, 'the other installation\'s claveRastreo');
         assert.equal((await ordersAt(sim, bRow.reference)).length, 1, 'its own order sent');
       } finally {
         await other.close();
