@@ -100,6 +100,8 @@ export interface RefundOrder {
   paymentId: string | null;
   amount: Decimal;
   currency: string;
+  /** The refund's reference at the provider (Pix: the devolução id), as stored with its row. */
+  reference: string;
 }
 
 export interface RefundOutcome {
@@ -108,6 +110,8 @@ export interface RefundOutcome {
   reference?: string;
   reason?: string;
   reasonCode?: string;
+  /** Set when what the provider holds under the reference is not this refund (its amount): never adopted. */
+  mismatch?: string;
 }
 
 export interface ConnectorHealth {
@@ -141,8 +145,6 @@ export interface PayinConnector {
   cancelCharge?(reference: string): Promise<void>;
   /** Lets go of connections (a replaced configuration's connector). */
   close?(): void;
-  /** The provider's reference of a refund, derived from its id (so a resend names the same one). */
-  refundReference?(refundId: number): string;
   /** Whether a payment read from the provider completes the deposit (its matching rule). */
   checkPayment?(payment: ProviderPayment, deposit: { status: string; payerAmount: Decimal; reference: string | null; expiresAt: Date | null }): { ok: true } | { ok: false; reason: string };
   /** Registers the address the provider posts its callbacks to (Pix: PUT /webhook/{chave}). */

@@ -1,9 +1,11 @@
-// The provider's reference of a refund sent through a connector, derived from the refund id (a
-// resend after a crash names the same refund). Kept apart from the connectors themselves so the
-// refund service can name it inside its transaction without loading any configuration.
+// The provider's reference of a refund sent through a connector (Pix: the devolução id): random
+// (src/domain/references.ts), never derived from the refund id, which a restored database gives
+// again. The refund service stores it with the connector_refunds row in the refund's transaction,
+// before the provider is first asked; every resend and look-up reads it back from the row.
+import { newReference } from '../domain/references.ts';
 import { PIX_CONNECTOR } from './pix/connector.ts';
-import { devolucaoIdFor } from './pix/mapping.ts';
+import { newDevolucaoId } from './pix/mapping.ts';
 
-export function connectorRefundReference(connector: string, refundId: number): string {
-  return connector === PIX_CONNECTOR ? devolucaoIdFor(refundId) : `refund${refundId}`;
+export function connectorRefundReference(connector: string): string {
+  return connector === PIX_CONNECTOR ? newDevolucaoId() : newReference('refund', 32);
 }

@@ -4,9 +4,13 @@
 // ('new') in its transaction; then (right after, and from the connectors worker until settled):
 //   new       → 'sending' is written BEFORE the provider is asked, then the request (PUT)
 //   sending   → a request may have reached the provider (crash, timeout): it is looked up (GET)
-//               first, and sent only if the provider does not know it; the reference is derived
-//               from the refund id, so it is the same one either way: never sent twice
+//               first, and sent only if the provider does not know it; the reference is random
+//               and stored with the row before the first request, so it is the same one either
+//               way: never sent twice
 //   sent      → looked up until the provider settles it
+//   stopped   what the provider holds under the reference is not this refund (another amount): never
+//               adopted nor sent again; the operator sees it (caja_connector_orders_stopped, the
+//               console's connectors page) and settles the refund
 // A settled answer moves the refund through transitionRefund (COMPLETED posts the reservation,
 // REJECTED voids it; event and notification as for every refund), and the row is 'done'.
 import type { AppContext } from '../config/context.ts';
@@ -23,7 +27,7 @@ interface Row {
   connector: string;
   reference: string;
   payment_id: string;
-  state: 'new' | 'sending' | 'sent' | 'done';
+  state: 'new' | 'sending' | 'sent' | 'done' | 'stopped';
   attempts: number;
   merchant_id: number;
   deposit_id: number;
@@ -40,7 +44,7 @@ async function claim(ctx: AppContext, refundId: number | null, limit: number): P
   const { rows } = await ctx.db.query<Row>(
     `WITH due AS (
        SELECT refund_id FROM connector_refunds
-       WHERE state <> 'done' AND next_check_at <= $1 AND ($3::integer IS NULL OR refund_id = $3)
+       WHERE state <> 'done' AND state <> 'stopped' AND next_check_at <= $1 AND ($3::integer IS NULL OR refund_id = $3)
        ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED
      ), c AS (
        UPDATE connector_refunds cr SET next_check_at = $2 FROM due WHERE cr.refund_id = due.refund_id RETURNING cr.*
@@ -74,7 +78,7 @@ async function step(ctx: AppContext, row: Row): Promise<void> {
   }
   const order: RefundOrder = {
     refundId: row.refund_id, depositId: row.deposit_id, chargeReference: row.connector_reference, paymentId: row.payment_id,
-    amount: fromDb(row.amount), currency: row.currency,
+    amount: fromDb(row.amount), currency: row.currency, reference: row.reference,
   };
   let outcome: RefundOutcome | null = null;
   let state = row.state;
@@ -101,6 +105,13 @@ async function step(ctx: AppContext, row: Row): Promise<void> {
   if (outcome === null) {
     // Sent, yet the provider does not know it (yet): look again later.
     await setState(ctx, row.refund_id, state, row.attempts + 1, 'the provider does not know the refund yet');
+    return;
+  }
+  if (outcome.mismatch) {
+    // Not this refund (a reference a restored database gave again): neither completed nor
+    // rejected by it, nor sent again. Raised to the operator.
+    ctx.log.error({ refundId: row.refund_id, connector: row.connector, reference: row.reference, mismatch: outcome.mismatch }, 'refund found at the provider does not match: stopped');
+    await setState(ctx, row.refund_id, 'stopped', row.attempts + 1, `what ${row.connector} holds under ${row.reference} is not this refund: ${outcome.mismatch}`);
     return;
   }
   if (outcome.status === 'PENDING') {

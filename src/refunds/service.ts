@@ -263,7 +263,7 @@ async function insertRefund(
   if (paidVia) {
     await q.query(
       `INSERT INTO connector_refunds (refund_id, connector, reference, payment_id, state) VALUES ($1, $2, $3, $4, 'new')`,
-      [refundId, paidVia.connector, connectorRefundReference(paidVia.connector, refundId), paidVia.paymentId],
+      [refundId, paidVia.connector, connectorRefundReference(paidVia.connector), paidVia.paymentId],
     );
   }
   if (cardNetwork) {
