@@ -14,6 +14,7 @@ import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.t
 import { verifyPixCrc } from '../../src/domain/pix.ts';
 import { reconcile } from '../../src/connectors/payments.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
+import { trackConnectorRefunds } from '../../src/connectors/refunds.ts';
 import { expireDueDeposits } from '../../src/deposits/worker.ts';
 import { cancelByCustomer } from '../../src/deposits/checkout.ts';
 
@@ -353,6 +354,8 @@ for (const backend of backends()) {
       return d;
     }
     const refundStatus = async (id: number) => (await v3.get(`/v3/refunds/${id}`)).body.status as string;
+    /** The devolução id stored with the refund's row (random, before the first PUT). */
+    const devolucaoId = async (id: number) => (await s.ctx.db.query<{ reference: string }>('SELECT reference FROM connector_refunds WHERE refund_id = $1', [id])).rows[0]!.reference;
 
     test('devolução settled: the refund needs no bank account, is sent once and completes', async () => {
       const d = await paidDeposit();
@@ -360,11 +363,38 @@ for (const backend of backends()) {
       assert.equal(r.status, 200, r.text);
       const id = r.body.refund_id as number;
       assert.equal(await refundStatus(id), 'PENDING');
-      const dev = await until('devolução at the PSP', async () => (await sim.state()).devolucoes.filter((x: any) => x.id === `cajarefund${id}`), (x) => x.length === 1);
+      const devId = await devolucaoId(id);
+      assert.match(devId, /^cajadev[a-zA-Z0-9]{25}$/, 'a random devolução id, stored with the refund');
+      const dev = await until('devolução at the PSP', async () => (await sim.state()).devolucoes.filter((x: any) => x.id === devId), (x) => x.length === 1);
       assert.equal(dev[0].valor, '30.00');
       await sim.control.settleDevolucoes();
       await until('refund completed', () => refundStatus(id), (x) => x === 'COMPLETED');
-      assert.equal((await sim.state()).devolucoes.filter((x: any) => x.id === `cajarefund${id}`).length, 1);
+      assert.equal((await sim.state()).devolucoes.filter((x: any) => x.id === devId).length, 1);
+    });
+
+    test('a devolução found under the refund\'s id that is not the refund\'s (another valor) is never adopted: stopped, on /metrics', async () => {
+      const d = await paidDeposit();
+      const first = await v3.post('/v3/refunds', { deposit_id: d.id, amount: '30.00' });
+      assert.equal(first.status, 200, first.text);
+      const firstDev = await devolucaoId(first.body.refund_id);
+      await until('devolução at the PSP', async () => (await sim.state()).devolucoes.filter((x: any) => x.id === firstDev).length, (x) => x === 1);
+      const second = await v3.post('/v3/refunds', { deposit_id: d.id, amount: '20.00' });
+      assert.equal(second.status, 200, second.text);
+      const id = second.body.refund_id as number;
+      await until('sent', async () => (await s.ctx.db.query<{ state: string }>('SELECT state FROM connector_refunds WHERE refund_id = $1', [id])).rows[0]!.state, (x) => x === 'sent');
+      // Its row names the first refund's devolução (as a row restored with a reference used since would).
+      await s.ctx.db.query(`UPDATE connector_refunds SET reference = $2, next_check_at = now() - interval '1 second' WHERE refund_id = $1`, [id, firstDev]);
+      await sim.control.settleDevolucoes();
+      await trackConnectorRefunds(s.ctx);
+      const row = (await s.ctx.db.query<{ state: string; last_error: string }>('SELECT state, last_error FROM connector_refunds WHERE refund_id = $1', [id])).rows[0]!;
+      assert.equal(row.state, 'stopped');
+      assert.match(row.last_error, /valor 30\.00 \(the refund's is 20\.00\)/);
+      assert.equal(await refundStatus(id), 'PENDING', 'not COMPLETED by the first refund\'s devolução');
+      assert.match(await (await fetch(`${s.url}/metrics`)).text(), /caja_connector_orders_stopped\{connector="pix",kind="refund"\} 1/);
+      // Stopped rows are never stepped again.
+      await s.ctx.db.query(`UPDATE connector_refunds SET next_check_at = now() - interval '1 second' WHERE refund_id = $1`, [id]);
+      await trackConnectorRefunds(s.ctx);
+      assert.equal(await refundStatus(id), 'PENDING');
     });
 
     test('devolução refused (NAO_REALIZADO): the refund is rejected and its reservation voided', async () => {
@@ -374,7 +404,8 @@ for (const backend of backends()) {
         const r = await v3.post('/v3/refunds', { deposit_id: d.id, amount: '100.00', bank_account: { beneficiary: 'Maria Souza', bank_code: '341', branch: '0001', account_number: '12345-4', account_type: 'CHECKING' } });
         assert.equal(r.status, 200, r.text);
         const id = r.body.refund_id as number;
-        await until('devolução at the PSP', async () => (await sim.state()).devolucoes.filter((x: any) => x.id === `cajarefund${id}`).length, (x) => x === 1);
+        const devId = await devolucaoId(id);
+        await until('devolução at the PSP', async () => (await sim.state()).devolucoes.filter((x: any) => x.id === devId).length, (x) => x === 1);
         await sim.control.settleDevolucoes();
         await until('refund rejected', () => refundStatus(id), (x) => x === 'REJECTED');
         // The whole amount can be refunded again: nothing is held any more.
@@ -398,8 +429,9 @@ for (const backend of backends()) {
       await until('devolução sent', async () => (await s.ctx.db.query<{ state: string }>('SELECT state FROM connector_refunds WHERE refund_id = $1', [id])).rows[0]!.state, (x) => x === 'sent');
       await sim.control.settleDevolucoes();
       await until('refund completed', () => refundStatus(id), (x) => x === 'COMPLETED');
-      assert.equal((await sim.state()).devolucoes.filter((x: any) => x.id === `cajarefund${id}`).length, 1);
-      const puts = (await sim.state()).requests.filter((q) => q.method === 'PUT' && q.path.endsWith(`/devolucao/cajarefund${id}`) && q.status !== null && q.status < 300);
+      const devId = await devolucaoId(id);
+      assert.equal((await sim.state()).devolucoes.filter((x: any) => x.id === devId).length, 1);
+      const puts = (await sim.state()).requests.filter((q) => q.method === 'PUT' && q.path.endsWith(`/devolucao/${devId}`) && q.status !== null && q.status < 300);
       assert.ok(puts.length <= 1, JSON.stringify(puts));
     });
 
