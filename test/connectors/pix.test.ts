@@ -143,6 +143,29 @@ for (const backend of backends()) {
       assert.deepEqual(rows, [{ actor: 'provider', cause: 'payment' }]);
     });
 
+    test('a second installation sharing the master key on the same PSP account: its charges get txids never used', async () => {
+      const mine = await pixDeposit();
+      const other = await startTestServer(backend, { CAJA_ENV: 'production', CAJA_CONNECTOR_TIMEOUT_MS: '1500', CAJA_MASTER_KEY: s.ctx.config.masterKey.toString('base64') });
+      try {
+        assert.equal((await admin(other.url, 'PUT', '/admin/exchange_rates', { rates: { BRL: '5.00' } })).status, 200);
+        assert.equal((await admin(other.url, 'PUT', '/admin/connectors/pix', sim.config)).status, 200);
+        const om = await createMerchant(other.url, 'Other Pix shop');
+        const r = await V3Client.deposits(other.url, om).post('/v3/deposits', body({ amount: '77.00' }));
+        assert.equal(r.status, 200, r.text);
+        // Both installations count deposits from the same start: the ids meet.
+        assert.ok(r.body.deposit_id <= mine.id, `deposit ${r.body.deposit_id} of the other installation`);
+        const txid = (await other.ctx.db.query<{ connector_reference: string }>('SELECT connector_reference FROM deposits WHERE id = $1', [r.body.deposit_id])).rows[0]!.connector_reference;
+        const used = (await s.ctx.db.query<{ connector_reference: string }>(`SELECT connector_reference FROM deposits WHERE connector = 'pix'`)).rows.map((x) => x.connector_reference);
+        assert.ok(!used.includes(txid), `txid ${txid} was this installation's already`);
+        const cob = (await sim.state()).cobs.find((c: any) => c.txid === txid);
+        assert.equal(cob?.valor.original, '77.00', 'its own cob at the PSP');
+      } finally {
+        await other.close();
+        // The webhook back to this installation.
+        assert.equal((await admin(s.url, 'PUT', '/admin/connectors/pix', sim.config)).status, 200);
+      }
+    });
+
     test('duplicated webhooks credit once', async () => {
       await sim.control.webhookMode('duplicate');
       try {
