@@ -55,13 +55,18 @@ test('claveRastreo: random (never derived from the cashout id or the master key)
   assert.equal(seen.size, 1000);
 });
 
-test('operation days of an order: the hand-over day and every day up to the second business day after it', () => {
+test('operation days of an order: the hand-over day and every day up to the second business day after it, none past the next business day', () => {
+  const later = new Date('2026-12-10T18:00:00Z');
   // Wednesday 2026-11-25, 20:00 in Mexico City (02:00 UTC the next day).
-  assert.deepEqual(operationDays(new Date('2026-11-26T02:00:00Z')), ['20261125', '20261126', '20261127']);
+  assert.deepEqual(operationDays(new Date('2026-11-26T02:00:00Z'), later), ['20261125', '20261126', '20261127']);
   // Friday evening: the weekend, then Monday and Tuesday.
-  assert.deepEqual(operationDays(new Date('2026-11-27T23:00:00Z')), ['20261127', '20261128', '20261129', '20261130', '20261201']);
+  assert.deepEqual(operationDays(new Date('2026-11-27T23:00:00Z'), later), ['20261127', '20261128', '20261129', '20261130', '20261201']);
   // Saturday: Monday and Tuesday are the business days after it.
-  assert.deepEqual(operationDays(new Date('2026-11-28T18:00:00Z')), ['20261128', '20261129', '20261130', '20261201']);
+  assert.deepEqual(operationDays(new Date('2026-11-28T18:00:00Z'), later), ['20261128', '20261129', '20261130', '20261201']);
+  // Asked the same Wednesday evening: up to Thursday, the next business day, not Friday yet.
+  assert.deepEqual(operationDays(new Date('2026-11-26T02:00:00Z'), new Date('2026-11-26T02:30:00Z')), ['20261125', '20261126']);
+  // Friday evening, asked at once: the weekend and Monday.
+  assert.deepEqual(operationDays(new Date('2026-11-27T23:00:00Z'), new Date('2026-11-27T23:00:00Z')), ['20261127', '20261128', '20261129', '20261130']);
 });
 
 test('an order found at STP is the cashout\'s only with its amount, account and beneficiary', () => {

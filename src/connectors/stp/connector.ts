@@ -98,7 +98,7 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
       // day after its cut-off), the day an earlier look-up found it first. Today's is asked
       // without a date (STP's documented usage), the others by their day.
       const today = fechaOperacion(ctx.now());
-      const days = [...new Set([...(knownDay ? [knownDay] : []), ...operationDays(handedAt)])];
+      const days = [...new Set([...(knownDay ? [knownDay] : []), ...operationDays(handedAt, ctx.now())])];
       let orden: Record<string, unknown> | null = null;
       let day: string | undefined;
       for (const d of days) {

@@ -75,23 +75,30 @@ export function newClaveRastreo(): string {
 /** How many business days after the hand-over STP may date an order (after its cut-off, a holiday). */
 export const ORDER_DAYS_AFTER = 2;
 
-/**
- * The operation days (yyyymmdd, Mexico City) an order handed over at `handedAt` may carry: its
- * day, and every day up to the ORDER_DAYS_AFTER-th business day (Monday to Friday) after it
- * (an order sent after STP's cut-off, on a weekend or a holiday is dated a later day).
- */
-export function operationDays(handedAt: Date): string[] {
-  const days = [fechaOperacion(handedAt)];
+/** `day` (yyyymmdd) and the calendar days after it up to its `n`-th business day (Monday to Friday). */
+function daysThroughBusinessDay(day: string, n: number): string[] {
+  const days = [day];
   let business = 0;
   // Noon in Mexico City on each following calendar day: no daylight-saving edge moves the date.
-  const [y, m, d] = [Number(days[0]!.slice(0, 4)), Number(days[0]!.slice(4, 6)), Number(days[0]!.slice(6, 8))];
-  for (let i = 1; business < ORDER_DAYS_AFTER && i < 14; i++) {
+  const [y, m, d] = [Number(day.slice(0, 4)), Number(day.slice(4, 6)), Number(day.slice(6, 8))];
+  for (let i = 1; business < n && i < 14; i++) {
     const at = new Date(Date.UTC(y, m - 1, d + i, 18));
     days.push(fechaOperacion(at));
     const weekday = at.getUTCDay();
     if (weekday !== 0 && weekday !== 6) business++;
   }
   return days;
+}
+
+/**
+ * The operation days (yyyymmdd, Mexico City) an order handed over at `handedAt` may carry, as of
+ * `now`: its day, and every day up to the ORDER_DAYS_AFTER-th business day after it (an order
+ * sent after STP's cut-off, on a weekend or a holiday is dated a later day), but none past the
+ * business day after `now` (no order is dated later than that).
+ */
+export function operationDays(handedAt: Date, now: Date): string[] {
+  const last = daysThroughBusinessDay(fechaOperacion(now), 1).at(-1)!;
+  return daysThroughBusinessDay(fechaOperacion(handedAt), ORDER_DAYS_AFTER).filter((d) => d <= last);
 }
 
 /**
