@@ -2,7 +2,8 @@
 //
 // The refund service writes the refund PENDING with its reservation and a connector_refunds row
 // ('new') in its transaction; then (right after, and from the connectors worker until settled):
-//   new       → 'sending' is written BEFORE the provider is asked, then the request (PUT)
+//   new       → 'sending' is written BEFORE the provider is asked, then the request (PUT); the row
+//               stays this step's (its lease) until the request is over
 //   sending   → a request may have reached the provider (crash, timeout): it is looked up (GET)
 //               first, and sent only if the provider does not know it; the reference is random
 //               and stored with the row before the first request, so it is the same one either
@@ -37,10 +38,13 @@ interface Row {
   connector_reference: string | null;
 }
 
+/** How long a step holds its row (next_check_at pushed that far): a look-up and a send, each within the timeout. */
+const leaseUntil = (ctx: AppContext) => new Date(ctx.now().getTime() + 2 * ctx.config.connectors.timeoutMs + 5000);
+
 /** Refunds due for a step, claimed (pushed later) so that one process works on each at a time. */
 async function claim(ctx: AppContext, refundId: number | null, limit: number): Promise<Row[]> {
   const now = ctx.now();
-  const lease = new Date(now.getTime() + 2 * ctx.config.connectors.timeoutMs + 5000);
+  const lease = leaseUntil(ctx);
   const { rows } = await ctx.db.query<Row>(
     `WITH due AS (
        SELECT refund_id FROM connector_refunds
@@ -57,11 +61,16 @@ async function claim(ctx: AppContext, refundId: number | null, limit: number): P
   return rows;
 }
 
-async function setState(ctx: AppContext, refundId: number, state: Row['state'], attempts: number, error: string | null): Promise<void> {
+/**
+ * Writes the row's next state, due again after the backoff; `holdLease`: the state written right
+ * before a request, due only once the lease is over (the row stays this step's through the whole
+ * request: no other pass looks it up or sends it alongside).
+ */
+async function setState(ctx: AppContext, refundId: number, state: Row['state'], attempts: number, error: string | null, holdLease = false): Promise<void> {
   const wait = BACKOFF_SECONDS[Math.min(attempts, BACKOFF_SECONDS.length - 1)]!;
   await ctx.db.query(
     'UPDATE connector_refunds SET state = $2, attempts = $3, last_error = $4, next_check_at = $5, updated_at = $6 WHERE refund_id = $1',
-    [refundId, state, attempts, error, new Date(ctx.now().getTime() + wait * 1000), ctx.now()],
+    [refundId, state, attempts, error, holdLease ? leaseUntil(ctx) : new Date(ctx.now().getTime() + wait * 1000), ctx.now()],
   );
 }
 
@@ -87,7 +96,7 @@ async function step(ctx: AppContext, row: Row): Promise<void> {
     if (state === 'new' || (state === 'sending' && outcome === null)) {
       // Written before the request: should this process die with the request in flight, the
       // next step looks it up instead of sending it again.
-      await setState(ctx, row.refund_id, 'sending', row.attempts + 1, null);
+      await setState(ctx, row.refund_id, 'sending', row.attempts + 1, null, true);
       state = 'sending';
       outcome = await connector.refund(order);
       state = 'sent';

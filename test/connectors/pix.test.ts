@@ -401,15 +401,21 @@ for (const backend of backends()) {
       assert.equal(first.status, 200, first.text);
       const firstDev = await devolucaoId(first.body.refund_id);
       await until('devolução at the PSP', async () => (await sim.state()).devolucoes.filter((x: any) => x.id === firstDev).length, (x) => x === 1);
+      // The first refund's devolução is returned; the second's stays in process at the PSP.
+      await sim.control.settleDevolucoes();
+      await until('first refund completed', () => refundStatus(first.body.refund_id), (x) => x === 'COMPLETED');
       const second = await v3.post('/v3/refunds', { deposit_id: d.id, amount: '20.00' });
       assert.equal(second.status, 200, second.text);
       const id = second.body.refund_id as number;
-      await until('sent', async () => (await s.ctx.db.query<{ state: string }>('SELECT state FROM connector_refunds WHERE refund_id = $1', [id])).rows[0]!.state, (x) => x === 'sent');
+      const rowOf = async () => (await s.ctx.db.query<{ state: string; last_error: string }>('SELECT state, last_error FROM connector_refunds WHERE refund_id = $1', [id])).rows[0]!;
+      await until('sent', async () => (await rowOf()).state, (x) => x === 'sent');
       // Its row names the first refund's devolução (as a row restored with a reference used since would).
-      await s.ctx.db.query(`UPDATE connector_refunds SET reference = $2, next_check_at = now() - interval '1 second' WHERE refund_id = $1`, [id, firstDev]);
-      await sim.control.settleDevolucoes();
-      await trackConnectorRefunds(s.ctx);
-      const row = (await s.ctx.db.query<{ state: string; last_error: string }>('SELECT state, last_error FROM connector_refunds WHERE refund_id = $1', [id])).rows[0]!;
+      await s.ctx.db.query(`UPDATE connector_refunds SET reference = $2 WHERE refund_id = $1`, [id, firstDev]);
+      const row = await until('looked up', async () => {
+        await s.ctx.db.query(`UPDATE connector_refunds SET next_check_at = now() - interval '1 second' WHERE refund_id = $1 AND state = 'sent'`, [id]);
+        await trackConnectorRefunds(s.ctx);
+        return rowOf();
+      }, (x) => x.state !== 'sent');
       assert.equal(row.state, 'stopped');
       assert.match(row.last_error, /valor 30\.00 \(the refund's is 20\.00\)/);
       assert.equal(await refundStatus(id), 'PENDING', 'not COMPLETED by the first refund\'s devolução');
@@ -436,6 +442,37 @@ for (const backend of backends()) {
         assert.equal(again.status, 200, again.text);
       } finally {
         await sim.control.devolucao({ outcome: 'DEVOLVIDO' });
+      }
+    });
+
+    test('the lease is held for the whole PUT: a worker pass while the devolução is being sent runs no second step', async () => {
+      // A PSP slower than the first backoff (2 s): the connector waits up to 4 s for it.
+      const slow = await startTestServer(backend, { CAJA_ENV: 'production', CAJA_CONNECTOR_TIMEOUT_MS: '4000', CAJA_MASTER_KEY: s.ctx.config.masterKey.toString('base64') });
+      try {
+        assert.equal((await admin(slow.url, 'PUT', '/admin/exchange_rates', { rates: { BRL: '5.00' } })).status, 200);
+        assert.equal((await admin(slow.url, 'PUT', '/admin/connectors/pix', sim.config)).status, 200);
+        const sm = await createMerchant(slow.url, 'Slow PSP shop');
+        const sv3 = V3Client.deposits(slow.url, sm);
+        const created = await sv3.post('/v3/deposits', body({ amount: '40.00' }));
+        assert.equal(created.status, 200, created.text);
+        const txid = (await slow.ctx.db.query<{ connector_reference: string }>('SELECT connector_reference FROM deposits WHERE id = $1', [created.body.deposit_id])).rows[0]!.connector_reference;
+        await sim.control.pay(txid);
+        await until('deposit completed', async () => (await sv3.get(`/v3/deposits/${created.body.deposit_id}`)).body.status, (x) => x === 'COMPLETED');
+        await sim.control.outage('hang');
+        const r = await sv3.post('/v3/refunds', { deposit_id: created.body.deposit_id, amount: '10.00' });
+        assert.equal(r.status, 200, r.text);
+        const id = r.body.refund_id as number;
+        await until('sending', async () => (await slow.ctx.db.query<{ state: string }>('SELECT state FROM connector_refunds WHERE refund_id = $1', [id])).rows[0]!.state, (x) => x === 'sending');
+        const requestsBefore = (await sim.state()).requests.length;
+        // Past the first backoff, the PUT still unanswered: the worker's pass must leave the row alone.
+        await new Promise((res) => setTimeout(res, 2300));
+        assert.equal(await trackConnectorRefunds(slow.ctx), 0, 'a second step took the row while its PUT was in flight');
+        assert.equal((await sim.state()).requests.length, requestsBefore, 'nothing asked of the PSP alongside the PUT');
+        await sim.control.outage('none');
+      } finally {
+        await sim.control.outage('none');
+        await slow.close();
+        assert.equal((await admin(s.url, 'PUT', '/admin/connectors/pix', sim.config)).status, 200);
       }
     });
 
