@@ -22,11 +22,17 @@
 // Every outcome goes through transitionCashoutIn (ledger, history, event, notification), whose
 // state machine makes each apply once.
 import type { AppContext } from '../config/context.ts';
+import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { type CashoutRow, CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
 import { payoutOrderOf } from '../cashouts/worker.ts';
 import { ConnectorError } from './payin.ts';
 import type { OrderPayoutConnector, OrderState } from './payout.ts';
 import { orderPayoutConnectors } from './registry.ts';
+import { STP_CONNECTOR } from './stp/connector.ts';
+import { newClaveRastreo } from './stp/mapping.ts';
+
+/** A fresh reference per order network, for a stopped order sent again (resendStoppedPayout). */
+const NEW_REFERENCE: Record<string, () => string> = { [STP_CONNECTOR]: newClaveRastreo };
 
 const BATCH = 50;
 /** Seconds before the next attempt of an order not yet sent, by attempts so far. */
@@ -304,4 +310,32 @@ export async function stoppedOrders(db: Pick<AppContext['db'], 'query'>, limit =
     [limit],
   );
   return rows;
+}
+
+/**
+ * The operator checked at the provider that a stopped cashout's order was never sent (what its
+ * reference names is another order): the cashout's order goes out again under a new random
+ * reference, as a new row ('new', looked up and sent by the next step). Answers the old and new
+ * references, or null when the cashout has no stopped order (or is no longer DELIVERED). Audited.
+ */
+export async function resendStoppedPayout(db: AppContext['db'], cashoutId: number, actor: OpsActor): Promise<{ from: string; to: string } | null> {
+  return db.tx(async (q) => {
+    const { rows } = await q.query<{ connector: string; reference: string; status: string; merchant_id: number }>(
+      `SELECT cp.connector, cp.reference, c.status, c.merchant_id FROM connector_payouts cp JOIN cashouts c ON c.id = cp.cashout_id
+       WHERE cp.cashout_id = $1 AND cp.state = 'stopped' FOR UPDATE OF cp`,
+      [cashoutId],
+    );
+    const row = rows[0];
+    const fresh = row && NEW_REFERENCE[row.connector];
+    if (!row || row.status !== 'DELIVERED' || !fresh) return null;
+    const to = fresh();
+    await q.query(
+      `UPDATE connector_payouts SET reference = $2, state = 'new', attempts = 0, provider_id = NULL, provider_state = NULL, operation_day = NULL,
+         heard_at = NULL, hinted = false, leased_until = NULL, last_error = NULL, next_check_at = now(), updated_at = now()
+       WHERE cashout_id = $1`,
+      [cashoutId, to],
+    );
+    await recordAudit(q, { ops: actor, action: 'cashout.order_resent', merchantId: row.merchant_id, subject: `cashout:${cashoutId}`, detail: { connector: row.connector, from: row.reference, to } });
+    return { from: row.reference, to };
+  });
 }

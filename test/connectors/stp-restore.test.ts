@@ -28,7 +28,7 @@ import type { AppContext } from '../../src/config/context.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { openContext } from '../../src/server/runtime.ts';
 import { runCashoutJobs } from '../../src/cashouts/worker.ts';
-import { handOverDueCashouts } from '../../src/connectors/payouts.ts';
+import { handOverDueCashouts, resendStoppedPayout } from '../../src/connectors/payouts.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
 import type { StpConnector } from '../../src/connectors/stp/connector.ts';
 import { makeOperator, signedIn } from '../ops/helpers.ts';
@@ -245,6 +245,23 @@ for (const backend of backends()) {
       const page = (await (await signedIn(s, op)).get('/ops/connectors')).html;
       assert.ok(page.includes(paidRow.reference) && page.includes(`Cashout ${other}`), 'the console shows the stopped order');
       assert.match(page, /the cashout&#39;s is 21\.00|the cashout's is 21\.00/);
+
+      // The operator checked at STP that this cashout's order never left: sent again under a new
+      // claveRastreo (`caja connector stp resend`), then paid once.
+      const actor = { kind: 'token' as const, id: 0, name: 'cli', ip: null };
+      assert.equal(await resendStoppedPayout(s.ctx.db, paid, actor), null, 'a cashout with no stopped order');
+      const resent = (await resendStoppedPayout(s.ctx.db, other, actor))!;
+      assert.equal(resent.from, paidRow.reference);
+      assert.notEqual(resent.to, paidRow.reference);
+      assert.equal(await resendStoppedPayout(s.ctx.db, other, actor), null, 'once');
+      await pass(s.ctx);
+      const [order] = await ordersAt(sim, resent.to);
+      assert.equal(order?.monto, 21, 'its own order at STP');
+      await sim.control.estado(resent.to, 'LQ');
+      assert.equal(await cashoutStatus(s.url, m, other), 1);
+      const audit = await s.ctx.db.query<{ detail: Record<string, unknown> }>(`SELECT detail FROM operator_audit WHERE action = 'cashout.order_resent' AND subject = $1`, [`cashout:${other}`]);
+      assert.deepEqual(audit.rows.map((r) => r.detail), [{ connector: 'stp', from: paidRow.reference, to: resent.to }]);
+      assert.equal((await admin(s.url, 'GET', '/admin/ledger/check')).status, 200);
     });
 
     test('an order STP dates the next operation day is found: settled, never sent again', async () => {
