@@ -15,9 +15,11 @@
 // A settled answer moves the refund through transitionRefund (COMPLETED posts the reservation,
 // REJECTED voids it; event and notification as for every refund), and the row is 'done'.
 import type { AppContext } from '../config/context.ts';
+import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { fromDb } from '../domain/money.ts';
 import { RefundTransitionError, transitionRefund } from '../refunds/service.ts';
 import { ConnectorError, type RefundOrder, type RefundOutcome } from './payin.ts';
+import { connectorRefundReference } from './refund-reference.ts';
 import { payinConnectorNamed } from './registry.ts';
 
 /** Seconds before the next look-up of a refund still in progress, by look-ups so far. */
@@ -149,4 +151,29 @@ export async function trackConnectorRefunds(ctx: AppContext, limit = 50): Promis
   const rows = await claim(ctx, null, limit);
   for (const row of rows) await step(ctx, row);
   return rows.length;
+}
+
+/**
+ * The operator checked at the provider that a stopped refund was never sent (what its reference
+ * names is another devolução): it goes out again under a new random reference, as a new row
+ * ('new': sent by the next pass). Answers the old and new references, or null when the refund has
+ * no stopped row (or is no longer PENDING). Audited.
+ */
+export async function resendStoppedRefund(db: AppContext['db'], refundId: number, actor: OpsActor): Promise<{ from: string; to: string } | null> {
+  return db.tx(async (q) => {
+    const { rows } = await q.query<{ connector: string; reference: string; status: string; merchant_id: number }>(
+      `SELECT cr.connector, cr.reference, r.status, r.merchant_id FROM connector_refunds cr JOIN refunds r ON r.id = cr.refund_id
+       WHERE cr.refund_id = $1 AND cr.state = 'stopped' FOR UPDATE OF cr`,
+      [refundId],
+    );
+    const row = rows[0];
+    if (!row || row.status !== 'PENDING') return null;
+    const to = connectorRefundReference(row.connector);
+    await q.query(
+      `UPDATE connector_refunds SET reference = $2, state = 'new', attempts = 0, last_error = NULL, next_check_at = now(), updated_at = now() WHERE refund_id = $1`,
+      [refundId, to],
+    );
+    await recordAudit(q, { ops: actor, action: 'refund.resent', merchantId: row.merchant_id, subject: `refund:${refundId}`, detail: { connector: row.connector, from: row.reference, to } });
+    return { from: row.reference, to };
+  });
 }

@@ -98,6 +98,9 @@ describe('CLI: the STP connector', () => {
       const none = caja('connector', 'stp', 'resend', '7');
       assert.equal(none.status, 64);
       assert.match(none.stderr, /cashout 7 has no stopped STP order/);
+      const noRefund = caja('connector', 'pix', 'resend', '7');
+      assert.equal(noRefund.status, 64);
+      assert.match(noRefund.stderr, /refund 7 has no stopped Pix devolução/);
     } finally {
       await sim.stop();
     }

@@ -14,7 +14,7 @@ import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.t
 import { verifyPixCrc } from '../../src/domain/pix.ts';
 import { reconcile } from '../../src/connectors/payments.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
-import { trackConnectorRefunds } from '../../src/connectors/refunds.ts';
+import { resendStoppedRefund, trackConnectorRefunds } from '../../src/connectors/refunds.ts';
 import { expireDueDeposits } from '../../src/deposits/worker.ts';
 import { cancelByCustomer } from '../../src/deposits/checkout.ts';
 
@@ -424,6 +424,17 @@ for (const backend of backends()) {
       await s.ctx.db.query(`UPDATE connector_refunds SET next_check_at = now() - interval '1 second' WHERE refund_id = $1`, [id]);
       await trackConnectorRefunds(s.ctx);
       assert.equal(await refundStatus(id), 'PENDING');
+      // The operator sends it again under a new devolução id (`caja connector pix resend`).
+      const actor = { kind: 'token' as const, id: 0, name: 'cli', ip: null };
+      const resent = (await resendStoppedRefund(s.ctx.db, id, actor))!;
+      assert.equal(resent.from, firstDev);
+      assert.equal(await resendStoppedRefund(s.ctx.db, id, actor), null, 'once');
+      await until('its own devolução at the PSP', async () => {
+        await trackConnectorRefunds(s.ctx);
+        return (await sim.state()).devolucoes.filter((x: any) => x.id === resent.to);
+      }, (x) => x.length === 1 && x[0].valor === '20.00');
+      await sim.control.settleDevolucoes();
+      await until('refund completed', () => refundStatus(id), (x) => x === 'COMPLETED');
     });
 
     test('devolução refused (NAO_REALIZADO): the refund is rejected and its reservation voided', async () => {
