@@ -331,7 +331,9 @@ export async function resendStoppedPayout(db: AppContext['db'], cashoutId: numbe
     const to = fresh();
     await q.query(
       `UPDATE connector_payouts SET reference = $2, state = 'new', attempts = 0, provider_id = NULL, provider_state = NULL, operation_day = NULL,
-         heard_at = NULL, hinted = false, leased_until = NULL, last_error = NULL, next_check_at = now(), updated_at = now()
+         heard_at = NULL, hinted = false, leased_until = NULL, last_error = NULL, next_check_at = now(), updated_at = now(),
+         -- The new order's hand-over: its look-ups search the operation days from now on.
+         created_at = now()
        WHERE cashout_id = $1`,
       [cashoutId, to],
     );

@@ -250,6 +250,8 @@ for (const backend of backends()) {
       // claveRastreo (`caja connector stp resend`), then paid once.
       const actor = { kind: 'token' as const, id: 0, name: 'cli', ip: null };
       assert.equal(await resendStoppedPayout(s.ctx.db, paid, actor), null, 'a cashout with no stopped order');
+      // Settled by the operator days after the hand-over: the new order is looked up on today's days.
+      await s.ctx.db.query(`UPDATE connector_payouts SET created_at = now() - interval '10 days' WHERE cashout_id = $1`, [other]);
       const resent = (await resendStoppedPayout(s.ctx.db, other, actor))!;
       assert.equal(resent.from, paidRow.reference);
       assert.notEqual(resent.to, paidRow.reference);
