@@ -6,6 +6,8 @@ import type { Config } from '../config/config.ts';
 import type { Db } from '../db/db.ts';
 import { validateStpConfig } from '../connectors/stp/settings.ts';
 import { stpView } from '../connectors/stp/view.ts';
+import { resendStoppedPayout } from '../connectors/payouts.ts';
+import { resendStoppedRefund } from '../connectors/refunds.ts';
 import { validatePixConfig } from '../connectors/pix/settings.ts';
 import { pixView } from '../connectors/pix/view.ts';
 import { configAuditDetail, saveConnector, secretNames } from '../connectors/store.ts';
@@ -57,6 +59,19 @@ export async function connectorCommand(db: Db, config: Config, name: string | un
   const connector = name === undefined ? undefined : CLI_CONNECTORS[name];
   if (!connector) throw new UsageError(`unknown connector '${name ?? ''}' (known: ${Object.keys(CLI_CONNECTORS).join(', ')})`);
   const [action, ...args] = rest;
+  if (action === 'resend' && (name === 'stp' || name === 'pix')) {
+    // `caja connector stp resend CASHOUT_ID`, `caja connector pix resend REFUND_ID`: a stopped
+    // order or devolução sent again under a new reference (docs/operations.md, "After a restore"),
+    // once the operator checked at the provider that it never left.
+    const what = name === 'stp' ? 'cashout' : 'refund';
+    const id = Number(args[0]);
+    if (!Number.isSafeInteger(id) || id < 1) throw new UsageError(`connector ${name} resend needs a ${what} id`);
+    const done = name === 'stp' ? await resendStoppedPayout(db, id, CLI_ACTOR) : await resendStoppedRefund(db, id, CLI_ACTOR);
+    if (!done) throw new UsageError(`${what} ${id} has no stopped ${name === 'stp' ? 'STP order' : 'Pix devolução'} (or is settled already)`);
+    console.log(JSON.stringify({ [`${what}_id`]: id, stopped_reference: done.from, new_reference: done.to }, null, 2));
+    console.error('sent under its new reference by the running caja processes\' next pass');
+    return;
+  }
   const { values } = parseArgs({ args, options: { file: { type: 'string' } } });
   if (action === 'set') {
     if (!values.file) throw new UsageError(`connector ${name} set needs --file CONFIG.json`);

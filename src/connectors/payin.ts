@@ -101,7 +101,7 @@ export interface RefundOrder {
   amount: Decimal;
   currency: string;
   /** The refund's reference at the provider, stored with the refund before it was first sent. */
-  reference?: string;
+  reference: string;
   /** Where the money goes back, stored with the refund (STP: the abono's ordering account). */
   destination?: unknown;
   /** When the refund was created (an order may carry that operation day or a later one). */
@@ -154,8 +154,6 @@ export interface PayinConnector {
   cancelCharge?(reference: string): Promise<void>;
   /** Lets go of connections (a replaced configuration's connector). */
   close?(): void;
-  /** The provider's reference of a refund, derived from its id (so a resend names the same one). */
-  refundReference?(refundId: number): string;
   /** Whether a payment read from the provider completes the deposit (its matching rule). */
   checkPayment?(payment: ProviderPayment, deposit: { status: string; payerAmount: Decimal; reference: string | null; expiresAt: Date | null }): { ok: true } | { ok: false; reason: string };
   /** Registers the address the provider posts its callbacks to (Pix: PUT /webhook/{chave}). */

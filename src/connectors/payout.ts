@@ -35,8 +35,8 @@ export interface PayoutConnector {
 
 /**
  * A network caja sends orders to over the wire (STP's SPEI): unlike the staging bank, a request
- * may be lost with the order registered, so the order is named by a reference derived from the
- * cashout (stored before sending) and looked up by it before any resend. The cashout's steps are
+ * may be lost with the order registered, so the order is named by a random reference stored with
+ * the cashout's row before the first request, and looked up by it before any resend. The cashout's steps are
  * run by src/connectors/payouts.ts (new → sending → sent), the outcome applied through the
  * cashout's transitions.
  */
@@ -44,12 +44,22 @@ export interface OrderPayoutConnector {
   readonly name: string;
   /** The countries whose cashouts it pays (STP: MX). */
   readonly countries: readonly string[];
-  /** The provider's reference of the cashout's order (STP: the claveRastreo), the same every time. */
-  reference(cashoutId: number): string;
+  /**
+   * A fresh reference for a new order (STP: the claveRastreo): random (src/domain/references.ts),
+   * never derived from the cashout id or the master key, which repeat after a database restore
+   * and across installations. Stored with the row before the order is first sent; every resend
+   * and look-up reads it back from the row.
+   */
+  newReference(): string;
   /** Sends the order. Throws ConnectorError when the answer is unknown (nothing is known to exist). */
   send(order: PayoutOrder, reference: string): Promise<OrderSendResult>;
-  /** The order at the provider by its reference (sent on `sentAt`'s day or later); null when the provider has none. */
-  lookup(order: PayoutOrder, reference: string, sentAt: Date): Promise<OrderState | null>;
+  /**
+   * The order at the provider by its reference, handed over at `handedAt`: every operation day
+   * the provider may have dated it (`knownDay` first, when an earlier look-up found it); null when
+   * the provider has none. A found order that is not the cashout's (amount, account, beneficiary)
+   * comes back with `mismatch` set: it is never adopted.
+   */
+  lookup(order: PayoutOrder, reference: string, handedAt: Date, knownDay: string | null): Promise<OrderState | null>;
 }
 
 export type OrderSendResult =
@@ -62,10 +72,20 @@ export type OrderSendResult =
   /** The provider could not take it now (its trouble, or the operator's key): sent again later. */
   | { kind: 'retry'; error: string };
 
+/** What every state found by a look-up carries besides its kind. */
+interface Found {
+  state: string;
+  providerId?: string;
+  /** The provider's operation day of the order (STP: fechaOperacion, yyyymmdd). */
+  day?: string;
+  /** Set when the order found is not the cashout's: what differs (amount, account, beneficiary). */
+  mismatch?: string;
+}
+
 export type OrderState =
-  | { kind: 'processing'; state: string; providerId?: string }
-  | { kind: 'paid'; state: string; providerId?: string }
+  | ({ kind: 'processing' } & Found)
+  | ({ kind: 'paid' } & Found)
   /** Refused or cancelled before it was paid. */
-  | { kind: 'rejected'; state: string; code: RejectionCode; cause: string; providerId?: string }
+  | ({ kind: 'rejected'; code: RejectionCode; cause: string } & Found)
   /** Sent back by the beneficiary bank: a rejection, late when the cashout was already COMPLETED. */
-  | { kind: 'returned'; state: string; code: RejectionCode; cause: string; providerId?: string };
+  | ({ kind: 'returned'; code: RejectionCode; cause: string } & Found);

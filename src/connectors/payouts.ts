@@ -2,12 +2,18 @@
 // tracked until settled. docs/connectors.md, "The STP connector" (payouts).
 //
 //   hand-over  a PENDING cashout whose wait is over → DELIVERED (no longer cancellable: 510),
-//              with its order's reference (derived from the cashout id) stored, in one
+//              with its order's reference (random: src/domain/references.ts, never derived from
+//              the cashout id, which a restored database gives again) stored, in one
 //              transaction; holding, releasing and cancelling work as before until then
-//   new        → 'sending' is written BEFORE the order is sent, then the request
+//   new        → 'sending' is written BEFORE the order is sent, then the request; the row's lease
+//              is held through the whole request (a provider's hint waits for it)
 //   sending    a request may have reached the provider (crash, timeout, unreadable answer): the
-//              order is looked up by its reference first, and sent only when the provider has
-//              none; the provider itself refuses a second order with the same reference
+//              order is looked up by its reference first (on every operation day the provider
+//              may have dated it), and sent only when the provider has none; the provider itself
+//              refuses a second order with the same reference
+//   stopped    an order found under the row's reference whose amount, account or beneficiary
+//              is not the cashout's: never adopted, never sent again; the operator sees it
+//              (caja_connector_orders_stopped, the console's connectors page) and settles it
 //   sent       looked up when not heard of for CAJA_STP_ORDER_CHECK_SECONDS (or at once when the
 //              provider posts a state change, a hint): paid → COMPLETED, refused or cancelled
 //              → REJECTED (reservation voided), returned → REJECTED, late if it was COMPLETED
@@ -16,11 +22,17 @@
 // Every outcome goes through transitionCashoutIn (ledger, history, event, notification), whose
 // state machine makes each apply once.
 import type { AppContext } from '../config/context.ts';
+import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { type CashoutRow, CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
 import { payoutOrderOf } from '../cashouts/worker.ts';
 import { ConnectorError } from './payin.ts';
 import type { OrderPayoutConnector, OrderState } from './payout.ts';
 import { orderPayoutConnectors } from './registry.ts';
+import { STP_CONNECTOR } from './stp/connector.ts';
+import { newClaveRastreo } from './stp/mapping.ts';
+
+/** A fresh reference per order network, for a stopped order sent again (resendStoppedPayout). */
+const NEW_REFERENCE: Record<string, () => string> = { [STP_CONNECTOR]: newClaveRastreo };
 
 const BATCH = 50;
 /** Seconds before the next attempt of an order not yet sent, by attempts so far. */
@@ -28,7 +40,7 @@ const SEND_BACKOFF_SECONDS = [1, 2, 5, 10, 30, 60];
 /** A paid order can still come back (SPEI returns): watched this long after payment. */
 const RETURN_WATCH_DAYS = 7;
 
-type State = 'new' | 'sending' | 'sent' | 'done';
+type State = 'new' | 'sending' | 'sent' | 'done' | 'stopped';
 
 interface Row {
   cashout_id: number;
@@ -38,6 +50,7 @@ interface Row {
   attempts: number;
   created_at: Date;
   provider_id: string | null;
+  operation_day: string | null;
 }
 
 /** PENDING cashouts of the connector's countries whose wait is over are handed to it; answers their ids. */
@@ -50,7 +63,7 @@ export async function handOverDueCashouts(ctx: AppContext, connector: OrderPayou
       [now, connector.countries],
     );
     for (const c of rows) {
-      const reference = connector.reference(c.id);
+      const reference = connector.newReference();
       await transitionCashoutIn(q, ctx, c.id, 'deliver', { actor: 'bank', cause: `handed to ${connector.name} as order ${reference}`, bankReference: reference });
       await q.query(
         `INSERT INTO connector_payouts (cashout_id, connector, reference, state, next_check_at, created_at, updated_at) VALUES ($1, $2, $3, 'new', $4, $4, $4)`,
@@ -64,30 +77,43 @@ export async function handOverDueCashouts(ctx: AppContext, connector: OrderPayou
 /** Rows due for a step, leased so that one process works on each at a time. */
 async function claim(ctx: AppContext, cashoutId: number | null, limit: number): Promise<Row[]> {
   const now = ctx.now();
-  const lease = new Date(now.getTime() + 2 * ctx.config.connectors.timeoutMs + 5000);
+  const lease = leaseUntil(ctx);
   const { rows } = await ctx.db.query<Row>(
     `WITH due AS (
        SELECT cashout_id FROM connector_payouts
-       WHERE state <> 'done' AND next_check_at <= $1 AND (leased_until IS NULL OR leased_until < $1) AND ($3::integer IS NULL OR cashout_id = $3)
+       WHERE state <> 'done' AND state <> 'stopped' AND next_check_at <= $1 AND (leased_until IS NULL OR leased_until < $1) AND ($3::integer IS NULL OR cashout_id = $3)
        ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED
      )
      UPDATE connector_payouts cp SET leased_until = $2 FROM due WHERE cp.cashout_id = due.cashout_id
-     RETURNING cp.cashout_id, cp.connector, cp.reference, cp.state, cp.attempts, cp.created_at, cp.provider_id`,
+     RETURNING cp.cashout_id, cp.connector, cp.reference, cp.state, cp.attempts, cp.created_at, cp.provider_id, cp.operation_day`,
     [now, lease, cashoutId, limit],
   );
   return rows;
 }
 
-async function save(ctx: AppContext, row: Row, state: State, o: { attempts?: number; waitSeconds: number; error?: string | null; heard?: OrderState | { providerId?: string; state?: string } }): Promise<void> {
+/** How long a step holds its row: a look-up and a send, each within the connector's timeout. */
+const leaseUntil = (ctx: AppContext) => new Date(ctx.now().getTime() + 2 * ctx.config.connectors.timeoutMs + 5000);
+
+type Heard = { providerId?: string; state?: string; day?: string };
+
+/**
+ * Writes the row's next state. The lease is released, unless `keepLease` (the state written right
+ * before a request: the row stays this step's until the request is over, so a provider's hint
+ * arriving meanwhile only marks it, never runs a second step alongside).
+ */
+async function save(ctx: AppContext, row: Row, state: State, o: { attempts?: number; waitSeconds: number; error?: string | null; heard?: Heard; keepLease?: boolean }): Promise<void> {
   const now = ctx.now();
   await ctx.db.query(
     // A hint that came while this step ran (hinted) makes the next look-up due now.
-    `UPDATE connector_payouts SET state = $2, attempts = $3, next_check_at = CASE WHEN hinted AND $2::text <> 'done' THEN $6::timestamptz ELSE $4::timestamptz END, hinted = false,
-       leased_until = NULL, last_error = $5, updated_at = $6,
-       provider_id = COALESCE($7, provider_id), provider_state = COALESCE($8, provider_state), heard_at = CASE WHEN $9 THEN $6 ELSE heard_at END
+    `UPDATE connector_payouts SET state = $2, attempts = $3,
+       next_check_at = CASE WHEN hinted AND NOT $10 AND $2::text NOT IN ('done', 'stopped') THEN $6::timestamptz ELSE $4::timestamptz END,
+       hinted = hinted AND $10, leased_until = $11, last_error = $5, updated_at = $6,
+       provider_id = COALESCE($7, provider_id), provider_state = COALESCE($8, provider_state), heard_at = CASE WHEN $9 THEN $6 ELSE heard_at END,
+       operation_day = COALESCE($12, operation_day)
      WHERE cashout_id = $1`,
     [row.cashout_id, state, o.attempts ?? row.attempts, new Date(now.getTime() + o.waitSeconds * 1000), o.error ?? null, now,
-      o.heard && 'providerId' in o.heard ? (o.heard.providerId ?? null) : null, o.heard && 'state' in o.heard ? (o.heard.state ?? null) : null, o.heard !== undefined],
+      o.heard?.providerId ?? null, o.heard?.state ?? null, o.heard !== undefined, o.keepLease === true, o.keepLease ? leaseUntil(ctx) : null,
+      o.heard?.day ?? null],
   );
 }
 
@@ -108,6 +134,13 @@ async function apply(ctx: AppContext, id: number, trigger: 'complete' | 'reject'
 /** What the provider's state of the order means for the cashout; answers the row's next state. */
 async function settle(ctx: AppContext, connector: OrderPayoutConnector, row: Row, c: CashoutRow, found: OrderState): Promise<void> {
   const checkSeconds = ctx.config.connectors.stpOrderCheckSeconds;
+  if (found.mismatch) {
+    // Not this cashout's order (a reference a restored database or another installation gave
+    // again): neither completed nor rejected by it, nor sent again. Raised to the operator.
+    ctx.log.error({ cashoutId: c.id, connector: connector.name, reference: row.reference, mismatch: found.mismatch }, 'payout order found at the provider does not match the cashout: stopped');
+    await save(ctx, row, 'stopped', { waitSeconds: 0, error: `the order found at ${connector.name} under ${row.reference} is not this cashout's: ${found.mismatch}`, heard: { providerId: found.providerId, state: found.state, day: found.day } });
+    return;
+  }
   switch (found.kind) {
     case 'processing':
       await save(ctx, row, 'sent', { waitSeconds: checkSeconds, heard: found });
@@ -142,7 +175,7 @@ async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row):
   let state = row.state;
   try {
     if (state === 'sending' || state === 'sent') {
-      const found = await connector.lookup(order, row.reference, row.created_at);
+      const found = await connector.lookup(order, row.reference, row.created_at, row.operation_day);
       if (found) {
         await settle(ctx, connector, row, c, found);
         return;
@@ -155,7 +188,7 @@ async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row):
     }
     // Written before the request: should this process die with it in flight, the next step
     // looks the order up instead of sending another.
-    await save(ctx, row, 'sending', { attempts: row.attempts + 1, waitSeconds: backoff(row.attempts) });
+    await save(ctx, row, 'sending', { attempts: row.attempts + 1, waitSeconds: backoff(row.attempts), keepLease: true });
     state = 'sending';
     const result = await connector.send(order, row.reference);
     switch (result.kind) {
@@ -251,4 +284,60 @@ export async function runConnectorPayouts(ctx: AppContext): Promise<void> {
 /** The countries whose cashouts a configured network pays (the staging bank leaves them alone). */
 export async function countriesWithPayoutConnector(ctx: AppContext): Promise<string[]> {
   return (await orderPayoutConnectors(ctx)).flatMap((c) => [...c.countries]);
+}
+
+/** An order or refund stopped because what the provider holds under its reference is not the row's. */
+export interface StoppedOrder {
+  kind: 'cashout' | 'refund';
+  id: number;
+  connector: string;
+  reference: string;
+  problem: string | null;
+  at: Date;
+}
+
+/**
+ * Every stopped cashout order and refund, newest first (the console's connectors page): the
+ * operator finds out at the provider what the reference names, then settles the row by hand
+ * (cancel the cashout or the refund in the console, or pay it another way).
+ */
+export async function stoppedOrders(db: Pick<AppContext['db'], 'query'>, limit = 100): Promise<StoppedOrder[]> {
+  const { rows } = await db.query<StoppedOrder>(
+    `(SELECT 'cashout' AS kind, cashout_id AS id, connector, reference, last_error AS problem, updated_at AS at FROM connector_payouts WHERE state = 'stopped')
+     UNION ALL
+     (SELECT 'refund' AS kind, refund_id AS id, connector, reference, last_error AS problem, updated_at AS at FROM connector_refunds WHERE state = 'stopped')
+     ORDER BY at DESC LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}
+
+/**
+ * The operator checked at the provider that a stopped cashout's order was never sent (what its
+ * reference names is another order): the cashout's order goes out again under a new random
+ * reference, as a new row ('new', looked up and sent by the next step). Answers the old and new
+ * references, or null when the cashout has no stopped order (or is no longer DELIVERED). Audited.
+ */
+export async function resendStoppedPayout(db: AppContext['db'], cashoutId: number, actor: OpsActor): Promise<{ from: string; to: string } | null> {
+  return db.tx(async (q) => {
+    const { rows } = await q.query<{ connector: string; reference: string; status: string; merchant_id: number }>(
+      `SELECT cp.connector, cp.reference, c.status, c.merchant_id FROM connector_payouts cp JOIN cashouts c ON c.id = cp.cashout_id
+       WHERE cp.cashout_id = $1 AND cp.state = 'stopped' FOR UPDATE OF cp`,
+      [cashoutId],
+    );
+    const row = rows[0];
+    const fresh = row && NEW_REFERENCE[row.connector];
+    if (!row || row.status !== 'DELIVERED' || !fresh) return null;
+    const to = fresh();
+    await q.query(
+      `UPDATE connector_payouts SET reference = $2, state = 'new', attempts = 0, provider_id = NULL, provider_state = NULL, operation_day = NULL,
+         heard_at = NULL, hinted = false, leased_until = NULL, last_error = NULL, next_check_at = now(), updated_at = now(),
+         -- The new order's hand-over: its look-ups search the operation days from now on.
+         created_at = now()
+       WHERE cashout_id = $1`,
+      [cashoutId, to],
+    );
+    await recordAudit(q, { ops: actor, action: 'cashout.order_resent', merchantId: row.merchant_id, subject: `cashout:${cashoutId}`, detail: { connector: row.connector, from: row.reference, to } });
+    return { from: row.reference, to };
+  });
 }

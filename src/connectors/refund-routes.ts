@@ -2,12 +2,12 @@
 // (the deposit's connector, the payment that completed it), without loading any connector's
 // configuration: a refund no provider can make is refused there, before anything is reserved.
 //   card deposits        the card network (CARD_NETWORK), with a random reference
-//   Pix (the PSP)        a devolução of the payment (its id from refund-reference.ts)
+//   Pix (the PSP)        a devolução of the payment, with a random devolução id
 //   SPEI (STP)           an order back to the abono's ordering account, with a random claveRastreo
 //   anything else        no provider: staging waits for its sandbox, production refuses
 import { newReference } from '../domain/references.ts';
 import { PIX_CONNECTOR } from './pix/connector.ts';
-import { connectorRefundReference } from './refund-reference.ts';
+import { newDevolucaoId } from './pix/mapping.ts';
 import { STP_CONNECTOR } from './stp/connector.ts';
 import { refundClaveRastreo, speiRefundDestination } from './stp/refund-mapping.ts';
 
@@ -32,9 +32,14 @@ export function refundDestination(connector: string, raw: unknown): { ok: true; 
   return d.ok ? { ok: true, destination: d.destination } : d;
 }
 
-/** The refund's reference at its provider, stored with it before the first request. */
-export function refundReference(connector: string, refundId: number): string {
+/**
+ * The refund's reference at its provider: random (src/domain/references.ts), never derived from
+ * the refund id, which a restored database gives again; stored with the connector_refunds row in
+ * the refund's transaction, before the first request; every resend and look-up reads it back.
+ */
+export function refundReference(connector: string): string {
   if (connector === CARD_NETWORK) return newReference('CAJAC', 24);
   if (connector === STP_CONNECTOR) return refundClaveRastreo();
-  return connectorRefundReference(connector, refundId);
+  if (connector === PIX_CONNECTOR) return newDevolucaoId();
+  return newReference('refund', 32);
 }

@@ -12,15 +12,20 @@
 //               stored reference first, and sent only if the provider does not know it: never
 //               sent twice
 //   sent      → looked up until the provider settles it (sooner when it posts a state change: a hint)
+//   stopped   what the provider holds under the reference is not this refund (another amount,
+//               account or beneficiary): never adopted nor sent again; the operator sees it
+//               (caja_connector_orders_stopped, the console's connectors page) and may send it again
+//               under a new reference (resendStoppedRefund)
 // A settled answer moves the refund through transitionRefund (COMPLETED posts the reservation,
 // REJECTED voids it; event and notification as for every refund), and the row is 'done'. A
 // look-up that finds something under the reference that is not this refund (MISMATCH) stops the
 // row (`stopped`): nothing completes it, nothing is sent again, the operator is told (error log).
 import type { AppContext } from '../config/context.ts';
+import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { fromDb } from '../domain/money.ts';
 import { RefundTransitionError, transitionRefund } from '../refunds/service.ts';
 import { ConnectorError, type RefundOrder, type RefundOutcome } from './payin.ts';
-import { CARD_NETWORK } from './refund-routes.ts';
+import { CARD_NETWORK, refundReference } from './refund-routes.ts';
 import { cardRefundConnector, payinConnectorNamed } from './registry.ts';
 
 /** Seconds before the next look-up of a refund still in progress, by look-ups so far. */
@@ -31,7 +36,7 @@ interface Row {
   connector: string;
   reference: string;
   payment_id: string;
-  state: 'new' | 'sending' | 'sent' | 'done';
+  state: 'new' | 'sending' | 'sent' | 'done' | 'stopped';
   attempts: number;
   destination: unknown;
   created_at: Date;
@@ -89,7 +94,7 @@ async function setState(
 /** Stops a row for the operator: never completed, never sent again (MISMATCH). */
 async function stop(ctx: AppContext, row: Row, reason: string): Promise<void> {
   ctx.log.error({ refundId: row.refund_id, connector: row.connector, reference: row.reference, reason }, 'connector refund stopped: the provider holds something else under its reference; the operator must look');
-  await ctx.db.query('UPDATE connector_refunds SET stopped = $2, last_error = $2, leased_until = NULL, updated_at = $3 WHERE refund_id = $1', [row.refund_id, reason, ctx.now()]);
+  await ctx.db.query(`UPDATE connector_refunds SET state = 'stopped', stopped = $2, last_error = $2, leased_until = NULL, updated_at = $3 WHERE refund_id = $1`, [row.refund_id, reason, ctx.now()]);
 }
 
 /** What sends and looks up one row's refund: its pay-in connector, or the card network. */
@@ -215,4 +220,29 @@ export async function hintConnectorRefund(ctx: AppContext, connector: string, re
     ctx.log.error({ refundId: row.refund_id, connector, reference }, 'the provider reports a state change for a completed refund\'s order (a return?): the operator must look');
   }
   return row !== undefined;
+}
+
+/**
+ * The operator checked at the provider that a stopped refund was never sent (what its reference
+ * names is another devolução): it goes out again under a new random reference, as a new row
+ * ('new': sent by the next pass). Answers the old and new references, or null when the refund has
+ * no stopped row (or is no longer PENDING). Audited.
+ */
+export async function resendStoppedRefund(db: AppContext['db'], refundId: number, actor: OpsActor): Promise<{ from: string; to: string } | null> {
+  return db.tx(async (q) => {
+    const { rows } = await q.query<{ connector: string; reference: string; status: string; merchant_id: number }>(
+      `SELECT cr.connector, cr.reference, r.status, r.merchant_id FROM connector_refunds cr JOIN refunds r ON r.id = cr.refund_id
+       WHERE cr.refund_id = $1 AND cr.state = 'stopped' FOR UPDATE OF cr`,
+      [refundId],
+    );
+    const row = rows[0];
+    if (!row || row.status !== 'PENDING') return null;
+    const to = refundReference(row.connector);
+    await q.query(
+      `UPDATE connector_refunds SET reference = $2, state = 'new', stopped = NULL, leased_until = NULL, attempts = 0, last_error = NULL, next_check_at = now(), updated_at = now() WHERE refund_id = $1`,
+      [refundId, to],
+    );
+    await recordAudit(q, { ops: actor, action: 'refund.resent', merchantId: row.merchant_id, subject: `refund:${refundId}`, detail: { connector: row.connector, from: row.reference, to } });
+    return { from: row.reference, to };
+  });
 }

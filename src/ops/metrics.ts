@@ -131,8 +131,32 @@ function registerOutboxGauges(metrics: Metrics, db: Db): void {
   });
 }
 
+/**
+ * Orders and refunds stopped because what the provider holds under their reference is not theirs
+ * (src/connectors/payouts.ts): never completed nor sent again until the operator settles them.
+ * Anything above 0 needs a person.
+ */
+function registerStoppedGauge(metrics: Metrics, db: Db): void {
+  new Gauge({
+    name: 'caja_connector_orders_stopped',
+    help: 'Cashout orders and refunds stopped: the provider holds something else under their reference (an operator must settle them)',
+    labelNames: ['connector', 'kind'],
+    registers: [metrics.registry],
+    async collect() {
+      const rows = await db.query<{ connector: string; kind: string; n: number }>(
+        `SELECT connector, 'cashout' AS kind, count(*)::int AS n FROM connector_payouts WHERE state = 'stopped' GROUP BY connector
+         UNION ALL SELECT connector, 'refund' AS kind, count(*)::int AS n FROM connector_refunds WHERE state = 'stopped' GROUP BY connector`,
+      ).then((r) => r.rows).catch(() => null);
+      if (!rows) return;
+      this.reset();
+      for (const r of rows) this.set({ connector: r.connector, kind: r.kind }, r.n);
+    },
+  });
+}
+
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, db: Db): void {
   registerOutboxGauges(metrics, db);
+  registerStoppedGauge(metrics, db);
   app.addHook('onResponse', async (request, reply) => {
     // Unmatched paths share one label so that scanners cannot blow up the label set.
     const route = request.routeOptions.url ?? 'unmatched';

@@ -282,7 +282,7 @@ async function insertRefund(
   if (via) {
     await q.query(
       `INSERT INTO connector_refunds (refund_id, connector, reference, payment_id, state, destination) VALUES ($1, $2, $3, $4, 'new', $5)`,
-      [refundId, via.connector, refundReference(via.connector, refundId), via.paymentId, destination?.ok && destination.destination ? JSON.stringify(destination.destination) : null],
+      [refundId, via.connector, refundReference(via.connector), via.paymentId, destination?.ok && destination.destination ? JSON.stringify(destination.destination) : null],
     );
   }
   return { refundId, viaConnector: via !== null, card };

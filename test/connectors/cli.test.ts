@@ -93,6 +93,14 @@ describe('CLI: the STP connector', () => {
         assert.equal(view.clabe_prefix, sim.config.clabe_prefix);
         assert.equal(view.webhook_secret, '(set)');
       }
+      // A stopped order sent again under a new claveRastreo: only a cashout that has one.
+      assert.match(caja('connector', 'stp', 'resend', 'x').stderr, /connector stp resend needs a cashout id/);
+      const none = caja('connector', 'stp', 'resend', '7');
+      assert.equal(none.status, 64);
+      assert.match(none.stderr, /cashout 7 has no stopped STP order/);
+      const noRefund = caja('connector', 'pix', 'resend', '7');
+      assert.equal(noRefund.status, 64);
+      assert.match(noRefund.stderr, /refund 7 has no stopped Pix devolução/);
     } finally {
       await sim.stop();
     }

@@ -14,6 +14,7 @@ import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.t
 import { verifyPixCrc } from '../../src/domain/pix.ts';
 import { reconcile } from '../../src/connectors/payments.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
+import { resendStoppedRefund, trackConnectorRefunds } from '../../src/connectors/refunds.ts';
 import { expireDueDeposits } from '../../src/deposits/worker.ts';
 import { cancelByCustomer } from '../../src/deposits/checkout.ts';
 
@@ -140,6 +141,29 @@ for (const backend of backends()) {
       // Completed through the one completion path: history, event, balance credit.
       const { rows } = await s.ctx.db.query('SELECT actor, cause FROM deposit_status_changes WHERE deposit_id = $1 AND to_status = $2', [d.id, 'COMPLETED']);
       assert.deepEqual(rows, [{ actor: 'provider', cause: 'payment' }]);
+    });
+
+    test('a second installation sharing the master key on the same PSP account: its charges get txids never used', async () => {
+      const mine = await pixDeposit();
+      const other = await startTestServer(backend, { CAJA_ENV: 'production', CAJA_CONNECTOR_TIMEOUT_MS: '1500', CAJA_MASTER_KEY: s.ctx.config.masterKey.toString('base64') });
+      try {
+        assert.equal((await admin(other.url, 'PUT', '/admin/exchange_rates', { rates: { BRL: '5.00' } })).status, 200);
+        assert.equal((await admin(other.url, 'PUT', '/admin/connectors/pix', sim.config)).status, 200);
+        const om = await createMerchant(other.url, 'Other Pix shop');
+        const r = await V3Client.deposits(other.url, om).post('/v3/deposits', body({ amount: '77.00' }));
+        assert.equal(r.status, 200, r.text);
+        // Both installations count deposits from the same start: the ids meet.
+        assert.ok(r.body.deposit_id <= mine.id, `deposit ${r.body.deposit_id} of the other installation`);
+        const txid = (await other.ctx.db.query<{ connector_reference: string }>('SELECT connector_reference FROM deposits WHERE id = $1', [r.body.deposit_id])).rows[0]!.connector_reference;
+        const used = (await s.ctx.db.query<{ connector_reference: string }>(`SELECT connector_reference FROM deposits WHERE connector = 'pix'`)).rows.map((x) => x.connector_reference);
+        assert.ok(!used.includes(txid), `txid ${txid} was this installation's already`);
+        const cob = (await sim.state()).cobs.find((c: any) => c.txid === txid);
+        assert.equal(cob?.valor.original, '77.00', 'its own cob at the PSP');
+      } finally {
+        await other.close();
+        // The webhook back to this installation.
+        assert.equal((await admin(s.url, 'PUT', '/admin/connectors/pix', sim.config)).status, 200);
+      }
     });
 
     test('duplicated webhooks credit once', async () => {
@@ -353,6 +377,8 @@ for (const backend of backends()) {
       return d;
     }
     const refundStatus = async (id: number) => (await v3.get(`/v3/refunds/${id}`)).body.status as string;
+    /** The devolução id stored with the refund's row (random, before the first PUT). */
+    const devolucaoId = async (id: number) => (await s.ctx.db.query<{ reference: string }>('SELECT reference FROM connector_refunds WHERE refund_id = $1', [id])).rows[0]!.reference;
 
     test('devolução settled: the refund needs no bank account, is sent once and completes', async () => {
       const d = await paidDeposit();
@@ -360,11 +386,55 @@ for (const backend of backends()) {
       assert.equal(r.status, 200, r.text);
       const id = r.body.refund_id as number;
       assert.equal(await refundStatus(id), 'PENDING');
-      const dev = await until('devolução at the PSP', async () => (await sim.state()).devolucoes.filter((x: any) => x.id === `cajarefund${id}`), (x) => x.length === 1);
+      const devId = await devolucaoId(id);
+      assert.match(devId, /^cajadev[a-zA-Z0-9]{25}$/, 'a random devolução id, stored with the refund');
+      const dev = await until('devolução at the PSP', async () => (await sim.state()).devolucoes.filter((x: any) => x.id === devId), (x) => x.length === 1);
       assert.equal(dev[0].valor, '30.00');
       await sim.control.settleDevolucoes();
       await until('refund completed', () => refundStatus(id), (x) => x === 'COMPLETED');
-      assert.equal((await sim.state()).devolucoes.filter((x: any) => x.id === `cajarefund${id}`).length, 1);
+      assert.equal((await sim.state()).devolucoes.filter((x: any) => x.id === devId).length, 1);
+    });
+
+    test('a devolução found under the refund\'s id that is not the refund\'s (another valor) is never adopted: stopped, on /metrics', async () => {
+      const d = await paidDeposit();
+      const first = await v3.post('/v3/refunds', { deposit_id: d.id, amount: '30.00' });
+      assert.equal(first.status, 200, first.text);
+      const firstDev = await devolucaoId(first.body.refund_id);
+      await until('devolução at the PSP', async () => (await sim.state()).devolucoes.filter((x: any) => x.id === firstDev).length, (x) => x === 1);
+      // The first refund's devolução is returned; the second's stays in process at the PSP.
+      await sim.control.settleDevolucoes();
+      await until('first refund completed', () => refundStatus(first.body.refund_id), (x) => x === 'COMPLETED');
+      const second = await v3.post('/v3/refunds', { deposit_id: d.id, amount: '20.00' });
+      assert.equal(second.status, 200, second.text);
+      const id = second.body.refund_id as number;
+      const rowOf = async () => (await s.ctx.db.query<{ state: string; last_error: string }>('SELECT state, last_error FROM connector_refunds WHERE refund_id = $1', [id])).rows[0]!;
+      await until('sent', async () => (await rowOf()).state, (x) => x === 'sent');
+      // Its row names the first refund's devolução (as a row restored with a reference used since would).
+      await s.ctx.db.query(`UPDATE connector_refunds SET reference = $2 WHERE refund_id = $1`, [id, firstDev]);
+      const row = await until('looked up', async () => {
+        await s.ctx.db.query(`UPDATE connector_refunds SET next_check_at = now() - interval '1 second' WHERE refund_id = $1 AND state = 'sent'`, [id]);
+        await trackConnectorRefunds(s.ctx);
+        return rowOf();
+      }, (x) => x.state !== 'sent');
+      assert.equal(row.state, 'stopped');
+      assert.match(row.last_error, /valor 30\.00 \(the refund's is 20\.00\)/);
+      assert.equal(await refundStatus(id), 'PENDING', 'not COMPLETED by the first refund\'s devolução');
+      assert.match(await (await fetch(`${s.url}/metrics`)).text(), /caja_connector_orders_stopped\{connector="pix",kind="refund"\} 1/);
+      // Stopped rows are never stepped again.
+      await s.ctx.db.query(`UPDATE connector_refunds SET next_check_at = now() - interval '1 second' WHERE refund_id = $1`, [id]);
+      await trackConnectorRefunds(s.ctx);
+      assert.equal(await refundStatus(id), 'PENDING');
+      // The operator sends it again under a new devolução id (`caja connector pix resend`).
+      const actor = { kind: 'token' as const, id: 0, name: 'cli', ip: null };
+      const resent = (await resendStoppedRefund(s.ctx.db, id, actor))!;
+      assert.equal(resent.from, firstDev);
+      assert.equal(await resendStoppedRefund(s.ctx.db, id, actor), null, 'once');
+      await until('its own devolução at the PSP', async () => {
+        await trackConnectorRefunds(s.ctx);
+        return (await sim.state()).devolucoes.filter((x: any) => x.id === resent.to);
+      }, (x) => x.length === 1 && x[0].valor === '20.00');
+      await sim.control.settleDevolucoes();
+      await until('refund completed', () => refundStatus(id), (x) => x === 'COMPLETED');
     });
 
     test('devolução refused (NAO_REALIZADO): the refund is rejected and its reservation voided', async () => {
@@ -374,7 +444,8 @@ for (const backend of backends()) {
         const r = await v3.post('/v3/refunds', { deposit_id: d.id, amount: '100.00', bank_account: { beneficiary: 'Maria Souza', bank_code: '341', branch: '0001', account_number: '12345-4', account_type: 'CHECKING' } });
         assert.equal(r.status, 200, r.text);
         const id = r.body.refund_id as number;
-        await until('devolução at the PSP', async () => (await sim.state()).devolucoes.filter((x: any) => x.id === `cajarefund${id}`).length, (x) => x === 1);
+        const devId = await devolucaoId(id);
+        await until('devolução at the PSP', async () => (await sim.state()).devolucoes.filter((x: any) => x.id === devId).length, (x) => x === 1);
         await sim.control.settleDevolucoes();
         await until('refund rejected', () => refundStatus(id), (x) => x === 'REJECTED');
         // The whole amount can be refunded again: nothing is held any more.
@@ -382,6 +453,37 @@ for (const backend of backends()) {
         assert.equal(again.status, 200, again.text);
       } finally {
         await sim.control.devolucao({ outcome: 'DEVOLVIDO' });
+      }
+    });
+
+    test('the lease is held for the whole PUT: a worker pass while the devolução is being sent runs no second step', async () => {
+      // A PSP slower than the first backoff (2 s): the connector waits up to 4 s for it.
+      const slow = await startTestServer(backend, { CAJA_ENV: 'production', CAJA_CONNECTOR_TIMEOUT_MS: '4000', CAJA_MASTER_KEY: s.ctx.config.masterKey.toString('base64') });
+      try {
+        assert.equal((await admin(slow.url, 'PUT', '/admin/exchange_rates', { rates: { BRL: '5.00' } })).status, 200);
+        assert.equal((await admin(slow.url, 'PUT', '/admin/connectors/pix', sim.config)).status, 200);
+        const sm = await createMerchant(slow.url, 'Slow PSP shop');
+        const sv3 = V3Client.deposits(slow.url, sm);
+        const created = await sv3.post('/v3/deposits', body({ amount: '40.00' }));
+        assert.equal(created.status, 200, created.text);
+        const txid = (await slow.ctx.db.query<{ connector_reference: string }>('SELECT connector_reference FROM deposits WHERE id = $1', [created.body.deposit_id])).rows[0]!.connector_reference;
+        await sim.control.pay(txid);
+        await until('deposit completed', async () => (await sv3.get(`/v3/deposits/${created.body.deposit_id}`)).body.status, (x) => x === 'COMPLETED');
+        await sim.control.outage('hang');
+        const r = await sv3.post('/v3/refunds', { deposit_id: created.body.deposit_id, amount: '10.00' });
+        assert.equal(r.status, 200, r.text);
+        const id = r.body.refund_id as number;
+        await until('sending', async () => (await slow.ctx.db.query<{ state: string }>('SELECT state FROM connector_refunds WHERE refund_id = $1', [id])).rows[0]!.state, (x) => x === 'sending');
+        const requestsBefore = (await sim.state()).requests.length;
+        // Past the first backoff, the PUT still unanswered: the worker's pass must leave the row alone.
+        await new Promise((res) => setTimeout(res, 2300));
+        assert.equal(await trackConnectorRefunds(slow.ctx), 0, 'a second step took the row while its PUT was in flight');
+        assert.equal((await sim.state()).requests.length, requestsBefore, 'nothing asked of the PSP alongside the PUT');
+        await sim.control.outage('none');
+      } finally {
+        await sim.control.outage('none');
+        await slow.close();
+        assert.equal((await admin(s.url, 'PUT', '/admin/connectors/pix', sim.config)).status, 200);
       }
     });
 
@@ -398,8 +500,9 @@ for (const backend of backends()) {
       await until('devolução sent', async () => (await s.ctx.db.query<{ state: string }>('SELECT state FROM connector_refunds WHERE refund_id = $1', [id])).rows[0]!.state, (x) => x === 'sent');
       await sim.control.settleDevolucoes();
       await until('refund completed', () => refundStatus(id), (x) => x === 'COMPLETED');
-      assert.equal((await sim.state()).devolucoes.filter((x: any) => x.id === `cajarefund${id}`).length, 1);
-      const puts = (await sim.state()).requests.filter((q) => q.method === 'PUT' && q.path.endsWith(`/devolucao/cajarefund${id}`) && q.status !== null && q.status < 300);
+      const devId = await devolucaoId(id);
+      assert.equal((await sim.state()).devolucoes.filter((x: any) => x.id === devId).length, 1);
+      const puts = (await sim.state()).requests.filter((q) => q.method === 'PUT' && q.path.endsWith(`/devolucao/${devId}`) && q.status !== null && q.status < 300);
       assert.ok(puts.length <= 1, JSON.stringify(puts));
     });
 

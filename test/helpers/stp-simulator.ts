@@ -54,6 +54,8 @@ export interface StpSimulator {
     outage(mode: 'none' | '503' | 'hang' | 'reset'): Promise<void>;
     registraErrors(errors: Array<{ id: number; descripcionError: string }>): Promise<void>;
     registraHang(count?: number): Promise<void>;
+    /** The next `count` orders registered are dated the next business day (as after STP's cut-off). */
+    registraNextDay(count?: number): Promise<void>;
   };
   state(): Promise<StpSimulatorState>;
   stop(): Promise<void>;
@@ -85,6 +87,7 @@ export async function startStpSimulator(): Promise<StpSimulator> {
       outage: async (mode) => void (await call('POST', '/control/outage', { mode })),
       registraErrors: async (errors) => void (await call('POST', '/control/registra-errors', { errors })),
       registraHang: async (count = 1) => void (await call('POST', '/control/registra-hang', { count })),
+      registraNextDay: async (count = 1) => void (await call('POST', '/control/registra-next-day', { count })),
     },
     state: () => call('GET', '/control/state'),
     stop: () => stopChild(child),

@@ -1,38 +1,37 @@
-// The API Pix connector's pure rules: txid and devolução id derivation, amounts, the cob body,
+// The API Pix connector's pure rules: random txids and devolução ids, a devolução that is not the refund's, amounts, the cob body,
 // the webhook hint, the matching rule and the devolução outcomes; the client's token margin; the
 // configuration check.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { findMethod } from '../../src/domain/catalog.ts';
 import { dec } from '../../src/domain/money.ts';
 import {
-  cobBody, devedorOf, devolucaoIdFor, devolucaoOutcome, expiracaoSeconds, formatValor, matchPayment, parsePixHint, parseValor,
-  pixToPayment, sameKey, TXID, txidFor,
+  cobBody, devedorOf, devolucaoMismatch, devolucaoOutcome, expiracaoSeconds, formatValor, matchPayment, newDevolucaoId, newTxid, parsePixHint, parseValor,
+  pixToPayment, sameKey, TXID,
 } from '../../src/connectors/pix/mapping.ts';
 import { tokenMarginSeconds } from '../../src/connectors/pix/client.ts';
 import { validatePixConfig } from '../../src/connectors/pix/settings.ts';
 import type { ChargeOrder, ProviderPayment } from '../../src/connectors/payin.ts';
 
-const keyed = (k: string) => (t: string) => createHmac('sha256', k).update(t).digest('hex');
-
-test('txid: 26-35 letters or digits, from the deposit id, stable, distinct per id and per installation key', () => {
-  const a = txidFor(1, keyed('k1'));
-  assert.match(a, TXID);
-  assert.equal(a.length, 32);
-  assert.equal(a, txidFor(1, keyed('k1')));
-  assert.notEqual(a, txidFor(2, keyed('k1')));
-  assert.notEqual(a, txidFor(1, keyed('k2')));
-  assert.match(txidFor(2147483647, keyed('k1')), TXID);
-  assert.ok(a.startsWith('caja000000000001'));
-  assert.throws(() => txidFor(-1, keyed('k1')));
-  // A hash with other characters (base64) still gives letters and digits only.
-  assert.match(txidFor(7, () => '+/=abc+/DEF0123456789xyzXYZ'), TXID);
+test('txid: 32 random letters and digits, never derived from the deposit id or the installation key', () => {
+  const seen = new Set<string>();
+  for (let i = 0; i < 1000; i++) {
+    const a = newTxid();
+    assert.match(a, TXID);
+    assert.equal(a.length, 32);
+    assert.ok(a.startsWith('caja'));
+    seen.add(a);
+  }
+  assert.equal(seen.size, 1000, 'two charges never share a txid, whatever was restored');
 });
 
-test('devolução id: from the refund id, letters and digits, at most 35', () => {
-  assert.equal(devolucaoIdFor(42), 'cajarefund42');
-  assert.match(devolucaoIdFor(2147483647), /^[a-zA-Z0-9]{1,35}$/);
+test('devolução id: random letters and digits, at most 35; a devolução of another valor is not the refund\'s', () => {
+  const a = newDevolucaoId();
+  assert.match(a, /^cajadev[a-zA-Z0-9]{25}$/);
+  assert.notEqual(a, newDevolucaoId());
+  assert.equal(devolucaoMismatch({ valor: '10.50' }, dec('10.5')), null);
+  assert.equal(devolucaoMismatch({ valor: '10.51' }, dec('10.5')), "valor 10.51 (the refund's is 10.50)");
+  assert.match(devolucaoMismatch({}, dec('1'))!, /^valor \(none\)/);
 });
 
 test('amounts: two decimals out, exact decimals in', () => {

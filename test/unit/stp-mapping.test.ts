@@ -1,5 +1,5 @@
 // The STP connector's pure rules (src/connectors/stp/mapping.ts): the signed strings, account
-// types and institutions, claveRastreo, CLABEs of the range, STP's answers and states, the abono rules.
+// types and institutions, claveRastreo, operation days, what makes a found order the cashout's, CLABEs of the range, STP's answers and states, the abono rules.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, createVerify, generateKeyPairSync } from 'node:crypto';
@@ -8,7 +8,7 @@ import { speiReference } from '../../src/domain/payment-info.ts';
 import { dec } from '../../src/domain/money.ts';
 import { firmar } from '../../src/connectors/stp/client.ts';
 import {
-  abonoAnswer, cadenaOriginal, checkAbono, clabeInRange, claveRastreoFor, consultaCadena, depositRemaindersNamed, fechaOperacion, orderBody, orderOutcome,
+  abonoAnswer, cadenaOriginal, checkAbono, clabeInRange, consultaCadena, depositRemaindersNamed, fechaOperacion, newClaveRastreo, operationDays, orderBody, orderMismatch, orderOutcome,
   parseEstadoHint, receivedToPayment, registraResult, speiInstitution, tipoCuenta,
 } from '../../src/connectors/stp/mapping.ts';
 
@@ -46,12 +46,38 @@ test('account types and institutions: CLABE 40, card 3, phone 10; SPEI keys 37/4
   assert.ok(card.ok && card.orden.tipoCuentaBeneficiario === 3 && card.orden.institucionContraparte === '40072');
 });
 
-test('claveRastreo: derived from the cashout id (the same every time), at most 30 characters', () => {
-  const hash = (t: string) => Buffer.from(t).toString('hex');
-  const a = claveRastreoFor(7, hash);
-  assert.equal(a, claveRastreoFor(7, hash));
-  assert.notEqual(a, claveRastreoFor(8, hash));
-  assert.match(a, /^CAJA0000000007[0-9A-F]{10}$/);
+test('claveRastreo: random (never derived from the cashout id or the master key), at most 30 characters of [A-Z0-9]', () => {
+  const seen = new Set<string>();
+  for (let i = 0; i < 1000; i++) {
+    const a = newClaveRastreo();
+    assert.match(a, /^CAJA[A-Z0-9]{20}$/);
+    seen.add(a);
+  }
+  assert.equal(seen.size, 1000);
+});
+
+test('operation days of an order: the hand-over day and every day up to the second business day after it, none past the next business day', () => {
+  const later = new Date('2026-12-10T18:00:00Z');
+  // Wednesday 2026-11-25, 20:00 in Mexico City (02:00 UTC the next day).
+  assert.deepEqual(operationDays(new Date('2026-11-26T02:00:00Z'), later), ['20261125', '20261126', '20261127']);
+  // Friday evening: the weekend, then Monday and Tuesday.
+  assert.deepEqual(operationDays(new Date('2026-11-27T23:00:00Z'), later), ['20261127', '20261128', '20261129', '20261130', '20261201']);
+  // Saturday: Monday and Tuesday are the business days after it.
+  assert.deepEqual(operationDays(new Date('2026-11-28T18:00:00Z'), later), ['20261128', '20261129', '20261130', '20261201']);
+  // Asked the same Wednesday evening: up to Thursday, the next business day, not Friday yet.
+  assert.deepEqual(operationDays(new Date('2026-11-26T02:00:00Z'), new Date('2026-11-26T02:30:00Z')), ['20261125', '20261126']);
+  // Friday evening, asked at once: the weekend and Monday.
+  assert.deepEqual(operationDays(new Date('2026-11-27T23:00:00Z'), new Date('2026-11-27T23:00:00Z')), ['20261127', '20261128', '20261129', '20261130']);
+});
+
+test('an order found at STP is the cashout\'s only with its amount, account and beneficiary', () => {
+  const expected = { amount: dec('1500.50'), beneficiaryAccount: '012180001234567899', beneficiaryName: 'Eva Gómez Núñez' };
+  const same = { monto: 1500.5, cuentaBeneficiario: '012180001234567899', nombreBeneficiario: 'EVA GOMEZ NUNEZ' };
+  assert.equal(orderMismatch(same, expected), null);
+  assert.match(orderMismatch({ ...same, monto: 1500.51 }, expected)!, /^amount 1500.51/);
+  assert.match(orderMismatch({ ...same, cuentaBeneficiario: '012180001234567800' }, expected)!, /^account 012180001234567800/);
+  assert.match(orderMismatch({ ...same, nombreBeneficiario: 'Juan Perez' }, expected)!, /^beneficiary JUAN PEREZ/);
+  assert.match(orderMismatch({}, expected)!, /amount .*; account .*; beneficiary/);
 });
 
 test('CLABEs of the range: prefix + 7 digits + a valid check digit', () => {

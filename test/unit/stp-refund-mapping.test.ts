@@ -27,13 +27,14 @@ test('a payment that names no account an order can go to has no destination, wit
   assert.deepEqual(refundDestination('pix', {}), { ok: true, destination: null });
 });
 
-test('claveRastreos are random, alphanumeric, within STP\'s 30 characters; card references too; Pix keeps its devolução id', () => {
+test('claveRastreos are random, alphanumeric, within STP\'s 30 characters; card and Pix references too', () => {
   const seen = new Set(Array.from({ length: 1000 }, () => refundClaveRastreo()));
   assert.equal(seen.size, 1000);
   for (const c of seen) assert.match(c, /^[A-Za-z0-9]{1,30}$/);
-  assert.notEqual(refundReference('stp', 7), refundReference('stp', 7));
-  assert.match(refundReference('card', 7), /^[A-Za-z0-9]{24}$/);
-  assert.equal(refundReference('pix', 7), refundReference('pix', 7));
+  assert.notEqual(refundReference('stp'), refundReference('stp'));
+  assert.match(refundReference('card'), /^[A-Za-z0-9]{24}$/);
+  assert.notEqual(refundReference('pix'), refundReference('pix'));
+  assert.match(refundReference('pix'), /^[a-zA-Z0-9]{1,35}$/);
   assert.deepEqual(['pix', 'stp', 'own_accounts', 'staging'].map(refundsThroughConnector), [true, true, false, false]);
 });
 

@@ -7,7 +7,7 @@ import { ConnectorError, type PayinConnector, type ProviderPayment } from '../pa
 import type { ConnectorKind } from '../registry.ts';
 import { recordHealth, type StoredConnector } from '../store.ts';
 import { PixClient } from './client.ts';
-import { cobBody, devolucaoIdFor, sameActiveCob, devolucaoOutcome, formatValor, matchPayment, parsePixHint, paymentInfoFromCob, pixToPayment, txidFor } from './mapping.ts';
+import { cobBody, devolucaoMismatch, sameActiveCob, devolucaoOutcome, formatValor, matchPayment, newTxid, parsePixHint, paymentInfoFromCob, pixToPayment } from './mapping.ts';
 
 export const PIX_CONNECTOR = 'pix';
 
@@ -67,14 +67,16 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
     client,
 
     async createCharge(order) {
-      const txid = txidFor(order.depositId, (t) => ctx.box.hash(t));
+      // Random (never from the deposit id, which a restored database gives again); the retry
+      // below, after a PUT whose answer was lost, names the same one.
+      const txid = newTxid();
       type Cob = { pixCopiaECola?: unknown; txid?: unknown; status?: unknown };
       let body: Cob | null;
       try {
         ({ body } = await guarded('cob', () => client.call<Cob>('PUT', `/cob/${txid}`, cobBody(order, pixKey, ctx.now()))));
       } catch (err) {
-        // A hosted deposit's txid is the same on a second try: an earlier PUT that timed out may
-        // have created the cob. The same cob, still active, is taken; anything else fails.
+        // The PUT may have created the cob though its answer was lost: the same cob, read back by
+        // its txid and still active with this amount and key, is taken; anything else fails.
         if (!(err instanceof ConnectorError) || (err.kind !== 'refused' && err.kind !== 'unavailable')) throw err;
         const existing = await client.call<Cob>('GET', `/cob/${txid}`).catch(() => null);
         if (!existing || !sameActiveCob(existing.body, order, pixKey)) throw err;
@@ -114,23 +116,26 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
       return matchPayment(payment, { status: deposit.status, payerAmount: deposit.payerAmount, txid: deposit.reference, expiresAt: deposit.expiresAt }, pixKey);
     },
 
-    refundReference: devolucaoIdFor,
-
     async refund(order) {
       if (!order.paymentId) throw new ConnectorError('refused', 'the deposit has no Pix payment to return');
-      const id = devolucaoIdFor(order.refundId);
+      // The devolução id stored with the refund's row (random: src/connectors/refund-routes.ts).
+      const id = order.reference;
       const { body } = await guarded('devolucao', () => client.call('PUT', `/pix/${encodeURIComponent(order.paymentId!)}/devolucao/${id}`, { valor: formatValor(order.amount) }));
-      return devolucaoOutcome(body) ?? { status: 'PENDING', reference: id };
+      const outcome = devolucaoOutcome(body) ?? { status: 'PENDING' as const, reference: id };
+      const mismatch = body && typeof body === 'object' && 'valor' in body ? devolucaoMismatch(body, order.amount) : null;
+      return mismatch ? { status: 'MISMATCH', reason: mismatch } : outcome;
     },
 
     async refundStatus(order) {
       if (!order.paymentId) return null;
-      const id = devolucaoIdFor(order.refundId);
+      const id = order.reference;
       try {
         const { body } = await guarded('devolucao status', () => client.call('GET', `/pix/${encodeURIComponent(order.paymentId!)}/devolucao/${id}`));
         const outcome = devolucaoOutcome(body);
         if (!outcome) throw new ConnectorError('invalid_response', `GET devolucao ${id}: unknown status`);
-        return outcome;
+        // A devolução found under the id that is not this refund's (another amount) is never adopted.
+        const mismatch = devolucaoMismatch(body, order.amount);
+        return mismatch ? { status: 'MISMATCH', reason: mismatch } : outcome;
       } catch (err) {
         if (err instanceof ConnectorError && err.kind === 'not_found') return null;
         throw err;

@@ -3,6 +3,7 @@
 import { classifyPixKey } from '../../domain/pix.ts';
 import { type Decimal, eq, parseAmount, toFixed } from '../../domain/money.ts';
 import { qrPngBase64 } from '../../domain/qr.ts';
+import { newReference } from '../../domain/references.ts';
 import { depositReference, formatDateTime, type PaymentInfo } from '../../domain/payment-info.ts';
 import type { ChargeOrder, Hint, ProviderPayment, RefundOutcome } from '../payin.ts';
 
@@ -10,21 +11,28 @@ import type { ChargeOrder, Hint, ProviderPayment, RefundOutcome } from '../payin
 export const TXID = /^[a-zA-Z0-9]{26,35}$/;
 
 /**
- * The txid of a deposit's charge: `caja`, the deposit id on 12 digits and 16 hex characters of a
- * keyed hash of the id (the master key's: another caja installation on the same PSP account never
- * makes the same txid, and nobody can guess one from a deposit id). 32 characters.
+ * A new charge's txid: `caja` and 28 random letters and digits (32 characters). Random, never
+ * derived from the deposit id or the master key: after a database restore the deposit ids repeat,
+ * and two installations may share a key, and a derived txid then named a cob that already existed
+ * at the PSP (src/domain/references.ts).
  */
-export function txidFor(depositId: number, keyedHash: (text: string) => string): string {
-  if (!Number.isSafeInteger(depositId) || depositId < 0) throw new RangeError('deposit id must be a non-negative integer');
-  const txid = `caja${String(depositId).padStart(12, '0')}${keyedHash(`pix txid ${depositId}`).replace(/[^a-zA-Z0-9]/g, '').slice(0, 16)}`;
-  if (!TXID.test(txid)) throw new RangeError(`txid ${txid} does not fit [a-zA-Z0-9]{26,35}`);
-  return txid;
+export function newTxid(): string {
+  return newReference('caja', 32);
 }
 
-/** The devolução id of a refund: `cajarefund` and the refund id ([a-zA-Z0-9]{1,35}). */
-export function devolucaoIdFor(refundId: number): string {
-  if (!Number.isSafeInteger(refundId) || refundId < 0) throw new RangeError('refund id must be a non-negative integer');
-  return `cajarefund${refundId}`;
+/**
+ * A new refund's devolução id: `cajadev` and 25 random letters and digits (32 of the
+ * [a-zA-Z0-9]{1,35} allowed). Random, never derived from the refund id (which repeats after a
+ * database restore): stored with the refund's row before the first PUT.
+ */
+export function newDevolucaoId(): string {
+  return newReference('cajadev', 32);
+}
+
+/** What differs between a devolução read from the PSP and the refund (its valor); null when it is the refund's. */
+export function devolucaoMismatch(devolucao: unknown, amount: Decimal): string | null {
+  const valor = parseValor((devolucao as { valor?: unknown } | null)?.valor);
+  return valor !== null && eq(valor, amount) ? null : `valor ${String((devolucao as { valor?: unknown } | null)?.valor ?? '(none)')} (the refund's is ${toFixed(amount, 2)})`;
 }
 
 /** BRL with two decimals, as valor.original and valor take it ("10.50"). */

@@ -4,9 +4,10 @@
 //                STP posts each incoming transfer (abono) to /connectors/stp/abono, which is read
 //                back (consOrdenesFech, received orders) and applied through applyPayment; the
 //                connectors worker reads the day's received orders to catch lost posts
-//   payouts      a MX cashout is an order (ordenPago/registra, signed), its claveRastreo derived
-//                from the cashout id and stored before sending; looked up by it
-//                (consOrdEnvRastreo) before any resend, and for its state (src/connectors/payouts.ts)
+//   payouts      a MX cashout is an order (ordenPago/registra, signed), its claveRastreo random
+//                and stored before sending; looked up by it (consOrdEnvRastreo) on every operation
+//                day STP may have dated it, before any resend and for its state; an order found
+//                that is not the cashout's is never adopted (src/connectors/payouts.ts)
 //   refunds      a refund of an SPEI deposit is an order back to the abono's ordering account
 //                (./refunds.ts), sent and tracked by src/connectors/refunds.ts
 import type { AppContext } from '../../config/context.ts';
@@ -17,7 +18,7 @@ import type { OrderPayoutConnector, OrderState } from '../payout.ts';
 import type { ConnectorKind } from '../registry.ts';
 import { connectorView, recordHealth, type StoredConnector } from '../store.ts';
 import { StpClient } from './client.ts';
-import { checkAbono, depositRemaindersNamed, receivedKept, claveRastreoFor, fechaOperacion, orderBody, orderOutcome, receivedToPayment, splitPaymentId } from './mapping.ts';
+import { checkAbono, depositRemaindersNamed, receivedKept, newClaveRastreo, fechaOperacion, operationDays, orderBody, orderMismatch, orderOutcome, receivedToPayment, splitPaymentId } from './mapping.ts';
 import { stpRefunds } from './refunds.ts';
 import type { StpSecrets, StpSettings } from './settings.ts';
 import { allocateClabe, markSeenClabes } from './clabes.ts';
@@ -126,7 +127,7 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
   const payout: OrderPayoutConnector = {
     name: STP_CONNECTOR,
     countries: ['MX'],
-    reference: (cashoutId) => claveRastreoFor(cashoutId, (t) => ctx.box.hash(t)),
+    newReference: newClaveRastreo,
 
     async send(order, reference) {
       const body = orderBody({
@@ -149,19 +150,32 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
       }
     },
 
-    async lookup(_order, reference, sentAt): Promise<OrderState | null> {
-      // Today's orders are asked without a date (STP's documented usage); older ones by their day.
-      const day = fechaOperacion(sentAt);
-      const orden = await guarded('consOrdEnvRastreo', () => client.sentOrder(reference, day === fechaOperacion(ctx.now()) ? undefined : day));
+    async lookup(order, reference, handedAt, knownDay): Promise<OrderState | null> {
+      // Every operation day STP may have dated the order (the hand-over day, or a later business
+      // day after its cut-off), the day an earlier look-up found it first. Today's is asked
+      // without a date (STP's documented usage), the others by their day.
+      const today = fechaOperacion(ctx.now());
+      const days = [...new Set([...(knownDay ? [knownDay] : []), ...operationDays(handedAt, ctx.now())])];
+      let orden: Record<string, unknown> | null = null;
+      let day: string | undefined;
+      for (const d of days) {
+        orden = await guarded('consOrdEnvRastreo', () => client.sentOrder(reference, d === today ? undefined : d));
+        if (orden) {
+          day = /^\d{8}$/.test(String(orden.fechaOperacion ?? '')) ? String(orden.fechaOperacion) : d;
+          break;
+        }
+      }
       if (!orden) return null;
       const outcome = orderOutcome(orden);
       if (!outcome) throw new ConnectorError('invalid_response', `consOrdEnvRastreo ${reference}: no estado`);
       const providerId = orden.idEF !== undefined ? String(orden.idEF) : orden.id !== undefined ? String(orden.id) : undefined;
+      const mismatch = orderMismatch(orden, { amount: dec(order.amount), beneficiaryAccount: order.bankAccount, beneficiaryName: order.beneficiaryName }) ?? undefined;
+      const found = { state: outcome.estado, providerId, day, ...(mismatch ? { mismatch } : {}) };
       switch (outcome.kind) {
-        case 'processing': return { kind: 'processing', state: outcome.estado, providerId };
-        case 'liquidated': return { kind: 'paid', state: outcome.estado, providerId };
-        case 'cancelled': return { kind: 'rejected', state: outcome.estado, code: '808', cause: `cancelled at STP (${outcome.estado})`, providerId };
-        case 'returned': return { kind: 'returned', state: outcome.estado, code: outcome.code, cause: `returned by the beneficiary bank: ${outcome.cause}`, providerId };
+        case 'processing': return { kind: 'processing', ...found };
+        case 'liquidated': return { kind: 'paid', ...found };
+        case 'cancelled': return { kind: 'rejected', ...found, code: '808', cause: `cancelled at STP (${outcome.estado})` };
+        case 'returned': return { kind: 'returned', ...found, code: outcome.code, cause: `returned by the beneficiary bank: ${outcome.cause}` };
       }
     },
   };

@@ -5,6 +5,7 @@
 import { clabeCheckDigit, isValidClabe } from '../../domain/clabe.ts';
 import type { RejectionCode } from '../../domain/cashout-states.ts';
 import { cmp, type Decimal, parseAmount, toFixed } from '../../domain/money.ts';
+import { newReference, UPPER_ALPHANUMERIC } from '../../domain/references.ts';
 import type { ProviderPayment } from '../payin.ts';
 import { isValidLuhn } from '../../domain/vouchers.ts';
 
@@ -63,11 +64,60 @@ export function fechaOperacion(at: Date): string {
 }
 
 /**
- * The claveRastreo of a cashout's order: derived from the cashout id (so a resend names the same
- * order), with a keyed hash so that it cannot be guessed: `CAJA` + 10 digits + 10 of [0-9A-F].
+ * A new order's claveRastreo: `CAJA` + 20 random characters of [A-Z0-9] (src/domain/references.ts),
+ * stored with the order's row before it is sent. Never derived from the cashout id or the master
+ * key: after a database restore, or with two installations on one STP account, a derived one named
+ * an order already at STP, which a look-up then took for the new cashout's.
  */
-export function claveRastreoFor(cashoutId: number, hash: (text: string) => string): string {
-  return `CAJA${String(cashoutId).padStart(10, '0')}${hash(`stp:claveRastreo:${cashoutId}`).replace(/[^0-9a-fA-F]/g, '').slice(0, 10).toUpperCase()}`;
+export function newClaveRastreo(): string {
+  return newReference('CAJA', 24, UPPER_ALPHANUMERIC);
+}
+
+/** How many business days after the hand-over STP may date an order (after its cut-off, a holiday). */
+export const ORDER_DAYS_AFTER = 2;
+
+/** `day` (yyyymmdd) and the calendar days after it up to its `n`-th business day (Monday to Friday). */
+function daysThroughBusinessDay(day: string, n: number): string[] {
+  const days = [day];
+  let business = 0;
+  // Noon in Mexico City on each following calendar day: no daylight-saving edge moves the date.
+  const [y, m, d] = [Number(day.slice(0, 4)), Number(day.slice(4, 6)), Number(day.slice(6, 8))];
+  for (let i = 1; business < n && i < 14; i++) {
+    const at = new Date(Date.UTC(y, m - 1, d + i, 18));
+    days.push(fechaOperacion(at));
+    const weekday = at.getUTCDay();
+    if (weekday !== 0 && weekday !== 6) business++;
+  }
+  return days;
+}
+
+/**
+ * The operation days (yyyymmdd, Mexico City) an order handed over at `handedAt` may carry, as of
+ * `now`: its day, and every day up to the ORDER_DAYS_AFTER-th business day after it (an order
+ * sent after STP's cut-off, on a weekend or a holiday is dated a later day), but none past the
+ * business day after `now` (no order is dated later than that).
+ */
+export function operationDays(handedAt: Date, now: Date): string[] {
+  const last = daysThroughBusinessDay(fechaOperacion(now), 1).at(-1)!;
+  return daysThroughBusinessDay(fechaOperacion(handedAt), ORDER_DAYS_AFTER).filter((d) => d <= last);
+}
+
+/**
+ * Whether an order found at STP under a cashout's claveRastreo is that cashout's: the same amount
+ * to the cent, beneficiary account and beneficiary name (as caja writes it). Answers what differs,
+ * or null when it is the cashout's order.
+ */
+export function orderMismatch(found: Record<string, unknown>, expected: { amount: Decimal; beneficiaryAccount: string; beneficiaryName: string }): string | null {
+  const diffs: string[] = [];
+  const amount = parseAmount(typeof found.monto === 'number' || typeof found.monto === 'string' ? found.monto : '', { maxDecimals: 2 });
+  if (!amount.ok || cmp(amount.value, expected.amount) !== 0) diffs.push(`amount ${String(found.monto)} (the cashout's is ${toFixed(expected.amount, 2)})`);
+  const account = str(found.cuentaBeneficiario).replace(/\D/g, '');
+  const ours = expected.beneficiaryAccount.replace(/\D/g, '');
+  if (account !== ours) diffs.push(`account ${account || '(none)'} (the cashout's is ${ours})`);
+  const name = stpText(str(found.nombreBeneficiario), 39).toUpperCase();
+  const ourName = (stpText(expected.beneficiaryName, 39) || 'ND').toUpperCase();
+  if (name !== ourName) diffs.push(`beneficiary ${name || '(none)'} (the cashout's is ${ourName})`);
+  return diffs.length ? diffs.join('; ') : null;
 }
 
 /** The n-th CLABE of a 10-digit prefix: prefix + 7 digits + the check digit (weights 3, 7, 1). */

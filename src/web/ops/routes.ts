@@ -19,6 +19,7 @@ import { parseLimitInput } from '../../domain/limit-input.ts';
 import { setMerchantLimit } from '../../operators/limits.ts';
 import { merchantBalances } from '../../ledger/ledger.ts';
 import { allConnectorViews } from '../../connectors/store.ts';
+import { stoppedOrders } from '../../connectors/payouts.ts';
 import { CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, rotateCredentials, updateMerchant } from '../../merchants/merchants.ts';
 import { createOperator, listOperators, MAX_PASSWORD, OperatorError, PASSWORD_LENGTH } from '../../operators/accounts.ts';
 import { completeEnrolment, openEnrolment } from '../../operators/enrolment.ts';
@@ -421,6 +422,7 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/ops/connectors', opsRoute('view', async (c) => V.connectorsPage(c.f, {
     connectors: (await allConnectorViews(ctx)).map((x) => ({ name: x.name, updatedAt: x.updatedAt, health: x.health as unknown as Record<string, unknown> })),
+    stopped: await stoppedOrders(ctx.db),
   })));
 
   // ------------------------------------------------------------------ reconciliation (src/reconciliation/)

@@ -7,6 +7,7 @@ import type { Operator } from '../../operators/accounts.ts';
 import type { MerchantHit } from '../../operators/search.ts';
 import { canOps, OPERATOR_ROLES, type OpsAction, type OperatorRole } from '../../operators/roles.ts';
 import { TOKEN_SCOPES, type TokenView } from '../../operators/tokens.ts';
+import type { StoppedOrder } from '../../connectors/payouts.ts';
 import type { RateLine, SourceLine } from '../../rates/service.ts';
 import type { ExceptionView, ImportView, MatchView } from '../../reconciliation/service.ts';
 import type { Lang } from '../i18n.ts';
@@ -207,10 +208,16 @@ ${edit}`);
 
 // ---------------------------------------------------------------- connectors
 
-export function connectorsPage(f: Frame, v: { connectors: { name: string; updatedAt: Date; health: Record<string, unknown> }[] }): Page {
+export function connectorsPage(f: Frame, v: { connectors: { name: string; updatedAt: Date; health: Record<string, unknown> }[]; stopped: StoppedOrder[] }): Page {
   const t = f.t;
   const rows = v.connectors.map((c) => [c.name, when(c.updatedAt), html`<pre>${JSON.stringify(c.health, null, 1)}</pre>`]);
-  return frame(f, '/ops/connectors', t.connectorHealth, html`${table(t.connectorHealth, [t.connector, t.updated, t.health], rows, [], t.noConnectors)}${connectorLinks(f)}`);
+  // Orders the provider holds something else under: never completed nor sent again (src/connectors/payouts.ts).
+  const stopped = v.stopped.map((o) => [
+    `${o.kind === 'cashout' ? t.stoppedCashout : t.stoppedRefund} ${o.id}`,
+    o.connector, html`<code>${o.reference}</code>`, html`<span class="wrap">${o.problem ?? ''}</span>`, when(o.at),
+  ]);
+  return frame(f, '/ops/connectors', t.connectorHealth, html`${table(t.connectorHealth, [t.connector, t.updated, t.health], rows, [], t.noConnectors)}
+<h2>${t.stoppedOrders}</h2>${table(t.stoppedOrders, [t.subjectRow, t.connector, t.reference, t.problem, t.when], stopped, [], t.noStoppedOrders)}${connectorLinks(f)}`);
 }
 
 // ---------------------------------------------------------------- approvals

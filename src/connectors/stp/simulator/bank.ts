@@ -35,6 +35,13 @@ function consultaCadenaOf(body: Json): string {
   return `|||${body.empresa ?? ''}|${body.fechaOperacion ?? ''}||${body.claveRastreo ?? ''}|${body.institucionOperante ?? ''}${'|'.repeat(30)}`;
 }
 
+/** The business day (Monday to Friday) after yyyymmdd, as yyyymmdd. */
+export function nextBusinessDay(day: number): number {
+  const at = new Date(Date.UTC(Math.floor(day / 10000), Math.floor(day / 100) % 100 - 1, day % 100, 12));
+  do at.setUTCDate(at.getUTCDate() + 1); while (at.getUTCDay() === 0 || at.getUTCDay() === 6);
+  return Number(at.toISOString().slice(0, 10).replaceAll('-', ''));
+}
+
 /** yyyymmdd in Mexico City. */
 export function today(at = new Date()): number {
   return Number(new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Mexico_City', year: 'numeric', month: '2-digit', day: '2-digit' }).format(at).replaceAll('-', ''));
@@ -80,6 +87,8 @@ export class Bank {
   signatureFailures = 0;
   /** Errors the next registra calls answer, in turn. */
   readonly nextErrors: Array<{ id: number; descripcionError: string }> = [];
+  /** How many of the next orders registered are dated the next business day (sent after STP's cut-off). */
+  datedNextDay = 0;
   private nextId = 4_000_001;
 
   constructor(readonly identity: Identity, private readonly publicKey: KeyObject) {}
@@ -114,16 +123,17 @@ export class Bank {
     if (cuenta === body.cuentaOrdenante) return error(-24, `Cuenta {${cuenta}} - {MISMA_CUENTA}`);
     const id = this.nextId++;
     const { firma: _firma, ...fields } = body;
-    this.orders.set(clave, { ...fields, idEF: id, claveRastreo: clave, estado: 'A', fechaOperacion: today(), tsCaptura: Date.now() });
+    const day = this.datedNextDay > 0 ? (this.datedNextDay--, nextBusinessDay(today())) : today();
+    this.orders.set(clave, { ...fields, idEF: id, claveRastreo: clave, estado: 'A', fechaOperacion: day, tsCaptura: Date.now() });
     return resultado({ id });
   }
 
-  /** consOrdEnvRastreo: an order the operator sent, by claveRastreo. */
+  /** consOrdEnvRastreo: an order the operator sent, by claveRastreo, of the day asked (none: today's). */
   sentByRastreo(body: Json): Json {
     if (!body || typeof body !== 'object' || !this.verified(consultaCadenaOf(body), body.firma)) return error(0, 'Error validando la firma');
     if (body.empresa !== this.identity.empresa) return error(0, `La empresa ${String(body.empresa)} no es valida`);
     const order = this.orders.get(String(body.claveRastreo ?? ''));
-    if (!order || (body.fechaOperacion !== undefined && Number(body.fechaOperacion) !== order.fechaOperacion)) return error(-100, 'No se encontraron ordenes');
+    if (!order || Number(body.fechaOperacion ?? today()) !== order.fechaOperacion) return error(-100, 'No se encontraron ordenes');
     return resultado({ id: 1, ordenPago: { ...order, empresa: this.identity.empresa } });
   }
 

@@ -207,6 +207,12 @@ export async function startStpSimulator(opts: StpSimulatorOptions): Promise<{ in
     modes.hangRegistra = count;
     return { ok: true };
   });
+  control.post('/control/registra-next-day', async (req, reply) => {
+    const count = ((req.body ?? {}) as Json).count ?? 1;
+    if (!Number.isInteger(count) || count < 0) return reply.code(400).send(bad('count: a whole number'));
+    bank.datedNextDay = count;
+    return { ok: true };
+  });
   control.get('/control/state', async () => ({
     orders: [...bank.orders.values()], received: bank.received, requests, deliveries, signatureFailures: bank.signatureFailures, modes,
   }));
