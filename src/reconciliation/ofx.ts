@@ -63,9 +63,9 @@ export function parseOfx(source: string): ParsedStatement {
   const raw = list.STMTTRN === undefined ? [] : Array.isArray(list.STMTTRN) ? list.STMTTRN : [list.STMTTRN];
   const entries: StatementEntry[] = raw.map((t, i) => {
     // The line is looked for only when something is wrong: a walk per entry made a large file quadratic.
-    const fail = (field: string, problem: string): never => {
+    function fail(field: string, problem: string): never {
       throw new StatementFormatError('ofx', `STMTTRN[${i}] (line ${lineOf(source, '<STMTTRN>', i)})${field}`, problem);
-    };
+    }
     const trn = obj(t);
     if (!trn) fail('', 'is empty');
     const amountText = str(trn.TRNAMT);
