@@ -104,6 +104,7 @@ export function readBodyLimited(stream: NodeJS.ReadableStream, limit: number): P
       stream.off('data', onData);
       stream.off('end', onEnd);
       stream.off('error', onError);
+      stream.off('close', onClose);
     };
     const onData = (chunk: Buffer | string) => {
       const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -120,11 +121,14 @@ export function readBodyLimited(stream: NodeJS.ReadableStream, limit: number): P
     };
     const onError = (err: Error) => {
       cleanup();
-      reject(err);
+      reject(Object.assign(err, { statusCode: 400 }));
     };
+    // The client went away before the end: a 4xx for the log, never a promise left waiting.
+    const onClose = () => onError(new Error('the request body ended before its length'));
     stream.on('data', onData);
     stream.on('end', onEnd);
     stream.on('error', onError);
+    stream.on('close', onClose);
   });
 }
 

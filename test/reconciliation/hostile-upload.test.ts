@@ -95,6 +95,9 @@ for (const backend of backends()) {
       // Signed in, same site, too large: refused as too large (413), the rest never read.
       const tooLarge = await partialPost(s.url, '/ops/reconciliation/statements', { 'content-type': 'multipart/form-data; boundary=b', origin: s.url, cookie: c.cookieHeader }, 200 * 1024 * 1024, first);
       assert.match(tooLarge ?? 'no answer', /^HTTP\/1\.1 413/);
+      // The admin API checks its token before the body too (an onRequest hook).
+      const api = await partialPost(s.url, '/admin/reconciliation/statements', { 'content-type': 'application/xml', authorization: 'Bearer wrong-token-0123456789' }, length, Buffer.from('<?xml'));
+      assert.match(api ?? 'no answer while the body was still coming', /^HTTP\/1\.1 401/);
       // And a real upload from the page still imports.
       const page = await c.get('/ops/reconciliation');
       const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)?.[1];
