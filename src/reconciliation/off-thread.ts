@@ -3,7 +3,7 @@
 // queue for the worker one at a time (the deadline counts from when the worker takes the file);
 // a file that outlasts its deadline or the memory limit terminates the worker, is refused with
 // ParseLimitError, and the next file starts a new worker. The worker is unreferenced when idle,
-// so it never keeps a process alive.
+// so it never keeps a process alive, and ends after a minute idle.
 //   Where the worker module is: beside this module once bundled (dist/parse-worker.mjs, built by
 // scripts/build.mjs), else the TypeScript source, loaded through tsx (sources and tests).
 import { Worker } from 'node:worker_threads';
@@ -32,6 +32,9 @@ let worker: Worker | null = null;
 let running: { job: Job; timer: NodeJS.Timeout; worker: Worker } | null = null;
 const queue: Job[] = [];
 let nextId = 1;
+let idleTimer: NodeJS.Timeout | null = null;
+/** An idle worker ends after this long. */
+const IDLE_MS = 60_000;
 
 function startWorker(): Worker {
   const here = import.meta.url;
@@ -71,9 +74,22 @@ function next(): void {
   if (running) return;
   const job = queue.shift();
   if (!job) {
-    worker?.unref();
+    // Idle: unreferenced, and ended after a minute (the heap of a large file's parse goes with it).
+    if (worker) {
+      const idle = worker;
+      idle.unref();
+      idleTimer = setTimeout(() => {
+        if (worker === idle && !running) {
+          worker = null;
+          void idle.terminate();
+        }
+      }, IDLE_MS);
+      idleTimer.unref();
+    }
     return;
   }
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
   worker ??= startWorker();
   worker.ref();
   const w = worker;

@@ -5,7 +5,8 @@
 // character). One pass over the text, every character looked at a bounded number of times:
 //   - a tag opens an element; text right after it makes it a leaf (closed there, in SGML, or by
 //     its end tag, in XML); an end tag closes the innermost open element of that name and every
-//     element opened inside it (empty SGML leaves, `<MEMO>` with no text, are closed that way);
+//     element opened inside it, which were empty SGML leaves (`<MEMO>` with no text): each
+//     becomes '' and the elements read inside it go back to its parent;
 //   - comments and processing instructions (the `<?OFX …?>` header) are skipped;
 //   - tag names are at most MAX_NAME characters, nesting at most MAX_DEPTH, and text between
 //     elements, a DOCTYPE, an unclosed tag, comment or instruction, an end tag that closes
@@ -130,8 +131,12 @@ export function readOfx(source: string): OfxRecord {
       if (lastLeaf === name) {
         lastLeaf = null;
       } else if ((openCount.get(name) ?? 0) > 0) {
-        // Closes it and whatever was left open inside it (SGML leaves with no value).
-        while (pop().name !== name);
+        // Closes it and whatever was left open inside it: those were SGML leaves with no value
+        // (`<MEMO>` then `<NAME>x`), so what was read as their children goes back to their parent.
+        for (let top = pop(); top.name !== name; top = pop()) {
+          replaceLast(top.parent, top.name, '');
+          for (const [k, v] of Object.entries(top.node)) for (const x of Array.isArray(v) ? v : [v]) attach(top.parent, k, x);
+        }
         lastLeaf = null;
       } else {
         fail(i, `</${shown(name)}> closes no open element`);

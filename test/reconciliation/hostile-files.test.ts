@@ -65,6 +65,10 @@ test('OFX: errors name the problem (long tag, deep nesting, unclosed element, st
     assert.match(out.problem, problem);
     assert.match(out.at, /line \d+/);
   }
+  // An empty SGML leaf does not swallow the elements after it.
+  const empty = parseStatement('ofx', base.replace('<NAME>Maria Souza &amp; Filhos', '<MEMO>\n<NAME>Maria Souza &amp; Filhos'));
+  assert.equal(empty.entries[0]!.counterparty.name, 'Maria Souza & Filhos');
+  assert.equal(empty.entries[0]!.key, 'B1');
   // Still the same entries from the SGML and XML forms, entities decoded.
   assert.deepEqual(parseStatement('ofx', ofx(ofxDay)), parseStatement('ofx', ofx(ofxDay, true)));
   assert.equal(parseStatement('ofx', ofx(ofxDay, true)).entries[0]!.counterparty.name, 'Maria Souza & Filhos');
