@@ -19,6 +19,9 @@ import { StpClient } from '../../src/connectors/stp/client.ts';
 import { fechaOperacion } from '../../src/connectors/stp/mapping.ts';
 import { ConnectorError } from '../../src/connectors/payin.ts';
 import type { AppContext } from '../../src/config/context.ts';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getJson, RATES_MAX_ANSWER_BYTES, RateSourceError } from '../../src/rates/source.ts';
 
 async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
@@ -46,6 +49,29 @@ test('the per-connector budget of reads a minute, and the window of abono dates'
   const at = new Date('2026-11-27T18:00:00Z');
   for (const ok of ['20261126', '20261127', '20261130', '20261201']) assert.ok(abonoDateAccepted(ok, at), ok);
   for (const no of ['20261125', '20261202', '20260101', '99999999']) assert.ok(!abonoDateAccepted(no, at), no);
+});
+
+test('a rates source answering more than the limit is a RateSourceError, chunked or declared', async () => {
+  const server = http.createServer((req, res) => {
+    const big = '[' + '1,'.repeat(RATES_MAX_ANSWER_BYTES) + '1]';
+    if (req.url === '/declared') res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(big) }).end(big);
+    else if (req.url === '/chunked') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(big.slice(0, 1000));
+      res.end(big.slice(1000));
+    } else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    for (const path of ['/declared', '/chunked']) {
+      await assert.rejects(getJson('test', base + path, {}, 5000), (e: unknown) => e instanceof RateSourceError && /more than \d+ bytes/.test(e.message));
+    }
+    assert.deepEqual(await getJson('test', `${base}/small`, {}, 5000), { ok: true });
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
 });
 
 for (const backend of backends()) {
