@@ -108,6 +108,14 @@ for (const backend of backends()) {
       form.set('file', new Blob([ofx({ ...ofxDay, accountId: '56' })], { type: 'application/x-ofx' }), 'day.ofx');
       const done = await c.request('POST', '/ops/reconciliation/statements', form);
       assert.equal(done.status, 201, done.html.slice(0, 500));
+      // A file above fastify's default body limit (1 MB) is read, and refused for what it says.
+      const large = new FormData();
+      large.set('csrf', csrf);
+      large.set('format', 'ofx');
+      large.set('file', new Blob([`OFXHEADER:100\n<OFX>${'x'.repeat(3 * 1024 * 1024)}`], { type: 'application/x-ofx' }), 'large.ofx');
+      const refused = await c.request('POST', '/ops/reconciliation/statements', large);
+      assert.equal(refused.status, 400, refused.html.slice(0, 300));
+      assert.match(refused.html, /large\.ofx was not imported/);
       // A wrong token inside the body is still refused.
       form.set('csrf', 'wrong');
       assert.equal((await c.request('POST', '/ops/reconciliation/statements', form)).status, 403);
