@@ -1,4 +1,5 @@
 // Compiles the service into dist/main.mjs, what `npm start` and production run: one ES module
+// (and dist/parse-worker.mjs, the statement parser's worker thread)
 // with our code, the packages left as imports from node_modules, the SQL migrations and the
 // OpenAPI examples copied beside it (both are read from files next to the module).
 //   Running the TypeScript sources through tsx instead keeps tsx's loader in every server
@@ -21,6 +22,12 @@ try {
   await build({
     entryPoints: [join(root, 'src/server/main.ts')],
     outfile: join(tmp, 'main.mjs'),
+    ...NODE_BUNDLE,
+  });
+  // The statement parser's worker thread, found beside main.mjs (src/reconciliation/off-thread.ts).
+  await build({
+    entryPoints: [join(root, 'src/reconciliation/parse-worker.ts')],
+    outfile: join(tmp, 'parse-worker.mjs'),
     ...NODE_BUNDLE,
   });
   cpSync(join(root, 'src/db/migrations'), join(tmp, 'migrations'), { recursive: true });

@@ -2,7 +2,8 @@
 //
 //   applyHints(ctx, connector, body)        a callback (webhook) body: each payment it names is
 //                                           read back from the provider, then applied; a hint
-//                                           the provider does not confirm credits nothing
+//                                           the provider does not confirm credits nothing; the
+//                                           reads are bounded (callback-bounds.ts)
 //   applyPayment(ctx, connector, p, via)    one payment read from the provider: recorded under
 //                                           its id (unique: a replay or an overlapping poll is a
 //                                           no-op), and when the connector's matching rule holds
@@ -23,6 +24,7 @@ import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { fromDb, toDb } from '../domain/money.ts';
 import { transitionDepositIn } from '../deposits/service.ts';
+import { knownUnknown, READS_PER_CALLBACK, rememberUnknown, takeRead } from './callback-bounds.ts';
 import type { PayinConnector, ProviderPayment } from './payin.ts';
 import { recordHealth } from './store.ts';
 
@@ -90,27 +92,64 @@ export async function applyStatementPayment(
   return 'applied';
 }
 
-/** A callback body: only what the provider itself confirms is applied. */
-export async function applyHints(ctx: AppContext, connector: PayinConnector, body: unknown): Promise<{ hints: number; applied: number; unknown: number }> {
+/**
+ * A callback body: only what the provider itself confirms is applied. Bounded (callback-bounds.ts):
+ * ids named twice are read once, ids already applied or recently unknown to the provider are not
+ * read, and at most READS_PER_CALLBACK reads (within the connector's budget a minute) are made;
+ * the hints left over (`deferred`) are the reconciliation poll's.
+ */
+export async function applyHints(ctx: AppContext, connector: PayinConnector, body: unknown): Promise<{ hints: number; applied: number; unknown: number; deferred: number }> {
   const hints = connector.parseHint(body);
+  const seenHint = new Set<string>();
+  const distinct = hints.filter((h) => {
+    const key = h.kind === 'payment' ? `p:${h.id}` : `c:${h.reference}`;
+    if (seenHint.has(key)) return false;
+    seenHint.add(key);
+    return true;
+  });
+  const ids = distinct.flatMap((h) => (h.kind === 'payment' ? [h.id] : []));
+  const applied_ = ids.length === 0 ? new Set<string>() : new Set((await ctx.db.query<{ payment_id: string }>(
+    'SELECT payment_id FROM connector_payments WHERE connector = $1 AND payment_id = ANY($2::text[])', [connector.name, ids])).rows.map((r) => r.payment_id));
   let applied = 0;
   let unknown = 0;
-  for (const hint of hints) {
+  let deferred = 0;
+  let reads = 0;
+  const mayRead = () => reads < READS_PER_CALLBACK && takeRead(ctx, connector.name) && ++reads > 0;
+  for (const hint of distinct) {
     if (hint.kind === 'payment') {
+      if (applied_.has(hint.id)) continue;
+      if (knownUnknown(ctx, connector.name, hint.id)) {
+        unknown++;
+        continue;
+      }
+      if (!mayRead()) {
+        deferred++;
+        continue;
+      }
       const payment = await connector.readPayment(hint.id);
       if (!payment) {
         unknown++;
+        rememberUnknown(ctx, connector.name, hint.id);
         ctx.log.warn({ connector: connector.name, payment: hint.id }, 'callback names a payment the provider does not know: ignored');
         continue;
       }
       if ((await applyPayment(ctx, connector, payment, 'webhook')) === 'applied') applied++;
     } else {
+      if (knownUnknown(ctx, connector.name, `charge:${hint.reference}`)) continue;
+      if (!mayRead()) {
+        deferred++;
+        continue;
+      }
       const status = await connector.chargeStatus(hint.reference);
-      if (status.status !== 'paid') continue;
+      if (status.status !== 'paid') {
+        if (status.status !== 'pending') rememberUnknown(ctx, connector.name, `charge:${hint.reference}`);
+        continue;
+      }
       for (const payment of status.payments) if ((await applyPayment(ctx, connector, payment, 'webhook')) === 'applied') applied++;
     }
   }
-  return { hints: hints.length, applied, unknown };
+  if (deferred > 0) ctx.log.warn({ connector: connector.name, deferred }, 'callback: more hints than its bound; the rest are left to the reconciliation poll');
+  return { hints: hints.length, applied, unknown, deferred };
 }
 
 /** How far back the first poll reads, and how much each window overlaps the previous one. */

@@ -90,6 +90,48 @@ function unstorableError(field: string): ApiError {
   return v3Errors.validation([`${field}: must not contain NUL characters or unpaired UTF-16 surrogates`], 'Invalid characters in the request body');
 }
 
+/**
+ * Reads a request body streamed to a handler (a content-type parser that passes the stream on),
+ * up to `limit` bytes: the bytes, or 'too_large' as soon as more arrive (the rest is left unread:
+ * answer with `connection: close`). A route that takes a large body reads it only after its
+ * checks (session, origin, role), so an unauthenticated post is answered without reading it.
+ */
+export function readBodyLimited(stream: NodeJS.ReadableStream, limit: number): Promise<Buffer | 'too_large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+      stream.off('close', onClose);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += b.length;
+      if (size > limit) {
+        cleanup();
+        stream.pause();
+        resolve('too_large');
+      } else chunks.push(b);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(Object.assign(err, { statusCode: 400 }));
+    };
+    // The client went away before the end: a 4xx for the log, never a promise left waiting.
+    const onClose = () => onError(new Error('the request body ended before its length'));
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+    stream.on('close', onClose);
+  });
+}
+
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req: FastifyRequest, body: Buffer, done) => {

@@ -30,6 +30,37 @@ export class RateSourceError extends Error {
   }
 }
 
+/** The largest answer read from a rates source (a day's rates are a few KB). */
+export const RATES_MAX_ANSWER_BYTES = 1024 * 1024;
+
+/** The body as text, read no further than RATES_MAX_ANSWER_BYTES. */
+async function boundedText(source: string, res: Response): Promise<string> {
+  if (Number(res.headers.get('content-length') ?? 0) > RATES_MAX_ANSWER_BYTES) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new RateSourceError(source, `answered more than ${RATES_MAX_ANSWER_BYTES} bytes`);
+  }
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > RATES_MAX_ANSWER_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        throw new RateSourceError(source, `answered more than ${RATES_MAX_ANSWER_BYTES} bytes`);
+      }
+      chunks.push(value);
+    }
+  } catch (err) {
+    if (err instanceof RateSourceError) throw err;
+    throw new RateSourceError(source, `not answering (${(err as Error).message})`);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** GET a JSON document with a deadline; any transport or status problem is a RateSourceError. */
 export async function getJson(source: string, url: string, headers: Record<string, string>, timeoutMs: number): Promise<unknown> {
   let res: Response;
@@ -38,8 +69,11 @@ export async function getJson(source: string, url: string, headers: Record<strin
   } catch (err) {
     throw new RateSourceError(source, `not answering (${(err as Error).name === 'TimeoutError' ? `no answer in ${timeoutMs} ms` : (err as Error).message})`);
   }
-  const text = await res.text();
-  if (!res.ok) throw new RateSourceError(source, `answered HTTP ${res.status}`);
+  if (!res.ok) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new RateSourceError(source, `answered HTTP ${res.status}`);
+  }
+  const text = await boundedText(source, res);
   try {
     return JSON.parse(text);
   } catch {

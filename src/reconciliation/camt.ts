@@ -63,13 +63,69 @@ function at(node: Node | undefined, path: string): unknown {
 }
 const textAt = (node: Node | undefined, path: string) => text(at(node, path));
 
+/** No camt element nests deeper than about 12 levels; beyond this a file is refused before parsing. */
+export const MAX_XML_DEPTH = 64;
+
+const lineOf = (xml: string, pos: number) => {
+  let line = 1;
+  for (let i = 0; i < pos; i++) if (xml.charCodeAt(i) === 10) line++;
+  return line;
+};
+const shortened = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}…` : s);
+
+/**
+ * One linear pass before the parser: comments, CDATA sections and processing instructions must be
+ * closed, and elements nest at most MAX_XML_DEPTH deep (the parser recurses, and threw a plain
+ * Error, a 500, on 1,000 levels or an unclosed `<?`).
+ */
+function checkStructure(f: Format, xml: string): void {
+  let depth = 0;
+  let i = xml.indexOf('<');
+  const unclosed = (at: number, what: string): never => {
+    throw new StatementFormatError(f, `line ${lineOf(xml, at)}`, `not well-formed XML: unclosed ${what}`);
+  };
+  while (i >= 0) {
+    let next: number;
+    if (xml.startsWith('<!--', i)) {
+      const end = xml.indexOf('-->', i + 4);
+      if (end < 0) unclosed(i, 'comment (<!-- without -->)');
+      next = end + 3;
+    } else if (xml.startsWith('<![CDATA[', i)) {
+      const end = xml.indexOf(']]>', i + 9);
+      if (end < 0) unclosed(i, 'CDATA section (<![CDATA[ without ]]>)');
+      next = end + 3;
+    } else if (xml.startsWith('<?', i)) {
+      const end = xml.indexOf('?>', i + 2);
+      if (end < 0) unclosed(i, 'processing instruction (<? without ?>)');
+      next = end + 2;
+    } else {
+      const end = xml.indexOf('>', i + 1);
+      if (end < 0) unclosed(i, 'tag (< without >)');
+      if (xml.charCodeAt(i + 1) === 0x2f) depth = Math.max(0, depth - 1);
+      else if (xml.charCodeAt(end - 1) !== 0x2f && xml.charCodeAt(i + 1) !== 0x21) {
+        if (++depth > MAX_XML_DEPTH) throw new StatementFormatError(f, `line ${lineOf(xml, i)}`, `elements nested deeper than ${MAX_XML_DEPTH} levels`);
+      }
+      next = end + 1;
+    }
+    i = xml.indexOf('<', next);
+  }
+}
+
 /** Well-formedness first (libxml-style line and column), then the root and namespace. */
 function parseDocument(xml: string, hint: Format | null): { doc: Node; format: Format } {
   const f = hint ?? 'camt053';
   if (/<!DOCTYPE/i.test(xml)) throw new StatementFormatError(f, 'line 1', 'a DOCTYPE is not allowed in a statement');
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) throw new StatementFormatError(f, `line ${valid.err.line}, column ${valid.err.col}`, `not well-formed XML: ${valid.err.msg}`);
-  const parsed = parser.parse(xml) as Node;
+  checkStructure(f, xml);
+  let parsed: Node;
+  try {
+    const valid = XMLValidator.validate(xml);
+    if (valid !== true) throw new StatementFormatError(f, `line ${valid.err.line}${valid.err.col === undefined ? '' : `, column ${valid.err.col}`}`, `not well-formed XML: ${shortened(valid.err.msg)}`);
+    parsed = parser.parse(xml) as Node;
+  } catch (err) {
+    if (err instanceof StatementFormatError) throw err;
+    // Whatever else the parser refuses is the file's fault: a 400 naming it, never a 500.
+    throw new StatementFormatError(f, 'document', `not well-formed XML: ${shortened((err as Error)?.message ?? String(err))}`);
+  }
   const doc = obj(parsed.Document);
   if (!doc) throw new StatementFormatError(f, '/', 'the root element must be Document');
   // The parser drops namespace declarations with the prefixes, so the root's is read from the text.

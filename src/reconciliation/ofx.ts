@@ -1,5 +1,5 @@
-// OFX bank statements (1.x SGML and 2.x XML), read with ofx-js: one STMTRS (a bank account's
-// statement) per file. Amounts stay text (ofx-js does not convert them).
+// OFX bank statements (1.x SGML and 2.x XML), read with our linear-time reader (ofx-reader.ts):
+// one STMTRS (a bank account's statement) per file. Amounts stay text.
 //
 //   STMTRS     CURDEF, BANKACCTFROM (BANKID, BRANCHID, ACCTID), BANKTRANLIST (DTSTART, DTEND),
 //              LEDGERBAL (BALAMT, DTASOF)
@@ -8,7 +8,7 @@
 //              (counterparty document), MEMO (a Pix end-to-end id is taken from it when present)
 // OFX has no statement id: the account and the period (DTSTART-DTEND) name the statement.
 // Errors name the element and the line of the transaction in the file.
-import { parseSync } from 'ofx-js';
+import { OfxSyntaxError, readOfx } from './ofx-reader.ts';
 import { isoDate, type ParsedStatement, plainAmount, signedAmount, type StatementEntry, StatementFormatError } from './statement.ts';
 
 type Node = Record<string, unknown>;
@@ -22,7 +22,7 @@ function fail(at: string, problem: string): never {
   throw new StatementFormatError('ofx', at, problem);
 }
 
-/** The 1-based line of the n-th (0-based) occurrence of `tag` in the source. */
+/** The 1-based line of the n-th (0-based) occurrence of `tag` in the source (only for an error: one walk). */
 function lineOf(source: string, tag: string, n: number): number {
   let idx = -1;
   for (let i = 0; i <= n; i++) {
@@ -37,13 +37,14 @@ function lineOf(source: string, tag: string, n: number): number {
 export function parseOfx(source: string): ParsedStatement {
   if (!/^\s*(OFXHEADER:|<\?xml|<\?OFX|<OFX>)/i.test(source)) fail('line 1', 'not an OFX file (no OFXHEADER or <?OFX header)');
   if (!source.includes('<OFX>')) fail('line 1', 'the <OFX> element is missing');
-  let parsed: ReturnType<typeof parseSync>;
+  let parsed: Node;
   try {
-    parsed = parseSync(source);
+    parsed = readOfx(source);
   } catch (err) {
-    fail('OFX', `not well-formed OFX: ${(err as Error).message}`);
+    if (err instanceof OfxSyntaxError) fail(`line ${err.line}`, `not well-formed OFX: ${err.problem}`);
+    throw err;
   }
-  const stmtrs = obj(obj(obj(parsed.OFX?.BANKMSGSRSV1)?.STMTTRNRS)?.STMTRS);
+  const stmtrs = obj(obj(obj(obj(parsed.OFX)?.BANKMSGSRSV1)?.STMTTRNRS)?.STMTRS);
   if (!stmtrs) fail('OFX/BANKMSGSRSV1/STMTTRNRS/STMTRS', 'a bank statement response (exactly one STMTRS) is required');
   const currency = str(stmtrs.CURDEF);
   if (!currency || !/^[A-Z]{3}$/.test(currency)) fail('STMTRS/CURDEF', 'a 3-letter currency is required');
@@ -61,19 +62,22 @@ export function parseOfx(source: string): ParsedStatement {
   if (!start || !isoDate(start) || !endDate) fail('STMTRS/BANKTRANLIST', 'DTSTART and DTEND must be OFX dates');
   const raw = list.STMTTRN === undefined ? [] : Array.isArray(list.STMTTRN) ? list.STMTTRN : [list.STMTTRN];
   const entries: StatementEntry[] = raw.map((t, i) => {
-    const where = `STMTTRN[${i}] (line ${lineOf(source, '<STMTTRN>', i)})`;
+    // The line is looked for only when something is wrong: a walk per entry made a large file quadratic.
+    function fail(field: string, problem: string): never {
+      throw new StatementFormatError('ofx', `STMTTRN[${i}] (line ${lineOf(source, '<STMTTRN>', i)})${field}`, problem);
+    }
     const trn = obj(t);
-    if (!trn) fail(where, 'is empty');
+    if (!trn) fail('', 'is empty');
     const amountText = str(trn.TRNAMT);
     const signed = amountText ? signedAmount(amountText) : null;
-    if (!signed) fail(`${where}/TRNAMT`, `'${amountText ?? ''}' is not an amount`);
-    if (plainAmount(signed.amount) === '0' || /^0(\.0+)?$/.test(signed.amount)) fail(`${where}/TRNAMT`, 'a zero amount moves nothing');
+    if (!signed) fail('/TRNAMT', `'${amountText ?? ''}' is not an amount`);
+    if (plainAmount(signed.amount) === '0' || /^0(\.0+)?$/.test(signed.amount)) fail('/TRNAMT', 'a zero amount moves nothing');
     const posted = str(trn.DTPOSTED);
     const bookingDate = posted ? isoDate(posted) : null;
-    if (!bookingDate) fail(`${where}/DTPOSTED`, `'${posted ?? ''}' is not an OFX date`);
+    if (!bookingDate) fail('/DTPOSTED', `'${posted ?? ''}' is not an OFX date`);
     const user = str(trn.DTUSER);
     const fitid = str(trn.FITID);
-    if (!fitid) fail(`${where}/FITID`, 'the transaction id is missing');
+    if (!fitid) fail('/FITID', 'the transaction id is missing');
     const memo = str(trn.MEMO);
     const e2e = memo ? PIX_E2E.exec(memo)?.[0] : undefined;
     const reference = str(trn.REFNUM) ?? str(trn.CHECKNUM);

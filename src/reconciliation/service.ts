@@ -25,7 +25,7 @@ import { DepositError, transitionDepositIn } from '../deposits/service.ts';
 import { add, dec, type Decimal, fromDb, neg, sub, toDb } from '../domain/money.ts';
 import { bankAccount, type BankSideKind, cajaAccount, type Posting, transfer } from '../ledger/ledger.ts';
 import { ReconciliationError } from './errors.ts';
-import { parseStatement } from './formats.ts';
+import { ParseLimitError, parseStatementOffThread } from './off-thread.ts';
 import { loadKnowledge } from './knowledge.ts';
 import { type Candidate, decide, type Decision, type Effect, type ExceptionReason, OWN_ACCOUNTS, operatorBatchDecision, operatorDecision, type Rule, type Target } from './matching.ts';
 import { type ParsedStatement, type StatementEntry, StatementFormatError, type StatementFormat } from './statement.ts';
@@ -126,9 +126,10 @@ async function upsertAccount(q: Queryable, s: ParsedStatement): Promise<{ id: nu
   return { id: a.id, opening: a.opening_balance };
 }
 
-function parse(format: StatementFormat | 'camt', bytes: Buffer | string): ParsedStatement {
+async function parse(format: StatementFormat | 'camt', bytes: Buffer | string): Promise<ParsedStatement> {
   try {
-    const parsed = parseStatement(format, bytes);
+    // Off the event loop, with a deadline and a memory limit (off-thread.ts).
+    const parsed = await parseStatementOffThread(format, bytes);
     const seen = new Set<string>();
     parsed.entries.forEach((e, i) => {
       if (seen.has(e.key)) throw new StatementFormatError(parsed.format, `entry ${i + 1}`, `the entry id '${e.key}' appears twice in the file`);
@@ -137,6 +138,7 @@ function parse(format: StatementFormat | 'camt', bytes: Buffer | string): Parsed
     return parsed;
   } catch (err) {
     if (err instanceof StatementFormatError) throw new ReconciliationError('malformed', err.message, [`${err.at}: ${err.problem}`]);
+    if (err instanceof ParseLimitError) throw new ReconciliationError('malformed', err.message, [err.message]);
     throw err;
   }
 }
@@ -210,7 +212,7 @@ export async function importStatement(ctx: AppContext, format: StatementFormat |
   const same = await ctx.db.query<ImportFigures>(
     'SELECT id AS statement_id, entries, matched, exceptions, repeated FROM bank_statements WHERE file_sha256 = $1 ORDER BY id LIMIT 1', [sha]);
   if (same.rows[0]) return { ...same.rows[0], created: false };
-  const s = parse(format, bytes);
+  const s = await parse(format, bytes);
   if (ctx.config.env === 'production') await checkRegistered(ctx, s.account);
   return ctx.db.tx(async (q) => {
     const account = await upsertAccount(q, s);

@@ -16,6 +16,7 @@ import { payinConnectorNamed, payoutConnectorFor } from '../../src/connectors/re
 import { handOverDueCashouts } from '../../src/connectors/payouts.ts';
 import { runCashoutJobs } from '../../src/cashouts/worker.ts';
 import type { StpConnector } from '../../src/connectors/stp/connector.ts';
+import { fechaOperacion } from '../../src/connectors/stp/mapping.ts';
 
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
 const BENEFICIARY_CLABE = buildClabe('012', '180', '00123456789');
@@ -171,7 +172,8 @@ for (const backend of backends()) {
       const d = await speiDeposit('60.00');
       const forged = await fetch(`${s.url}/connectors/stp/abono`, {
         method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ id: 1, fechaOperacion: 20260101, institucionOrdenante: 40012, claveRastreo: 'FORGED0001', monto: d.amount, cuentaBeneficiario: d.clabe }),
+        // Dated today: a date outside the window is refused before STP is asked (test/connectors/callback-bounds.test.ts).
+        body: JSON.stringify({ id: 1, fechaOperacion: Number(fechaOperacion(new Date())), institucionOrdenante: 40012, claveRastreo: 'FORGED0001', monto: d.amount, cuentaBeneficiario: d.clabe }),
       });
       assert.equal(forged.status, 404);
       const garbage = await fetch(`${s.url}/connectors/stp/abono`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"monto":"x"}' });

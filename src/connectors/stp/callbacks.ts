@@ -2,7 +2,9 @@
 //   POST /connectors/stp/abono   an incoming transfer. Read back from STP's received orders (never
 //                                taken from the post), applied once through applyPayment, and
 //                                answered {"mensaje":"confirmar"} or {"mensaje":"devolver","id":n}
-//                                (the same answer for a repeated post)
+//                                (the same answer for a repeated post, from the database: no
+//                                second look-up). Its date of operation must be within the window
+//                                (abonoDateAccepted) and look-ups are bounded (callback-bounds.ts)
 //   POST /connectors/stp/estado  a sent order changed state: a hint; the order is looked up at
 //                                STP before anything moves (a cashout's: src/connectors/payouts.ts,
 //                                a refund's: src/connectors/refunds.ts)
@@ -17,7 +19,8 @@ import { hintPayout } from '../payouts.ts';
 import { hintConnectorRefund } from '../refunds.ts';
 import { payinConnectorNamed } from '../registry.ts';
 import { type StpConnector, STP_CONNECTOR } from './connector.ts';
-import { abonoAnswer, parseEstadoHint, receivedToPayment } from './mapping.ts';
+import { abonoAnswer, fechaOperacion, parseEstadoHint, receivedToPayment } from './mapping.ts';
+import { knownUnknown, rememberUnknown, takeRead } from '../callback-bounds.ts';
 
 export type CallbackOutcome =
   | { kind: 'answer'; body: Record<string, unknown> }
@@ -35,6 +38,15 @@ async function stpConnector(ctx: AppContext, secret: string | undefined): Promis
   return connector;
 }
 
+/** How many days ahead of today an abono's date of operation may be (a Friday evening's transfer is dated the next business day, after a long weekend). */
+export const ABONO_DAYS_AHEAD = 4;
+
+/** Whether an abono's fechaOperacion (yyyymmdd) lies between yesterday's operation day and ABONO_DAYS_AHEAD days ahead. */
+export function abonoDateAccepted(fecha: string, now: Date): boolean {
+  const day = 24 * 3600_000;
+  return fecha >= fechaOperacion(new Date(now.getTime() - day)) && fecha <= fechaOperacion(new Date(now.getTime() + ABONO_DAYS_AHEAD * day));
+}
+
 export async function receiveAbono(ctx: AppContext, secret: string | undefined, body: unknown): Promise<CallbackOutcome> {
   const connector = await stpConnector(ctx, secret);
   if ('kind' in connector) return connector;
@@ -47,6 +59,18 @@ export async function receiveAbono(ctx: AppContext, secret: string | undefined, 
     ctx.log.info({ connector: STP_CONNECTOR, payment: posted.id }, 'abono to one of the operator\'s own accounts: confirmed, nothing credited');
     return { kind: 'answer', body: { mensaje: 'confirmar' } };
   }
+  // Bounded before STP is asked (each look-up is a signed query of a whole day's received orders):
+  // a date of operation within the window, a transfer not applied already, not unknown to STP a
+  // moment ago, and within the connector's reads of the minute (callback-bounds.ts).
+  const fecha = posted.id.slice(posted.id.lastIndexOf(':') + 1);
+  if (!abonoDateAccepted(fecha, ctx.now())) {
+    return { kind: 'invalid', details: [`fechaOperacion: ${fecha} is not an operation day caja accepts an abono for (yesterday to ${ABONO_DAYS_AHEAD} days ahead, Mexico City)`] };
+  }
+  const recorded = await ctx.db.query<{ status: string; reason: string | null }>(
+    'SELECT status, reason FROM connector_payments WHERE connector = $1 AND payment_id = $2', [STP_CONNECTOR, posted.id]);
+  if (recorded.rows[0]) return { kind: 'answer', body: abonoAnswer(recorded.rows[0]) };
+  if (knownUnknown(ctx, STP_CONNECTOR, posted.id)) return { kind: 'unknown' };
+  if (!takeRead(ctx, STP_CONNECTOR)) return { kind: 'unavailable', message: 'too many abonos to look up this minute; STP retries' };
   let truth;
   try {
     truth = await connector.readPayment(posted.id);
@@ -55,6 +79,7 @@ export async function receiveAbono(ctx: AppContext, secret: string | undefined, 
     throw err;
   }
   if (!truth) {
+    rememberUnknown(ctx, STP_CONNECTOR, posted.id);
     ctx.log.warn({ connector: STP_CONNECTOR, payment: posted.id }, 'abono names a transfer STP does not show: nothing applied');
     return { kind: 'unknown' };
   }

@@ -19,7 +19,12 @@ export interface StpClientOptions {
   /** PEM of STP's certificate authority, when not a public one (tests: the simulator's). */
   ca?: string;
   timeoutMs?: number;
+  /** The largest answer read (a day's received orders of a busy account fit); beyond it, ConnectorError. */
+  maxAnswerBytes?: number;
 }
+
+/** 16 MB: about 40,000 orders of a day. */
+export const STP_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /** RSA-SHA256 of the string, base64: STP's `firma`. */
 export function firmar(key: KeyObject, cadena: string): string {
@@ -30,11 +35,13 @@ export class StpClient {
   private readonly agent: https.Agent;
   private readonly key: KeyObject;
   private readonly timeoutMs: number;
+  private readonly maxAnswerBytes: number;
 
   constructor(private readonly opts: StpClientOptions) {
     this.key = createPrivateKey({ key: opts.privateKey, passphrase: opts.passphrase });
     this.agent = new https.Agent({ ...(opts.ca ? { ca: opts.ca } : {}), keepAlive: true, maxSockets: 16 });
     this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.maxAnswerBytes = opts.maxAnswerBytes ?? STP_MAX_ANSWER_BYTES;
   }
 
   close(): void {
@@ -88,7 +95,20 @@ export class StpClient {
       });
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        let size = 0;
+        // An answer past the limit is not read further (STP's whole-day lists have no paging).
+        const tooLarge = () => {
+          clearTimeout(deadline);
+          res.destroy();
+          req.destroy();
+          reject(new ConnectorError('invalid_response', `${method} ${path}: answer larger than ${this.maxAnswerBytes} bytes`));
+        };
+        if (Number(res.headers['content-length'] ?? 0) > this.maxAnswerBytes) return tooLarge();
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > this.maxAnswerBytes) tooLarge();
+          else chunks.push(c);
+        });
         res.on('error', (err) => {
           clearTimeout(deadline);
           reject(new ConnectorError('unavailable', `${method} ${path}: ${err.message}`));

@@ -112,6 +112,9 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
   function opsRoute(action: OpsAction, handler: (c: Ctx) => Promise<Result>, o: { upload?: boolean } = {}): OpsRouteHandler {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const bare = bareOf(request, reply);
+      // An upload's body is still unread (a stream) when it is refused here: the connection is
+      // closed rather than the rest of it read.
+      if (o.upload) reply.header('connection', 'close');
       const s = await loadSession(ctx, readCookies(request)[COOKIE], request.ip);
       if (!s) {
         if (request.method !== 'GET') sessionCookie(reply, null);
@@ -122,9 +125,10 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
       if (!canOps(s.operator.role, action)) {
         return render(reply, bare.lang, V.messagePage(bare, bare.t.forbiddenTitle, bare.t.forbidden.replace('{role}', bare.t[`role${s.operator.role}`]), 403, f));
       }
-      const body = (request.body && typeof request.body === 'object' && !Buffer.isBuffer(request.body) ? request.body : {}) as Body;
-      // An upload (multipart) carries its token inside the body: its handler checks it (and the Origin) once it has read the form.
-      if (request.method === 'POST' && !o.upload && (!sameOrigin(ctx, request) || !csrfMatches(s, body.csrf))) {
+      const body = (!o.upload && request.body && typeof request.body === 'object' && !Buffer.isBuffer(request.body) ? request.body : {}) as Body;
+      // An upload (multipart) carries its token inside the body: the Origin is checked here, before
+      // the body is read; the token by its handler once it has read the form.
+      if (request.method === 'POST' && (!sameOrigin(ctx, request) || (!o.upload && !csrfMatches(s, body.csrf)))) {
         return render(reply, bare.lang, V.messagePage(bare, bare.t.csrfTitle, bare.t.csrf, 403, f));
       }
       const result = await handler({ s, f, request, reply, query: (request.query ?? {}) as Query, body, params: (request.params ?? {}) as Record<string, string> });

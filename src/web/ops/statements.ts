@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { parseId } from '../../domain/ids.ts';
+import { readBodyLimited } from '../../http/body-parsers.ts';
 import { actorOf } from '../../operators/auth.ts';
 import { csrfMatches } from '../../panel/services/auth.ts';
 import { formatFromRequest } from '../../reconciliation/formats.ts';
@@ -48,16 +49,24 @@ type ReconViewFn = (c: Ctx, o?: { notice?: string; error?: string; status?: numb
 export function registerOpsStatements(app: FastifyInstance, ctx: AppContext, opsRoute: OpsRouteOf, reconView: ReconViewFn): void {
   // The upload in a scope of its own: only this route reads multipart, and only it takes a large body.
   app.register(async (upload) => {
-    // The raw multipart body, read by the platform's FormData in the handler.
-    upload.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: UPLOAD_LIMIT }, (_request, body, done) => done(null, body));
+    // The multipart body is passed on unread (a stream): the gate (session, role, Origin) answers
+    // first, and only then does the handler read it, up to UPLOAD_LIMIT. Buffered by the parser, a
+    // body of 64 MB was read into memory before the session was even looked at.
+    upload.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
 
-    upload.post('/ops/reconciliation/statements', { bodyLimit: UPLOAD_LIMIT }, opsRoute('reconciliation', async (c) => {
+    upload.post('/ops/reconciliation/statements', opsRoute('reconciliation', async (c) => {
       const t = c.f.t;
-      const raw = c.request.body;
+      const tooLarge = () => reconView(c, { error: fillText(t.reconUpTooLarge, { limit: String(UPLOAD_LIMIT / 1024 / 1024) }), status: 413 });
+      if (Number(c.request.headers['content-length'] ?? 0) > UPLOAD_LIMIT) return tooLarge();
+      const body = c.request.body as NodeJS.ReadableStream | undefined;
+      const raw = body && typeof body === 'object' && typeof body.on === 'function' ? await readBodyLimited(body, UPLOAD_LIMIT) : null;
+      if (raw === 'too_large') return tooLarge();
+      // Read whole: this connection can be kept.
+      c.reply.removeHeader('connection');
       let file: { bytes: Buffer; type: string; name: string } | null = null;
       let csrf: unknown;
       let chosen = '';
-      if (Buffer.isBuffer(raw)) {
+      if (raw) {
         try {
           const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': c.request.headers['content-type'] ?? '' } }).formData();
           csrf = form.get('csrf');
