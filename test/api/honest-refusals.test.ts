@@ -21,6 +21,7 @@ import { migratedDataDir } from '../helpers/data-dir.ts';
 import { CAJA_CLI } from '../helpers/programs.ts';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { setRates, fundMerchant } from '../helpers/four-eyes.ts';
 
 const BENEFICIARY_CLABE = buildClabe('012', '180', '00123456789');
 const PAYER = { document: cpf('111444777'), first_name: 'Maria', last_name: 'Souza', email: 'maria@example.com' };
@@ -39,14 +40,13 @@ for (const backend of backends()) {
       [stp, pix] = await Promise.all([startStpSimulator(), startPixSimulator()]);
       s = await startTestServer(backend, { CAJA_ENV: 'production', CAJA_CONNECTOR_TIMEOUT_MS: '3000', CAJA_CACHE_SECONDS: '0' });
       await stp.control.receiver(s.url);
-      assert.equal((await admin(s.url, 'PUT', '/admin/exchange_rates', { rates: { MXN: '18.00', BRL: '5.00' } })).status, 200);
+      await setRates(s, { MXN: '18.00', BRL: '5.00' });
       assert.equal((await admin(s.url, 'PUT', '/admin/connectors/stp', stp.config)).status, 200);
       const put = await admin(s.url, 'PUT', '/admin/connectors/pix', pix.config);
       assert.equal(put.status, 200, put.text);
       m = await createMerchant(s.url, 'Refusals shop');
       v3 = V3Client.deposits(s.url, m);
-      const fund = await admin(s.url, 'POST', `/admin/merchants/${m.merchant_id}/balance_adjustments`, { direction: 'credit', amount: '1000.00', currency: 'USD', reason: 'test funding' });
-      assert.equal(fund.status, 201, fund.text);
+      await fundMerchant(s, m.merchant_id, '1000.00', 'USD', 'test funding');
     });
 
     after(async () => {

@@ -10,6 +10,7 @@ import { STAGING_BENEFICIARY } from '../../src/domain/payment-info.ts';
 import { admin, bearer, createMerchant, type Credentials, formPost, V3Client } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { backends, type TestServer, startTestServer } from '../helpers/server.ts';
+import { setRates } from '../helpers/four-eyes.ts';
 
 const OPERATOR_CNPJ = '11444777000161';
 const OPERATOR_CLABE = buildClabe('012', '180', '00012345678');
@@ -42,8 +43,7 @@ for (const backend of backends()) {
     let c: V3Client;
     before(async () => {
       s = await startTestServer(backend, { CAJA_ENV: 'production', PUBLIC_BASE_URL: 'https://pay.example.com' });
-      const rates = await admin(s.url, 'PUT', '/admin/exchange_rates', { rates: { BRL: '5.00', MXN: '18.00' } });
-      assert.equal(rates.status, 200, rates.text);
+      await setRates(s, { BRL: '5.00', MXN: '18.00' });
       m = await createMerchant(s.url, 'Live shop');
       c = V3Client.deposits(s.url, m);
     });

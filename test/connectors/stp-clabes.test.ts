@@ -17,6 +17,7 @@ import { reconcile } from '../../src/connectors/payments.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
 import { clabeInRange } from '../../src/connectors/stp/mapping.ts';
 import { allocateClabe } from '../../src/connectors/stp/clabes.ts';
+import { setRates } from '../helpers/four-eyes.ts';
 
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
 let n = 0;
@@ -50,7 +51,7 @@ for (const backend of backends()) {
         { country: 'MX', method: 'BV', beneficiary_name: 'Operadora Caja SA de CV', account: ownAccount},
       ] });
       assert.equal(own.status, 200, own.text);
-      assert.equal((await admin(s.url, 'PUT', '/admin/exchange_rates', { rates: { MXN: '18.00' } })).status, 200);
+      await setRates(s, { MXN: '18.00' });
       m = await createMerchant(s.url, 'SPEI shop');
       v3 = V3Client.deposits(s.url, m);
     });
@@ -183,7 +184,7 @@ if (postgresUrl()) {
     test('backup, deposits, restore, deposits: no CLABE handed out before the restore is given again', async () => {
       let s = await serverOn(original.url);
       assert.equal((await admin(s.url, 'PUT', '/admin/connectors/stp', sim.config)).status, 200);
-      assert.equal((await admin(s.url, 'PUT', '/admin/exchange_rates', { rates: { MXN: '18.00' } })).status, 200);
+      await setRates(s, { MXN: '18.00' });
       const m = await createMerchant(s.url, 'SPEI shop');
       await speiDeposit(V3Client.deposits(s.url, m));
       await s.close();

@@ -17,6 +17,7 @@ import { ADMIN_TOKEN } from '../helpers/server.ts';
 import { admin, cashoutRequest, createMerchant } from '../helpers/clients.ts';
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
 import { buildClabe } from '../../src/domain/clabe.ts';
+import { beside, fundMerchant, setRates } from '../helpers/four-eyes.ts';
 
 const pgUrl = postgresUrl();
 const skip = pgUrl ? false : 'needs DATABASE_URL (PostgreSQL): two caja processes share one database';
@@ -25,6 +26,7 @@ let sim: StpSimulator;
 let db: { url: string; drop: () => Promise<void> };
 let client: pg.Client;
 const children: ChildProcess[] = [];
+const closers: Array<() => Promise<void>> = [];
 const masterKey = randomBytes(32).toString('base64');
 
 async function startCaja(timeoutMs: number): Promise<{ child: ChildProcess; base: string }> {
@@ -67,6 +69,7 @@ before(async () => {
 });
 
 after(async () => {
+  for (const close of closers) await close().catch(() => undefined);
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await client?.end().catch(() => undefined);
   await sim?.stop();
@@ -76,10 +79,13 @@ after(async () => {
 test('SIGKILL between signing and STP\'s answer: the next process finds the order and never sends a second one', { skip, timeout: 180_000 }, async () => {
   // The first process waits up to 5 s for STP (its lease on the order: 2 × 5 s + 5 s).
   const a = await startCaja(5000);
+  // The second operator who approves the rate (and the funding) production asks for.
+  const ops = await beside(a.base, { CAJA_ENV: 'production', DATABASE_URL: db.url, CAJA_MASTER_KEY: masterKey, CAJA_ADMIN_TOKEN: ADMIN_TOKEN, DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-stp-crash-ops-')) });
+  closers.push(() => ops.close());
   assert.equal((await admin(a.base, 'PUT', '/admin/connectors/stp', sim.config)).status, 200);
-  assert.equal((await admin(a.base, 'PUT', '/admin/exchange_rates', { rates: { MXN: '18.00' } })).status, 200);
+  await setRates(ops, { MXN: '18.00' });
   const m = await createMerchant(a.base, 'Crash shop');
-  assert.equal((await admin(a.base, 'POST', `/admin/merchants/${m.merchant_id}/balance_adjustments`, { direction: 'credit', amount: '100.00', currency: 'USD', reason: 'funding' })).status, 201);
+  await fundMerchant(ops, m.merchant_id, '100.00', 'USD', 'funding');
   await sim.control.registraHang(1);
   const created = await cashoutRequest(a.base, m, 'POST', '/v3/cashout', {
     country: 'MX', currency: 'MXN', amount: '360.00', document_id: 'GODE561231GR8', beneficiary_name: 'Eva', beneficiary_lastname: 'Gómez',

@@ -32,6 +32,7 @@ import { handOverDueCashouts, resendStoppedPayout } from '../../src/connectors/p
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
 import type { StpConnector } from '../../src/connectors/stp/connector.ts';
 import { makeOperator, signedIn } from '../ops/helpers.ts';
+import { fundMerchant, type Reachable, setRates } from '../helpers/four-eyes.ts';
 
 const BENEFICIARY_CLABE = buildClabe('012', '180', '00123456789');
 const PRODUCTION = { CAJA_ENV: 'production', CAJA_CONNECTOR_TIMEOUT_MS: '1500', CAJA_CASHOUT_DELAY_SECONDS: '0', CAJA_STP_ORDER_CHECK_SECONDS: '1' };
@@ -59,13 +60,13 @@ const registras = (sim: StpSimulator, clave: string) => sim.state().then((st) =>
 const ordersAt = (sim: StpSimulator, clave: string) => sim.state().then((st) => st.orders.filter((o) => o.claveRastreo === clave));
 
 /** Sets up a production caja for STP: the connector, a rate, a merchant with 1,000 USD. */
-async function prepare(url: string, sim: StpSimulator, name: string): Promise<Credentials> {
+async function prepare(s: Reachable, sim: StpSimulator, name: string): Promise<Credentials> {
+  const url = s.url;
   await sim.control.receiver(url);
   assert.equal((await admin(url, 'PUT', '/admin/connectors/stp', sim.config)).status, 200);
-  assert.equal((await admin(url, 'PUT', '/admin/exchange_rates', { rates: { MXN: '18.00' } })).status, 200);
+  await setRates(s, { MXN: '18.00' });
   const m = await createMerchant(url, name);
-  const fund = await admin(url, 'POST', `/admin/merchants/${m.merchant_id}/balance_adjustments`, { direction: 'credit', amount: '1000.00', currency: 'USD', reason: 'test funding' });
-  assert.equal(fund.status, 201, fund.text);
+  await fundMerchant(s, m.merchant_id, '1000.00', 'USD', 'test funding');
   return m;
 }
 
@@ -86,7 +87,7 @@ for (const backend of backends()) {
     /** caja on a database (a PostgreSQL URL, or an embedded data directory) as `npm start` opens it after a restore (same master key). */
     async function startOn(where: { url: string } | { dir: string }): Promise<Server> {
       const config = loadConfig({
-        ...PRODUCTION, PORT: '0', HOST: '127.0.0.1', CAJA_MASTER_KEY: masterKey, CAJA_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+        ...PRODUCTION, PORT: '0', HOST: '127.0.0.1', CAJA_ADMIN_ON_PUBLIC_PORT: 'true', CAJA_MASTER_KEY: masterKey, CAJA_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
         ...('url' in where ? { DATABASE_URL: where.url, DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-restore-')) } : { DATA_DIR: where.dir }),
       });
       const ctx = await openContext(config);
@@ -126,7 +127,7 @@ for (const backend of backends()) {
     test('a cashout after the restore gets its own claveRastreo, is really sent, and is not COMPLETED by the old order', { timeout: 120_000 }, async () => {
       // Configured and funded; then the backup (every table and sequence as of now), caja stopped.
       const first = await startOn(liveDb());
-      const m = await prepare(first.url, sim, 'Restore shop');
+      const m = await prepare(first, sim, 'Restore shop');
       await first.close();
       let restoredDb: { url: string } | { dir: string };
       if (live) {
@@ -185,7 +186,7 @@ for (const backend of backends()) {
     before(async () => {
       sim = await startStpSimulator();
       s = await startTestServer(backend, PRODUCTION);
-      m = await prepare(s.url, sim, 'SPEI shop');
+      m = await prepare(s, sim, 'SPEI shop');
     });
     after(async () => {
       await s?.close();
@@ -195,7 +196,7 @@ for (const backend of backends()) {
     test('two installations sharing a master key on one STP account: each cashout its own order', async () => {
       const other = await startTestServer(backend, { ...PRODUCTION, CAJA_MASTER_KEY: s.ctx.config.masterKey.toString('base64') });
       try {
-        const m2 = await prepare(other.url, sim, 'Other shop');
+        const m2 = await prepare(other, sim, 'Other shop');
         // Both start from the same ids.
         const a = await createCashout(other.url, m2, '33.00');
         await runCashoutJobs(other.ctx);

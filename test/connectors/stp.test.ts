@@ -17,6 +17,7 @@ import { handOverDueCashouts } from '../../src/connectors/payouts.ts';
 import { runCashoutJobs } from '../../src/cashouts/worker.ts';
 import type { StpConnector } from '../../src/connectors/stp/connector.ts';
 import { fechaOperacion } from '../../src/connectors/stp/mapping.ts';
+import { setRates, fundMerchant } from '../helpers/four-eyes.ts';
 
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
 const BENEFICIARY_CLABE = buildClabe('012', '180', '00123456789');
@@ -38,11 +39,10 @@ for (const backend of backends()) {
         CAJA_STP_ORDER_CHECK_SECONDS: '1',
       });
       await sim.control.receiver(s.url);
-      assert.equal((await admin(s.url, 'PUT', '/admin/exchange_rates', { rates: { MXN: '18.00' } })).status, 200);
+      await setRates(s, { MXN: '18.00' });
       m = await createMerchant(s.url, 'SPEI shop');
       v3 = V3Client.deposits(s.url, m);
-      const fund = await admin(s.url, 'POST', `/admin/merchants/${m.merchant_id}/balance_adjustments`, { direction: 'credit', amount: '1000.00', currency: 'USD', reason: 'test funding' });
-      assert.equal(fund.status, 201, fund.text);
+      await fundMerchant(s, m.merchant_id, '1000.00', 'USD', 'test funding');
     });
 
     after(async () => {

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PanelClient, sessionCookie } from './helpers.ts';
+import { fundMerchant } from '../helpers/four-eyes.ts';
 
 const XSS = '<script>alert(1)</script><img src=x onerror=alert(2)>';
 const BR_CASHOUT = (over: Record<string, unknown> = {}) => ({
@@ -352,7 +353,7 @@ for (const backend of backends()) {
 
     test('the CSV example in docs/panel.md imports as written', async () => {
       const m = await createMerchant(s.url, 'Docs shop');
-      assert.equal((await admin(s.url, 'POST', `/admin/merchants/${m.merchant_id}/balance_adjustments`, { direction: 'credit', amount: '100.00', currency: 'USD', reason: 'docs' })).status, 201);
+      await fundMerchant(s, m.merchant_id, '100.00', 'USD', 'docs');
       const example = /```csv\n([\s\S]*?)```/.exec(readFileSync('docs/panel.md', 'utf8'))![1]!;
       const c = await owner(m);
       const csrf = /name="csrf" value="([^"]+)"/.exec((await c.get('/panel/cashouts/import')).html)![1]!;

@@ -19,6 +19,7 @@ import { parseBanxico } from '../../src/rates/banxico.ts';
 import { applyMarkup, parseMarkup } from '../../src/rates/markup.ts';
 import { dec, toPlainString } from '../../src/domain/money.ts';
 import { loadConfig, ConfigError } from '../../src/config/config.ts';
+import { fundMerchant } from '../helpers/four-eyes.ts';
 
 const TOKEN = 'banxico-test-token-7f3a';
 
@@ -116,8 +117,7 @@ for (const backend of backends()) {
       });
       s.ctx.now = realNow;
       m = await createMerchant(s.url, 'Rates shop');
-      const funded = await admin(s.url, 'POST', `/admin/merchants/${m.merchant_id}/balance_adjustments`, { direction: 'credit', amount: '1000.00', currency: 'USD', reason: 'funding' });
-      assert.equal(funded.status, 201);
+      await fundMerchant(s, m.merchant_id, '1000.00', 'USD', 'funding');
     });
     after(async () => {
       await s.close();

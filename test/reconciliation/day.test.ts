@@ -20,6 +20,7 @@ import { depositReference } from '../../src/domain/payment-info.ts';
 import { parseStatement } from '../../src/reconciliation/formats.ts';
 import { checkAgainstStatement } from '../../src/reconciliation/check.ts';
 import { matchesPerRule } from '../../src/reconciliation/service.ts';
+import { fundMerchant } from '../helpers/four-eyes.ts';
 
 const run = promisify(execFile);
 
@@ -92,8 +93,7 @@ for (const backend of backends()) {
       assert.equal((await admin(s.url, 'PUT', '/admin/connectors/own_accounts', own)).status, 200);
       m = await createMerchant(s.url, 'Loja');
       assert.equal((await admin(s.url, 'PATCH', `/admin/merchants/${m.merchant_id}`, { settlement_currency: 'BRL' })).status, 200);
-      const fund = await admin(s.url, 'POST', `/admin/merchants/${m.merchant_id}/balance_adjustments`, { direction: 'credit', amount: '1000.00', currency: 'BRL', reason: 'float' });
-      assert.equal(fund.status, 201, fund.text);
+      await fundMerchant(s, m.merchant_id, '1000.00', 'BRL', 'float');
       v3 = V3Client.deposits(s.url, m);
     });
 

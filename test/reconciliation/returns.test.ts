@@ -10,6 +10,7 @@ import { admin, cashoutRequest, createMerchant, type Credentials, type Res, V3Cl
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { camt053 } from '../helpers/statements.ts';
+import { fundMerchant } from '../helpers/four-eyes.ts';
 
 const TODAY = new Date().toISOString().slice(0, 10);
 
@@ -30,8 +31,7 @@ for (const backend of backends()) {
       s = await startTestServer(backend);
       m = await createMerchant(s.url, 'Loja');
       assert.equal((await admin(s.url, 'PATCH', `/admin/merchants/${m.merchant_id}`, { settlement_currency: 'BRL' })).status, 200);
-      const fund = await admin(s.url, 'POST', `/admin/merchants/${m.merchant_id}/balance_adjustments`, { direction: 'credit', amount: '1000.00', currency: 'BRL', reason: 'float' });
-      assert.equal(fund.status, 201, fund.text);
+      await fundMerchant(s, m.merchant_id, '1000.00', 'BRL', 'float');
       v3 = V3Client.deposits(s.url, m);
     });
 

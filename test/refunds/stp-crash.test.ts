@@ -16,6 +16,7 @@ import { serverEntry } from '../helpers/server-entry.ts';
 import { ADMIN_TOKEN } from '../helpers/server.ts';
 import { admin, createMerchant, V3Client } from '../helpers/clients.ts';
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
+import { beside, setRates } from '../helpers/four-eyes.ts';
 
 const pgUrl = postgresUrl();
 const skip = pgUrl ? false : 'needs DATABASE_URL (PostgreSQL): two caja processes share one database';
@@ -24,13 +25,14 @@ let sim: StpSimulator;
 let db: { url: string; drop: () => Promise<void> };
 let client: pg.Client;
 const children: ChildProcess[] = [];
+const closers: Array<() => Promise<void>> = [];
 const masterKey = randomBytes(32).toString('base64');
 
 async function startCaja(timeoutMs: number): Promise<{ child: ChildProcess; base: string }> {
   const child = spawn(process.execPath, [serverEntry()], {
     env: {
       ...process.env, CAJA_ENV: 'production', DATABASE_URL: db.url, CAJA_PROCESSES: '1', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
-      CAJA_ADMIN_TOKEN: ADMIN_TOKEN, CAJA_MASTER_KEY: masterKey, DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-stp-refund-crash-')),
+      CAJA_ADMIN_TOKEN: ADMIN_TOKEN, CAJA_MASTER_KEY: masterKey, PUBLIC_BASE_URL: 'https://caja.example', CAJA_ADMIN_ON_PUBLIC_PORT: 'true', DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-stp-refund-crash-')),
       CAJA_EXPIRY_INTERVAL_MS: '200', CAJA_CONNECTOR_TIMEOUT_MS: String(timeoutMs), CAJA_STP_ORDER_CHECK_SECONDS: '1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -66,6 +68,7 @@ before(async () => {
 });
 
 after(async () => {
+  for (const close of closers) await close().catch(() => undefined);
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await client?.end().catch(() => undefined);
   await sim?.stop();
@@ -75,9 +78,12 @@ after(async () => {
 test('SIGKILL while STP holds the answer to a refund\'s order: the next process finds it by its claveRastreo and never sends a second one', { skip, timeout: 180_000 }, async () => {
   // The first process waits up to 5 s for STP (its lease on the refund: 2 × 5 s + 5 s).
   const a = await startCaja(5000);
+  // The second operator who approves the rate (and the funding) production asks for.
+  const ops = await beside(a.base, { CAJA_ENV: 'production', DATABASE_URL: db.url, CAJA_MASTER_KEY: masterKey, CAJA_ADMIN_TOKEN: ADMIN_TOKEN, DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-stp-crash-ops-')) });
+  closers.push(() => ops.close());
   await sim.control.receiver(a.base);
   assert.equal((await admin(a.base, 'PUT', '/admin/connectors/stp', sim.config)).status, 200);
-  assert.equal((await admin(a.base, 'PUT', '/admin/exchange_rates', { rates: { MXN: '18.00' } })).status, 200);
+  await setRates(ops, { MXN: '18.00' });
   const m = await createMerchant(a.base, 'Refund crash shop');
   const v3a = V3Client.deposits(a.base, m);
   const d = await v3a.post('/v3/deposits', { country: 'MX', amount: '250.00', currency: 'MXN', payment_method: 'SE', invoice_id: `refund-crash-${Date.now()}`, payer: { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' } });

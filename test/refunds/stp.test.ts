@@ -12,6 +12,7 @@ import { admin, createMerchant, type Credentials, formPost, V3Client } from '../
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
 import { trackConnectorRefunds } from '../../src/connectors/refunds.ts';
 import { buildClabe } from '../../src/domain/clabe.ts';
+import { setRates } from '../helpers/four-eyes.ts';
 
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
 /** What the simulator's payer bank sends every abono from (src/connectors/stp/simulator/bank.ts). */
@@ -30,7 +31,7 @@ for (const backend of backends()) {
       sim = await startStpSimulator();
       s = await startTestServer(backend, { CAJA_ENV: 'production', CAJA_CONNECTOR_TIMEOUT_MS: '1500' });
       await sim.control.receiver(s.url);
-      assert.equal((await admin(s.url, 'PUT', '/admin/exchange_rates', { rates: { MXN: '18.00' } })).status, 200);
+      await setRates(s, { MXN: '18.00' });
       assert.equal((await admin(s.url, 'PUT', '/admin/connectors/stp', sim.config)).status, 200);
       m = await createMerchant(s.url, 'SPEI refunds shop');
       v3 = V3Client.deposits(s.url, m);
@@ -184,7 +185,7 @@ for (const backend of backends()) {
       // nothing in caja can send its money back.
       const own = { accounts: [{ country: 'BR', method: 'SB', beneficiary_name: 'Operadora Pagamentos Ltda', agency: '4417', account: '13009218-7', document: '11444777000161' }] };
       assert.equal((await admin(s.url, 'PUT', '/admin/connectors/own_accounts', own)).status, 200);
-      assert.equal((await admin(s.url, 'PUT', '/admin/exchange_rates', { rates: { MXN: '18.00', BRL: '5.00' } })).status, 200);
+      await setRates(s, { MXN: '18.00', BRL: '5.00' });
       const d = await v3.post('/v3/deposits', { country: 'BR', amount: '100.00', currency: 'BRL', payment_method: 'SB', invoice_id: `own-${backend}-${Date.now()}`, payer: { document: '11144477735', first_name: 'Maria', last_name: 'Souza', email: 'maria@example.com' } });
       assert.equal(d.status, 200, d.text);
       const done = await admin(s.url, 'POST', `/admin/deposits/${d.body.deposit_id}/complete`, { note: 'seen on the statement' });

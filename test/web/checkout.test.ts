@@ -10,6 +10,7 @@ import { admin, createMerchant, V3Client, type Credentials } from '../helpers/cl
 import { cpf } from '../helpers/documents.ts';
 import { waitFor } from '../notifications/helpers.ts';
 import { runDepositJobs } from '../../src/deposits/worker.ts';
+import { setRates } from '../helpers/four-eyes.ts';
 
 const BR_NAMES = { first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com' };
 
@@ -260,7 +261,7 @@ describe('hosted checkout in production', () => {
   test('no staging banner, no Simulate route, no card simulator: cards are the connector\'s', async () => {
     const c = await createMerchant(s.url, 'Prod');
     // Production ships no sample rates.
-    assert.equal((await admin(s.url, 'PUT', '/admin/exchange_rates', { rates: { BRL: '5.4321' } })).status, 200);
+    await setRates(s, { BRL: '5.4321' });
     const v3 = V3Client.deposits(s.url, c);
     // No card connector is configured: a card deposit is refused by naming the method.
     const refused = await v3.post('/v3/deposits', { country: 'BR', amount: '10.00', currency: 'BRL', payment_method: 'VI', payer: { ...BR_NAMES, document: cpf('529982247') } });
