@@ -22,6 +22,7 @@ import type { AppContext } from '../../src/config/context.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getJson, RATES_MAX_ANSWER_BYTES, RateSourceError } from '../../src/rates/source.ts';
+import { setRates } from '../helpers/four-eyes.ts';
 
 async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
@@ -83,7 +84,7 @@ for (const backend of backends()) {
       sim = await startPixSimulator();
       s = await startTestServer(backend, { CAJA_ENV: 'production', CAJA_PIX_POLL_SECONDS: '3600', CAJA_CONNECTOR_TIMEOUT_MS: '1500' });
       assert.equal((await admin(s.url, 'PUT', '/admin/connectors/pix', sim.config)).status, 200);
-      assert.equal((await admin(s.url, 'PUT', '/admin/exchange_rates', { rates: { BRL: '5.00' } })).status, 200);
+      await setRates(s, { BRL: '5.00' });
       m = await createMerchant(s.url, 'Pix bounds shop');
     });
     after(async () => {
@@ -142,7 +143,7 @@ for (const backend of backends()) {
       s = await startTestServer(backend, { CAJA_ENV: 'production', CAJA_CONNECTOR_TIMEOUT_MS: '1500' });
       await sim.control.receiver(s.url);
       assert.equal((await admin(s.url, 'PUT', '/admin/connectors/stp', sim.config)).status, 200);
-      assert.equal((await admin(s.url, 'PUT', '/admin/exchange_rates', { rates: { MXN: '18.00' } })).status, 200);
+      await setRates(s, { MXN: '18.00' });
       m = await createMerchant(s.url, 'SPEI bounds shop');
     });
     after(async () => {
