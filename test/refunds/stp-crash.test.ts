@@ -3,84 +3,21 @@
 // heard back. Another process on the same PostgreSQL takes the refund over once the dead one's
 // lease lapses, finds the order at STP by its claveRastreo, and sends nothing more: one order,
 // one refund. caja runs as the compiled server (dist/main.mjs), STP as its simulator.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { createScratchDatabase, postgresUrl } from '../helpers/databases.ts';
-import { serverEntry } from '../helpers/server-entry.ts';
-import { ADMIN_TOKEN } from '../helpers/server.ts';
 import { admin, createMerchant, V3Client } from '../helpers/clients.ts';
-import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
-import { beside, setRates } from '../helpers/four-eyes.ts';
+import { stpCrashBench, until } from '../helpers/stp-crash-bench.ts';
+import { setRates } from '../helpers/four-eyes.ts';
 
-const pgUrl = postgresUrl();
-const skip = pgUrl ? false : 'needs DATABASE_URL (PostgreSQL): two caja processes share one database';
-
-let sim: StpSimulator;
-let db: { url: string; drop: () => Promise<void> };
-let client: pg.Client;
-const children: ChildProcess[] = [];
-const closers: Array<() => Promise<void>> = [];
-const masterKey = randomBytes(32).toString('base64');
-
-async function startCaja(timeoutMs: number): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [serverEntry()], {
-    env: {
-      ...process.env, CAJA_ENV: 'production', DATABASE_URL: db.url, CAJA_PROCESSES: '1', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
-      CAJA_ADMIN_TOKEN: ADMIN_TOKEN, CAJA_MASTER_KEY: masterKey, PUBLIC_BASE_URL: 'https://caja.example', CAJA_ADMIN_ON_PUBLIC_PORT: 'true', DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-stp-refund-crash-')),
-      CAJA_EXPIRY_INTERVAL_MS: '200', CAJA_CONNECTOR_TIMEOUT_MS: String(timeoutMs), CAJA_STP_ORDER_CHECK_SECONDS: '1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  for (let i = 0; i < 600; i++) {
-    const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-    if (m) return { child, base: m[1]! };
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`caja did not start: ${out}`);
-}
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) assert.fail(`${what}: still ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 100));
-    last = await read();
-  }
-  return last;
-}
-
-before(async () => {
-  if (!pgUrl) return;
-  db = await createScratchDatabase(pgUrl, 'caja_stp_refund_crash');
-  sim = await startStpSimulator();
-});
-
-after(async () => {
-  for (const close of closers) await close().catch(() => undefined);
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  await client?.end().catch(() => undefined);
-  await sim?.stop();
-  await db?.drop();
-});
+const bench = stpCrashBench('caja_stp_refund_crash');
+const { skip } = bench;
 
 test('SIGKILL while STP holds the answer to a refund\'s order: the next process finds it by its claveRastreo and never sends a second one', { skip, timeout: 180_000 }, async () => {
   // The first process waits up to 5 s for STP (its lease on the refund: 2 × 5 s + 5 s).
-  const a = await startCaja(5000);
+  const sim = bench.sim();
+  const a = await bench.start(5000);
   // The second operator who approves the rate (and the funding) production asks for.
-  const ops = await beside(a.base, { CAJA_ENV: 'production', DATABASE_URL: db.url, CAJA_MASTER_KEY: masterKey, CAJA_ADMIN_TOKEN: ADMIN_TOKEN, DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-stp-crash-ops-')) });
-  closers.push(() => ops.close());
+  const ops = await bench.reach(a.base);
   await sim.control.receiver(a.base);
   assert.equal((await admin(a.base, 'PUT', '/admin/connectors/stp', sim.config)).status, 200);
   await setRates(ops, { MXN: '18.00' });
@@ -95,8 +32,7 @@ test('SIGKILL while STP holds the answer to a refund\'s order: the next process 
   assert.equal(r.status, 200, r.text);
   const refundId = r.body.refund_id as number;
 
-  client = new pg.Client({ connectionString: db.url });
-  await client.connect();
+  const client = await bench.client();
   const row = async () => (await client.query<{ reference: string; state: string }>('SELECT reference, state FROM connector_refunds WHERE refund_id = $1', [refundId])).rows[0];
   // STP registered the order and keeps the answer; the process is waiting for it.
   const sending = await until('the order registered at STP, unanswered', async () => ({ row: await row(), state: await sim.state() }),
@@ -105,7 +41,7 @@ test('SIGKILL while STP holds the answer to a refund\'s order: the next process 
   a.child.kill('SIGKILL');
   await new Promise((res) => a.child.once('exit', res));
 
-  const b = await startCaja(1500);
+  const b = await bench.start(1500);
   await sim.control.receiver(b.base);
   // Once the dead process's lease lapses, the new one's worker looks the order up and finds it.
   await until('the refund\'s order taken over as sent', row, (x) => x?.state === 'sent', 90_000);
