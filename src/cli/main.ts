@@ -3,7 +3,8 @@
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { type Config, ConfigError, loadConfig } from '../config/config.ts';
-import { migrate } from '../db/migrate.ts';
+import { migrate, migrationStatus } from '../db/migrate.ts';
+import { VERSION } from '../config/version.ts';
 import { openDb } from '../db/db.ts';
 import { lockDataDir } from '../server/embedded-lock.ts';
 import { secretBox, setPasswordCost } from '../merchants/secrets.ts';
@@ -24,6 +25,8 @@ import { UsageError } from './usage.ts';
 const USAGE = `usage:
   caja start                                  start the service (same as npm start)
   caja migrate                                apply pending database migrations
+  caja migrate --status                       list the migrations applied and pending; applies nothing
+  caja version                                the version of caja (also in GET /health)
   caja merchant create --name NAME [--notification-url URL] [--return-url URL] [--json]
   caja merchant show --id ID
   caja merchant rotate --id ID --set deposits|web_status|cashouts|read_only|panel [--json]
@@ -65,6 +68,10 @@ async function run(argv: string[]): Promise<void> {
   // for each command on the embedded database (`start` above keeps the optimizing tier, for a
   // long-running server). Set before any module is compiled: the database opens below.
   setFlagsFromString('--liftoff-only');
+  if (command === 'version' || command === '--version') {
+    console.log(`caja ${VERSION}`);
+    return;
+  }
   if (!command || command === 'help' || command === '--help') {
     console.log(`${USAGE}\n\n${HTTP_USAGE}`);
     return;
@@ -79,6 +86,11 @@ async function run(argv: string[]): Promise<void> {
   const release = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.database });
   try {
+    if (command === 'migrate' && (sub !== undefined || rest.length > 0)) {
+      if (sub !== '--status' || rest.length > 0) throw new UsageError(`unknown migrate option '${[sub, ...rest].join(' ')}'`);
+      await printMigrationStatus(db);
+      return;
+    }
     const applied = await migrate(db);
     if (command === 'migrate') {
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
@@ -178,6 +190,15 @@ async function run(argv: string[]): Promise<void> {
     await db.close();
     release();
   }
+}
+
+/** `caja migrate --status`: one line a migration, then what an upgrade would do. Applies nothing. */
+async function printMigrationStatus(db: Db): Promise<void> {
+  const rows = await migrationStatus(db);
+  for (const r of rows) console.log(`${r.version}  ${r.unknown ? `applied ${r.appliedAt!.toISOString()}, unknown to caja ${VERSION}` : r.appliedAt ? `applied ${r.appliedAt.toISOString()}` : 'pending'}`);
+  const pending = rows.filter((r) => r.appliedAt === null).length;
+  const unknown = rows.filter((r) => r.unknown).length;
+  console.log(`caja ${VERSION}: ${rows.length - pending - unknown} applied, ${pending} pending${unknown ? `, ${unknown} applied by a newer version` : ''}`);
 }
 
 /**

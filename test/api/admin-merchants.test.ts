@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -105,10 +106,12 @@ describe('operations endpoints', () => {
   });
   after(() => s.close());
 
-  test('health checks the database', async () => {
+  test('health checks the database and names the version answering (package.json\'s)', async () => {
     const r = await fetch(`${s.url}/health`);
     assert.equal(r.status, 200);
-    assert.deepEqual(await r.json(), { status: 'ok', database: 'pglite', environment: 'staging' });
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    assert.match(version, /^\d+\.\d+\.\d+/);
+    assert.deepEqual(await r.json(), { status: 'ok', database: 'pglite', environment: 'staging', version });
   });
 
   test('every response carries a request id, and a given one is echoed', async () => {
