@@ -23,7 +23,8 @@ test('`caja version` prints package.json\'s version, without a database', () => 
 
 test('`caja migrate --status` lists applied and pending migrations and applies nothing', async () => {
   const scratch = pgUrl ? await createScratchDatabase(pgUrl) : null;
-  const env = { ...process.env, CAJA_MASTER_KEY: '', ...(scratch ? { DATABASE_URL: scratch.url } : { DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-migrate-status-')) }) };
+  const dataDir = mkdtempSync(join(tmpdir(), 'caja-migrate-status-'));
+  const env = { ...process.env, CAJA_MASTER_KEY: '', DATABASE_URL: scratch?.url ?? '', DATA_DIR: dataDir };
   const caja = (...args: string[]) => spawnSync(process.execPath, [CAJA_CLI, ...args], { env, encoding: 'utf8' });
   const all = listMigrations().map((m) => m.version);
   try {
@@ -38,7 +39,7 @@ test('`caja migrate --status` lists applied and pending migrations and applies n
     assert.equal(migrated.status, 0, migrated.stderr);
     assert.match(migrated.stdout, /^applied: 001_/);
     // Applied by a newer caja: shown as such (a downgrade would run against it).
-    const db = await openDb(scratch ? { databaseUrl: scratch.url } : { dataDir: env.DATA_DIR! });
+    const db = await openDb(scratch ? { databaseUrl: scratch.url } : { dataDir });
     try {
       await db.query(`INSERT INTO schema_migrations (version) VALUES ('999_from_the_future')`);
     } finally {
