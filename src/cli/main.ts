@@ -8,7 +8,9 @@ import { VERSION } from '../config/version.ts';
 import { openDb } from '../db/db.ts';
 import { lockDataDir } from '../server/embedded-lock.ts';
 import { secretBox, setPasswordCost } from '../merchants/secrets.ts';
-import { CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, merchantView, rotateCredentials } from '../merchants/merchants.ts';
+import {
+  CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, MAX_ROTATION_GRACE_HOURS, merchantView, rotateCredentials, rotationGraceHours,
+} from '../merchants/merchants.ts';
 import { checkCallbackUrl } from '../domain/urls.ts';
 import type { Db } from '../db/db.ts';
 import { adjustOrRequest } from '../operators/four-eyes.ts';
@@ -29,7 +31,8 @@ const USAGE = `usage:
   caja version                                the version of caja (also in GET /health)
   caja merchant create --name NAME [--notification-url URL] [--return-url URL] [--json]
   caja merchant show --id ID
-  caja merchant rotate --id ID --set deposits|web_status|cashouts|read_only|panel [--json]
+  caja merchant rotate --id ID --set deposits|web_status|cashouts|read_only|panel [--grace-hours H] [--json]
+                                              the old values keep working H hours (default 24; 0: stop at once)
   caja balance show --id MERCHANT_ID
   caja balance adjust --id MERCHANT_ID --credit|--debit AMOUNT --currency USD --reason TEXT [--operator NAME]
   caja ledger check [--full]                  check the ledger's invariants since the last check (--full: all of it); exit 1 with a report when broken
@@ -142,6 +145,7 @@ async function run(argv: string[]): Promise<void> {
         currency: { type: 'string' },
         reason: { type: 'string' },
         operator: { type: 'string' },
+        'grace-hours': { type: 'string' },
       },
     });
     const box = secretBox(config.masterKey);
@@ -178,11 +182,16 @@ async function run(argv: string[]): Promise<void> {
     }
     if (sub === 'rotate') {
       if (!CREDENTIAL_SETS.includes(values.set as CredentialSet)) throw new UsageError(`--set must be one of ${CREDENTIAL_SETS.join(', ')}`);
+      const asked = values['grace-hours'] === undefined ? undefined : Number(values['grace-hours']);
+      if (asked !== undefined && !(Number.isFinite(asked) && asked >= 0 && asked <= MAX_ROTATION_GRACE_HOURS)) {
+        throw new UsageError(`--grace-hours must be a number of hours from 0 to ${MAX_ROTATION_GRACE_HOURS}`);
+      }
+      const grace = rotationGraceHours(values.set as CredentialSet, asked);
       const rotated = await rotateCredentials(db, box, id, values.set as CredentialSet, undefined, {
-        ops: CLI_ACTOR, action: 'merchant.rotated', merchantId: id, subject: `merchant:${id}`, detail: { set: values.set },
-      });
+        ops: CLI_ACTOR, action: 'merchant.rotated', merchantId: id, subject: `merchant:${id}`, detail: { set: values.set, grace_hours: grace },
+      }, grace);
       if (!rotated) throw new UsageError(`merchant ${id} not found`);
-      print(credentialsView(rotated.merchant, rotated.credentials), values.json!);
+      print({ ...credentialsView(rotated.merchant, rotated.credentials), previous_valid_until: rotated.previousValidUntil }, values.json!);
       return;
     }
     throw new UsageError(`unknown merchant command '${sub ?? ''}'`);

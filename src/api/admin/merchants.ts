@@ -6,7 +6,8 @@ import { checkFrameOrigins, MAX_FRAME_ORIGINS } from '../../domain/frame-origins
 import { checkCallbackUrl } from '../../domain/urls.ts';
 import { v3Errors } from '../../http/errors.ts';
 import {
-  CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, merchantView, rotateCredentials, updateMerchant,
+  CREDENTIAL_SETS, credentialOverlaps, type CredentialSet, createMerchant, credentialsView, DEFAULT_ROTATION_GRACE_HOURS, getMerchant, MAX_ROTATION_GRACE_HOURS, merchantView,
+  rotateCredentials, rotationGraceHours, updateMerchant,
 } from '../../merchants/merchants.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 import { INT_ID_SCHEMA } from '../../domain/ids.ts';
@@ -23,6 +24,10 @@ const credentialsSchema = {
     cashouts: { type: 'object', properties: { login: { type: 'string' }, pass: { type: 'string' }, secret_key: { type: 'string' } } },
     read_only_key: { type: 'string' },
     panel: { type: 'object', properties: { email: { type: 'string' }, password: { type: 'string' } } },
+    previous_valid_until: {
+      type: ['string', 'null'], format: 'date-time',
+      description: 'After a rotation: until when the values it replaced keep working (null: they stopped at once)',
+    },
   },
 } as const;
 
@@ -47,6 +52,10 @@ const merchantSchema = {
     frame_origins_in_effect: {
       type: 'array', items: { type: 'string' },
       description: 'The CSP `frame-ancestors` of those pages: frame_origins, or the default; empty: no site may frame them',
+    },
+    credential_overlaps: {
+      type: 'array', description: 'Credential sets in a rotation\'s overlap: until when the values replaced still work',
+      items: { type: 'object', properties: { set: { type: 'string', enum: CREDENTIAL_SETS }, previous_valid_until: { type: 'string', format: 'date-time' } } },
     },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
@@ -103,7 +112,8 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
     async (request) => {
       const merchant = await getMerchant(ctx.db, request.params.id);
       if (!merchant) throw v3Errors.notFound('Merchant not found');
-      return merchantView(merchant);
+      const overlaps = await credentialOverlaps(ctx.db, merchant.id);
+      return { ...merchantView(merchant), credential_overlaps: overlaps.map((o) => ({ set: o.set, previous_valid_until: o.previousValidUntil })) };
     },
   );
 
@@ -180,24 +190,30 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
     },
   );
 
-  app.post<{ Params: { id: number }; Body: { set: CredentialSet } }>(
+  app.post<{ Params: { id: number }; Body: { set: CredentialSet; grace_hours?: number } }>(
     '/admin/merchants/:id/rotate',
     {
       schema: {
         tags: ['admin'],
-        summary: 'Replace one credential set; the old values stop working at once',
+        summary: 'Replace one credential set; the old values keep working for grace_hours',
+        description: `The values replaced keep working for \`grace_hours\` (default ${DEFAULT_ROTATION_GRACE_HOURS}; 0: they stop at once, as after a leak), so the integration can switch without downtime; notifications carry a Caja-Signature with each valid secret meanwhile. The panel password is replaced at once.`,
         security: [{ adminToken: [] }],
         params: idParams,
-        body: { type: 'object', required: ['set'], properties: { set: { type: 'string', enum: CREDENTIAL_SETS } } },
+        body: {
+          type: 'object', required: ['set'],
+          properties: { set: { type: 'string', enum: CREDENTIAL_SETS }, grace_hours: { type: 'number', minimum: 0, maximum: MAX_ROTATION_GRACE_HOURS } },
+        },
         response: { 200: credentialsSchema, ...errors },
       },
     },
     async (request) => {
-      const rotated = await rotateCredentials(ctx.db, ctx.box, request.params.id, request.body.set, ctx.cache,
-        tokenAudit(request, 'merchant.rotated', { merchantId: request.params.id, subject: `merchant:${request.params.id}`, detail: { set: request.body.set } }));
+      const { set, grace_hours } = request.body;
+      const grace = rotationGraceHours(set, grace_hours);
+      const rotated = await rotateCredentials(ctx.db, ctx.box, request.params.id, set, ctx.cache,
+        tokenAudit(request, 'merchant.rotated', { merchantId: request.params.id, subject: `merchant:${request.params.id}`, detail: { set, grace_hours: grace } }), grace);
       if (!rotated) throw v3Errors.notFound('Merchant not found');
-      request.log.info({ merchant_id: rotated.merchant.id, set: request.body.set }, 'credentials rotated');
-      return credentialsView(rotated.merchant, rotated.credentials);
+      request.log.info({ merchant_id: rotated.merchant.id, set, grace_hours: grace }, 'credentials rotated');
+      return { ...credentialsView(rotated.merchant, rotated.credentials), previous_valid_until: rotated.previousValidUntil };
     },
   );
 }
