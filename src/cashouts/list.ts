@@ -51,3 +51,10 @@ export async function waitingCashouts(q: Queryable): Promise<WaitingCashouts[]> 
   );
   return rows;
 }
+
+/** The merchant's own reference (external_id) of each cashout given, for reports. */
+export async function cashoutExternalIds(q: Queryable, merchantId: number, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await q.query<{ id: number; external_id: string }>('SELECT id, external_id FROM cashouts WHERE merchant_id = $1 AND id = ANY($2::int[])', [merchantId, ids]);
+  return new Map(rows.map((r) => [r.id, r.external_id]));
+}

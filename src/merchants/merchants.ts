@@ -38,6 +38,8 @@ export interface Merchant {
   cashout_approval_usd: string | null;
   /** Its own fee and surcharge percentages over the global schedule (src/merchants/fees.ts); null: the global schedule. */
   fee_schedule: FeeOverrides | null;
+  /** IANA timezone whose days its settlement reports cover (src/settlements/). */
+  timezone: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -198,6 +200,8 @@ export interface MerchantPatch {
   frame_origins?: string[] | null;
   /** USD, as stored (toDb); null: no cashout waits for approval. */
   cashout_approval_usd?: string | null;
+  /** IANA, checked by settlements/days.ts isTimeZone. */
+  timezone?: string;
 }
 
 /** Changes a merchant's settings; `audit` (who changed them) is written in the same transaction. */
@@ -350,6 +354,7 @@ export function merchantView(m: Merchant) {
     sandbox_chaos: m.sandbox_chaos,
     frame_origins: m.frame_origins,
     frame_origins_in_effect: frameOriginsInEffect(m, m.environment),
+    timezone: m.timezone,
     created_at: m.created_at,
     updated_at: m.updated_at,
   };

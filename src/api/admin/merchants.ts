@@ -12,6 +12,7 @@ import {
 import { v3ErrorSchema } from '../v3/face.ts';
 import { INT_ID_SCHEMA } from '../../domain/ids.ts';
 import { tokenAudit } from './auth.ts';
+import { isTimeZone } from '../../settlements/days.ts';
 
 const credentialsSchema = {
   type: 'object',
@@ -45,6 +46,7 @@ const merchantSchema = {
     require_svc2: { type: 'boolean', description: 'v3/v5 calls must be signed with SVC2 (method and path covered); see docs/security.md' },
     newinvoice_currencies: { type: 'array', items: { type: 'string' }, nullable: true, description: 'The currencies a streamline NewInvoice may be priced in (x_currency is not covered by its control); null: any' },
     sandbox_chaos: { type: 'boolean', description: 'Staging: notifications duplicated, delayed and reordered (docs/notifications.md)' },
+    timezone: { type: 'string', description: 'The IANA timezone whose days the settlement reports cover' },
     frame_origins: {
       type: 'array', nullable: true, items: { type: 'string' },
       description: 'Origins allowed to frame the customer pages opened with `iframe_view=1`, as set; null: the default (the origins of notification_url and return_url)',
@@ -140,6 +142,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
               description: 'Refuse a streamline NewInvoice whose x_currency (absent: USD) is not one of these; x_currency is outside its control, so pinning it is what keeps a captured form from being re-priced. [] unpins: any currency caja has a rate for',
             },
             sandbox_chaos: { type: 'boolean', description: 'Staging only: duplicate, delay and reorder this merchant\'s notifications (docs/notifications.md)' },
+            timezone: { type: 'string', maxLength: 64, description: 'IANA timezone (e.g. America/Sao_Paulo) whose days the daily settlement reports cover; default UTC' },
             frame_origins: {
               type: ['array', 'string'], maxItems: MAX_FRAME_ORIGINS, items: { type: 'string', maxLength: 300 },
               description:
@@ -160,6 +163,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         details.push(`settlement_currency: no exchange rate is known for ${b.settlement_currency}`);
       }
       if (b.sandbox_chaos !== undefined && ctx.config.env !== 'staging') details.push('sandbox_chaos: staging only');
+      if (b.timezone !== undefined && !isTimeZone(b.timezone)) details.push('timezone: must be an IANA timezone, e.g. America/Sao_Paulo');
       for (const currency of (b.newinvoice_currencies ?? []) as string[]) {
         if (!(await usdRate(ctx.db, ctx.config.env, currency))) details.push(`newinvoice_currencies: no exchange rate is known for ${currency}`);
       }
@@ -184,6 +188,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         newinvoice_currencies: b.newinvoice_currencies === undefined ? undefined : b.newinvoice_currencies.length ? b.newinvoice_currencies : null,
         sandbox_chaos: b.sandbox_chaos,
         frame_origins: frameOrigins,
+        timezone: b.timezone,
       }, ctx.cache, tokenAudit(request, 'merchant.settings', { merchantId: request.params.id, subject: `merchant:${request.params.id}`, detail: b }));
       if (!merchant) throw v3Errors.notFound('Merchant not found');
       return merchantView(merchant);
