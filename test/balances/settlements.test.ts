@@ -10,6 +10,7 @@ import { creditBalance } from '../helpers/merchants.ts';
 import { cpf } from '../helpers/documents.ts';
 import { parseCsv } from '../../src/panel/services/csv.ts';
 import { PanelClient } from '../panel/helpers.ts';
+import { makeOperator, signedIn } from '../ops/helpers.ts';
 import { generateDueReports } from '../../src/settlements/service.ts';
 import { dayBounds, localDay, nextDay } from '../../src/settlements/days.ts';
 import { cajaAccount, merchantAccount, transfer } from '../../src/ledger/ledger.ts';
@@ -155,6 +156,24 @@ for (const backend of backends()) {
       assert.equal(csv.html, (await v3.get(`/v3/settlements/USD/${today}?format=csv`)).text);
       assert.equal((await panel.get('/panel/balance/settlements/USD/1999-01-01.csv')).status, 404);
       assert.equal((await panel.get('/panel/balance/settlements/usd/x.csv')).status, 400);
+    });
+
+    test('the console shows the reports of a merchant and one report\'s movements', async () => {
+      const today = localDay(new Date(), TZ);
+      const ops = await signedIn(s, await makeOperator(s, 'support', `support-${backend}`));
+      const merchantPage = await ops.get(`/ops/merchants/${m.merchant_id}`);
+      assert.match(merchantPage.html, new RegExp(`href="/ops/merchants/${m.merchant_id}/settlements"`));
+      const list = await ops.get(`/ops/merchants/${m.merchant_id}/settlements`);
+      assert.equal(list.status, 200);
+      assert.match(list.html, new RegExp(`href="/ops/merchants/${m.merchant_id}/settlements/USD/${today}"`));
+      assert.match(list.html, /America\/Sao_Paulo/);
+      const one = await ops.get(`/ops/merchants/${m.merchant_id}/settlements/USD/${today}`);
+      assert.equal(one.status, 200);
+      assert.match(one.html, /opening funds/);
+      assert.match(one.html, /cashout\.reserve/);
+      assert.match(one.html, /download="settlement-\d+-USD-/);
+      assert.equal((await ops.get(`/ops/merchants/${m.merchant_id}/settlements/USD/1999-01-01`)).status, 404);
+      assert.equal((await ops.get(`/ops/merchants/${m.merchant_id}/settlements/usd/<script>`)).status, 404);
     });
 
     test('bad dates and currencies are refused in the API\'s format', async () => {
