@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { startTestServer } from '../test/helpers/server.ts';
 import { apiTour } from '../test/helpers/api-tour.ts';
+import { generateDueReports } from '../src/settlements/service.ts';
 import { createMerchant, formPost, hmac, V3Client } from '../test/helpers/clients.ts';
 
 /**
@@ -51,7 +52,7 @@ function short(v: unknown): unknown {
 const server = await startTestServer('pglite', { PUBLIC_BASE_URL: 'https://caja.example', CAJA_CASHOUT_DELAY_SECONDS: '3600' });
 try {
   const examples: Record<string, { request?: unknown; responses: Record<string, unknown> }> = {};
-  for (const r of await apiTour(server.url)) {
+  for (const r of await apiTour(server.url, { settle: () => generateDueReports(server.ctx, { now: new Date(Date.now() + 2 * 86_400_000), delayMinutes: 0 }) })) {
     const e = (examples[r.key] ??= { responses: {} });
     if (e.request === undefined && r.request !== undefined && r.status < 300) e.request = short(r.request);
     if (!(r.status in e.responses) && r.response !== undefined) e.responses[r.status] = short(r.response);

@@ -30,3 +30,31 @@ export async function cashoutHistory(q: Queryable, cashoutId: number): Promise<C
   );
   return rows;
 }
+
+/** Cashouts not yet paid, per country and status: how many, and the oldest one's age in seconds. */
+export interface WaitingCashouts {
+  country: string;
+  status: 'PENDING' | 'DELIVERED';
+  count: number;
+  oldestSeconds: number;
+}
+
+/**
+ * What the payout side still owes: PENDING (not handed to a bank yet) and DELIVERED (handed
+ * over, no outcome yet), through their partial indexes (migration 008). ON_HOLD is the merchant's
+ * own decision and is not waiting on caja.
+ */
+export async function waitingCashouts(q: Queryable): Promise<WaitingCashouts[]> {
+  const { rows } = await q.query<WaitingCashouts>(
+    `SELECT country, status, count(*)::int AS count, extract(epoch FROM now() - min(created_at))::float8 AS "oldestSeconds"
+     FROM cashouts WHERE status IN ('PENDING', 'DELIVERED') GROUP BY country, status`,
+  );
+  return rows;
+}
+
+/** The merchant's own reference (external_id) of each cashout given, for reports. */
+export async function cashoutExternalIds(q: Queryable, merchantId: number, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await q.query<{ id: number; external_id: string }>('SELECT id, external_id FROM cashouts WHERE merchant_id = $1 AND id = ANY($2::int[])', [merchantId, ids]);
+  return new Map(rows.map((r) => [r.id, r.external_id]));
+}

@@ -3,11 +3,14 @@
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { type Config, ConfigError, loadConfig } from '../config/config.ts';
-import { migrate } from '../db/migrate.ts';
+import { migrate, migrationStatus } from '../db/migrate.ts';
+import { VERSION } from '../config/version.ts';
 import { openDb } from '../db/db.ts';
 import { lockDataDir } from '../server/embedded-lock.ts';
 import { secretBox, setPasswordCost } from '../merchants/secrets.ts';
-import { CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, merchantView, rotateCredentials } from '../merchants/merchants.ts';
+import {
+  CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, MAX_ROTATION_GRACE_HOURS, merchantView, rotateCredentials, rotationGraceHours,
+} from '../merchants/merchants.ts';
 import { checkCallbackUrl } from '../domain/urls.ts';
 import type { Db } from '../db/db.ts';
 import { adjustOrRequest } from '../operators/four-eyes.ts';
@@ -24,9 +27,12 @@ import { UsageError } from './usage.ts';
 const USAGE = `usage:
   caja start                                  start the service (same as npm start)
   caja migrate                                apply pending database migrations
+  caja migrate --status                       list the migrations applied and pending; applies nothing
+  caja version                                the version of caja (also in GET /health)
   caja merchant create --name NAME [--notification-url URL] [--return-url URL] [--json]
   caja merchant show --id ID
-  caja merchant rotate --id ID --set deposits|web_status|cashouts|read_only|panel [--json]
+  caja merchant rotate --id ID --set deposits|web_status|cashouts|read_only|panel [--grace-hours H] [--json]
+                                              the old values keep working H hours (default 24; 0: stop at once)
   caja balance show --id MERCHANT_ID
   caja balance adjust --id MERCHANT_ID --credit|--debit AMOUNT --currency USD --reason TEXT [--operator NAME]
   caja ledger check [--full]                  check the ledger's invariants since the last check (--full: all of it); exit 1 with a report when broken
@@ -65,6 +71,10 @@ async function run(argv: string[]): Promise<void> {
   // for each command on the embedded database (`start` above keeps the optimizing tier, for a
   // long-running server). Set before any module is compiled: the database opens below.
   setFlagsFromString('--liftoff-only');
+  if (command === 'version' || command === '--version') {
+    console.log(`caja ${VERSION}`);
+    return;
+  }
   if (!command || command === 'help' || command === '--help') {
     console.log(`${USAGE}\n\n${HTTP_USAGE}`);
     return;
@@ -79,6 +89,11 @@ async function run(argv: string[]): Promise<void> {
   const release = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.database });
   try {
+    if (command === 'migrate' && (sub !== undefined || rest.length > 0)) {
+      if (sub !== '--status' || rest.length > 0) throw new UsageError(`unknown migrate option '${[sub, ...rest].join(' ')}'`);
+      await printMigrationStatus(db);
+      return;
+    }
     const applied = await migrate(db);
     if (command === 'migrate') {
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
@@ -130,6 +145,7 @@ async function run(argv: string[]): Promise<void> {
         currency: { type: 'string' },
         reason: { type: 'string' },
         operator: { type: 'string' },
+        'grace-hours': { type: 'string' },
       },
     });
     const box = secretBox(config.masterKey);
@@ -166,11 +182,16 @@ async function run(argv: string[]): Promise<void> {
     }
     if (sub === 'rotate') {
       if (!CREDENTIAL_SETS.includes(values.set as CredentialSet)) throw new UsageError(`--set must be one of ${CREDENTIAL_SETS.join(', ')}`);
+      const asked = values['grace-hours'] === undefined ? undefined : Number(values['grace-hours']);
+      if (asked !== undefined && !(Number.isFinite(asked) && asked >= 0 && asked <= MAX_ROTATION_GRACE_HOURS)) {
+        throw new UsageError(`--grace-hours must be a number of hours from 0 to ${MAX_ROTATION_GRACE_HOURS}`);
+      }
+      const grace = rotationGraceHours(values.set as CredentialSet, asked);
       const rotated = await rotateCredentials(db, box, id, values.set as CredentialSet, undefined, {
-        ops: CLI_ACTOR, action: 'merchant.rotated', merchantId: id, subject: `merchant:${id}`, detail: { set: values.set },
-      });
+        ops: CLI_ACTOR, action: 'merchant.rotated', merchantId: id, subject: `merchant:${id}`, detail: { set: values.set, grace_hours: grace },
+      }, grace);
       if (!rotated) throw new UsageError(`merchant ${id} not found`);
-      print(credentialsView(rotated.merchant, rotated.credentials), values.json!);
+      print({ ...credentialsView(rotated.merchant, rotated.credentials), previous_valid_until: rotated.previousValidUntil }, values.json!);
       return;
     }
     throw new UsageError(`unknown merchant command '${sub ?? ''}'`);
@@ -178,6 +199,15 @@ async function run(argv: string[]): Promise<void> {
     await db.close();
     release();
   }
+}
+
+/** `caja migrate --status`: one line a migration, then what an upgrade would do. Applies nothing. */
+async function printMigrationStatus(db: Db): Promise<void> {
+  const rows = await migrationStatus(db);
+  for (const r of rows) console.log(`${r.version}  ${r.unknown ? `applied ${r.appliedAt!.toISOString()}, unknown to caja ${VERSION}` : r.appliedAt ? `applied ${r.appliedAt.toISOString()}` : 'pending'}`);
+  const pending = rows.filter((r) => r.appliedAt === null).length;
+  const unknown = rows.filter((r) => r.unknown).length;
+  console.log(`caja ${VERSION}: ${rows.length - pending - unknown} applied, ${pending} pending${unknown ? `, ${unknown} applied by a newer version` : ''}`);
 }
 
 /**

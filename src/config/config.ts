@@ -77,6 +77,8 @@ export interface Config {
   };
   /** Retention and archiving of the append-only tables (src/retention/, docs/operations.md). */
   retention: RetentionConfig;
+  /** Daily settlement reports (src/settlements/, docs/balance.md): how often the worker looks, how long after a day's end. */
+  settlements: { intervalSeconds: number; delayMinutes: number };
 }
 
 export interface RetentionConfig {
@@ -358,5 +360,9 @@ export function loadConfig(env: Env = process.env): Config {
       leaseSeconds: int(env, 'CAJA_NOTIFY_LEASE_SECONDS', 60, 1, 3600),
     },
     retention: retentionConfig(env, dataDir),
+    settlements: {
+      intervalSeconds: int(env, 'CAJA_SETTLEMENT_INTERVAL_SECONDS', 300, 1, 86400),
+      delayMinutes: int(env, 'CAJA_SETTLEMENT_DELAY_MINUTES', 60, 0, 24 * 60),
+    },
   };
 }

@@ -61,7 +61,9 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
     }
     return { status, depositId: d?.id, reason: reason ?? undefined };
   });
-  ctx.metrics.connectorPayments.inc({ connector: connector.name, status: result.status });
+  // A payment counts once; reading it again (the next poll's overlapping window) is not a payment.
+  if (result.status === 'duplicate') ctx.metrics.connectorPaymentsSeenAgain.inc({ connector: connector.name, via });
+  else ctx.metrics.connectorPayments.inc({ connector: connector.name, status: result.status });
   if (result.status === 'unmatched') {
     ctx.log.warn({ connector: connector.name, payment: payment.id, txid: payment.chargeReference, depositId: result.depositId, reason: result.reason, via },
       'provider payment matches no pending deposit: kept as unmatched for the operator');

@@ -36,3 +36,25 @@ export async function migrate(db: Db): Promise<string[]> {
   });
   return applied;
 }
+
+/** One migration as `caja migrate --status` shows it. */
+export interface MigrationStatus {
+  version: string;
+  /** When it was applied; null: pending (this version has it, the database does not yet). */
+  appliedAt: Date | null;
+  /** Applied to the database but unknown to this version of caja (a newer one ran): true. */
+  unknown: boolean;
+}
+
+/** What is applied and what is pending, read only: nothing is applied, no lock is taken. */
+export async function migrationStatus(db: Db): Promise<MigrationStatus[]> {
+  const exists = (await db.query<{ t: string | null }>(`SELECT to_regclass('schema_migrations')::text AS t`)).rows[0]?.t != null;
+  const applied = new Map(
+    exists ? (await db.query<{ version: string; applied_at: Date }>('SELECT version, applied_at FROM schema_migrations')).rows.map((r) => [r.version, r.applied_at] as const) : [],
+  );
+  const known = listMigrations().map((m) => m.version);
+  const rows: MigrationStatus[] = known.map((version) => ({ version, appliedAt: applied.get(version) ?? null, unknown: false }));
+  for (const [version, appliedAt] of applied) if (!known.includes(version)) rows.push({ version, appliedAt, unknown: true });
+  return rows.sort((a, b) => a.version.localeCompare(b.version));
+}
+

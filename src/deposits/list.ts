@@ -40,3 +40,11 @@ export async function notificationIdsOf(q: Queryable, merchantId: number, deposi
   );
   return rows.map((r) => Number(r.id));
 }
+
+/** The merchant's own reference (invoice_id) of each deposit given, for reports. */
+export async function depositInvoiceIds(q: Queryable, merchantId: number, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await q.query<{ id: number; invoice_id: string }>('SELECT id, invoice_id FROM deposits WHERE merchant_id = $1 AND id = ANY($2::int[])', [merchantId, ids]);
+  return new Map(rows.map((r) => [r.id, r.invoice_id]));
+}
+

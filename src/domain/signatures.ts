@@ -91,7 +91,12 @@ export function cashoutNotificationMessage(externalId: string): string {
   return `Be4${externalId}Bo7`;
 }
 
-/** `Caja-Signature: t=<unix seconds>,v1=<hex HMAC of "<t>.<body>">` on every notification. */
-export function cajaSignatureHeader(secret: string, unixSeconds: number, body: string): string {
-  return `t=${unixSeconds},v1=${hmacHex(secret, `${unixSeconds}.${body}`)}`;
+/**
+ * `Caja-Signature: t=<unix seconds>,v1=<hex HMAC of "<t>.<body>">` on every notification; one
+ * `v1` per valid secret (the current one first; during a rotation's overlap, the replaced one
+ * too), so an integration verifies with whichever it holds.
+ */
+export function cajaSignatureHeader(secrets: string | readonly string[], unixSeconds: number, body: string): string {
+  const message = `${unixSeconds}.${body}`;
+  return `t=${unixSeconds}${(typeof secrets === 'string' ? [secrets] : secrets).map((secret) => `,v1=${hmacHex(secret, message)}`).join('')}`;
 }

@@ -38,6 +38,8 @@ export interface Merchant {
   cashout_approval_usd: string | null;
   /** Its own fee and surcharge percentages over the global schedule (src/merchants/fees.ts); null: the global schedule. */
   fee_schedule: FeeOverrides | null;
+  /** IANA timezone whose days its settlement reports cover (src/settlements/). */
+  timezone: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -129,16 +131,53 @@ export async function createMerchant(db: Db, box: SecretBox, env: Environment, i
   });
 }
 
-/** New credentials for one set; `audit` (who asked: a panel user, an operator, an admin token) is written in the same transaction. */
-export async function rotateCredentials(db: Db, box: SecretBox, merchantId: number, set: CredentialSet, cache?: Caches, audit?: Audit) {
+/** How long the values a rotation replaces keep working unless the rotation says otherwise. */
+export const DEFAULT_ROTATION_GRACE_HOURS = 24;
+/** The longest overlap a rotation may ask for. */
+export const MAX_ROTATION_GRACE_HOURS = 168;
+
+/** The grace a rotation of `set` gets: the panel's password is replaced at once (it is a password, not an integration's key). */
+export function rotationGraceHours(set: CredentialSet, asked: number | undefined): number {
+  return set === 'panel' ? 0 : asked ?? DEFAULT_ROTATION_GRACE_HOURS;
+}
+
+/**
+ * New credentials for one set. The values replaced keep working for `graceHours` (default 24;
+ * 0: they stop at once, as for a leak), then stop; a set rotated again during an overlap drops
+ * the older values at once. `audit` (who asked: a panel user, an operator, an admin token) is
+ * written in the same transaction. The answer says until when the previous values work.
+ */
+export async function rotateCredentials(
+  db: Db, box: SecretBox, merchantId: number, set: CredentialSet, cache?: Caches, audit?: Audit, graceHours?: number,
+) {
+  const grace = rotationGraceHours(set, graceHours);
   return db.tx(async (q) => {
     const merchant = await getMerchant(q, merchantId, true);
     if (!merchant) return null;
     const issued = issue(set, box, merchant);
-    await storeSet(q, merchantId, set, issued.row);
+    const { rows } = await q.query<{ previous_expires_at: Date | null }>(
+      `UPDATE credentials SET
+         previous_login = CASE WHEN $6::float8 > 0 THEN login END,
+         previous_secret_hash = CASE WHEN $6::float8 > 0 THEN secret_hash END,
+         previous_secret_enc = CASE WHEN $6::float8 > 0 THEN secret_enc END,
+         previous_expires_at = CASE WHEN $6::float8 > 0 THEN now() + make_interval(secs => $6::float8 * 3600) END,
+         login = $3, secret_hash = $4, secret_enc = $5, created_at = now()
+       WHERE merchant_id = $1 AND set_name = $2 RETURNING previous_expires_at`,
+      [merchantId, set, issued.row.login, issued.row.secret_hash, issued.row.secret_enc, grace],
+    );
+    if (rows.length === 0) await storeSet(q, merchantId, set, issued.row);
     if (audit) await recordAudit(q, audit);
-    return { merchant, credentials: issued.shown };
+    return { merchant, credentials: issued.shown, previousValidUntil: rows[0]?.previous_expires_at ?? null };
   }).finally(() => cache?.changed());
+}
+
+/** Per credential set, until when the values replaced by its last rotation still work (sets in an overlap only). */
+export async function credentialOverlaps(q: Queryable, merchantId: number): Promise<{ set: CredentialSet; previousValidUntil: Date }[]> {
+  const { rows } = await q.query<{ set_name: CredentialSet; previous_expires_at: Date }>(
+    `SELECT set_name, previous_expires_at FROM credentials WHERE merchant_id = $1 AND previous_expires_at > now() ORDER BY set_name`,
+    [merchantId],
+  );
+  return rows.map((r) => ({ set: r.set_name, previousValidUntil: r.previous_expires_at }));
 }
 
 export async function getMerchant(q: Queryable, id: number, forUpdate = false): Promise<Merchant | null> {
@@ -161,6 +200,8 @@ export interface MerchantPatch {
   frame_origins?: string[] | null;
   /** USD, as stored (toDb); null: no cashout waits for approval. */
   cashout_approval_usd?: string | null;
+  /** IANA, checked by settlements/days.ts isTimeZone. */
+  timezone?: string;
 }
 
 /** Changes a merchant's settings; `audit` (who changed them) is written in the same transaction. */
@@ -189,28 +230,38 @@ type Found = {
   merchant: Merchant;
   /** The secret once opened (openSecret): a cached entry is decrypted once, not per request. */
   opened?: string | null;
+  /** Values a rotation replaced: when they stop working (a cached entry too). Null: the current values. */
+  expiresAt: Date | null;
 };
 
 async function loadByLogin(q: Queryable, set: CredentialSet, login: string): Promise<Found | null> {
-  const { rows } = await q.query<Row & Merchant>(
-    `SELECT c.login, c.secret_hash, c.secret_enc, m.* FROM credentials c JOIN merchants m ON m.id = c.merchant_id
-     WHERE c.set_name = $1 AND c.login = $2`,
+  // The current values, else the ones a rotation replaced while their overlap lasts (each
+  // branch one probe of its unique index).
+  const { rows } = await q.query<Row & { expires_at: Date | null } & Merchant>(
+    `SELECT c.login, c.secret_hash, c.secret_enc, NULL::timestamptz AS expires_at, m.* FROM credentials c JOIN merchants m ON m.id = c.merchant_id
+     WHERE c.set_name = $1 AND c.login = $2
+     UNION ALL
+     SELECT c.previous_login, c.previous_secret_hash, c.previous_secret_enc, c.previous_expires_at, m.* FROM credentials c JOIN merchants m ON m.id = c.merchant_id
+     WHERE c.set_name = $1 AND c.previous_login = $2 AND c.previous_expires_at > now()`,
     [set, login],
     // Runs on every signed request the cache misses: a named statement keeps its plan per connection.
     { name: 'caja_credentials_by_login' },
   );
   if (!rows[0]) return null;
-  const { login: l, secret_hash, secret_enc, ...merchant } = rows[0];
-  return { login: l, secret_hash, secret_enc, merchant: merchant as Merchant };
+  const { login: l, secret_hash, secret_enc, expires_at, ...merchant } = rows[0];
+  return { login: l, secret_hash, secret_enc, expiresAt: expires_at, merchant: merchant as Merchant };
 }
 
 /**
  * A set's credential and its merchant, through the process's cache when given (every signed
  * request reads it). Unknown logins are not kept: guessing cannot fill the cache.
  */
-function findByLogin(q: Queryable, set: CredentialSet, login: string, cache?: Caches): Promise<Found | null> {
-  if (!cache) return loadByLogin(q, set, login);
-  return cache.of<Found | null>('credentials').get(`${set}:${login}`, () => loadByLogin(q, set, login), (v) => v !== null);
+async function findByLogin(q: Queryable, set: CredentialSet, login: string, cache?: Caches): Promise<Found | null> {
+  const found = cache
+    ? await cache.of<Found | null>('credentials').get(`${set}:${login}`, () => loadByLogin(q, set, login), (v) => v !== null)
+    : await loadByLogin(q, set, login);
+  // Replaced values stop at their time, whatever the cache holds.
+  return found && (found.expiresAt === null || found.expiresAt.getTime() > Date.now()) ? found : null;
 }
 
 /**
@@ -303,6 +354,7 @@ export function merchantView(m: Merchant) {
     sandbox_chaos: m.sandbox_chaos,
     frame_origins: m.frame_origins,
     frame_origins_in_effect: frameOriginsInEffect(m, m.environment),
+    timezone: m.timezone,
     created_at: m.created_at,
     updated_at: m.updated_at,
   };

@@ -19,6 +19,8 @@ export interface ClaimedRow {
   /** Set when an earlier claim's lease ran out without an outcome (its worker died). */
   prev_lease: Date | null;
   secret_enc: string | null;
+  /** The secret a rotation replaced, while its overlap lasts: notifications are signed with both. */
+  previous_secret_enc: string | null;
 }
 
 export interface ClaimOptions {
@@ -83,7 +85,9 @@ export const CLAIM_SQL = `WITH cand AS (
     WHERE n.id = c.id
    RETURNING n.id, n.event_id, n.merchant_id, n.url, n.content_type, n.body, n.signing_set, n.attempt_count,
              coalesce(c.origin, '') AS origin, c.prev_lease,
-             (SELECT cr.secret_enc FROM credentials cr WHERE cr.merchant_id = n.merchant_id AND cr.set_name = n.signing_set) AS secret_enc`;
+             (SELECT cr.secret_enc FROM credentials cr WHERE cr.merchant_id = n.merchant_id AND cr.set_name = n.signing_set) AS secret_enc,
+             (SELECT cr.previous_secret_enc FROM credentials cr
+               WHERE cr.merchant_id = n.merchant_id AND cr.set_name = n.signing_set AND cr.previous_expires_at > now()) AS previous_secret_enc`;
 
 export function claimParams(o: ClaimOptions): unknown[] {
   return [

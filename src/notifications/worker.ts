@@ -171,9 +171,11 @@ export class NotificationWorker implements Worker {
       const target = await withDeadline(resolveTarget(row.url, policyFor(config.env), this.opts.resolver), n.timeoutMs);
       const secret = row.secret_enc ? box.decrypt(row.secret_enc, credentialContext(row.merchant_id, row.signing_set)) : null;
       if (!secret) throw new Error(`merchant ${row.merchant_id} has no ${row.signing_set} signing secret`);
+      // During a rotation's overlap the replaced secret signs too (one v1 each).
+      const previous = row.previous_secret_enc ? box.decrypt(row.previous_secret_enc, credentialContext(row.merchant_id, row.signing_set)) : null;
       const headers = {
         'Content-Type': row.content_type,
-        'Caja-Signature': cajaSignatureHeader(secret, Math.floor(Date.now() / 1000), row.body),
+        'Caja-Signature': cajaSignatureHeader(previous ? [secret, previous] : secret, Math.floor(Date.now() / 1000), row.body),
         'Caja-Notification-Id': String(row.id),
         'Caja-Event-Id': String(row.event_id),
         'User-Agent': USER_AGENT,

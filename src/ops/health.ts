@@ -13,8 +13,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../config/context.ts';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
+import { VERSION } from '../config/version.ts';
 
-const healthBody = { type: 'object', properties: { status: { type: 'string' }, database: { type: 'string' }, environment: { type: 'string' } } } as const;
+const healthBody = { type: 'object', properties: { status: { type: 'string' }, database: { type: 'string' }, environment: { type: 'string' }, version: { type: 'string', description: 'The version of caja answering (package.json, CHANGELOG.md)' } } } as const;
 
 class HealthTimeout extends Error {}
 
@@ -44,9 +45,9 @@ export function registerHealth(app: FastifyInstance, ctx: AppContext): void {
     async (_req, reply) => {
       try {
         await within(timeoutMs, () => ctx.db.query('SELECT 1'));
-        return { status: 'ok', database: ctx.db.kind, environment: ctx.config.env };
+        return { status: 'ok', database: ctx.db.kind, environment: ctx.config.env, version: VERSION };
       } catch (err) {
-        return reply.status(503).send({ status: 'unavailable', database: err instanceof HealthTimeout ? 'timeout' : 'unreachable', environment: ctx.config.env });
+        return reply.status(503).send({ status: 'unavailable', database: err instanceof HealthTimeout ? 'timeout' : 'unreachable', environment: ctx.config.env, version: VERSION });
       }
     },
   );
@@ -55,10 +56,10 @@ export function registerHealth(app: FastifyInstance, ctx: AppContext): void {
     { schema: { tags: ['operations'], summary: 'Readiness: the database accepts writes', response: { 200: healthBody, 503: healthBody } } },
     async (_req, reply) => {
       try {
-        if (await within(timeoutMs, () => acceptsWrites(ctx))) return { status: 'ready', database: ctx.db.kind, environment: ctx.config.env };
-        return reply.status(503).header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).send({ status: 'unavailable', database: 'read-only', environment: ctx.config.env });
+        if (await within(timeoutMs, () => acceptsWrites(ctx))) return { status: 'ready', database: ctx.db.kind, environment: ctx.config.env, version: VERSION };
+        return reply.status(503).header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).send({ status: 'unavailable', database: 'read-only', environment: ctx.config.env, version: VERSION });
       } catch (err) {
-        return reply.status(503).header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).send({ status: 'unavailable', database: err instanceof HealthTimeout ? 'timeout' : 'unreachable', environment: ctx.config.env });
+        return reply.status(503).header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).send({ status: 'unavailable', database: err instanceof HealthTimeout ? 'timeout' : 'unreachable', environment: ctx.config.env, version: VERSION });
       }
     },
   );

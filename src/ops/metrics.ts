@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/db.ts';
+import { registerMoneyGauges } from './money-metrics.ts';
 
 export interface Metrics {
   registry: Registry;
@@ -17,8 +18,10 @@ export interface Metrics {
   depositBatchWaiting: Gauge;
   /** Where depositBatchWaiting reads (the creation batchers add themselves): nothing on the hot path. */
   depositQueues: (() => number)[];
-  /** Payments a connector's provider received, by how they were applied: applied, unmatched, duplicate. */
+  /** Payments a connector's provider received, each counted once, by how they were applied: applied, unmatched. */
   connectorPayments: Counter<'connector' | 'status'>;
+  /** Payments read again that were already recorded (the poll's overlapping windows, a repeated webhook): not new payments. */
+  connectorPaymentsSeenAgain: Counter<'connector' | 'via'>;
   /** Rows archived and deleted by retention (src/retention/), per table. */
   retentionArchived: Counter<'table'>;
 }
@@ -74,8 +77,14 @@ export function createMetrics(): Metrics {
     depositQueues,
     connectorPayments: new Counter({
       name: 'caja_connector_payments_total',
-      help: 'Payments read from a connector\'s provider: applied (completed a deposit), unmatched (kept for the operator), duplicate (already seen)',
+      help: 'Payments a connector\'s provider received, each counted once: applied (completed a deposit), unmatched (kept for the operator)',
       labelNames: ['connector', 'status'],
+      registers: [registry],
+    }),
+    connectorPaymentsSeenAgain: new Counter({
+      name: 'caja_connector_payments_seen_again_total',
+      help: 'Payments read again that were already recorded (overlapping poll windows, repeated webhooks), by how they were read',
+      labelNames: ['connector', 'via'],
       registers: [registry],
     }),
     retentionArchived: new Counter({
@@ -157,6 +166,7 @@ function registerStoppedGauge(metrics: Metrics, db: Db): void {
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, db: Db): void {
   registerOutboxGauges(metrics, db);
   registerStoppedGauge(metrics, db);
+  registerMoneyGauges(metrics.registry, db);
   app.addHook('onResponse', async (request, reply) => {
     // Unmatched paths share one label so that scanners cannot blow up the label set.
     const route = request.routeOptions.url ?? 'unmatched';

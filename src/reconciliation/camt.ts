@@ -171,7 +171,9 @@ function detailsOf(tx: Node | undefined, direction: 'credit' | 'debit'): { refs:
   if (e2e && e2e !== 'NOTPROVIDED') refs.endToEndId = e2e;
   const clr = textAt(tx, 'Refs/ClrSysRef');
   if (clr) refs.claveRastreo = clr;
-  const remittance = textAt(tx, 'RmtInf/Strd/CdtrRefInf/Ref') ?? textAt(tx, 'RmtInf/Ustrd');
+  // Ustrd repeats (up to 140 characters a line): the first line with text is the payer's reference.
+  const unstructured = [at(tx, 'RmtInf/Ustrd')].flat().map(text).find((line) => line !== undefined);
+  const remittance = textAt(tx, 'RmtInf/Strd/CdtrRefInf/Ref') ?? unstructured;
   if (remittance) refs.depositReference = remittance.replace(/\s+/g, '');
   const party = direction === 'credit' ? 'Dbtr' : 'Cdtr';
   const acct = textAt(tx, `RltdPties/${party}Acct/Id/Othr/Id`);

@@ -37,6 +37,7 @@ import { registerAdminTokens } from '../api/admin/tokens.ts';
 import { registerAdminReconciliation } from '../api/admin/reconciliation.ts';
 import { registerConnectorCallbacks } from '../api/connectors/routes.ts';
 import { registerBalance } from '../api/v3/balance.ts';
+import { registerSettlements } from '../api/v3/settlements.ts';
 import { registerSandboxCashouts } from '../api/v3/sandbox-cashouts.ts';
 import { registerCashouts } from '../api/cashouts/routes.ts';
 import { registerLogos } from '../web/logos.ts';
@@ -115,6 +116,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerLookups(v3, ctx);
     registerV3Refunds(v3, ctx);
     registerBalance(v3, ctx);
+    registerSettlements(v3, ctx);
     registerSandboxCashouts(v3, ctx);
     registerV5Validation(v3, ctx);
   });

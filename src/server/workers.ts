@@ -1,5 +1,5 @@
 // Background workers (notification delivery, deposit expiry, cashouts and the staging bank,
-// exchange rates from their sources, retention of the append-only tables). Each runs in
+// exchange rates from their sources, retention of the append-only tables, daily settlement reports). Each runs in
 // every process; they coordinate through the database, so any number of processes may run.
 import type { AppContext } from '../config/context.ts';
 import { notificationWorker } from '../notifications/worker.ts';
@@ -8,6 +8,7 @@ import { cashoutWorker } from '../cashouts/worker.ts';
 import { connectorWorker } from '../connectors/worker.ts';
 import { ratesWorker } from '../rates/worker.ts';
 import { retentionWorker } from '../retention/worker.ts';
+import { settlementWorker } from '../settlements/worker.ts';
 
 export interface Worker {
   name: string;
@@ -16,7 +17,7 @@ export interface Worker {
 
 type WorkerFactory = (ctx: AppContext) => Worker | null;
 
-const factories: WorkerFactory[] = [notificationWorker, depositWorker, cashoutWorker, connectorWorker, ratesWorker, retentionWorker];
+const factories: WorkerFactory[] = [notificationWorker, depositWorker, cashoutWorker, connectorWorker, ratesWorker, retentionWorker, settlementWorker];
 
 export function startWorkers(ctx: AppContext): Worker[] {
   return factories.map((f) => f(ctx)).filter((w): w is Worker => w !== null);

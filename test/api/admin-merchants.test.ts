@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -79,12 +80,12 @@ for (const backend of backends()) {
       assert.equal(r.body.return_url, 'https://p.example/back');
     });
 
-    test('rotating each set answers only that set and revokes the old values', async () => {
+    test('rotating each set answers only that set; with grace_hours 0 the old values are revoked at once', async () => {
       const c = await createMerchant(s.url, 'Rotator');
       const ro = await admin(s.url, 'POST', `/admin/merchants/${c.merchant_id}/rotate`, { set: 'read_only' });
       assert.equal(ro.status, 200);
-      assert.deepEqual(Object.keys(ro.body).sort(), ['environment', 'merchant_id', 'name', 'read_only_key']);
-      const cash = await admin(s.url, 'POST', `/admin/merchants/${c.merchant_id}/rotate`, { set: 'cashouts' });
+      assert.deepEqual(Object.keys(ro.body).sort(), ['environment', 'merchant_id', 'name', 'previous_valid_until', 'read_only_key']);
+      const cash = await admin(s.url, 'POST', `/admin/merchants/${c.merchant_id}/rotate`, { set: 'cashouts', grace_hours: 0 });
       assert.notEqual(cash.body.cashouts.secret_key, c.cashouts.secret_key);
       assert.equal((await V3Client.cashouts(s.url, c).get('/v5/me')).status, 401);
       assert.equal((await V3Client.cashouts(s.url, { ...c, cashouts: cash.body.cashouts }).get('/v5/me')).status, 200);
@@ -105,10 +106,12 @@ describe('operations endpoints', () => {
   });
   after(() => s.close());
 
-  test('health checks the database', async () => {
+  test('health checks the database and names the version answering (package.json\'s)', async () => {
     const r = await fetch(`${s.url}/health`);
     assert.equal(r.status, 200);
-    assert.deepEqual(await r.json(), { status: 'ok', database: 'pglite', environment: 'staging' });
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    assert.match(version, /^\d+\.\d+\.\d+/);
+    assert.deepEqual(await r.json(), { status: 'ok', database: 'pglite', environment: 'staging', version });
   });
 
   test('every response carries a request id, and a given one is echoed', async () => {

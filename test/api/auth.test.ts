@@ -123,10 +123,10 @@ for (const backend of backends()) {
       assert.deepEqual([r.status, r.body.code], [401, 100]);
     });
 
-    test('rotation: the old secret is refused at once and the new one works', async () => {
+    test('rotation with grace_hours 0: the old secret is refused at once and the new one works', async () => {
       const before = V3Client.deposits(s.url, m);
       assert.equal((await before.get('/v3/me')).status, 200);
-      const rotated = await admin(s.url, 'POST', `/admin/merchants/${m.merchant_id}/rotate`, { set: 'deposits' });
+      const rotated = await admin(s.url, 'POST', `/admin/merchants/${m.merchant_id}/rotate`, { set: 'deposits', grace_hours: 0 });
       assert.equal(rotated.status, 200);
       assert.ok(rotated.body.deposits.secret_key);
       assert.notEqual(rotated.body.deposits.secret_key, m.deposits.secret_key);

@@ -218,9 +218,21 @@ for (const backend of backends()) {
         assert.equal(run.ran, true);
         assert.equal(await status(d.id), 'COMPLETED');
         assert.deepEqual(await payments(d.txid), [{ payment_id: paid.endToEndId, status: 'applied', seen_via: 'poll' }]);
-        // The next window overlaps this one: the same payment is seen again and applied no more.
+        // The next window overlaps this one: the same payment is seen again and applied no more,
+        // and counted once in the payments metric (its re-reading counted apart).
+        const counted = async () => {
+          const text = await (await fetch(`${s.url}/metrics`)).text();
+          const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}"]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+          return { applied: value('caja_connector_payments_total{connector="pix",status="applied"}'), duplicate: value('caja_connector_payments_total{connector="pix",status="duplicate"}'),
+            again: value('caja_connector_payments_seen_again_total{connector="pix",via="poll"}') };
+        };
+        const before = await counted();
         await reconcile(s.ctx, connector, 3600, true);
         assert.equal((await payments(d.txid)).length, 1);
+        const after = await counted();
+        assert.equal(after.applied, before.applied, 'a payment read again is not counted again');
+        assert.equal(after.duplicate, 0);
+        assert.ok(after.again > before.again, JSON.stringify({ before, after }));
         const windows = (await sim.state()).requests
           .filter((q) => q.method === 'GET' && /\/pix$/.test(q.path) && q.query)
           .map((q) => new URLSearchParams(q.query!))

@@ -144,6 +144,8 @@ export function routes(fx: Fixtures): Route[] {
     { style: 'v3', method: 'POST', path: '/v3/sandbox/refunds/{refund}/reject' },
     { style: 'v3', method: 'GET', path: '/v3/balance' },
     { style: 'v3', method: 'GET', path: '/v3/balance/transactions', query: { starting_after: '1', limit: '5', currency: 'USD' } },
+    { style: 'v3', method: 'GET', path: '/v3/settlements', query: { currency: 'USD', from: '2026-11-01', to: '2026-11-30', limit: '10' } },
+    { style: 'v3', method: 'GET', path: '/v3/settlements/{currency}/{date}', query: { format: 'csv' } },
     { style: 'v3', method: 'POST', path: '/v3/sandbox/cashouts/{cashout}/deliver' },
     { style: 'v3', method: 'POST', path: '/v3/sandbox/cashouts/{cashout}/complete' },
     { style: 'v3', method: 'POST', path: '/v3/sandbox/cashouts/{cashout}/reject', body: { rejection_code: '1' } },
@@ -293,7 +295,7 @@ function fieldPaths(body: unknown, prefix: string[] = []): string[][] {
 /** Builds the signed HTTP request of a case. */
 export function build(base: string, fx: Fixtures, all: Route[], c: FuzzCase): Built {
   const route = all[c.route]!;
-  const ids: Record<string, string> = { deposit: String(fx.depositId), refund: String(fx.refundId), cashout: String(fx.cashoutId), notification: String(fx.notificationId), merchant: String(fx.m.merchant_id), other: String(fx.otherMerchantId), token: String(fx.tokenId) };
+  const ids: Record<string, string> = { deposit: String(fx.depositId), refund: String(fx.refundId), cashout: String(fx.cashoutId), notification: String(fx.notificationId), merchant: String(fx.m.merchant_id), other: String(fx.otherMerchantId), token: String(fx.tokenId), currency: 'USD', date: '2026-11-27' };
   let path = route.path.replace(/\{(\w+)\}/g, (_, k: string) => ids[k]!);
   const query = { ...(route.query ?? {}) } as Record<string, string>;
   let contentType: string | undefined = route.style === 'streamline' ? 'application/x-www-form-urlencoded' : route.body !== undefined ? 'application/json' : undefined;

@@ -7,6 +7,7 @@
 //     /health/ready answer within theirs, and after the heal (and after every connection being
 //     reset) caja writes again by itself;
 //   - the replay store's bookkeeping failing after the handler ran never changes the answer.
+import { VERSION } from '../../src/config/version.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
@@ -210,7 +211,7 @@ describe('a partition between caja and PostgreSQL (pg, through a TCP proxy)', { 
 
       const health = await timed(() => fetch(`${s.url}/health`));
       assert.equal((health.r as Response).status, 503);
-      assert.deepEqual(await (health.r as Response).json(), { status: 'unavailable', database: 'timeout', environment: 'staging' });
+      assert.deepEqual(await (health.r as Response).json(), { status: 'unavailable', database: 'timeout', environment: 'staging', version: VERSION });
       assert.ok(health.ms < 500 + 700, `/health answered in ${health.ms} ms`);
       const ready = await timed(() => fetch(`${s.url}/health/ready`));
       assert.equal((ready.r as Response).status, 503);

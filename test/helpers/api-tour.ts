@@ -13,7 +13,11 @@ export interface Recorded {
   response: unknown;
 }
 
-export async function apiTour(base: string): Promise<Recorded[]> {
+/**
+ * `settle` makes the settlement reports that are due (the worker's pass, at a time past today's
+ * end): the caller has the server's context, the tour only its URL.
+ */
+export async function apiTour(base: string, o: { settle: () => Promise<unknown> }): Promise<Recorded[]> {
   const out: Recorded[] = [];
   const rec = async (method: string, template: string, request: unknown, call: Promise<Res>) => {
     const r = await call;
@@ -90,6 +94,11 @@ export async function apiTour(base: string): Promise<Recorded[]> {
   await rec('post', '/admin/merchants/{id}/balance_adjustments', adjustment, admin(base, 'POST', `/admin/merchants/${id}/balance_adjustments`, adjustment));
   await rec('get', '/admin/merchants/{id}/balance', undefined, admin(base, 'GET', `/admin/merchants/${id}/balance`));
   await rec('get', '/admin/ledger/check', undefined, admin(base, 'GET', '/admin/ledger/check'));
+  // Settlement reports (docs/balance.md): the day's report once the worker made it.
+  await o.settle();
+  const reports = await rec('get', '/v3/settlements', undefined, v3.get('/v3/settlements?currency=USD&limit=1'));
+  const day = reports.body.data[0].date as string;
+  await rec('get', '/v3/settlements/{currency}/{date}', undefined, v3.get(`/v3/settlements/USD/${day}`));
   // The Pix connector (docs/connectors.md; configured for real in test/connectors/pix.test.ts).
   await rec('get', '/admin/connectors/pix', undefined, admin(base, 'GET', '/admin/connectors/pix'));
   const pixConfig = { api_url: 'http://psp.example/v2', token_url: 'https://psp.example/oauth/token', client_id: 'caja', client_secret: 's', certificate: 'x', private_key: 'y', pix_key: 'pix@caja.example' };

@@ -121,19 +121,32 @@ describe('merchant panel in Chromium', { skip: skipWithoutChromium }, () => {
     await checkPage(page, '04-api-access');
     await page.click('a[href="/panel/settings/api/rotate?set=deposits"]');
     assert.match(await page.locator('h1').textContent() ?? '', /Rotate the Deposits credentials\?/);
+    // The old values keep working 24 hours unless chosen otherwise (an integration switches without downtime).
+    assert.equal(await page.locator('#f-grace_hours').inputValue(), '24');
     await checkPage(page, '05-rotate-confirm');
     await page.click('button:has-text("Yes, rotate now")');
     await page.waitForSelector('[data-secret=secret_key]');
     const login = (await page.locator('[data-secret=login]').textContent())!;
     const secret = (await page.locator('[data-secret=secret_key]').textContent())!;
+    assert.match(await page.locator('[role=status]').textContent() ?? '', /keep working until \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
     await checkPage(page, '06-rotated');
     const fresh = await new V3Client(s.url, login, secret).get('/v3/balance');
     assert.equal(fresh.status, 200, fresh.text);
     const old = await V3Client.deposits(s.url, m).get('/v3/balance');
-    assert.equal(old.status, 401, 'the old one stops at once');
-    m = { ...m, deposits: { ...m.deposits, login, secret_key: secret } };
+    assert.equal(old.status, 200, 'the old one works during the overlap');
     await page.goto(`${s.url}/panel/settings/api`);
     assert.ok(await page.locator(`text=${login}`).isVisible());
+    assert.ok(await page.locator('text=/replaced by the last rotation work until/').isVisible(), 'the API page says when the old values stop');
+    // Leaked: rotated again with "stop at once", the values just shown stop at once.
+    await page.click('a[href="/panel/settings/api/rotate?set=deposits"]');
+    await page.selectOption('#f-grace_hours', '0');
+    await page.click('button:has-text("Yes, rotate now")');
+    await page.waitForSelector('[data-secret=secret_key]');
+    const login2 = (await page.locator('[data-secret=login]').textContent())!;
+    const secret2 = (await page.locator('[data-secret=secret_key]').textContent())!;
+    assert.equal((await new V3Client(s.url, login, secret).get('/v3/balance')).status, 401, 'stopped at once');
+    assert.equal((await new V3Client(s.url, login2, secret2).get('/v3/balance')).status, 200);
+    m = { ...m, deposits: { ...m.deposits, login: login2, secret_key: secret2 } };
   });
 
   test('deposits: find one by payer e-mail, approve it in staging, see the notification attempt, refund part of it', async () => {
@@ -285,7 +298,7 @@ describe('merchant panel in Chromium', { skip: skipWithoutChromium }, () => {
     await checkPage(page, '17-team');
     await page.goto(`${s.url}/panel/audit`);
     assert.ok(await page.locator('td:has-text("team.invited")').isVisible());
-    assert.ok(await page.locator('td:has-text("credentials.rotated")').isVisible());
+    assert.equal(await page.locator('td:has-text("credentials.rotated")').count(), 2, 'both rotations are in the audit');
     await checkPage(page, '18-audit');
 
     const theirs = await V3Client.deposits(s.url, other).post('/v3/deposits', { country: 'BR', amount: '10.00', payment_method: 'IX', payer: { document: '529.982.247-25', first_name: 'Z', last_name: 'Z', email: 'z@example.com' } });

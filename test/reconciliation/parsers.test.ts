@@ -64,6 +64,24 @@ test('camt.053: entries in one shape, amounts as text, batch parts, reversal, ba
   assert.equal(d!.refs.claveRastreo, 'SB0000AABBCC');
 });
 
+test('camt.053: the payer\'s reference is read from RmtInf/Ustrd as well as from Strd/CdtrRefInf/Ref', () => {
+  const structured = '<RmtInf><Strd><CdtrRefInf><Ref>700000000421</Ref></CdtrRefInf></Strd></RmtInf>';
+  const xml = camt053(day);
+  assert.ok(xml.includes(structured));
+  // Free text, as most banks send it: one line, or several where the first is not the reference.
+  const oneLine = xml.split(structured).join('<RmtInf><Ustrd>7000 0000 0421</Ustrd></RmtInf>');
+  const lint = xmllint(oneLine);
+  assert.ok(lint.ok, lint.out);
+  const s = parseStatement('camt', Buffer.from(oneLine));
+  assert.equal(s.entries[1]!.refs.depositReference, '700000000421');
+  assert.deepEqual(s.entries[2]!.batch![0]!.refs, { depositReference: '700000000421' });
+  const lines = xml.split(structured).join('<RmtInf><Ustrd> </Ustrd><Ustrd>700000000421</Ustrd></RmtInf>');
+  assert.equal(parseStatement('camt', Buffer.from(lines)).entries[1]!.refs.depositReference, '700000000421');
+  // Both present: the structured reference wins.
+  const both = xml.split(structured).join('<RmtInf><Ustrd>PEDIDO 55</Ustrd><Strd><CdtrRefInf><Ref>700000000421</Ref></CdtrRefInf></Strd></RmtInf>');
+  assert.equal(parseStatement('camt', Buffer.from(both)).entries[1]!.refs.depositReference, '700000000421');
+});
+
 test('camt.054: notifications read the same way; the format named must be the file\'s', () => {
   const s = parseStatement('camt054', camt054(day));
   assert.equal(s.format, 'camt054');

@@ -76,6 +76,12 @@ describe('notification verification snippets', () => {
       assert.equal((await post(signNotification('{"deposit_id":1}', 'not-the-secret'))).status, 401);
       assert.equal((await post(signNotification('{"deposit_id":1}', m.deposits.secret_key, Math.floor(Date.now() / 1000) - 3600))).status, 401, 'an old timestamp is refused');
       assert.equal((await post(signNotification('{"deposit_id":1}', m.deposits.secret_key), '{"deposit_id":2}')).status, 401, 'a changed body is refused');
+      // During a rotation's overlap caja sends one v1 per valid secret: either may be the one held.
+      const t = Math.floor(Date.now() / 1000);
+      const v1 = (secret: string) => signNotification('{"deposit_id":1}', secret, t).split(',v1=')[1];
+      assert.equal((await post(`t=${t},v1=${v1('the-new-secret-of-a-rotation')},v1=${v1(m.deposits.secret_key)}`)).status, 200, 'the second v1 matches');
+      assert.equal((await post(`t=${t},v1=${v1(m.deposits.secret_key)},v1=${v1('the-old-secret')}`)).status, 200, 'the first v1 matches');
+      assert.equal((await post(`t=${t},v1=${v1('one')},v1=${v1('two')}`)).status, 401, 'no v1 matches');
     } finally {
       child.kill();
     }
@@ -103,9 +109,13 @@ describe('notification verification snippets', () => {
       for (let i = 0; i < 200 && receiver.received.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
       const got = receiver.received[0];
       assert.ok(got);
-      const script = `${block('python')}\nimport os, sys\nprint(verify_caja_signature(os.environ["H"], os.environ["B"].encode(), os.environ["S"]), verify_caja_signature(os.environ["H"], os.environ["B"].encode(), "wrong"))\n`;
-      const { stdout } = await promisify(execFile)('python3', ['-c', script], { env: { ...process.env, H: String(got.headers['caja-signature']), B: got.body, S: m.deposits.secret_key } });
-      assert.equal(stdout.trim(), 'True False');
+      const script = `${block('python')}\nimport os, sys\nprint(verify_caja_signature(os.environ["H"], os.environ["B"].encode(), os.environ["S"]), verify_caja_signature(os.environ["H"], os.environ["B"].encode(), "wrong"), verify_caja_signature(os.environ["H2"], os.environ["B"].encode(), os.environ["S"]), verify_caja_signature("v1=" + "0" * 64, b"{}", "s"))\n`;
+      // A rotation's overlap: the header carries the new secret's v1 first, then the held one's.
+      const header = String(got.headers['caja-signature']);
+      const t = header.split(',')[0]!.slice(2);
+      const twoV1 = `t=${t},v1=${signNotification(got.body, 'the-new-secret', Number(t)).split(',v1=')[1]},${header.split(',')[1]}`;
+      const { stdout } = await promisify(execFile)('python3', ['-c', script], { env: { ...process.env, H: header, H2: twoV1, B: got.body, S: m.deposits.secret_key } });
+      assert.equal(stdout.trim(), 'True False True False');
     } finally {
       await receiver.close();
     }

@@ -6,11 +6,13 @@ import { checkFrameOrigins, MAX_FRAME_ORIGINS } from '../../domain/frame-origins
 import { checkCallbackUrl } from '../../domain/urls.ts';
 import { v3Errors } from '../../http/errors.ts';
 import {
-  CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, merchantView, rotateCredentials, updateMerchant,
+  CREDENTIAL_SETS, credentialOverlaps, type CredentialSet, createMerchant, credentialsView, DEFAULT_ROTATION_GRACE_HOURS, getMerchant, MAX_ROTATION_GRACE_HOURS, merchantView,
+  rotateCredentials, rotationGraceHours, updateMerchant,
 } from '../../merchants/merchants.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 import { INT_ID_SCHEMA } from '../../domain/ids.ts';
 import { tokenAudit } from './auth.ts';
+import { isTimeZone } from '../../settlements/days.ts';
 
 const credentialsSchema = {
   type: 'object',
@@ -23,6 +25,10 @@ const credentialsSchema = {
     cashouts: { type: 'object', properties: { login: { type: 'string' }, pass: { type: 'string' }, secret_key: { type: 'string' } } },
     read_only_key: { type: 'string' },
     panel: { type: 'object', properties: { email: { type: 'string' }, password: { type: 'string' } } },
+    previous_valid_until: {
+      type: ['string', 'null'], format: 'date-time',
+      description: 'After a rotation: until when the values it replaced keep working (null: they stopped at once)',
+    },
   },
 } as const;
 
@@ -40,6 +46,7 @@ const merchantSchema = {
     require_svc2: { type: 'boolean', description: 'v3/v5 calls must be signed with SVC2 (method and path covered); see docs/security.md' },
     newinvoice_currencies: { type: 'array', items: { type: 'string' }, nullable: true, description: 'The currencies a streamline NewInvoice may be priced in (x_currency is not covered by its control); null: any' },
     sandbox_chaos: { type: 'boolean', description: 'Staging: notifications duplicated, delayed and reordered (docs/notifications.md)' },
+    timezone: { type: 'string', description: 'The IANA timezone whose days the settlement reports cover' },
     frame_origins: {
       type: 'array', nullable: true, items: { type: 'string' },
       description: 'Origins allowed to frame the customer pages opened with `iframe_view=1`, as set; null: the default (the origins of notification_url and return_url)',
@@ -47,6 +54,10 @@ const merchantSchema = {
     frame_origins_in_effect: {
       type: 'array', items: { type: 'string' },
       description: 'The CSP `frame-ancestors` of those pages: frame_origins, or the default; empty: no site may frame them',
+    },
+    credential_overlaps: {
+      type: 'array', description: 'Credential sets in a rotation\'s overlap: until when the values replaced still work',
+      items: { type: 'object', properties: { set: { type: 'string', enum: CREDENTIAL_SETS }, previous_valid_until: { type: 'string', format: 'date-time' } } },
     },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
@@ -103,7 +114,8 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
     async (request) => {
       const merchant = await getMerchant(ctx.db, request.params.id);
       if (!merchant) throw v3Errors.notFound('Merchant not found');
-      return merchantView(merchant);
+      const overlaps = await credentialOverlaps(ctx.db, merchant.id);
+      return { ...merchantView(merchant), credential_overlaps: overlaps.map((o) => ({ set: o.set, previous_valid_until: o.previousValidUntil })) };
     },
   );
 
@@ -130,6 +142,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
               description: 'Refuse a streamline NewInvoice whose x_currency (absent: USD) is not one of these; x_currency is outside its control, so pinning it is what keeps a captured form from being re-priced. [] unpins: any currency caja has a rate for',
             },
             sandbox_chaos: { type: 'boolean', description: 'Staging only: duplicate, delay and reorder this merchant\'s notifications (docs/notifications.md)' },
+            timezone: { type: 'string', maxLength: 64, description: 'IANA timezone (e.g. America/Sao_Paulo) whose days the daily settlement reports cover; default UTC' },
             frame_origins: {
               type: ['array', 'string'], maxItems: MAX_FRAME_ORIGINS, items: { type: 'string', maxLength: 300 },
               description:
@@ -150,6 +163,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         details.push(`settlement_currency: no exchange rate is known for ${b.settlement_currency}`);
       }
       if (b.sandbox_chaos !== undefined && ctx.config.env !== 'staging') details.push('sandbox_chaos: staging only');
+      if (b.timezone !== undefined && !isTimeZone(b.timezone)) details.push('timezone: must be an IANA timezone, e.g. America/Sao_Paulo');
       for (const currency of (b.newinvoice_currencies ?? []) as string[]) {
         if (!(await usdRate(ctx.db, ctx.config.env, currency))) details.push(`newinvoice_currencies: no exchange rate is known for ${currency}`);
       }
@@ -174,30 +188,37 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         newinvoice_currencies: b.newinvoice_currencies === undefined ? undefined : b.newinvoice_currencies.length ? b.newinvoice_currencies : null,
         sandbox_chaos: b.sandbox_chaos,
         frame_origins: frameOrigins,
+        timezone: b.timezone,
       }, ctx.cache, tokenAudit(request, 'merchant.settings', { merchantId: request.params.id, subject: `merchant:${request.params.id}`, detail: b }));
       if (!merchant) throw v3Errors.notFound('Merchant not found');
       return merchantView(merchant);
     },
   );
 
-  app.post<{ Params: { id: number }; Body: { set: CredentialSet } }>(
+  app.post<{ Params: { id: number }; Body: { set: CredentialSet; grace_hours?: number } }>(
     '/admin/merchants/:id/rotate',
     {
       schema: {
         tags: ['admin'],
-        summary: 'Replace one credential set; the old values stop working at once',
+        summary: 'Replace one credential set; the old values keep working for grace_hours',
+        description: `The values replaced keep working for \`grace_hours\` (default ${DEFAULT_ROTATION_GRACE_HOURS}; 0: they stop at once, as after a leak), so the integration can switch without downtime; notifications carry a Caja-Signature with each valid secret meanwhile. The panel password is replaced at once.`,
         security: [{ adminToken: [] }],
         params: idParams,
-        body: { type: 'object', required: ['set'], properties: { set: { type: 'string', enum: CREDENTIAL_SETS } } },
+        body: {
+          type: 'object', required: ['set'],
+          properties: { set: { type: 'string', enum: CREDENTIAL_SETS }, grace_hours: { type: 'number', minimum: 0, maximum: MAX_ROTATION_GRACE_HOURS } },
+        },
         response: { 200: credentialsSchema, ...errors },
       },
     },
     async (request) => {
-      const rotated = await rotateCredentials(ctx.db, ctx.box, request.params.id, request.body.set, ctx.cache,
-        tokenAudit(request, 'merchant.rotated', { merchantId: request.params.id, subject: `merchant:${request.params.id}`, detail: { set: request.body.set } }));
+      const { set, grace_hours } = request.body;
+      const grace = rotationGraceHours(set, grace_hours);
+      const rotated = await rotateCredentials(ctx.db, ctx.box, request.params.id, set, ctx.cache,
+        tokenAudit(request, 'merchant.rotated', { merchantId: request.params.id, subject: `merchant:${request.params.id}`, detail: { set, grace_hours: grace } }), grace);
       if (!rotated) throw v3Errors.notFound('Merchant not found');
-      request.log.info({ merchant_id: rotated.merchant.id, set: request.body.set }, 'credentials rotated');
-      return credentialsView(rotated.merchant, rotated.credentials);
+      request.log.info({ merchant_id: rotated.merchant.id, set, grace_hours: grace }, 'credentials rotated');
+      return { ...credentialsView(rotated.merchant, rotated.credentials), previous_valid_until: rotated.previousValidUntil };
     },
   );
 }

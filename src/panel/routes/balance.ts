@@ -7,6 +7,8 @@ import { getMerchant } from '../../merchants/merchants.ts';
 import { parseId } from '../../domain/ids.ts';
 import { audit } from '../services/audit.ts';
 import { movements } from '../services/balance.ts';
+import { getReport, listReports, reportCsv } from '../../settlements/service.ts';
+import { Readable } from 'node:stream';
 import type { PanelGate } from './gate.ts';
 import { csvStream, EXPORT_BATCH, PAGE_SIZE } from './lists.ts';
 import * as V from '../views/pages.ts';
@@ -20,7 +22,19 @@ export function registerBalance(app: FastifyInstance, ctx: AppContext, gate: Pan
     const currency = c.query.currency && /^[A-Z]{3}$/.test(c.query.currency) ? c.query.currency : balances[0]?.currency ?? merchant!.settlement_currency;
     if (c.query.before && parseId(c.query.before) === null) return V.messagePage(c.f, c.f.t.errorTitle, c.f.t.badRequest.replace('{reason}', 'bad cursor'), 400, c.f);
     const m = await movements(ctx.db, c.s.actor.merchantId, currency, parseId(c.query.before) ?? undefined, PAGE_SIZE);
-    return V.balancePage(c.f, { balances: m.balances, currency, rows: m.data, next: m.next, before: c.query.before });
+    const reports = await listReports(ctx.db, c.s.actor.merchantId, { currency, limit: 14 });
+    return V.balancePage(c.f, { balances: m.balances, currency, rows: m.data, next: m.next, before: c.query.before, reports });
+  }));
+
+  // A daily settlement report as the API's CSV (docs/balance.md#settlement-reports).
+  app.get('/panel/balance/settlements/:currency/:date', panelRoute('view', async (c) => {
+    const { currency = '', date = '' } = c.request.params as Record<string, string | undefined>;
+    const day = /^(\d{4}-\d\d-\d\d)\.csv$/.exec(date)?.[1];
+    if (!/^[A-Z]{3}$/.test(currency) || !day) return V.messagePage(c.f, c.f.t.errorTitle, c.f.t.badRequest.replace('{reason}', 'bad report'), 400, c.f);
+    const found = await getReport(ctx.db, c.s.actor.merchantId, currency, day);
+    if (!found) return V.messagePage(c.f, c.f.t.errorTitle, c.f.t.notFound, 404, c.f);
+    await audit(ctx.db, c.s.actor, 'settlement.exported', null, { currency, date: day }, ctx.now());
+    return { filename: `settlement-${currency}-${day}.csv`, csv: Readable.from([reportCsv(found.report, found.lines)]) };
   }));
 
   app.get('/panel/balance.csv', panelRoute('view', async (c) => {

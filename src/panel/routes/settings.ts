@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { checkFrameOrigins, frameOriginsInEffect } from '../../domain/frame-origins.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
-import { getMerchant, rotateCredentials, updateMerchant } from '../../merchants/merchants.ts';
+import { getMerchant, MAX_ROTATION_GRACE_HOURS, rotateCredentials, rotationGraceHours, updateMerchant } from '../../merchants/merchants.ts';
 import { entry } from '../services/audit.ts';
 import { credentialLogins } from '../services/credentials.ts';
 import { can, isCredentialSet, rotateAction } from '../services/roles.ts';
@@ -44,10 +44,13 @@ export function registerSettings(app: FastifyInstance, ctx: AppContext, gate: Pa
     const set = c.body.set;
     if (!isCredentialSet(set)) return notFound(c);
     if (!can(c.s.actor.role, rotateAction(set))) return forbidden(c);
-    const r = await rotateCredentials(ctx.db, ctx.box, c.s.actor.merchantId, set, ctx.cache, entry(c.s.actor, 'credentials.rotated', `credentials:${set}`, {}, ctx.now()));
+    // The confirm page offers 0 (leaked: at once) to 168 hours; anything else is the default.
+    const asked = Number(c.body.grace_hours);
+    const grace = rotationGraceHours(set, c.body.grace_hours !== undefined && asked >= 0 && asked <= MAX_ROTATION_GRACE_HOURS ? asked : undefined);
+    const r = await rotateCredentials(ctx.db, ctx.box, c.s.actor.merchantId, set, ctx.cache, entry(c.s.actor, 'credentials.rotated', `credentials:${set}`, { grace_hours: grace }, ctx.now()), grace);
     const issued = r!.credentials as Record<string, unknown>;
     const values = (set === 'read_only' ? { read_only_key: issued.read_only_key } : issued[set]) as Record<string, string>;
-    return V.rotatedPage(c.f, set, values);
+    return V.rotatedPage(c.f, set, values, r!.previousValidUntil);
   }));
 
   app.post('/panel/settings/urls', panelRoute('settings.edit', async (c) => {

@@ -12,6 +12,7 @@ import type { AttemptRow, NotificationRow } from '../../notifications/store.ts';
 import type { AuditRow } from '../services/audit.ts';
 import type { RejectedRow } from '../services/cashout-import.ts';
 import type { Movement } from '../services/balance.ts';
+import type { SettlementReport } from '../../settlements/service.ts';
 import type { HomeStats } from '../services/stats.ts';
 import type { TeamMember } from '../services/team.ts';
 import { type Action, can, INVITABLE_ROLES, isCredentialSet, rotateAction, type Role } from '../services/roles.ts';
@@ -416,7 +417,7 @@ ${field('file', t.file, undefined, { type: 'file', required: true })}
 
 // ---------------------------------------------------------------- balance
 
-export function balancePage(f: Frame, v: { balances: MerchantBalance[]; currency: string; rows: Movement[]; next: number | null; before?: string }): Page {
+export function balancePage(f: Frame, v: { balances: MerchantBalance[]; currency: string; rows: Movement[]; next: number | null; before?: string; reports: SettlementReport[] }): Page {
   const t = f.t;
   const kpis = html`<div class="kpis">${v.balances.map((b) => html`<div class="kpi"><a href="/panel/balance?currency=${b.currency}">${b.currency}</a><b>${money(b.available, b.currency)}</b>${t.reserved}: ${money(b.reserved, b.currency)}</div>`)}${v.balances.length ? '' : html`<p>${t.none}</p>`}</div>`;
   const rows = v.rows.map((m) => [
@@ -426,7 +427,12 @@ export function balancePage(f: Frame, v: { balances: MerchantBalance[]; currency
   return frame(f, '/panel/balance', t.balanceTitle, html`${kpis}<h2>${t.movements} · ${v.currency}</h2>
 <p><a class="button secondary" href="/panel/balance.csv?currency=${v.currency}" download>${t.exportCsv}</a></p>
 ${rows.length ? table(t.movements, [t.date, t.type, t.source, t.available, t.reserved, t.runningBalance], rows, [3, 4, 5]) : html`<p>${t.none}</p>`}
-${pager(t, '/panel/balance', { currency: v.currency, before: v.before }, v.next, !v.before)}`);
+${pager(t, '/panel/balance', { currency: v.currency, before: v.before }, v.next, !v.before)}
+<h2>${t.settlementReports} · ${v.currency}</h2><p class="hint">${fill(t.settlementHelp, { tz: v.reports[0]?.timezone ?? 'UTC' })}</p>
+${v.reports.length ? table(t.settlementReports, [t.settlementDay, t.opening, t.closing, t.lines, t.actions], v.reports.map((r) => [
+    r.day, money(r.opening.available, r.currency), money(r.closing.available, r.currency), String(r.lineCount),
+    html`<a href="/panel/balance/settlements/${r.currency}/${r.day}.csv" download>CSV</a>`,
+  ]), [1, 2, 3]) : html`<p>${t.none}</p>`}`);
 }
 
 // ---------------------------------------------------------------- settings
@@ -436,13 +442,14 @@ export const SET_LABEL: Record<string, keyof PanelStrings> = {
 };
 
 export function apiPage(f: Frame, v: {
-  logins: { set: string; login: string | null }[]; urls: { notification_url: string; return_url: string; logo_url: string; frame_origins: string };
+  logins: { set: string; login: string | null; previousValidUntil: Date | null }[]; urls: { notification_url: string; return_url: string; logo_url: string; frame_origins: string };
   frameOriginsInEffect: string[]; urlErrors: Record<string, string>;
   done?: string; test?: { request: string; status?: number; body?: string; error?: string }; baseUrl: string;
 }): Page {
   const t = f.t;
   const creds = table(t.credentialSet, [t.credentialSet, t.login, t.actions], v.logins.map((l) => [
-    t[SET_LABEL[l.set]!], l.set === 'read_only' ? t.keyHidden : html`<span class="mono">${l.login ?? ''}</span>`,
+    t[SET_LABEL[l.set]!],
+    html`${l.set === 'read_only' ? t.keyHidden : html`<span class="mono">${l.login ?? ''}</span>`}${l.previousValidUntil ? html`<p class="hint">${fill(t.previousUntil, { when: utc(l.previousValidUntil) })}</p>` : ''}`,
     // A set the role may not rotate is not offered (its post answers 403 anyway).
     isCredentialSet(l.set) && can(f.role, rotateAction(l.set)) ? html`<a href="/panel/settings/api/rotate?set=${l.set}">${t.rotate}</a>` : l.set === 'panel' ? t.rotateOwnerOnly : t.rotateNotYours,
   ]));
@@ -473,12 +480,19 @@ export function rotateConfirmPage(f: Frame, set: string): Page {
   const name = t[SET_LABEL[set]!];
   return frame(f, '/panel/settings/api', fillText(t.rotateConfirm, { set: name }), html`<p class="alert">${t.rotateWarn}</p>
 <form method="post" action="/panel/settings/api/rotate" class="stack">${csrfField(f)}<input type="hidden" name="set" value="${set}">
+${set === 'panel' ? '' : field('grace_hours', t.graceHours, '24', {
+    options: [['24', fillText(t.graceHoursN, { n: 24 })], ['1', fillText(t.graceHoursN, { n: 1 })], ['72', fillText(t.graceHoursN, { n: 72 })], ['168', t.graceDays], ['0', t.graceAtOnce]],
+  })}
 <button class="button danger">${t.rotateYes}</button><a href="/panel/settings/api">${t.cancel}</a></form>`);
 }
 
-export function rotatedPage(f: Frame, set: string, shown: Record<string, string>): Page {
+/** A moment as text, `YYYY-MM-DD hh:mm UTC`, for a sentence. */
+const utc = (d: Date) => `${d.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+
+export function rotatedPage(f: Frame, set: string, shown: Record<string, string>, previousValidUntil: Date | null = null): Page {
   const t = f.t;
   return frame(f, '/panel/settings/api', fillText(t.newCredentials, { set: t[SET_LABEL[set]!] }), html`<p class="alert" role="alert">${t.shownOnce}</p>
+${previousValidUntil ? html`<p class="hint" role="status">${fill(t.rotatedOverlap, { when: utc(previousValidUntil) })}</p>` : ''}
 <section class="card"><dl>${Object.entries(shown).map(([k, x]) => html`<dt>${k}</dt><dd><span class="secret" data-secret="${k}">${x}</span></dd>`)}</dl></section>
 <p><a href="/panel/settings/api">${t.apiTitle}</a></p>`);
 }

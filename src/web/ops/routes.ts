@@ -42,6 +42,7 @@ import { opsStrings } from './i18n.ts';
 import * as V from './views.ts';
 import { registerOpsConnectorSettings } from './connector-settings.ts';
 import { registerOpsFees } from './fees.ts';
+import { registerOpsSettlements } from './settlements.ts';
 import { registerOpsStatements, resolveFromConsole } from './statements.ts';
 import { enrolLinkPage, enrolPage, untilText } from './lifecycle-views.ts';
 import { fillText } from '../view-helpers.ts';
@@ -517,6 +518,7 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
   // ------------------------------------------------------------------ areas in their own modules
 
   registerOpsFees(app, ctx, opsRoute);
+  registerOpsSettlements(app, ctx, opsRoute);
   registerOpsConnectorSettings(app, ctx, opsRoute);
   registerOpsStatements(app, ctx, opsRoute, reconView);
   registerOperatorLifecycle(app, ctx, { opsRoute, operatorsView });
