@@ -4,10 +4,9 @@
 // escaped by the html`…` tag (../html.ts).
 import type { PaymentMethod, PayerField } from '../../domain/catalog.ts';
 import { PAYMENT_TYPES } from '../../domain/catalog.ts';
-import type { CardField, CardProblem } from '../../domain/cards.ts';
+import type { CardDetail, CardField, CardProblem } from '../../domain/cards.ts';
 import { getCountry } from '../../domain/countries.ts';
 import { add, fromDb, percentOf, toPlainString } from '../../domain/money.ts';
-import type { PendingChallenge } from '../../deposits/checkout.ts';
 import type { FormName } from '../csrf.ts';
 import { fill, formatAmount, type Strings } from '../i18n.ts';
 import { EMPTY, html, raw, type SafeHtml } from '../html.ts';
@@ -216,16 +215,13 @@ export function cardPage(l: Loaded, x: CardFormInput, csrf: Csrf, base: string):
   );
 }
 
-export function challengePage(l: Loaded, challenge: PendingChallenge, csrf: Csrf): Rendered {
+export function challengePage(l: Loaded, c: CardDetail, csrf: Csrf): Rendered {
   const { t, d } = l;
-  const c = challenge.detail;
-  const hidden = Object.entries({ card_holder: c.card_holder, masked_card: c.masked_card, brand: c.brand, expiration: c.expiration, proof: challenge.proof })
-    .map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
   return page(
     l,
     t.challengeTitle,
     html`<section class="card" aria-labelledby="challenge">${methodHeader(l)}<h1 id="challenge">${t.challengeTitle}</h1>${
-      amountBlock(t.amount, toPlainString(fromDb(d.payer_amount)), d.local_currency, l.locale)}<p>${fill(t.challengeHint, { card: `${c.brand} ${c.masked_card}` })}</p><form method="post" action="/checkout/${d.token}/card/confirm">${csrf.challenge}${stateInputs(l)}${hidden}<div class="stack"><button type="submit" name="decision" value="approve" class="button">${t.confirmPayment}</button><button type="submit" name="decision" value="reject" class="button danger">${t.rejectPayment}</button></div></form></section>`,
+      amountBlock(t.amount, toPlainString(fromDb(d.payer_amount)), d.local_currency, l.locale)}<p>${fill(t.challengeHint, { card: `${c.brand} ${c.masked_card}` })}</p><form method="post" action="/checkout/${d.token}/card/confirm">${csrf.challenge}${stateInputs(l)}<div class="stack"><button type="submit" name="decision" value="approve" class="button">${t.confirmPayment}</button><button type="submit" name="decision" value="reject" class="button danger">${t.rejectPayment}</button></div></form></section>`,
   );
 }
 
