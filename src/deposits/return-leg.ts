@@ -1,9 +1,11 @@
-// The return leg of a charge whose next action sent the customer away (a redirect to the
-// provider's page, a 3-D Secure challenge): GET|POST /connectors/<name>/return/<token>
-// (src/web/checkout/return-leg.ts) lands here. The return itself proves nothing: its deposit must
-// be one whose charge that connector created, and the result is read back from the provider
-// (PayinConnector.readReturn, server-to-server) before the deposit moves, through the deposit's
-// own transition (PENDING to COMPLETED, actor provider, notified as any completion).
+// Settling a charge whose next action sent the customer away (a redirect to the provider's page,
+// a 3-D Secure challenge). Two things land here: the return leg, GET|POST
+// /connectors/<name>/return/<token> (src/web/checkout/return-leg.ts), and a provider's word that
+// the charge was decided (staging's card network notifies an authorisation without a challenge at
+// once, as an acquirer's AUTHORISATION notification). Neither proves anything by itself: the
+// deposit must be one whose charge that connector created, and the result is read back from the
+// provider (PayinConnector.readReturn, server-to-server) before the deposit moves, once, through
+// its own transition (PENDING to COMPLETED, actor provider, notified as any completion).
 import type { AppContext } from '../config/context.ts';
 import { ConnectorError } from '../connectors/payin.ts';
 import { payinConnectorNamed } from '../connectors/registry.ts';
@@ -15,11 +17,11 @@ import { findDeposit, findDepositByToken } from './store.ts';
 export type ReturnOutcome = 'paid' | 'failed' | 'pending' | 'settled';
 
 /**
- * Finishes the charge of the deposit `token` that connector `name` created. Throws CheckoutError
+ * Settles the charge of the deposit `token` that connector `name` created, on what the provider says. Throws CheckoutError
  * 'not_found' for a return that names no such charge (unknown token, another connector's deposit,
  * a connector without a return leg) and 'provider_unavailable' when the provider cannot be read.
  */
-export async function finishReturn(ctx: AppContext, name: string, token: string, params: Record<string, string>): Promise<ReturnOutcome> {
+export async function settleCharge(ctx: AppContext, name: string, token: string, params: Record<string, string>): Promise<ReturnOutcome> {
   const d = await findDepositByToken(ctx.db, token);
   if (!d || d.connector !== name || !d.connector_reference) throw new CheckoutError('not_found');
   const connector = await payinConnectorNamed(ctx, name);

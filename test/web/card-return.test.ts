@@ -1,9 +1,11 @@
 // Cards through the next-action interface, over HTTP on every backend: in staging a card
 // deposit's charge is the staging card kind's redirect to its card page (stored, so a reload goes
 // to the same place), the page hands the customer to the return leg, and only the result read back
-// from the card network completes the deposit: a return that arrives before a payment, after a
-// declined card, with a made-up query, twice, for another connector or an unknown deposit changes
-// nothing and is answered with a page (303 or 404), never a 500.
+// from the card network completes the deposit (after a 3-D Secure step, the return leg does it;
+// an authorisation without one the network notifies at once): a return that arrives before a
+// payment, after a declined card, during an open challenge, with a made-up query, twice, for
+// another connector or an unknown deposit changes nothing and is answered with a page (303 or
+// 404), never a 500.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -65,7 +67,7 @@ for (const backend of backends()) {
     const pay = (token: string, html: string, number: string) => post(`${s.url}/checkout/${token}/card`, { csrf: csrfOf(html), number, expiry: '12/30', cvc: '123', holder: 'ANA SILVA' });
     const returnLeg = (token: string) => `${s.url}/connectors/staging-card/return/${token}`;
 
-    test('the checkout redirects to the card page its charge names, the same on every reload; the return leg completes the paid card', async () => {
+    test('the checkout redirects to the card page its charge names, the same on every reload; a paid card completes once', async () => {
       const d = await card('VI');
       const first = await get(d.url);
       assert.equal(first.status, 303);
@@ -97,7 +99,7 @@ for (const backend of backends()) {
       const paid = await pay(d.token, form.html, '4111 1111 1111 1111');
       assert.equal(paid.status, 303);
       assert.equal(paid.location, `/connectors/staging-card/return/${d.token}`);
-      assert.equal(await status(d.id), 'PENDING', 'the card page alone completes nothing: the return leg reads the result back');
+      assert.equal(await status(d.id), 'COMPLETED', 'no challenge: the network notified the authorisation');
       const back = await get(`${s.url}${paid.location}`);
       assert.equal(back.status, 303);
       assert.equal(back.location, `/checkout/${d.token}`);
@@ -127,8 +129,13 @@ for (const backend of backends()) {
       assert.equal(await status(m.id), 'PENDING', 'an open challenge completes nothing');
       const approved = await post(`${s.url}/checkout/${m.token}/card/confirm`, { csrf: csrfOf(challenge.html), decision: 'approve' });
       assert.equal(approved.location, `/connectors/staging-card/return/${m.token}`);
-      await get(`${s.url}${approved.location}`);
-      assert.equal(await status(m.id), 'COMPLETED');
+      assert.equal(await status(m.id), 'PENDING', 'the challenge answered: the return leg settles it');
+      assert.equal((await get(`${s.url}${approved.location}`)).location, `/checkout/${m.token}`);
+      const done = await v3.get(`/v3/deposits/${m.id}`);
+      assert.equal(done.body.status, 'COMPLETED');
+      assert.deepEqual(done.body.card_detail, { card_holder: 'ANA SILVA', masked_card: '520000******1096', brand: 'MASTERCARD', expiration: '12/30' });
+      assert.equal((await get(returnLeg(m.token))).status, 303);
+      assert.equal(await completions(m.id), 1, 'a second return completes nothing more');
 
       const r = await card('MC', '81.00');
       const rform = await get(`${s.url}${(await get(r.url)).location}`);
@@ -145,9 +152,10 @@ for (const backend of backends()) {
     });
 
     test('a forged or unknown return is refused cleanly: 404 pages, nothing changed, never a 500', async () => {
-      const d = await card('VI');
+      const d = await card('MC');
       const form = await get(`${s.url}${(await get(d.url)).location}`);
-      await pay(d.token, form.html, '4111 1111 1111 1111');
+      const challenge = await pay(d.token, form.html, '5200 0000 0000 1096');
+      await post(`${s.url}/checkout/${d.token}/card/confirm`, { csrf: csrfOf(challenge.html), decision: 'approve' });
       // The card network authorised it, but a return under another connector's name is no return of its.
       for (const path of [
         `/connectors/staging/return/${d.token}`,

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { CheckoutError } from '../../deposits/checkout.ts';
-import { finishReturn } from '../../deposits/return-leg.ts';
+import { settleCharge } from '../../deposits/return-leg.ts';
 import { html } from '../html.ts';
 import { pageLink, pageTop } from '../customer/fragments.ts';
 import { customerRoute, type Rendered } from '../customer/route.ts';
@@ -31,7 +31,7 @@ export function registerReturnLeg(app: FastifyInstance, ctx: AppContext): void {
     const name = String((request.params as { name?: unknown }).name ?? '').toLowerCase();
     if (!NAME.test(name)) return null;
     try {
-      await finishReturn(ctx, name, l.d.token, flatParams(request.query, request.body));
+      await settleCharge(ctx, name, l.d.token, flatParams(request.query, request.body));
     } catch (err) {
       if (!(err instanceof CheckoutError)) throw err;
       if (err.problem === 'provider_unavailable') {

@@ -12,10 +12,12 @@
 //   POST /checkout/<token>/card          card number, expiry, CVC, holder (that page's form)
 //   POST /checkout/<token>/card/confirm  its 3-D Secure-like confirmation
 // The card page hands the customer on to the return leg (src/web/checkout/return-leg.ts), which
-// completes the deposit once the network confirms the payment.
+// completes the deposit once the network confirms the payment: after a 3-D Secure step, the
+// return leg settles it; an authorisation without one the network notifies at once.
 //   POST /checkout/<token>/cancel        the customer cancels: back_url, or the streamline return
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
+import { settleCharge } from '../../deposits/return-leg.ts';
 import { allowedMethods, cancelByCustomer, CheckoutError, chooseMethod, methodSettled, neededPayerFields, startCharge } from '../../deposits/checkout.ts';
 import {
   answerStagingChallenge, openStagingChallenge, payOnStagingCardPage, returnPath, STAGING_CARD,
@@ -130,6 +132,9 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
         const r = await payOnStagingCardPage(ctx, reference, l.method!.code, { number: body.number, expiry: body.expiry, cvc: body.cvc, holder: body.holder });
         switch (r.kind) {
           case 'authorised':
+            // Authorised without a challenge: the network notifies it at once (read back and
+            // applied by the deposit service), then the customer returns through the return leg.
+            await settleCharge(ctx, STAGING_CARD, l.d.token, {});
             return { redirect: pageLink(l, returnPath(STAGING_CARD, l.d.token)) };
           case 'challenge':
             return challengePage(l, r.detail, csrfOf(l));
