@@ -151,6 +151,27 @@ for (const backend of backends()) {
       assert.equal(await status(r.id), 'PENDING');
     });
 
+    test('a next action that posts to the provider\'s page renders its form, allowed by the page\'s form-action; a stored next action is what a reload shows', async () => {
+      const d = await card('VI');
+      assert.equal((await get(d.url)).status, 303);
+      // As a provider's 3-D Secure step that takes a form would have answered (an acquirer's kind).
+      const challenge = { type: 'challenge', url: 'https://acs.example/3ds?x=1', method: 'POST', data: { creq: 'eyJ0aHJlZURTU2VydmVyVHJhbnNJRCI6IjEifQ' } };
+      await s.ctx.db.query('UPDATE deposits SET next_action = $2 WHERE id = $1', [d.id, JSON.stringify(challenge)]);
+      const r = await fetch(d.url, { redirect: 'manual', headers: { 'accept-language': 'en' } });
+      const html = await r.text();
+      assert.equal(r.status, 200);
+      assert.match(html, /<form method="post" action="https:\/\/acs\.example\/3ds\?x=1"[^>]*data-next-action>/);
+      assert.match(html, /<input type="hidden" name="creq" value="eyJ0aHJlZURTU2VydmVyVHJhbnNJRCI6IjEifQ">/);
+      assert.match(r.headers.get('content-security-policy')!, /form-action 'self' https:\/\/acs\.example(;|$)/);
+      // A stored URL no browser should be sent to is no next action: the method cannot be set up.
+      await s.ctx.db.query('UPDATE deposits SET next_action = $2 WHERE id = $1', [d.id, JSON.stringify({ type: 'redirect', url: 'javascript:alert(1)', method: 'GET' })]);
+      const bad = await get(d.url);
+      assert.equal(bad.status, 200);
+      assert.match(bad.html, /data-phase="no_methods"/);
+      assert.doesNotMatch(bad.html, /javascript:/);
+      assert.equal(await status(d.id), 'PENDING');
+    });
+
     test('a forged or unknown return is refused cleanly: 404 pages, nothing changed, never a 500', async () => {
       const d = await card('MC');
       const form = await get(`${s.url}${(await get(d.url)).location}`);

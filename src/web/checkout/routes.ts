@@ -27,7 +27,7 @@ import { safeHref } from '../layout.ts';
 import type { Loaded } from '../customer/view-model.ts';
 import { pageLink } from '../customer/fragments.ts';
 import { customerRoute, formRefused, type Rendered } from '../customer/route.ts';
-import { cardPage, challengePage, type Csrf, detailsPage, finalPage, methodListPage, noMethodsPage } from './views.ts';
+import { cardPage, challengePage, type Csrf, detailsPage, finalPage, methodListPage, noMethodsPage, providerFormPage } from './views.ts';
 
 const FORMS: FormName[] = ['method', 'card', 'challenge', 'cancel', 'simulate'];
 
@@ -68,11 +68,13 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
       if (err instanceof CheckoutError && err.problem === 'method_unavailable') return noMethodsPage(l, l.t.probMethodUnavailable);
       return problemRedirect(l, err);
     }
-    // A POST redirect (a form to auto-submit) is not one any kind answers yet.
-    if (!action || (action.type !== 'redirect' && action.type !== 'challenge') || action.method !== 'GET') return noMethodsPage(l, l.t.probMethodUnavailable);
-    const url = new URL(action.url);
+    const target = action && (action.type === 'redirect' || action.type === 'challenge') ? safeHref(action.url) : null;
+    if (!action || !target || (action.type !== 'redirect' && action.type !== 'challenge')) return noMethodsPage(l, l.t.probMethodUnavailable);
+    // A provider's page that takes a form: the customer's browser posts it there.
+    if (action.method === 'POST') return providerFormPage(l, target, action.data ?? {});
+    const url = new URL(target);
     const ours = url.origin === new URL(base()).origin;
-    return { redirect: ours ? pageLink(l, url.pathname) : action.url };
+    return { redirect: ours ? pageLink(l, url.pathname) : target };
   }
 
   app.get('/checkout/:token', { schema: { hide: true } }, customerRoute(ctx, (l, request) => show(l, request.query.method)));

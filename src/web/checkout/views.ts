@@ -84,6 +84,21 @@ export function noMethodsPage(l: Loaded, title = l.t.noMethods): Rendered {
   );
 }
 
+/**
+ * A next action that goes to the provider's page by POST (a hosted page or a 3-D Secure step that
+ * takes a form): the form the customer's browser submits there, with the provider's fields. Its
+ * origin is allowed by the page's form-action (src/web/customer/route.ts).
+ */
+export function providerFormPage(l: Loaded, url: string, data: Record<string, string>): Rendered {
+  const { t } = l;
+  const fields = Object.entries(data).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
+  return page(
+    l,
+    t.checkoutTitle,
+    html`${orderCard(l, t.checkoutTitle, l.method)}<form method="post" action="${url}"${topTarget(l)} data-next-action>${fields}<button type="submit" class="button wide">${t.continue}</button></form>`,
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Step 2: the payer fields the chosen method still needs.
 
