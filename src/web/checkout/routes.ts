@@ -68,13 +68,16 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
       if (err instanceof CheckoutError && err.problem === 'method_unavailable') return noMethodsPage(l, l.t.probMethodUnavailable);
       return problemRedirect(l, err);
     }
-    const target = action && (action.type === 'redirect' || action.type === 'challenge') ? safeHref(action.url) : null;
-    if (!action || !target || (action.type !== 'redirect' && action.type !== 'challenge')) return noMethodsPage(l, l.t.probMethodUnavailable);
+    if (!action || (action.type !== 'redirect' && action.type !== 'challenge')) return noMethodsPage(l, l.t.probMethodUnavailable);
+    // Only a web address a browser may be sent to (never javascript: or data:).
+    const target = safeHref(action.url);
+    if (!target) return noMethodsPage(l, l.t.probMethodUnavailable);
     // A provider's page that takes a form: the customer's browser posts it there.
     if (action.method === 'POST') return providerFormPage(l, target, action.data ?? {});
+    // One of caja's own pages (staging's card page) keeps the page's language and frame.
     const url = new URL(target);
     const ours = url.origin === new URL(base()).origin;
-    return { redirect: ours ? pageLink(l, url.pathname) : target };
+    return { redirect: ours ? pageLink(l, url.pathname, Object.fromEntries(url.searchParams)) : target };
   }
 
   app.get('/checkout/:token', { schema: { hide: true } }, customerRoute(ctx, (l, request) => show(l, request.query.method)));
