@@ -9,10 +9,20 @@
 //                       details, completed by the sandbox (and staging's magic values)
 //   API Pix             src/connectors/pix/                  Brazil's Pix through a PSP that speaks
 //                       the Central Bank's API Pix v2 (mTLS, OAuth2, cob, webhook, devolução)
+//   staging card        src/connectors/staging/card.ts       staging's card network: a redirect to
+//                       its simulated card page, finished by the return leg
+//
+// A charge answers a next action (src/domain/next-action.ts): a code to scan, bank details, a
+// voucher, or a redirect / challenge to the provider's page. A redirect or challenge comes back
+// through the return leg (GET|POST /connectors/<name>/return/<token>, src/web/checkout/return-leg.ts),
+// which never trusts the return's query: the connector reads the result back from its provider
+// (readReturn) and the deposit completes through its transitions (src/deposits/return-leg.ts).
 // Which one serves a (country, method) is decided by src/connectors/registry.ts from the
 // operator's configuration, never by the services.
 import type { Decimal } from '../domain/money.ts';
 import type { PaymentInfo, PaymentInfoInput } from '../domain/payment-info.ts';
+import type { NextAction } from '../domain/next-action.ts';
+import type { CardDetail } from '../domain/cards.ts';
 import type { OrderPayoutConnector } from './payout.ts';
 
 /** What a connector error means to the caller, whatever the provider said. */
@@ -62,10 +72,29 @@ export function paymentInfoInput(order: ChargeOrder): PaymentInfoInput {
 
 /** The created charge: what the customer is shown, and the provider's name for it (stored). */
 export interface Charge {
-  paymentInfo: PaymentInfo;
+  /** The collection details of a method paid outside caja (a QR code, an account, a voucher); null for a card. */
+  paymentInfo: PaymentInfo | null;
   /** The provider's reference of the charge (Pix: the txid); null when the simulator makes none. */
   reference: string | null;
+  /**
+   * What the customer does next. Absent: the action payment_info shows (nextActionOf: a QR code,
+   * bank details, a voucher). A redirect or a challenge is stored with the deposit and finished by
+   * the return leg (readReturn).
+   */
+  nextAction?: NextAction;
 }
+
+/**
+ * The result of a redirect or challenge, as the provider reports it when asked server-to-server
+ * (an acquirer's payment details or session result), never as the customer's return says it.
+ */
+export type ReturnResult =
+  /** Paid: the deposit completes; `card` is the masked card (deposits.card_detail) for a card. */
+  | { status: 'paid'; card?: CardDetail }
+  /** Refused, cancelled or failed at the provider: the deposit stays payable (another card, another method). */
+  | { status: 'failed'; reason: string }
+  /** Not decided yet (a challenge still open, an asynchronous method): its callback or poll completes it. */
+  | { status: 'pending' };
 
 /** A payment the provider received, read from the provider itself (never from a callback body). */
 export interface ProviderPayment {
@@ -150,6 +179,12 @@ export interface PayinConnector {
   /** The provider's answer for a refund sent earlier (or null: never received it). */
   refundStatus(order: RefundOrder): Promise<RefundOutcome | null>;
   health(): Promise<ConnectorHealth>;
+  /**
+   * The return leg of a redirect or challenge: reads the charge's result back from the provider.
+   * `params` is what the customer's browser brought back (Adyen: redirectResult), handed on to the
+   * provider as it asks, never believed. Throws ConnectorError when the provider cannot be read.
+   */
+  readReturn?(reference: string, params: Record<string, string>): Promise<ReturnResult>;
   /** Withdraws a charge whose deposit was cancelled, so it can no longer be paid (best effort). */
   cancelCharge?(reference: string): Promise<void>;
   /** Lets go of connections (a replaced configuration's connector). */

@@ -28,6 +28,8 @@ import { type CardRefundConnector, stagingCardNetwork } from '../refunds/card-co
 import type { PayinConnector } from './payin.ts';
 import type { OrderPayoutConnector, PayoutConnector } from './payout.ts';
 import { stagingSimulator } from './staging/simulator.ts';
+import { STAGING_CARD, stagingCard } from './staging/card.ts';
+import { findMethod } from '../domain/catalog.ts';
 import { loadConnectorRows, type StoredConnector } from './store.ts';
 import { pixKind } from './pix/connector.ts';
 import { ownAccountsKind } from './own-accounts.ts';
@@ -146,7 +148,8 @@ function methodsFrom(ctx: AppContext, byPair: ReadonlyMap<string, PayinConnector
 }
 
 function connectorFrom(ctx: AppContext, byPair: ReadonlyMap<string, PayinConnector>, country: string, method: string): PayinConnector | null {
-  const fallback = servesEveryMethod(ctx) ? stagingSimulator : null;
+  // Staging: cards through the staging card network's kind, every other method the simulator.
+  const fallback = !servesEveryMethod(ctx) ? null : findMethod(country, method)?.kind === 'card' ? stagingCard(ctx) : stagingSimulator;
   if (!servableByKind(country, method)) return methodsForCountry(country).some((m) => m.code === method.trim().toUpperCase()) ? fallback : null;
   return byPair.get(pairKey(country, method)) ?? fallback;
 }
@@ -155,6 +158,7 @@ function connectorFrom(ctx: AppContext, byPair: ReadonlyMap<string, PayinConnect
 export async function payinConnectorNamed(ctx: AppContext, name: string | null): Promise<PayinConnector | null> {
   if (name === null) return null;
   if (name === stagingSimulator.name) return servesEveryMethod(ctx) ? stagingSimulator : null;
+  if (name === STAGING_CARD) return servesEveryMethod(ctx) ? stagingCard(ctx) : null;
   return (await configured(ctx)).byName.get(name) ?? null;
 }
 

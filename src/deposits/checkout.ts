@@ -7,7 +7,8 @@
 //   chooseMethod(ctx, token, code, fields)
 //                                      sets the method and payer data: fees, expiry and
 //                                      payment_info as a ONE_SHOT creation would have them
-//   payByCard / confirmCardChallenge   the staging card step (cards.ts decides the outcome)
+//   startCharge(ctx, token)            the next action of a method paid on the provider's side
+//                                      (a card): its connector's redirect or challenge, stored
 //   cancelByCustomer(ctx, token)       the customer gives up: PENDING to CANCELLED
 //   assignMethodIn(q, ctx, id, code)   staging: the merchant names the method in a sandbox
 //                                      approve of a deposit whose customer never chose one
@@ -17,15 +18,15 @@
 // cannot differ from one the merchant completed in one request.
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
-import { cardDetail, checkCard, type CardDetail, type CardField, type CardInput, type CardProblem, stagingOutcome } from '../domain/cards.ts';
+import type { CardDetail } from '../domain/cards.ts';
+import { type NextAction, storedNextAction } from '../domain/next-action.ts';
 import { findMethod, type PayerField, type PaymentMethod } from '../domain/catalog.ts';
 import { type Payer, payerHas, validatePayerInput } from '../domain/deposit-request.ts';
 import { computeCharges } from '../domain/fees.ts';
 import { minorUnits } from '../domain/currencies.ts';
 import { frameOriginsInEffect } from '../domain/frame-origins.ts';
-import { fromDb, toDb } from '../domain/money.ts';
+import { type Decimal, fromDb, toDb } from '../domain/money.ts';
 import { DepositError, depositNotFound } from './errors.ts';
-import { safeEqualText } from '../merchants/secrets.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { toJson } from './json.ts';
 import { storedPaymentInfo } from './stored-payment-info.ts';
@@ -120,7 +121,7 @@ export async function chooseMethod(ctx: AppContext, token: string, code: string,
   let charge: Charge | null = null;
   if (connector && !connector.simulated) {
     try {
-      charge = await connector.createCharge(chargeOrder(ctx, planned));
+      charge = await connector.createCharge(chargeOrder(ctx, { ...planned, payerAmount: planned.local.payerAmount }));
     } catch (err) {
       if (!(err instanceof ConnectorError)) throw err;
       ctx.log.warn({ err, depositId: d.id, connector: connector.name }, 'checkout: the provider did not create the charge');
@@ -130,7 +131,7 @@ export async function chooseMethod(ctx: AppContext, token: string, code: string,
   return ctx.db.tx(async (q) => {
     const again = await planChoice(q, ctx, served, token, code, form);
     if (!again.ok) return again.result;
-    const order = chargeOrder(ctx, again);
+    const order = chargeOrder(ctx, { ...again, payerAmount: again.local.payerAmount });
     // Staging's simulator builds its charge here, in memory; a card has none (its page is the payment).
     if (method.kind !== 'card' && !connector) throw new CheckoutError('method_unavailable');
     const info = method.kind === 'card' ? null : charge ? charge.paymentInfo : (await connector!.createCharge(order)).paymentInfo;
@@ -192,9 +193,9 @@ async function planChoice(
   return { ok: true, d, method, payer, local, usd, expiresAt, now };
 }
 
-function chargeOrder(ctx: AppContext, p: PlannedChoice): ChargeOrder {
+function chargeOrder(ctx: AppContext, p: { d: DepositRow; method: PaymentMethod; payer: Payer; payerAmount: Decimal; expiresAt: Date }): ChargeOrder {
   return {
-    depositId: p.d.id, token: p.d.token, method: p.method, amount: p.local.payerAmount, createdAt: p.d.created_at, expiresAt: p.expiresAt,
+    depositId: p.d.id, token: p.d.token, method: p.method, amount: p.payerAmount, createdAt: p.d.created_at, expiresAt: p.expiresAt,
     description: p.d.description,
     payer: { document: p.payer.document, documentType: p.payer.document_type, name: [p.payer.first_name, p.payer.last_name].filter(Boolean).join(' ') || null },
     publicBaseUrl: ctx.config.publicBaseUrl,
@@ -244,72 +245,55 @@ export async function assignMethodIn(q: Queryable, ctx: AppContext, depositId: n
   return rows[0]!;
 }
 
-/** A card waiting for the customer's 3-D Secure confirmation: only what card_detail keeps. */
-export interface PendingChallenge {
-  detail: CardDetail;
-  /** Binds the detail to this deposit, so the confirmation step cannot be fed another card. */
-  proof: string;
-}
-
-export type CardResult =
-  | { kind: 'approved'; deposit: DepositRow }
-  | { kind: 'declined' }
-  | { kind: 'challenge'; challenge: PendingChallenge }
-  | { kind: 'invalid'; errors: Partial<Record<CardField, CardProblem>> };
-
-function challengeProof(ctx: AppContext, token: string, detail: CardDetail): string {
-  return ctx.box.hash(`card-challenge|${token}|${JSON.stringify(detail)}`);
-}
-
-async function cardDeposit(q: Queryable, ctx: AppContext, token: string): Promise<{ d: DepositRow; method: PaymentMethod }> {
-  // Production cards are captured by the connector's own page; this simulator is staging's.
-  if (ctx.config.env !== 'staging') throw new CheckoutError('method_unavailable');
-  const d = await lockByToken(q, token);
-  const method = d.payment_method ? findMethod(d.country, d.payment_method) : undefined;
-  if (!isPayable(d, ctx.now())) throw new CheckoutError('not_payable');
-  if (!method || method.kind !== 'card' || !methodSettled(d)) throw new CheckoutError('method_unavailable');
-  return { d, method };
-}
-
-async function approveCard(q: Queryable, ctx: AppContext, d: DepositRow, detail: CardDetail): Promise<DepositRow> {
-  await q.query('UPDATE deposits SET card_detail = $2 WHERE id = $1', [d.id, JSON.stringify(detail)]);
-  return transitionDepositIn(q, ctx, d.id, 'COMPLETED', 'payment', { actor: 'provider' });
-}
-
 /**
- * Staging card payment. The full number lives only in this call's memory: what is stored (and
- * carried through a 3-D Secure step) is the masked card_detail. Production cards are captured by
- * the connector's own page, never here.
+ * The next action of a deposit whose chosen method has no payment_info to show (a card): the one
+ * stored with it, else its connector's charge is created now (staging: the staging card kind's
+ * redirect to its card page) and its connector, reference and next action are stored, so a
+ * reload goes to the same place. Null when no connector serves the method here (production
+ * without a card connector): the page says the method cannot be set up. The charge is asked for
+ * with no lock held, as chooseMethod does; a provider that refuses or does not answer throws
+ * CheckoutError 'provider_unavailable' and leaves the deposit as it was.
  */
-export async function payByCard(ctx: AppContext, token: string, input: CardInput): Promise<CardResult> {
-  return ctx.db.tx(async (q) => {
-    const { d, method } = await cardDeposit(q, ctx, token);
-    const check = checkCard(input, method.code, ctx.now());
-    if (!check.ok) return { kind: 'invalid', errors: check.errors };
-    const detail = cardDetail(check.card);
-    switch (stagingOutcome(check.card.digits)) {
-      case 'decline':
-        return { kind: 'declined' };
-      case 'challenge':
-        return { kind: 'challenge', challenge: { detail, proof: challengeProof(ctx, token, detail) } };
-      case 'approve':
-        return { kind: 'approved', deposit: await approveCard(q, ctx, d, detail) };
-    }
+export async function startCharge(ctx: AppContext, token: string): Promise<NextAction | null> {
+  const served = await serving(ctx);
+  const found = await ctx.db.tx(async (q) => {
+    const d = await lockByToken(q, token);
+    if (!isPayable(d, ctx.now())) throw new CheckoutError('not_payable');
+    if (!methodSettled(d) || d.payment_info !== null) throw new CheckoutError('method_unavailable');
+    return d;
   });
-}
-
-/** The customer's answer to the 3-D Secure step: approve completes the deposit, reject declines. */
-export async function confirmCardChallenge(
-  ctx: AppContext,
-  token: string,
-  challenge: PendingChallenge,
-  approve: boolean,
-): Promise<{ kind: 'approved'; deposit: DepositRow } | { kind: 'declined' }> {
-  return ctx.db.tx(async (q) => {
-    const { d } = await cardDeposit(q, ctx, token);
-    if (!safeEqualText(challengeProof(ctx, token, challenge.detail), challenge.proof)) throw new CheckoutError('method_unavailable');
-    return approve ? { kind: 'approved', deposit: await approveCard(q, ctx, d, challenge.detail) } : { kind: 'declined' };
+  const stored = storedNextAction(found.next_action);
+  if (stored) return stored;
+  const method = findMethod(found.country, found.payment_method!)!;
+  const connector = served.payinConnector(found.country, method.code);
+  if (!connector) return null;
+  let charge: Charge;
+  try {
+    charge = await connector.createCharge(chargeOrder(ctx, { d: found, method, payer: found.payer, payerAmount: fromDb(found.payer_amount), expiresAt: found.expires_at }));
+  } catch (err) {
+    if (!(err instanceof ConnectorError)) throw err;
+    ctx.log.warn({ err, depositId: found.id, connector: connector.name }, 'checkout: the provider did not create the charge');
+    throw new CheckoutError('provider_unavailable');
+  }
+  const action = charge.nextAction ?? null;
+  // A method without payment_info is paid on the provider's side: its charge must say where.
+  if (!action || (action.type !== 'redirect' && action.type !== 'challenge')) throw new CheckoutError('method_unavailable');
+  const written = await ctx.db.tx(async (q) => {
+    const d = await lockByToken(q, token);
+    if (!isPayable(d, ctx.now())) throw new CheckoutError('not_payable');
+    // Another request of the same customer stored its charge first: that one stands.
+    const first = storedNextAction(d.next_action);
+    if (first) return first;
+    await q.query('UPDATE deposits SET connector = $2, connector_reference = $3, next_action = $4, updated_at = $5 WHERE id = $1', [
+      d.id, connector.name, charge.reference, JSON.stringify(action), ctx.now(),
+    ]);
+    return null;
   });
+  if (written) {
+    await withdrawCharge(ctx, { id: found.id, connector: connector.name, connector_reference: charge.reference });
+    return written;
+  }
+  return action;
 }
 
 /** The customer cancels on the hosted checkout: the merchant is told, as for any cancellation. */

@@ -423,7 +423,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
     } catch (err) {
       throw err instanceof ConnectorError ? providerFailure(err, `The ${method.name} provider`) : err;
     }
-    paymentInfo = toJson(charge.paymentInfo);
+    paymentInfo = charge.paymentInfo ? toJson(charge.paymentInfo) : null;
     connectorName = connector.name;
     connectorReference = charge.reference;
   }

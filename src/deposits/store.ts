@@ -68,6 +68,8 @@ export interface DepositRow {
   /** The connector its charge was created through ('staging', 'pix'), and the provider's reference (Pix: txid). */
   connector: string | null;
   connector_reference: string | null;
+  /** The charge's redirect or challenge (src/domain/next-action.ts) when payment_info holds no next action. */
+  next_action?: unknown;
   refunded_amount: string;
   sandbox_outcome: 'approve' | 'cancel' | null;
   sandbox_due_at: Date | null;

@@ -1,5 +1,5 @@
 // Page tokens are bearer secrets: whoever holds /pay/<token> sees the payer's payment details,
-// and /checkout/<token> lets them act on the deposit; /ops/enrol/<token> sets up an operator. Request logs keep the route, never the
+// and /checkout/<token> lets them act on the deposit; /ops/enrol/<token> sets up an operator; a connector's return leg names the page token. Request logs keep the route, never the
 // token (nor the page's query string, which may carry it again). A page is recognised on the
 // canonical path, the one the router matched, so `//pay/<token>` or `/%70ay/<token>` is redacted
 // like `/pay/<token>`.
@@ -14,6 +14,8 @@ export function redactUrl(url: string): string {
   const [, page, token, ...rest] = path.split('/');
   // An operator's enrolment link, /ops/enrol/<token>, is a credential too.
   if (page === 'ops' && token === 'enrol' && rest.length) return `/ops/enrol/[token]${url.includes('?') ? '?[query]' : ''}`;
+  // A connector's return leg, /connectors/<name>/return/<token>, names the deposit's page token.
+  if (page === 'connectors' && rest[0] === 'return' && rest.length > 1) return `/connectors/${token}/return/[token]${url.includes('?') ? '?[query]' : ''}`;
   if (page === undefined || !TOKEN_PAGES.has(page) || !token) return url;
   return `/${page}/[token]${rest.length ? `/${rest.join('/')}` : ''}${url.includes('?') ? '?[query]' : ''}`;
 }

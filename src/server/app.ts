@@ -43,6 +43,7 @@ import { registerCashouts } from '../api/cashouts/routes.ts';
 import { registerLogos } from '../web/logos.ts';
 import { registerCustomerPages } from '../web/pay/routes.ts';
 import { registerCheckout } from '../web/checkout/routes.ts';
+import { registerReturnLeg } from '../web/checkout/return-leg.ts';
 import { registerPanel } from '../panel/routes/register.ts';
 import { registerOps } from '../web/ops/routes.ts';
 import { useStreamlineFace } from '../api/streamline/face.ts';
@@ -80,6 +81,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerLogos(app);
   registerCustomerPages(app, ctx);
   registerCheckout(app, ctx);
+  registerReturnLeg(app, ctx);
   registerReturnRedirect(app, ctx);
 
   useV3Errors(app);

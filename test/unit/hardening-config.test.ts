@@ -48,6 +48,10 @@ test('page URLs are logged without their token', () => {
   assert.equal(redactUrl('/ops/enrol/abcDEF123_-xyz'), '/ops/enrol/[token]');
   assert.equal(redactUrl('/ops//Enrol/abcDEF123'), '/ops/enrol/[token]');
   assert.equal(redactUrl('/ops/enrol'), '/ops/enrol');
+  // A connector's return leg names the deposit's page token (and its query, the provider's result).
+  assert.equal(redactUrl('/connectors/staging-card/return/abcDEF123_-xyz?redirectResult=x'), '/connectors/staging-card/return/[token]?[query]');
+  assert.equal(redactUrl('//connectors/adyen/return/abcDEF123'), '/connectors/adyen/return/[token]');
+  assert.equal(redactUrl('/connectors/pix/webhook/pix'), '/connectors/pix/webhook/pix');
 });
 
 test('request logging of a real server carries no page token', async () => {

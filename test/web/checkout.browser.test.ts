@@ -247,8 +247,8 @@ describe('hosted checkout in Chromium', () => {
     await page.waitForSelector('[data-phase=completed]');
     assert.equal((await deposit(m.deposit_id)).status, 'COMPLETED');
 
-    // The full numbers typed went nowhere: not the deposits, their events, nor the notifications.
-    for (const table of ['deposits', 'events', 'notifications', 'deposit_status_changes']) {
+    // The full numbers typed went nowhere: not the deposits, their events, the notifications, nor the staging card network's record.
+    for (const table of ['deposits', 'events', 'notifications', 'deposit_status_changes', 'staging_card_attempts']) {
       const { rows } = await s.ctx.db.query<{ n: number }>(
         `SELECT count(*)::integer AS n FROM ${table} t WHERE t::text ~ '(4111111111111111|5200000000001096|4000000000000002|5555555555554444)'`,
       );

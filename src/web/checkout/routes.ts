@@ -4,23 +4,30 @@
 // result page never re-posts a form):
 //
 //   GET  /checkout/<token>[?method=XX]   method list, or the payer fields of one method, or the
-//                                        card step, or the final state; a chosen non-card method
-//                                        goes on to its payment information at /pay/<token>
+//                                        final state; a chosen method goes on to its next action:
+//                                        its payment information at /pay/<token>, or the page its
+//                                        charge redirects to (a card: the provider's card page)
 //   POST /checkout/<token>               method + payer fields
-//   POST /checkout/<token>/card          card number, expiry, CVC, holder (staging simulator)
-//   POST /checkout/<token>/card/confirm  the 3-D Secure-like confirmation
+//   GET  /checkout/<token>/card          staging: the staging card network's simulated card page
+//   POST /checkout/<token>/card          card number, expiry, CVC, holder (that page's form)
+//   POST /checkout/<token>/card/confirm  its 3-D Secure-like confirmation
+// The card page hands the customer on to the return leg (src/web/checkout/return-leg.ts), which
+// completes the deposit once the network confirms the payment: after a 3-D Secure step, the
+// return leg settles it; an authorisation without one the network notifies at once.
 //   POST /checkout/<token>/cancel        the customer cancels: back_url, or the streamline return
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
+import { settleCharge } from '../../deposits/return-leg.ts';
+import { allowedMethods, cancelByCustomer, CheckoutError, chooseMethod, methodSettled, neededPayerFields, startCharge } from '../../deposits/checkout.ts';
 import {
-  allowedMethods, cancelByCustomer, CheckoutError, chooseMethod, confirmCardChallenge, methodSettled, neededPayerFields, payByCard,
-} from '../../deposits/checkout.ts';
+  answerStagingChallenge, openStagingChallenge, payOnStagingCardPage, returnPath, STAGING_CARD,
+} from '../../connectors/staging/card.ts';
 import { checkCsrf, csrfInput, type FormName } from '../csrf.ts';
 import { safeHref } from '../layout.ts';
 import type { Loaded } from '../customer/view-model.ts';
 import { pageLink } from '../customer/fragments.ts';
 import { customerRoute, formRefused, type Rendered } from '../customer/route.ts';
-import { cardPage, challengePage, type Csrf, detailsPage, finalPage, methodListPage, noMethodsPage } from './views.ts';
+import { cardPage, challengePage, type Csrf, detailsPage, finalPage, methodListPage, noMethodsPage, providerFormPage } from './views.ts';
 
 const FORMS: FormName[] = ['method', 'card', 'challenge', 'cancel', 'simulate'];
 
@@ -40,8 +47,9 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
     if (l.phase !== 'payable') return finalPage(l, base());
     const csrf = csrfOf(l);
     if (methodSettled(l.d)) {
-      if (l.method?.kind !== 'card') return { redirect: pageLink(l, `/pay/${l.d.token}`) };
-      return l.staging ? cardPage(l, {}, csrf, base()) : noMethodsPage(l, l.t.probMethodUnavailable);
+      // payment_info shows the next action (a code, an account, a voucher) on the pay page.
+      if (l.info) return { redirect: pageLink(l, `/pay/${l.d.token}`) };
+      return goToAction(l);
     }
     const methods = await allowedMethods(ctx, l.d);
     if (methods.length === 0) return noMethodsPage(l);
@@ -50,7 +58,42 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
     return detailsPage(l, { method, needed: neededPayerFields(l.d, method), canChange: methods.length > 1 }, csrf, base());
   }
 
+  /** The provider's page the charge's next action names; our own keep the page's language and frame. */
+  async function goToAction(l: Loaded): Promise<Rendered> {
+    let action;
+    try {
+      action = await startCharge(ctx, l.d.token);
+    } catch (err) {
+      if (err instanceof CheckoutError && err.problem === 'provider_unavailable') return noMethodsPage(l, l.t.probProviderUnavailable);
+      if (err instanceof CheckoutError && err.problem === 'method_unavailable') return noMethodsPage(l, l.t.probMethodUnavailable);
+      return problemRedirect(l, err);
+    }
+    if (!action || (action.type !== 'redirect' && action.type !== 'challenge')) return noMethodsPage(l, l.t.probMethodUnavailable);
+    // Only a web address a browser may be sent to (never javascript: or data:).
+    const target = safeHref(action.url);
+    if (!target) return noMethodsPage(l, l.t.probMethodUnavailable);
+    // A provider's page that takes a form: the customer's browser posts it there.
+    if (action.method === 'POST') return providerFormPage(l, target, action.data ?? {});
+    // One of caja's own pages (staging's card page) keeps the page's language and frame.
+    const url = new URL(target);
+    const ours = url.origin === new URL(base()).origin;
+    return { redirect: ours ? pageLink(l, url.pathname, Object.fromEntries(url.searchParams)) : target };
+  }
+
   app.get('/checkout/:token', { schema: { hide: true } }, customerRoute(ctx, (l, request) => show(l, request.query.method)));
+
+  /** The staging card network's charge of this deposit, while its page may take a card. */
+  const stagingCharge = (l: Loaded): string | null =>
+    l.staging && l.phase === 'payable' && l.method?.kind === 'card' && l.d.connector === STAGING_CARD ? l.d.connector_reference : null;
+
+  app.get(
+    '/checkout/:token/card',
+    { schema: { hide: true } },
+    customerRoute(ctx, (l) => {
+      if (l.d.checkout_type !== 'HOSTED') return null;
+      return stagingCharge(l) ? cardPage(l, {}, csrfOf(l), base()) : { redirect: here(l) };
+    }),
+  );
 
   app.post(
     '/checkout/:token',
@@ -89,12 +132,17 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
       if (l.d.checkout_type !== 'HOSTED') return null;
       if (!checkCsrf(ctx, request, l.d.token, 'card', body.csrf)) return formRefused(l);
       try {
-        const r = await payByCard(ctx, l.d.token, { number: body.number, expiry: body.expiry, cvc: body.cvc, holder: body.holder });
+        const reference = stagingCharge(l);
+        if (!reference) return { redirect: here(l) };
+        const r = await payOnStagingCardPage(ctx, reference, l.method!.code, { number: body.number, expiry: body.expiry, cvc: body.cvc, holder: body.holder });
         switch (r.kind) {
-          case 'approved':
-            return { redirect: here(l) };
+          case 'authorised':
+            // Authorised without a challenge: the network notifies it at once (read back and
+            // applied by the deposit service), then the customer returns through the return leg.
+            await settleCharge(ctx, STAGING_CARD, l.d.token, {});
+            return { redirect: pageLink(l, returnPath(STAGING_CARD, l.d.token)) };
           case 'challenge':
-            return challengePage(l, r.challenge, csrfOf(l));
+            return challengePage(l, r.detail, csrfOf(l));
           case 'declined':
             return cardPage(l, { alert: l.t.cardDeclined, holder: body.holder, expiry: body.expiry }, csrfOf(l), base());
           case 'invalid':
@@ -113,14 +161,12 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
       const body = request.body ?? {};
       if (l.d.checkout_type !== 'HOSTED') return null;
       if (!checkCsrf(ctx, request, l.d.token, 'challenge', body.csrf)) return formRefused(l);
-      const detail = { card_holder: body.card_holder ?? '', masked_card: body.masked_card ?? '', brand: body.brand ?? '', expiration: body.expiration ?? '' };
-      try {
-        const r = await confirmCardChallenge(ctx, l.d.token, { detail, proof: body.proof ?? '' }, body.decision === 'approve');
-        if (r.kind === 'approved') return { redirect: here(l) };
-        return cardPage(l, { alert: l.t.challengeFailed, holder: detail.card_holder }, csrfOf(l), base());
-      } catch (err) {
-        return problemRedirect(l, err);
-      }
+      const reference = stagingCharge(l);
+      if (!reference) return { redirect: here(l) };
+      const detail = await openStagingChallenge(ctx, reference);
+      if (!detail || !(await answerStagingChallenge(ctx, reference, body.decision === 'approve'))) return { redirect: here(l) };
+      if (body.decision === 'approve') return { redirect: pageLink(l, returnPath(STAGING_CARD, l.d.token)) };
+      return cardPage(l, { alert: l.t.challengeFailed, holder: detail.card_holder }, csrfOf(l), base());
     }),
   );
 

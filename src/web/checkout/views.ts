@@ -4,10 +4,9 @@
 // escaped by the html`…` tag (../html.ts).
 import type { PaymentMethod, PayerField } from '../../domain/catalog.ts';
 import { PAYMENT_TYPES } from '../../domain/catalog.ts';
-import type { CardField, CardProblem } from '../../domain/cards.ts';
+import type { CardDetail, CardField, CardProblem } from '../../domain/cards.ts';
 import { getCountry } from '../../domain/countries.ts';
 import { add, fromDb, percentOf, toPlainString } from '../../domain/money.ts';
-import type { PendingChallenge } from '../../deposits/checkout.ts';
 import type { FormName } from '../csrf.ts';
 import { fill, formatAmount, type Strings } from '../i18n.ts';
 import { EMPTY, html, raw, type SafeHtml } from '../html.ts';
@@ -82,6 +81,21 @@ export function noMethodsPage(l: Loaded, title = l.t.noMethods): Rendered {
     title,
     html`${orderCard(l, t.checkoutTitle)}<div class="notice unavailable" role="status" data-phase="no_methods"><h2>${title}</h2><p>${t.noMethodsHint}</p></div>${
       out ? html`<p><a class="button secondary" href="${out}"${topTarget(l)} data-link="error">${t.returnToMerchant}</a></p>` : ''}`,
+  );
+}
+
+/**
+ * A next action that goes to the provider's page by POST (a hosted page or a 3-D Secure step that
+ * takes a form): the form the customer's browser submits there, with the provider's fields. Its
+ * origin is allowed by the page's form-action (src/web/customer/route.ts).
+ */
+export function providerFormPage(l: Loaded, url: string, data: Record<string, string>): Rendered {
+  const { t } = l;
+  const fields = Object.entries(data).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
+  return page(
+    l,
+    t.checkoutTitle,
+    html`${orderCard(l, t.checkoutTitle, l.method)}<form method="post" action="${url}"${topTarget(l)} data-next-action>${fields}<button type="submit" class="button wide">${t.continue}</button></form>`,
   );
 }
 
@@ -216,16 +230,13 @@ export function cardPage(l: Loaded, x: CardFormInput, csrf: Csrf, base: string):
   );
 }
 
-export function challengePage(l: Loaded, challenge: PendingChallenge, csrf: Csrf): Rendered {
+export function challengePage(l: Loaded, c: CardDetail, csrf: Csrf): Rendered {
   const { t, d } = l;
-  const c = challenge.detail;
-  const hidden = Object.entries({ card_holder: c.card_holder, masked_card: c.masked_card, brand: c.brand, expiration: c.expiration, proof: challenge.proof })
-    .map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
   return page(
     l,
     t.challengeTitle,
     html`<section class="card" aria-labelledby="challenge">${methodHeader(l)}<h1 id="challenge">${t.challengeTitle}</h1>${
-      amountBlock(t.amount, toPlainString(fromDb(d.payer_amount)), d.local_currency, l.locale)}<p>${fill(t.challengeHint, { card: `${c.brand} ${c.masked_card}` })}</p><form method="post" action="/checkout/${d.token}/card/confirm">${csrf.challenge}${stateInputs(l)}${hidden}<div class="stack"><button type="submit" name="decision" value="approve" class="button">${t.confirmPayment}</button><button type="submit" name="decision" value="reject" class="button danger">${t.rejectPayment}</button></div></form></section>`,
+      amountBlock(t.amount, toPlainString(fromDb(d.payer_amount)), d.local_currency, l.locale)}<p>${fill(t.challengeHint, { card: `${c.brand} ${c.masked_card}` })}</p><form method="post" action="/checkout/${d.token}/card/confirm">${csrf.challenge}${stateInputs(l)}<div class="stack"><button type="submit" name="decision" value="approve" class="button">${t.confirmPayment}</button><button type="submit" name="decision" value="reject" class="button danger">${t.rejectPayment}</button></div></form></section>`,
   );
 }
 

@@ -25,9 +25,10 @@ export type Rendered = { title: string; body: SafeHtml; status?: number; script?
 
 type TokenRequest = FastifyRequest<{ Params: { token: string }; Querystring: Record<string, string | undefined>; Body: Record<string, string | undefined> }>;
 
-/** Origins our forms' posts may redirect to: the merchant's URLs for this deposit. */
+/** Origins our forms' posts may go or redirect to: the merchant's URLs for this deposit, and the provider's page its next action posts to. */
 function redirectOrigins(l: Loaded): string[] {
-  const urls = [l.d.back_url, l.d.success_url, l.d.error_url];
+  const a = l.nextAction;
+  const urls = [l.d.back_url, l.d.success_url, l.d.error_url, a.type === 'redirect' || a.type === 'challenge' ? a.url : null];
   const origins = urls.map((u) => safeHref(u)).filter((u): u is string => !!u).map((u) => new URL(u).origin);
   return [...new Set(origins)];
 }

@@ -9,6 +9,7 @@ import type { DepositRow } from '../../deposits/store.ts';
 import type { CardDetail } from '../../domain/cards.ts';
 import { customerDeposit, isPayable } from '../../deposits/checkout.ts';
 import { servedPaymentInfo } from '../../deposits/stored-payment-info.ts';
+import { type NextAction, nextActionOf, storedNextAction } from '../../domain/next-action.ts';
 import { localeOf, PAGE_LANGUAGES, resolveLang, strings, type Lang, type Strings } from '../i18n.ts';
 
 /** payment_info as stored; numbers kept as their exact JSON text. */
@@ -43,6 +44,8 @@ export interface Loaded {
   cardDetail: CardDetail | null;
   method: PaymentMethod | undefined;
   info: StoredPaymentInfo | null;
+  /** What the customer does next (src/domain/next-action.ts): stored, else what payment_info shows. */
+  nextAction: NextAction;
   phase: Phase;
   lang: Lang;
   /** The language picked with the switcher, carried on our own links and forms. */
@@ -105,6 +108,7 @@ export async function load(ctx: AppContext, token: string, req: PageRequest): Pr
   const lang = resolveLang(chosenLang, d.language, req.acceptLanguage, d.country);
   const phase = phaseOf(d, c.cancelCause, now);
   const method = d.payment_method ? findMethod(d.country, d.payment_method) : undefined;
+  const info = parseInfo(servedPaymentInfo(d.payment_info));
   return {
     d,
     merchantName: c.merchantName,
@@ -112,7 +116,8 @@ export async function load(ctx: AppContext, token: string, req: PageRequest): Pr
     merchantReturnUrl: c.merchantReturnUrl,
     cardDetail: c.cardDetail,
     method,
-    info: parseInfo(servedPaymentInfo(d.payment_info)),
+    info,
+    nextAction: storedNextAction(d.next_action) ?? nextActionOf(method?.kind, info, d.country),
     phase,
     lang,
     chosenLang,

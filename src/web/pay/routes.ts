@@ -44,37 +44,32 @@ function barcode(value: string, label: string): SafeHtml {
   }
 }
 
+/** The payment instructions, drawn from the charge's next action (never from the method's name). */
 function instructions(l: Loaded): SafeHtml {
-  const { t, info } = l;
-  const md = info?.metadata ?? {};
-  const sec = info?.secondary_metadata ?? {};
-  switch (l.method?.kind) {
-    case 'pix': {
-      const qr = /^[A-Za-z0-9+/]+=*$/.test(sec.qr_code ?? '')
-        ? html`<img class="qr" src="data:image/png;base64,${sec.qr_code}" alt="${t.pixQrAlt}" width="240" height="240" data-field="qr_code">`
-        : '';
-      return html`<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${t.pixScan}</h2>${qr}${
-        sec.digitable_line ? html`<p>${t.pixCopy}</p>${codeWithCopy(t, 'pix-code', 'digitable_line', sec.digitable_line)}` : ''}${
-        md.beneficiary_name ? html`<dl>${row(t.beneficiary, md.beneficiary_name, 'beneficiary_name')}${md.CNPJ ? row(t.cnpj, md.CNPJ, 'CNPJ', true) : ''}</dl>` : ''}</section>`;
+  const { t } = l;
+  const a = l.nextAction;
+  switch (a.type) {
+    case 'qr_code': {
+      const qr = a.image ? html`<img class="qr" src="data:image/png;base64,${a.image}" alt="${t.pixQrAlt}" width="240" height="240" data-field="qr_code">` : '';
+      return html`<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${t.pixScan}</h2>${qr}<p>${t.pixCopy}</p>${codeWithCopy(t, 'pix-code', 'digitable_line', a.code)}${
+        a.beneficiaryName ? html`<dl>${row(t.beneficiary, a.beneficiaryName, 'beneficiary_name')}${a.beneficiaryDocument ? row(t.cnpj, a.beneficiaryDocument, 'CNPJ', true) : ''}</dl>` : ''}</section>`;
     }
-    case 'bank_transfer':
-    case 'bank_deposit': {
-      const isClabe = l.d.country === 'MX' && /^\d{18}$/.test(md.account ?? '');
+    case 'bank_details': {
       const rows = [
-        md.beneficiary_name ? row(t.beneficiary, md.beneficiary_name, 'beneficiary_name') : '',
-        md.agency ? row(t.agency, md.agency, 'agency', true) : '',
-        md.account ? row(isClabe ? t.clabe : t.account, html`<span id="account-copy">${md.account}</span>`, 'account', true) : '',
-        md.CNPJ ? row(t.cnpj, md.CNPJ, 'CNPJ', true) : '',
-        md.payer_document ? row(t.payerDocument, md.payer_document, 'payer_document', true) : '',
+        a.beneficiaryName ? row(t.beneficiary, a.beneficiaryName, 'beneficiary_name') : '',
+        a.agency ? row(t.agency, a.agency, 'agency', true) : '',
+        a.account ? row(a.clabe ? t.clabe : t.account, html`<span id="account-copy">${a.account}</span>`, 'account', true) : '',
+        a.document ? row(t.cnpj, a.document, 'CNPJ', true) : '',
+        a.payerDocument ? row(t.payerDocument, a.payerDocument, 'payer_document', true) : '',
       ];
       // An 18-digit CLABE is what people mistype; it gets a copy button.
-      return html`<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${l.method.kind === 'bank_deposit' ? t.depositIntro : t.bankIntro}</h2><dl>${rows}</dl>${isClabe ? copyButton(t, 'account-copy') : ''}</section>`;
+      return html`<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${a.deposit ? t.depositIntro : t.bankIntro}</h2><dl>${rows}</dl>${a.clabe ? copyButton(t, 'account-copy') : ''}</section>`;
     }
     case 'voucher': {
-      const receipt = safeHref(md.receipt_url);
+      const receipt = safeHref(a.url);
       return html`<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${t.voucherIntro}</h2>${
-        md.bar_code ? html`${barcode(md.bar_code, `${t.barCode}: ${md.bar_code}`)}<dl>${row(t.barCode, md.bar_code, 'bar_code', true)}</dl>` : ''}${
-        md.digitable_line ? html`<p>${t.digitableLine}</p>${codeWithCopy(t, 'voucher-line', 'digitable_line', md.digitable_line)}` : ''}${
+        a.barCode ? html`${barcode(a.barCode, `${t.barCode}: ${a.barCode}`)}<dl>${row(t.barCode, a.barCode, 'bar_code', true)}</dl>` : ''}${
+        a.digitableLine ? html`<p>${t.digitableLine}</p>${codeWithCopy(t, 'voucher-line', 'digitable_line', a.digitableLine)}` : ''}${
         receipt ? html`<p><a href="${receipt}" data-field="receipt_url">${t.openVoucher}</a></p>` : ''}</section>`;
     }
     default:
@@ -101,13 +96,12 @@ function payPage(ctx: AppContext, l: Loaded, base: string): Rendered {
   return { title: t.payTitle, body, script: l.phase === 'payable' };
 }
 
-function voucherPage(l: Loaded): Rendered {
+function voucherPage(l: Loaded, barCode: string, digitableLine: string | null): Rendered {
   const { t, info } = l;
-  const md = info?.metadata ?? {};
   const payable = l.phase === 'payable';
   const code = payable
-    ? html`<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${t.voucherIntro}</h2>${barcode(md.bar_code!, `${t.barCode}: ${md.bar_code}`)}<dl>${row(t.barCode, md.bar_code, 'bar_code', true)}${
-      md.digitable_line ? row(t.digitableLine, md.digitable_line, 'digitable_line', true) : ''}</dl></section><p class="noprint"><button type="button" class="button" hidden data-print>${t.print}</button></p>`
+    ? html`<section class="card" aria-labelledby="pay-how"><h2 id="pay-how">${t.voucherIntro}</h2>${barcode(barCode, `${t.barCode}: ${barCode}`)}<dl>${row(t.barCode, barCode, 'bar_code', true)}${
+      digitableLine ? row(t.digitableLine, digitableLine, 'digitable_line', true) : ''}</dl></section><p class="noprint"><button type="button" class="button" hidden data-print>${t.print}</button></p>`
     : phaseNotice(l);
   const body = html`${pageTop(l, `/vouchers/${l.d.token}`)}<section class="card">${methodHeader(l)}<h1>${t.voucherTitle}</h1>${amountBlock(amountLabel(l), info!.amount!, info!.currency!, l.locale)}${summary(l, t.due)}</section>${code}${pageEnd(l)}`;
   return { title: t.voucherTitle, body, script: payable };
@@ -120,7 +114,10 @@ export function registerCustomerPages(app: FastifyInstance, ctx: AppContext): vo
   app.get(
     '/vouchers/:token',
     { schema: { hide: true } },
-    customerRoute(ctx, (l) => (l.method?.kind === 'voucher' && l.info?.metadata?.bar_code && l.info.amount && l.info.currency ? voucherPage(l) : null)),
+    customerRoute(ctx, (l) => {
+      const a = l.nextAction;
+      return a.type === 'voucher' && a.barCode && l.info?.amount && l.info.currency ? voucherPage(l, a.barCode, a.digitableLine) : null;
+    }),
   );
   if (ctx.config.env === 'staging') {
     app.post(

@@ -1,0 +1,47 @@
+// Settling a charge whose next action sent the customer away (a redirect to the provider's page,
+// a 3-D Secure challenge). Two things land here: the return leg, GET|POST
+// /connectors/<name>/return/<token> (src/web/checkout/return-leg.ts), and a provider's word that
+// the charge was decided (staging's card network notifies an authorisation without a challenge at
+// once, as an acquirer's AUTHORISATION notification). Neither proves anything by itself: the
+// deposit must be one whose charge that connector created, and the result is read back from the
+// provider (PayinConnector.readReturn, server-to-server) before the deposit moves, once, through
+// its own transition (PENDING to COMPLETED, actor provider, notified as any completion).
+import type { AppContext } from '../config/context.ts';
+import { ConnectorError } from '../connectors/payin.ts';
+import { payinConnectorNamed } from '../connectors/registry.ts';
+import { CheckoutError } from './checkout.ts';
+import { transitionDepositIn } from './service.ts';
+import { findDeposit, findDepositByToken } from './store.ts';
+
+/** What the return leg found: the deposit paid now, still open (declined, undecided), or settled before. */
+export type ReturnOutcome = 'paid' | 'failed' | 'pending' | 'settled';
+
+/**
+ * Settles the charge of the deposit `token` that connector `name` created, on what the provider says. Throws CheckoutError
+ * 'not_found' for a return that names no such charge (unknown token, another connector's deposit,
+ * a connector without a return leg) and 'provider_unavailable' when the provider cannot be read.
+ */
+export async function settleCharge(ctx: AppContext, name: string, token: string, params: Record<string, string>): Promise<ReturnOutcome> {
+  const d = await findDepositByToken(ctx.db, token);
+  if (!d || d.connector !== name || !d.connector_reference) throw new CheckoutError('not_found');
+  const connector = await payinConnectorNamed(ctx, name);
+  if (!connector?.readReturn) throw new CheckoutError('not_found');
+  if (d.status !== 'PENDING') return 'settled';
+  let result;
+  try {
+    result = await connector.readReturn(d.connector_reference, params);
+  } catch (err) {
+    if (!(err instanceof ConnectorError)) throw err;
+    ctx.log.warn({ err, depositId: d.id, connector: name }, 'return leg: the provider could not be read');
+    throw new CheckoutError('provider_unavailable');
+  }
+  if (result.status !== 'paid') return result.status;
+  return ctx.db.tx(async (q) => {
+    const locked = await findDeposit(q, d.id, true);
+    // Completed meanwhile (a second tab, the provider's callback), or the charge was replaced.
+    if (!locked || locked.status !== 'PENDING' || locked.connector_reference !== d.connector_reference) return 'settled';
+    if (result.card) await q.query('UPDATE deposits SET card_detail = $2 WHERE id = $1', [d.id, JSON.stringify(result.card)]);
+    await transitionDepositIn(q, ctx, d.id, 'COMPLETED', 'payment', { actor: 'provider' });
+    return 'paid';
+  });
+}
