@@ -118,7 +118,7 @@ test('an operator match: same amount and currency; a cancelled deposit completes
   const k = knowledge([dep(1, { status: 'CANCELLED' }), dep(2, { status: 'COMPLETED' }), dep(3, { matched: true })]);
   assert.deepEqual(operatorDecision(k, entry({}), { type: 'deposit', id: 1 }), { ok: true, effect: 'late_payment' });
   assert.deepEqual(operatorDecision(k, entry({}), { type: 'deposit', id: 2 }), { ok: true, effect: 'confirm' });
-  assert.equal(operatorDecision(k, entry({}), { type: 'deposit', id: 3 }).ok, false);
-  assert.equal(operatorDecision(k, entry({ amount: '1.00' }), { type: 'deposit', id: 1 }).ok, false);
-  assert.equal(operatorDecision(k, entry({}), { type: 'deposit', id: 9 }).ok, false);
+  assert.deepEqual(operatorDecision(k, entry({}), { type: 'deposit', id: 3 }), { ok: false, reason: 'deposit 3 is already matched to another bank entry' });
+  assert.deepEqual(operatorDecision(k, entry({ amount: '1.00' }), { type: 'deposit', id: 1 }), { ok: false, reason: 'deposit 1 is 100.00 BRL, the entry 1.00 BRL: book the difference instead' });
+  assert.deepEqual(operatorDecision(k, entry({}), { type: 'deposit', id: 9 }), { ok: false, reason: 'deposit 9 does not exist' });
 });
