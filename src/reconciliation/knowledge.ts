@@ -71,8 +71,25 @@ export async function loadKnowledge(q: Queryable, entries: StatementEntry[], als
   );
   const seen = new Set(matched.rows.map((m) => `${m.target_type}:${m.target_id}${m.effect === 'returned' ? ':return' : ''}`));
 
+  const knownDeposits: KnownDeposit[] = deposits.rows.map((r) => ({
+    id: r.id, status: r.status, connector: r.connector, amount: r.payer_amount, currency: r.local_currency, country: r.country,
+    payerDocument: r.payer_document?.replace(/\D/g, '') || r.payer_document, createdAt: r.created_at, matched: seen.has(`deposit:${r.id}`),
+  }));
+  const knownCashouts: KnownCashout[] = cashouts.rows.map((r) => ({
+    id: r.id, status: r.status, amount: r.local_amount, currency: r.local_currency, bankAccount: r.bank_account, bankReference: r.bank_reference_id,
+    document: r.document_id.replace(/\D/g, '') || r.document_id, createdAt: r.created_at,
+    matched: seen.has(`cashout:${r.id}`), returned: seen.has(`cashout:${r.id}:return`),
+  }));
+  return indexKnowledge(knownDeposits, knownCashouts, payments.rows.map((p) => [p.payment_id, p.deposit_id]));
+}
+
+/**
+ * The maps the rules look things up in, from loaded deposits and cashouts (pure; the rules' unit
+ * tests build their Knowledge with it, so they index exactly as an import does).
+ */
+export function indexKnowledge(deposits: KnownDeposit[], cashouts: KnownCashout[], payments: [paymentId: string, depositId: number][] = []): Knowledge {
   const k: Knowledge = {
-    deposits: new Map(), depositByPayment: new Map(payments.rows.map((p) => [p.payment_id, p.deposit_id])), cashouts: new Map(),
+    deposits: new Map(), depositByPayment: new Map(payments), cashouts: new Map(),
     cashoutByBankReference: new Map(), pendingDepositsByAmount: new Map(), openCashoutsByAmount: new Map(),
   };
   const push = (m: Map<string, number[]>, key: string, id: number) => {
@@ -80,20 +97,11 @@ export async function loadKnowledge(q: Queryable, entries: StatementEntry[], als
     if (l) l.push(id);
     else m.set(key, [id]);
   };
-  for (const r of deposits.rows) {
-    const d: KnownDeposit = {
-      id: r.id, status: r.status, connector: r.connector, amount: r.payer_amount, currency: r.local_currency, country: r.country,
-      payerDocument: r.payer_document?.replace(/\D/g, '') || r.payer_document, createdAt: r.created_at, matched: seen.has(`deposit:${r.id}`),
-    };
+  for (const d of deposits) {
     k.deposits.set(d.id, d);
     if (d.status === 'PENDING' && d.connector === OWN_ACCOUNTS) push(k.pendingDepositsByAmount, amountKey(d.amount), d.id);
   }
-  for (const r of cashouts.rows) {
-    const c: KnownCashout = {
-      id: r.id, status: r.status, amount: r.local_amount, currency: r.local_currency, bankAccount: r.bank_account, bankReference: r.bank_reference_id,
-      document: r.document_id.replace(/\D/g, '') || r.document_id, createdAt: r.created_at,
-      matched: seen.has(`cashout:${r.id}`), returned: seen.has(`cashout:${r.id}:return`),
-    };
+  for (const c of cashouts) {
     k.cashouts.set(c.id, c);
     if (c.bankReference) k.cashoutByBankReference.set(c.bankReference, c.id);
     push(k.openCashoutsByAmount, amountKey(c.amount), c.id);

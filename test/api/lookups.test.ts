@@ -70,10 +70,13 @@ for (const backend of backends()) {
       assert.equal(ec.body.converted_amount, 10);
       const bad = await bearer(s.url, m.read_only_key, '/v3/exchange_rates?country=XX&amount=1.234');
       assert.equal(bad.status, 400);
-      assert.equal(bad.body.details.length, 2);
+      assert.equal(bad.body.details.length, 2, bad.text);
+      assert.match(bad.body.details[0], /^country: must be one of (?:[A-Z]{2}, )+[A-Z]{2}$/);
+      assert.ok(!/\bXX\b/.test(bad.body.details[0]) && /\bBR\b/.test(bad.body.details[0]), bad.body.details[0]);
+      assert.equal(bad.body.details[1], 'amount: must be a decimal number with at most 2 decimals');
       const badRate = await admin(s.url, 'PUT', '/admin/exchange_rates', { rates: { BRL: '-1', XYZ: '2', USD: '1' } });
       assert.equal(badRate.status, 400);
-      assert.equal(badRate.body.details.length, 3);
+      assert.deepEqual(badRate.body.details, ['rates.BRL: must be a positive decimal with at most 8 decimals', 'rates.XYZ: not an ISO 4217 currency', 'rates.USD: is always 1']);
     });
   });
 }

@@ -292,6 +292,11 @@ for (const backend of backends()) {
       assert.deepEqual(failures, []);
       const b = await balance(who);
       assert.equal(Math.round((b.available + b.reserved) * 100), 1000);
+      // Reserved is exactly what the cashouts a hostile call did create hold, no more.
+      const held = (await s.ctx.db.query<{ cents: number }>(
+        `SELECT coalesce(round(sum(settlement_amount) * 100), 0)::int AS cents FROM cashouts WHERE merchant_id = $1 AND status IN ('PENDING', 'ON_HOLD', 'DELIVERED')`, [who.merchant_id],
+      )).rows[0]!.cents;
+      assert.equal(Math.round(b.reserved * 100), held, `reserved ${b.reserved}, held by cashouts ${held / 100}`);
       await assertLedgerOk(s.ctx.db);
     });
 

@@ -145,11 +145,17 @@ for (const backend of backends()) {
     });
 
     test('bad signature and unknown login are refused before anything is created', async () => {
+      const rows = async () => (await s.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM deposits')).rows[0]!.n;
+      const before = await rows();
       const bad = new V3Client(s.url, creds.deposits.login, 'wrong-secret');
       const r = await bad.post('/v3/deposits', { country: 'BR', amount: 1 });
+      assert.equal(r.status, 400, r.text);
       assert.equal(r.body.code, 102);
       const unknown = new V3Client(s.url, 'nobody', 'x');
-      assert.equal((await unknown.post('/v3/deposits', { country: 'BR', amount: 1 })).body.code, 100);
+      const u = await unknown.post('/v3/deposits', { country: 'BR', amount: 1 });
+      assert.equal(u.status, 401, u.text);
+      assert.equal(u.body.code, 100);
+      assert.equal(await rows(), before, 'no deposit row');
     });
 
     test('an 18-digit amount sent as a JSON number stays exact', async () => {

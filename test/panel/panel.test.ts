@@ -330,13 +330,16 @@ for (const backend of backends()) {
         fd.set('file', new Blob([text], { type: 'text/csv' }), 'batch.csv');
         return c.request('POST', '/panel/cashouts/import', fd);
       };
+      const cashoutRows = async () => (await s.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM cashouts WHERE merchant_id = $1', [a.merchant_id])).rows[0]!.n;
       const before = await balance();
+      const rowsBefore = await cashoutRows();
       const bad = await upload([header, line(rows[0]!), line(rows[1]!, '-3'), line(rows[2]!)].join('\r\n'));
       assert.equal(bad.status, 422);
       assert.match(bad.html, /1 of 3 rows are rejected; nothing was created/);
       assert.match(bad.html, /<td>3<\/td><td>[^<]+<\/td><td>amount: /, 'line 3, its external_id and the reason');
       assert.match(bad.html, /download="rejected-rows.csv"/);
       assert.deepEqual(await balance(), before, 'nothing reserved');
+      assert.equal(await cashoutRows(), rowsBefore, 'no cashout row, not even of the two good lines');
       const good = [header, ...rows.map((e) => line(e))].join('\n');
       const created = await upload(good);
       assert.equal(created.status, 200, created.html.slice(0, 500));
@@ -347,6 +350,7 @@ for (const backend of backends()) {
       const again = await upload(good);
       assert.match(again.html, /already imported/);
       assert.deepEqual(await balance(), after, 'nothing created twice');
+      assert.equal(await cashoutRows(), rowsBefore + 3, 'three rows, once');
       const list = await c.get(`/panel/cashouts?q=${rows[1]}`);
       assert.match(list.html, new RegExp(rows[1]!));
     });

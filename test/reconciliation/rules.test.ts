@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decide, depositIdOfReference, type Knowledge, type KnownCashout, type KnownDeposit, operatorDecision, speiRemainderOf } from '../../src/reconciliation/matching.ts';
 import type { StatementEntry } from '../../src/reconciliation/statement.ts';
+import { indexKnowledge } from '../../src/reconciliation/knowledge.ts';
 import { depositReference, speiReference } from '../../src/domain/payment-info.ts';
 import { clabeCheckDigit } from '../../src/domain/clabe.ts';
 
@@ -15,16 +16,9 @@ const co = (id: number, o: Partial<KnownCashout> = {}): KnownCashout => ({
   id, status: 'DELIVERED', amount: '30.00', currency: 'BRL', bankAccount: '12345-6', bankReference: `SB${id}`, document: '52998224725', createdAt: NOW, matched: false, returned: false, ...o,
 });
 
-function knowledge(deposits: KnownDeposit[], cashouts: KnownCashout[] = [], payments: [string, number][] = []): Knowledge {
-  const k: Knowledge = {
-    deposits: new Map(deposits.map((d) => [d.id, d])), depositByPayment: new Map(payments), cashouts: new Map(cashouts.map((c) => [c.id, c])),
-    cashoutByBankReference: new Map(cashouts.filter((c) => c.bankReference).map((c) => [c.bankReference!, c.id])),
-    pendingDepositsByAmount: new Map(), openCashoutsByAmount: new Map(),
-  };
-  for (const d of deposits) if (d.status === 'PENDING' && d.connector === 'own_accounts') k.pendingDepositsByAmount.set(String(Number(d.amount)), [...(k.pendingDepositsByAmount.get(String(Number(d.amount))) ?? []), d.id]);
-  for (const c of cashouts) k.openCashoutsByAmount.set(String(Number(c.amount)), [...(k.openCashoutsByAmount.get(String(Number(c.amount))) ?? []), c.id]);
-  return k;
-}
+// Indexed by production's own function, so a key that an import computes differently from the
+// rules' look-up fails here too.
+const knowledge = (deposits: KnownDeposit[], cashouts: KnownCashout[] = [], payments: [string, number][] = []): Knowledge => indexKnowledge(deposits, cashouts, payments);
 const entry = (o: Partial<StatementEntry>): StatementEntry => ({
   key: 'k', bookingDate: '2026-11-25', valueDate: null, amount: '100.00', currency: 'BRL', direction: 'credit', reversal: false, refs: {}, counterparty: {}, ...o,
 });
@@ -103,6 +97,10 @@ test('rule 2: amount, window and document; two candidates are ambiguous; none is
   const none = decide(k, entry({}), new Set());
   assert.equal(kind(none), 'exception:no_match');
   assert.ok(none.kind === 'exception' && none.candidates.length === 3, 'candidates of that amount in the window are offered');
+  // The statement writes the amount as it likes ("70.5"), the database as numeric ("70.50"): one amount.
+  const written = knowledge([dep(5, { amount: '70.50', payerDocument: '11144477735' })], [co(6, { amount: '12.30', bankReference: null })]);
+  assert.equal(kind(decide(written, entry({ amount: '70.5', counterparty: { document: '11144477735' } }), new Set())), 'amount_date_document:deposit5:complete');
+  assert.equal(kind(decide(written, entry({ amount: '12.3', direction: 'debit', counterparty: { document: '52998224725' } }), new Set())), 'amount_date_document:cashout6:complete');
 });
 
 test('rule 3: a batch of completed deposits, the fee is the difference; a part that does not fit makes it an exception', () => {
@@ -120,7 +118,7 @@ test('an operator match: same amount and currency; a cancelled deposit completes
   const k = knowledge([dep(1, { status: 'CANCELLED' }), dep(2, { status: 'COMPLETED' }), dep(3, { matched: true })]);
   assert.deepEqual(operatorDecision(k, entry({}), { type: 'deposit', id: 1 }), { ok: true, effect: 'late_payment' });
   assert.deepEqual(operatorDecision(k, entry({}), { type: 'deposit', id: 2 }), { ok: true, effect: 'confirm' });
-  assert.equal(operatorDecision(k, entry({}), { type: 'deposit', id: 3 }).ok, false);
-  assert.equal(operatorDecision(k, entry({ amount: '1.00' }), { type: 'deposit', id: 1 }).ok, false);
-  assert.equal(operatorDecision(k, entry({}), { type: 'deposit', id: 9 }).ok, false);
+  assert.deepEqual(operatorDecision(k, entry({}), { type: 'deposit', id: 3 }), { ok: false, reason: 'deposit 3 is already matched to another bank entry' });
+  assert.deepEqual(operatorDecision(k, entry({ amount: '1.00' }), { type: 'deposit', id: 1 }), { ok: false, reason: 'deposit 1 is 100.00 BRL, the entry 1.00 BRL: book the difference instead' });
+  assert.deepEqual(operatorDecision(k, entry({}), { type: 'deposit', id: 9 }), { ok: false, reason: 'deposit 9 does not exist' });
 });
