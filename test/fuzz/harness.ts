@@ -192,6 +192,9 @@ export function routes(fx: Fixtures): Route[] {
     { style: 'admin', method: 'PUT', path: '/admin/connectors/own_accounts', body: { accounts: [{ country: 'BR', method: 'B', beneficiary_name: 'Operadora Ltda', agency: '1234', account: '98765-4', document: '11444777000161' }] } },
     { style: 'public', method: 'POST', path: '/connectors/pix/webhook/pix', body: { pix: [{ endToEndId: 'E1234567820261126120012345678901', txid: 'caja000000000001abcdefabcdefabcd', valor: '10.00', chave: 'pix@operator.example', horario: '2026-11-26T12:00:00.000Z' }] } },
     { style: 'public', method: 'POST', path: '/connectors/pix/webhook', body: { pix: [] } },
+    // The return leg of a charge (a customer's browser back from a provider's page): a forged one is a 404 page.
+    { style: 'public', method: 'GET', path: '/connectors/pix/return/{deposit}', query: { redirectResult: 'x' } },
+    { style: 'public', method: 'POST', path: '/connectors/pix/return/{deposit}', body: { MD: 'x', PaRes: 'y' } },
     { style: 'admin', method: 'GET', path: '/admin/connectors/stp' },
     { style: 'admin', method: 'GET', path: '/admin/connectors/stp/payments', query: { status: 'unmatched', limit: '10' } },
     { style: 'admin', method: 'PUT', path: '/admin/connectors/stp', body: { api_url: 'https://stp.example/speiws/rest', empresa: 'CAJA', private_key: '-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIE\n-----END ENCRYPTED PRIVATE KEY-----', private_key_passphrase: 'p', clabe_prefix: '6461801234', ordering_clabe: '646180123400000007', ordering_name: 'Operadora SA de CV', ordering_rfc: 'OCA200101AB1', webhook_secret: null, ca: null } },
