@@ -11,6 +11,7 @@ import { cpf } from '../helpers/documents.ts';
 import { type Receiver, startReceiver, waitFor } from '../notifications/helpers.ts';
 import { CAJA_CLI } from '../helpers/programs.ts';
 import { migratedDataDir } from '../helpers/data-dir.ts';
+import { makeOperator, signedIn } from '../ops/helpers.ts';
 
 const deposit = (n: number) => ({
   invoice_id: `rot-${n}-${Date.now()}`, country: 'BR', amount: '10.00', currency: 'BRL', payment_method: 'IX',
@@ -125,6 +126,24 @@ for (const backend of backends()) {
         assert.equal(refused.status, 400, `${bad}: ${refused.text}`);
         assert.match(refused.text, /grace_hours/);
       }
+    });
+
+    test('the console asks how long the old values keep working and says until when', async () => {
+      const m = await createMerchant(s.url, 'Console rotation');
+      const ops = await signedIn(s, await makeOperator(s, 'admin', `rotator-${backend}`));
+      const page = await ops.get(`/ops/merchants/${m.merchant_id}`);
+      assert.match(page.html, /name="grace_hours"/);
+      const kept = await ops.submit(`/ops/merchants/${m.merchant_id}`, `/ops/merchants/${m.merchant_id}/rotate`, { set: 'read_only', grace_hours: '24' });
+      assert.equal(kept.status, 200);
+      assert.match(kept.html, /The old values work until \d{4}-\d\d-\d\dT/);
+      assert.equal((await bearer(s.url, m.read_only_key, '/v3/banks?country=BR')).status, 200, 'the old key works during the overlap');
+      const leaked = await ops.submit(`/ops/merchants/${m.merchant_id}`, `/ops/merchants/${m.merchant_id}/rotate`, { set: 'read_only', grace_hours: '0' });
+      assert.equal(leaked.status, 200);
+      assert.doesNotMatch(leaked.html, /The old values work until/);
+      const newest = /"read_only_key": "([^"]+)"/.exec(leaked.html.replace(/&quot;/g, '"'))?.[1];
+      assert.ok(newest);
+      assert.equal((await bearer(s.url, m.read_only_key, '/v3/banks?country=BR')).status, 401);
+      assert.equal((await bearer(s.url, newest, '/v3/banks?country=BR')).status, 200);
     });
   });
 }

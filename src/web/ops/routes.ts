@@ -20,7 +20,9 @@ import { setMerchantLimit } from '../../operators/limits.ts';
 import { merchantBalances } from '../../ledger/ledger.ts';
 import { allConnectorViews } from '../../connectors/store.ts';
 import { stoppedOrders } from '../../connectors/payouts.ts';
-import { CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, rotateCredentials, updateMerchant } from '../../merchants/merchants.ts';
+import {
+  CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, MAX_ROTATION_GRACE_HOURS, rotateCredentials, rotationGraceHours, updateMerchant,
+} from '../../merchants/merchants.ts';
 import { createOperator, listOperators, MAX_PASSWORD, OperatorError, PASSWORD_LENGTH } from '../../operators/accounts.ts';
 import { completeEnrolment, openEnrolment } from '../../operators/enrolment.ts';
 import { ApprovalError, decide, heldCashouts, listApprovals, requestAdjustment, requestCashoutRelease } from '../../operators/approvals.ts';
@@ -318,10 +320,14 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
     const id = idOf(c);
     const set = c.body.set as CredentialSet;
     if (id === null || !CREDENTIAL_SETS.includes(set)) return notFound(c);
-    const rotated = await rotateCredentials(ctx.db, ctx.box, id, set, ctx.cache, { ops: actorOf(c.s), action: 'merchant.rotated', merchantId: id, subject: `merchant:${id}`, detail: { set }, at: ctx.now() });
+    const asked = Number(c.body.grace_hours);
+    const grace = rotationGraceHours(set, c.body.grace_hours !== undefined && asked >= 0 && asked <= MAX_ROTATION_GRACE_HOURS ? asked : undefined);
+    const rotated = await rotateCredentials(ctx.db, ctx.box, id, set, ctx.cache, {
+      ops: actorOf(c.s), action: 'merchant.rotated', merchantId: id, subject: `merchant:${id}`, detail: { set, grace_hours: grace }, at: ctx.now(),
+    }, grace);
     const m = await merchantDetail(id);
     if (!rotated || !m) return notFound(c);
-    return V.merchantPage(c.f, m, { rotated: { set, credentials: credentialsView(rotated.merchant, rotated.credentials) } });
+    return V.merchantPage(c.f, m, { rotated: { set, credentials: credentialsView(rotated.merchant, rotated.credentials), previousValidUntil: rotated.previousValidUntil } });
   }));
 
   app.post('/ops/merchants/:id/adjustments', opsRoute('money.request', async (c) => {

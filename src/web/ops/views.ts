@@ -155,7 +155,7 @@ export interface MerchantDetail {
   credentialSets: readonly string[];
 }
 
-export function merchantPage(f: Frame, m: MerchantDetail, v: { notice?: string; error?: string; rotated?: { set: string; credentials: unknown } }): Page {
+export function merchantPage(f: Frame, m: MerchantDetail, v: { notice?: string; error?: string; rotated?: { set: string; credentials: unknown; previousValidUntil: Date | null } }): Page {
   const t = f.t;
   const settings = canOps(f.role, 'merchants.settings')
     ? html`<form method="post" action="/ops/merchants/${m.id}/settings">${csrfField(f)}
@@ -163,8 +163,15 @@ ${field('name', t.name, m.name, { required: true })}${field('notification_url', 
 ${field('return_url', t.returnUrl, m.returnUrl ?? '', { type: 'url' })}${field('cashout_approval_usd', t.threshold, m.threshold ?? '', { inputmode: 'decimal', hint: t.thresholdHint })}
 <button class="button">${t.save}</button></form>`
     : html`<dl><dt>${t.name}</dt><dd>${m.name}</dd><dt>${t.notificationUrl}</dt><dd>${m.notificationUrl ?? '—'}</dd><dt>${t.threshold}</dt><dd>${m.threshold ?? '—'}</dd></dl>`;
-  const rotated = v.rotated ? html`<div class="card"><p class="ok" role="status">${fillText(t.rotated, { set: v.rotated.set })}</p><pre class="secret">${JSON.stringify(v.rotated.credentials, null, 2)}</pre></div>` : '';
-  const rotate = canOps(f.role, 'merchants.rotate') ? html`<div class="stack">${m.credentialSets.map((s) => button(f, `/ops/merchants/${m.id}/rotate`, fillText(t.rotate, { set: s }), 'secondary', html`<input type="hidden" name="set" value="${s}">`))}</div>` : '';
+  const until = v.rotated?.previousValidUntil ? html`<p class="hint">${fillText(t.rotatedUntil, { when: v.rotated.previousValidUntil.toISOString() })}</p>` : '';
+  const rotated = v.rotated ? html`<div class="card"><p class="ok" role="status">${fillText(t.rotated, { set: v.rotated.set })}</p>${until}<pre class="secret">${JSON.stringify(v.rotated.credentials, null, 2)}</pre></div>` : '';
+  // One form: which set, and how long its old values keep working (docs/security.md, Rotating credentials).
+  const rotate = canOps(f.role, 'merchants.rotate')
+    ? html`<form method="post" action="/ops/merchants/${m.id}/rotate">${csrfField(f)}<div class="row2">
+${field('set', t.rotateSet, m.credentialSets[0] ?? '', { options: m.credentialSets.map((s): [string, string] => [s, s]) })}
+${field('grace_hours', t.rotateGrace, '24', { options: [['24', fillText(t.rotateGraceHours, { n: 24 })], ['1', fillText(t.rotateGraceHours, { n: 1 })], ['72', fillText(t.rotateGraceHours, { n: 72 })], ['168', t.rotateGraceWeek], ['0', t.rotateGraceNone]] })}
+</div><button class="button secondary">${t.rotateButton}</button></form>`
+    : '';
   const adjust = canOps(f.role, 'money.request')
     ? html`<h3>${t.adjust}</h3><p class="hint">${t.adjustHint}</p><form method="post" action="/ops/merchants/${m.id}/adjustments">${csrfField(f)}
 <div class="row2">${field('direction', t.direction, 'credit', { options: [['credit', t.credit], ['debit', t.debit]] })}${field('currency', t.currency, m.settlementCurrency, { required: true })}</div>
