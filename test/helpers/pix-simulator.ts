@@ -83,6 +83,8 @@ export interface PixSimulatorControl {
   removeCob(txid: string): Promise<void>;
   /** Resolves when every webhook delivery under way, retries included, has ended. */
   webhooksIdle(): Promise<void>;
+  /** The PSP account's camt.053 of a day (default today, UTC), as the simulator writes it. */
+  statement(date?: string, opening?: string): Promise<string>;
   reset(): Promise<void>;
 }
 
@@ -141,6 +143,12 @@ export async function startPixSimulator(opts: PixSimulatorOptions = {}): Promise
     removeCob: async (txid) => void (await call('POST', '/control/remove-cob', { txid })),
     webhooksIdle: async () => void (await call('POST', '/control/webhooks-idle', {})),
     reset: async () => void (await call('POST', '/control/reset', {})),
+    async statement(date, opening) {
+      const q = new URLSearchParams({ ...(date ? { date } : {}), ...(opening ? { opening } : {}) });
+      const r = await fetch(`${info.control_url}/control/statement?${q}`);
+      if (r.status !== 200) throw new Error(`statement: ${r.status} ${await r.text()}`);
+      return r.text();
+    },
   };
 
   const sim: PixSimulator = {

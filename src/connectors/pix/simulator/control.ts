@@ -7,6 +7,7 @@ import type { OAuth } from './oauth.ts';
 import type { Psp } from './psp.ts';
 import type { Store } from './store.ts';
 import type { WebhookMode, WebhookSender } from './webhooks.ts';
+import { statementOfDay } from './statement.ts';
 
 type Json = any;
 
@@ -111,6 +112,16 @@ export function buildControl(o: ControlOptions): FastifyInstance {
         devolucao: { outcome: psp.devolucaoOutcome, settle: psp.devolucaoSettle },
       },
     };
+  });
+
+  /** The PSP account's camt.053 of a day (default today, UTC): received Pix and settled devoluções. */
+  app.get('/control/statement', async (req, reply) => {
+    const q = (req.query ?? {}) as Record<string, string | undefined>;
+    const date = q.date ?? new Date().toISOString().slice(0, 10);
+    const opening = q.opening ?? '0.00';
+    if (!/^\d{4}-\d\d-\d\d$/.test(date)) return reply.code(400).send(bad('date: YYYY-MM-DD'));
+    if (!/^-?\d{1,12}\.\d{2}$/.test(opening)) return reply.code(400).send(bad('opening: an amount with two decimals'));
+    return reply.type('application/xml').send(statementOfDay(store, date, opening, o.info.pix_key ?? 'psp-account'));
   });
 
   app.get('/control/violations', async () => store.state.violations);
