@@ -21,6 +21,12 @@
 //              return for RETURN_WATCH_DAYS, then the row is 'done'
 // Every outcome goes through transitionCashoutIn (ledger, history, event, notification), whose
 // state machine makes each apply once.
+//
+// Recovery: an order whose step failed (the provider not answering) waits its backoff; but as
+// soon as the provider answers again, every order waiting on it is due at once. Each pass of the
+// worker tries the first waiting order of each network early (a probe, at most once a second per
+// process); when it, or any other step, gets an answer from the provider, the waiting orders of
+// that network are made due and stepped in the same pass.
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { type CashoutRow, CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
@@ -74,21 +80,52 @@ export async function handOverDueCashouts(ctx: AppContext, connector: OrderPayou
   });
 }
 
-/** Rows due for a step, leased so that one process works on each at a time. */
-async function claim(ctx: AppContext, cashoutId: number | null, limit: number): Promise<Row[]> {
+/**
+ * Rows due for a step, leased so that one process works on each at a time. `probe` (a network's
+ * name): instead, the first of its orders waiting after a failed step, before its backoff is over.
+ */
+async function claim(ctx: AppContext, cashoutId: number | null, limit: number, probe: string | null = null): Promise<Row[]> {
   const now = ctx.now();
   const lease = leaseUntil(ctx);
   const { rows } = await ctx.db.query<Row>(
     `WITH due AS (
        SELECT cashout_id FROM connector_payouts
-       WHERE state <> 'done' AND state <> 'stopped' AND next_check_at <= $1 AND (leased_until IS NULL OR leased_until < $1) AND ($3::integer IS NULL OR cashout_id = $3)
+       WHERE state <> 'done' AND state <> 'stopped' AND (leased_until IS NULL OR leased_until < $1) AND ($3::integer IS NULL OR cashout_id = $3)
+         AND CASE WHEN $5::text IS NULL THEN next_check_at <= $1 ELSE connector = $5 AND state IN ('new', 'sending') AND last_error IS NOT NULL END
        ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED
      )
      UPDATE connector_payouts cp SET leased_until = $2 FROM due WHERE cp.cashout_id = due.cashout_id
      RETURNING cp.cashout_id, cp.connector, cp.reference, cp.state, cp.attempts, cp.created_at, cp.provider_id, cp.operation_day`,
-    [now, lease, cashoutId, limit],
+    [now, lease, cashoutId, limit, probe],
   );
   return rows;
+}
+
+/** The provider answered: its orders waiting after a failed step are due now. Answers how many. */
+async function wakeWaiting(ctx: AppContext, connectors: Iterable<string>): Promise<number> {
+  const names = [...connectors];
+  if (names.length === 0) return 0;
+  const now = ctx.now();
+  const { rowCount } = await ctx.db.query(
+    `UPDATE connector_payouts SET next_check_at = $2 WHERE connector = ANY($1::text[]) AND state IN ('new', 'sending')
+       AND last_error IS NOT NULL AND next_check_at > $2 AND (leased_until IS NULL OR leased_until < $2)`,
+    [names, now],
+  );
+  return rowCount ?? 0;
+}
+
+/** A network's waiting orders are probed at most this often by one process. */
+const PROBE_MS = 1000;
+const lastProbe = new WeakMap<object, Map<string, number>>();
+
+/** Whether this process may probe `connector` now (and notes that it does). */
+function probeDue(ctx: AppContext, connector: string): boolean {
+  let perDb = lastProbe.get(ctx.db);
+  if (!perDb) lastProbe.set(ctx.db, (perDb = new Map()));
+  const now = Date.now();
+  if (now - (perDb.get(connector) ?? 0) < PROBE_MS) return false;
+  perDb.set(connector, now);
+  return true;
 }
 
 /** How long a step holds its row: a look-up and a send, each within the connector's timeout. */
@@ -164,7 +201,10 @@ async function settle(ctx: AppContext, connector: OrderPayoutConnector, row: Row
   }
 }
 
-async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row): Promise<void> {
+/** What a step learnt of the provider: whether it answered (a look-up or a send came back). */
+interface StepHeard { answered: boolean }
+
+async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row, heard: StepHeard = { answered: false }): Promise<void> {
   const c = await cashout(ctx, row.cashout_id);
   if (c.status !== 'DELIVERED' && c.status !== 'COMPLETED') {
     // Settled another way (an operator): nothing more to ask.
@@ -176,6 +216,7 @@ async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row):
   try {
     if (state === 'sending' || state === 'sent') {
       const found = await connector.lookup(order, row.reference, row.created_at, row.operation_day);
+      heard.answered = true;
       if (found) {
         await settle(ctx, connector, row, c, found);
         return;
@@ -191,6 +232,7 @@ async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row):
     await save(ctx, row, 'sending', { attempts: row.attempts + 1, waitSeconds: backoff(row.attempts), keepLease: true });
     state = 'sending';
     const result = await connector.send(order, row.reference);
+    if (result.kind !== 'retry') heard.answered = true;
     switch (result.kind) {
       case 'accepted':
         await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sent', { waitSeconds: ctx.config.connectors.stpOrderCheckSeconds, heard: { providerId: result.providerId, state: 'registered' } });
@@ -221,8 +263,10 @@ async function connectorsByName(ctx: AppContext): Promise<Map<string, OrderPayou
   return new Map((await orderPayoutConnectors(ctx)).map((c) => [c.name, c]));
 }
 
-async function stepRows(ctx: AppContext, rows: Row[]): Promise<void> {
-  if (rows.length === 0) return;
+/** Steps the rows; answers the networks that answered. */
+async function stepRows(ctx: AppContext, rows: Row[]): Promise<Set<string>> {
+  const answered = new Set<string>();
+  if (rows.length === 0) return answered;
   const byName = await connectorsByName(ctx);
   for (const row of rows) {
     const connector = byName.get(row.connector);
@@ -230,13 +274,16 @@ async function stepRows(ctx: AppContext, rows: Row[]): Promise<void> {
       await save(ctx, row, row.state, { waitSeconds: 60, error: `connector ${row.connector} is not configured` });
       continue;
     }
+    const heard = { answered: false };
     try {
-      await step(ctx, connector, row);
+      await step(ctx, connector, row, heard);
     } catch (err) {
       ctx.log.error({ err, cashoutId: row.cashout_id }, 'payout order step failed');
       await save(ctx, row, row.state, { waitSeconds: backoff(row.attempts + 1), error: err instanceof Error ? err.message : String(err) }).catch(() => undefined);
     }
+    if (heard.answered) answered.add(row.connector);
   }
+  return answered;
 }
 
 /** Runs one cashout's step now, when no other process holds it (a hand-over, a provider's hint). */
@@ -274,11 +321,24 @@ export async function runConnectorPayouts(ctx: AppContext): Promise<void> {
       for (const id of handed) await kickPayout(ctx, id);
     } while (handed.length === BATCH);
   }
+  const answered = new Set<string>();
   let rows: Row[];
   do {
     rows = await claim(ctx, null, BATCH);
-    await stepRows(ctx, rows);
+    for (const name of await stepRows(ctx, rows)) answered.add(name);
   } while (rows.length === BATCH);
+  // The orders waiting on a network that does not answer: one is tried early (a probe).
+  for (const connector of connectors) {
+    if (answered.has(connector.name) || !probeDue(ctx, connector.name)) continue;
+    for (const name of await stepRows(ctx, await claim(ctx, null, 1, connector.name))) answered.add(name);
+  }
+  // A network that answered: whatever waits on it goes now, in this pass.
+  if ((await wakeWaiting(ctx, answered)) > 0) {
+    do {
+      rows = await claim(ctx, null, BATCH);
+      await stepRows(ctx, rows);
+    } while (rows.length === BATCH);
+  }
 }
 
 /** The countries whose cashouts a configured network pays (the staging bank leaves them alone). */
