@@ -9,7 +9,7 @@ import type { Worker } from '../server/workers.ts';
 import type { PayinConnector } from './payin.ts';
 import { reconcile } from './payments.ts';
 import { trackConnectorRefunds } from './refunds.ts';
-import { configuredConnectors } from './registry.ts';
+import { configuredConnectors, followConnectorChanges } from './registry.ts';
 import { callbackUrl } from './pix/view.ts';
 
 export { callbackUrl };
@@ -17,7 +17,7 @@ export { callbackUrl };
 /** How often a connector's reconciliation poll runs, in seconds. */
 function pollSeconds(ctx: AppContext, connector: PayinConnector): number {
   if (connector.name === 'pix') return ctx.config.connectors.pixPollSeconds;
-  // STP: the day's received orders (consOrdenesFech), CAJA_STP_POLL_SECONDS (daily by default).
+  // STP: the received orders of the days in the window (consOrdenesFech), CAJA_STP_POLL_SECONDS (2 minutes by default).
   if (connector.name === 'stp') return ctx.config.connectors.stpPollSeconds;
   return 60;
 }
@@ -44,5 +44,17 @@ export async function runConnectorJobs(ctx: AppContext, registered: WeakSet<Payi
 
 export function connectorWorker(ctx: AppContext): Worker {
   const registered = new WeakSet<PayinConnector>();
-  return periodicWorker(ctx, 'connectors', ctx.config.expiryIntervalMs, () => runConnectorJobs(ctx, registered));
+  const worker = periodicWorker(ctx, 'connectors', ctx.config.expiryIntervalMs, () => runConnectorJobs(ctx, registered));
+  // A configuration saved by another process: this one's cached copy goes at once.
+  const following = followConnectorChanges(ctx).catch((err) => {
+    ctx.log.warn({ err }, 'could not listen for connector changes; other processes\' changes are seen within CAJA_CACHE_SECONDS');
+    return async () => undefined;
+  });
+  return {
+    name: worker.name,
+    async stop() {
+      await worker.stop();
+      await (await following)();
+    },
+  };
 }
