@@ -80,6 +80,21 @@ for (const backend of backends()) {
       await until('deposit credited by the catch-up poll', () => depositStatus(d.id), (x) => x === 'COMPLETED', 10_000);
       const { rows } = await s.ctx.db.query<{ seen_via: string }>(`SELECT seen_via FROM connector_payments WHERE connector = 'stp' AND charge_reference = $1`, [d.clabe]);
       assert.deepEqual(rows.map((r) => r.seen_via), ['poll']);
+      // On /metrics: how far behind the catch-up poll is (it just ran), and no unapplied payment yet.
+      const metrics = await (await fetch(`${s.url}/metrics`)).text();
+      const lag = Number(/caja_connector_poll_lag_seconds\{connector="stp"\} ([\d.e+-]+)/.exec(metrics)?.[1]);
+      assert.ok(lag >= 0 && lag < 60, `poll lag ${lag}`);
+      assert.match(metrics, /caja_connector_payment_unapplied_oldest_seconds\{connector="stp"\} 0\n/);
+    });
+
+    test('an overpaid abono that credits nothing shows as the oldest unapplied provider payment', async () => {
+      const d = await speiDeposit('75.00');
+      await sim.control.abono({ cuentaBeneficiario: d.clabe, monto: d.amount + 10 });
+      assert.equal(await depositStatus(d.id), 'PENDING');
+      await new Promise((r) => setTimeout(r, 1100));
+      const metrics = await (await fetch(`${s.url}/metrics`)).text();
+      const oldest = Number(/caja_connector_payment_unapplied_oldest_seconds\{connector="stp"\} ([\d.e+-]+)/.exec(metrics)?.[1]);
+      assert.ok(oldest >= 1 && oldest < 60, `oldest unapplied ${oldest}`);
     });
 
     /** Rows that failed during the outage are made to wait as after a long one (a 60 s backoff). */
