@@ -101,15 +101,18 @@ async function claim(ctx: AppContext, cashoutId: number | null, limit: number, p
   return rows;
 }
 
-/** The provider answered: its orders waiting after a failed step are due now. Answers how many. */
-async function wakeWaiting(ctx: AppContext, connectors: Iterable<string>): Promise<number> {
+/**
+ * The provider answered: its orders waiting after a failed step are due now (not those stepped in
+ * this pass, since `passStart`: they just had their try). Answers how many.
+ */
+async function wakeWaiting(ctx: AppContext, connectors: Iterable<string>, passStart: Date): Promise<number> {
   const names = [...connectors];
   if (names.length === 0) return 0;
   const now = ctx.now();
   const { rowCount } = await ctx.db.query(
     `UPDATE connector_payouts SET next_check_at = $2 WHERE connector = ANY($1::text[]) AND state IN ('new', 'sending')
-       AND last_error IS NOT NULL AND next_check_at > $2 AND (leased_until IS NULL OR leased_until < $2)`,
-    [names, now],
+       AND last_error IS NOT NULL AND next_check_at > $2 AND (leased_until IS NULL OR leased_until < $2) AND updated_at < $3`,
+    [names, now, passStart],
   );
   return rowCount ?? 0;
 }
@@ -263,10 +266,9 @@ async function connectorsByName(ctx: AppContext): Promise<Map<string, OrderPayou
   return new Map((await orderPayoutConnectors(ctx)).map((c) => [c.name, c]));
 }
 
-/** Steps the rows; answers the networks that answered. */
-async function stepRows(ctx: AppContext, rows: Row[]): Promise<Set<string>> {
-  const answered = new Set<string>();
-  if (rows.length === 0) return answered;
+/** Steps the rows; notes in `heard` each network stepped, true when it answered. */
+async function stepRows(ctx: AppContext, rows: Row[], heardOf: Map<string, boolean> = new Map()): Promise<Map<string, boolean>> {
+  if (rows.length === 0) return heardOf;
   const byName = await connectorsByName(ctx);
   for (const row of rows) {
     const connector = byName.get(row.connector);
@@ -281,9 +283,9 @@ async function stepRows(ctx: AppContext, rows: Row[]): Promise<Set<string>> {
       ctx.log.error({ err, cashoutId: row.cashout_id }, 'payout order step failed');
       await save(ctx, row, row.state, { waitSeconds: backoff(row.attempts + 1), error: err instanceof Error ? err.message : String(err) }).catch(() => undefined);
     }
-    if (heard.answered) answered.add(row.connector);
+    heardOf.set(row.connector, heardOf.get(row.connector) === true || heard.answered);
   }
-  return answered;
+  return heardOf;
 }
 
 /** Runs one cashout's step now, when no other process holds it (a hand-over, a provider's hint). */
@@ -313,27 +315,28 @@ export async function hintPayout(ctx: AppContext, connector: string, by: { refer
 
 /** One pass: hand over due cashouts of configured networks, then step the orders due. */
 export async function runConnectorPayouts(ctx: AppContext): Promise<void> {
+  const passStart = ctx.now();
   const connectors = await orderPayoutConnectors(ctx);
+  // Each network stepped in this pass, and whether it answered.
+  const heardOf = new Map<string, boolean>();
   for (const connector of connectors) {
     let handed: number[];
     do {
       handed = await handOverDueCashouts(ctx, connector);
-      for (const id of handed) await kickPayout(ctx, id);
+      for (const id of handed) await stepRows(ctx, await claim(ctx, id, 1), heardOf);
     } while (handed.length === BATCH);
   }
-  const answered = new Set<string>();
   let rows: Row[];
   do {
     rows = await claim(ctx, null, BATCH);
-    for (const name of await stepRows(ctx, rows)) answered.add(name);
+    await stepRows(ctx, rows, heardOf);
   } while (rows.length === BATCH);
-  // The orders waiting on a network that does not answer: one is tried early (a probe).
+  // A network nothing was asked of in this pass, with orders waiting on it: one is tried early (a probe).
   for (const connector of connectors) {
-    if (answered.has(connector.name) || !probeDue(ctx, connector.name)) continue;
-    for (const name of await stepRows(ctx, await claim(ctx, null, 1, connector.name))) answered.add(name);
+    if (!heardOf.has(connector.name) && probeDue(ctx, connector.name)) await stepRows(ctx, await claim(ctx, null, 1, connector.name), heardOf);
   }
   // A network that answered: whatever waits on it goes now, in this pass.
-  if ((await wakeWaiting(ctx, answered)) > 0) {
+  if ((await wakeWaiting(ctx, [...heardOf].filter(([, answered]) => answered).map(([name]) => name), passStart)) > 0) {
     do {
       rows = await claim(ctx, null, BATCH);
       await stepRows(ctx, rows);

@@ -86,15 +86,18 @@ async function claim(ctx: AppContext, refundId: number | null, limit: number, pr
   return rows;
 }
 
-/** The provider answered: its refunds waiting after a failed step are due now. Answers how many. */
-async function wakeWaiting(ctx: AppContext, connectors: Iterable<string>): Promise<number> {
+/**
+ * The provider answered: its refunds waiting after a failed step are due now (not those stepped
+ * in this pass, since `passStart`: they just had their try). Answers how many.
+ */
+async function wakeWaiting(ctx: AppContext, connectors: Iterable<string>, passStart: Date): Promise<number> {
   const names = [...connectors];
   if (names.length === 0) return 0;
   const now = ctx.now();
   const { rowCount } = await ctx.db.query(
     `UPDATE connector_refunds SET next_check_at = $2 WHERE connector = ANY($1::text[]) AND state <> 'done' AND stopped IS NULL
-       AND last_error IS NOT NULL AND next_check_at > $2 AND (leased_until IS NULL OR leased_until < $2)`,
-    [names, now],
+       AND last_error IS NOT NULL AND next_check_at > $2 AND (leased_until IS NULL OR leased_until < $2) AND updated_at < $3`,
+    [names, now, passStart],
   );
   return rowCount ?? 0;
 }
@@ -237,6 +240,7 @@ export async function kickConnectorRefund(ctx: AppContext, refundId: number, qui
  * those of a provider that answered are made due and stepped now.
  */
 export async function trackConnectorRefunds(ctx: AppContext, limit = 50): Promise<number> {
+  const passStart = ctx.now();
   const rows = await claim(ctx, null, limit);
   const answered = new Set<string>();
   const stepAll = async (claimed: Row[]) => {
@@ -252,11 +256,12 @@ export async function trackConnectorRefunds(ctx: AppContext, limit = 50): Promis
     `SELECT DISTINCT connector FROM connector_refunds WHERE state <> 'done' AND stopped IS NULL AND last_error IS NOT NULL AND next_check_at > $1`,
     [ctx.now()],
   );
+  // A provider nothing was asked of in this pass: one of its waiting refunds is tried early.
   for (const { connector } of waiting) {
-    if (!answered.has(connector) && probeDue(ctx, connector)) await stepAll(await claim(ctx, null, 1, connector));
+    if (!rows.some((r) => r.connector === connector) && probeDue(ctx, connector)) await stepAll(await claim(ctx, null, 1, connector));
   }
   // Those woken are stepped once now (whatever a step of theirs hears wakes nothing more).
-  if ((await wakeWaiting(ctx, answered)) > 0) for (const row of await claim(ctx, null, limit)) await step(ctx, row);
+  if ((await wakeWaiting(ctx, answered, passStart)) > 0) for (const row of await claim(ctx, null, limit)) await step(ctx, row);
   return rows.length;
 }
 
