@@ -102,6 +102,11 @@ async function wakeWaiting(ctx: AppContext, connectors: Iterable<string>, passSt
   return rowCount ?? 0;
 }
 
+/** The provider answered elsewhere (its catch-up poll): its waiting refunds go at the next pass. */
+export async function providerAnsweredForRefunds(ctx: AppContext, connector: string): Promise<void> {
+  await wakeWaiting(ctx, [connector], ctx.now());
+}
+
 /** A provider's waiting refunds are probed at most this often by one process. */
 const PROBE_MS = 1000;
 const lastProbe = new WeakMap<object, Map<string, number>>();

@@ -8,7 +8,8 @@ import { periodicWorker } from '../server/periodic-worker.ts';
 import type { Worker } from '../server/workers.ts';
 import type { PayinConnector } from './payin.ts';
 import { reconcile } from './payments.ts';
-import { trackConnectorRefunds } from './refunds.ts';
+import { providerAnsweredForRefunds, trackConnectorRefunds } from './refunds.ts';
+import { providerAnsweredForPayouts } from './payouts.ts';
 import { configuredConnectors, followConnectorChanges } from './registry.ts';
 import { callbackUrl } from './pix/view.ts';
 
@@ -34,7 +35,12 @@ export async function runConnectorJobs(ctx: AppContext, registered: WeakSet<Payi
       }
     }
     try {
-      await reconcile(ctx, connector, pollSeconds(ctx, connector));
+      const poll = await reconcile(ctx, connector, pollSeconds(ctx, connector));
+      if (poll.ran) {
+        // The provider answered: refunds and orders waiting on it go at their next pass.
+        await providerAnsweredForRefunds(ctx, connector.name);
+        await providerAnsweredForPayouts(ctx, connector.name);
+      }
     } catch (err) {
       ctx.log.warn({ err, connector: connector.name }, 'reconciliation poll failed; retried next pass');
     }
