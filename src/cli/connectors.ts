@@ -31,7 +31,7 @@ const CLI_CONNECTORS: Record<string, {
       return r.ok ? { ok: true, settings: { ...r.settings }, secrets: { ...r.secrets } } : r;
     },
     view: pixView,
-    savedNote: 'saved; running caja processes take it within CAJA_CACHE_SECONDS and register the webhook at the PSP',
+    savedNote: 'saved; running caja processes take it at once on PostgreSQL (else within CAJA_CACHE_SECONDS) and register the webhook at the PSP',
   },
   own_accounts: {
     label: 'own accounts connector',
@@ -40,7 +40,7 @@ const CLI_CONNECTORS: Record<string, {
       return r.ok ? { ok: true, settings: { accounts: JSON.stringify(r.accounts) }, secrets: {} } : r;
     },
     view: ownAccountsView,
-    savedNote: 'saved; running caja processes offer these methods within CAJA_CACHE_SECONDS',
+    savedNote: 'saved; running caja processes offer these methods at once on PostgreSQL (else within CAJA_CACHE_SECONDS)',
   },
   // STP (src/connectors/stp/): MX SPEI collections and cashouts.
   stp: {
@@ -50,7 +50,7 @@ const CLI_CONNECTORS: Record<string, {
       return r.ok ? { ok: true, settings: { ...r.settings }, secrets: { ...r.secrets } } : r;
     },
     view: stpView,
-    savedNote: 'saved; running caja processes take it within CAJA_CACHE_SECONDS (MX SPEI deposits and cashouts go through STP)',
+    savedNote: 'saved; running caja processes take it at once on PostgreSQL (else within CAJA_CACHE_SECONDS) (MX SPEI deposits and cashouts go through STP)',
   },
 };
 

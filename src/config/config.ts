@@ -347,7 +347,7 @@ export function loadConfig(env: Env = process.env): Config {
     connectors: {
       timeoutMs: int(env, 'CAJA_CONNECTOR_TIMEOUT_MS', 10000, 100, 120000),
       pixPollSeconds: int(env, 'CAJA_PIX_POLL_SECONDS', 60, 1, 86400),
-      stpPollSeconds: int(env, 'CAJA_STP_POLL_SECONDS', 86400, 1, 7 * 86400),
+      stpPollSeconds: int(env, 'CAJA_STP_POLL_SECONDS', 120, 1, 7 * 86400),
       stpOrderCheckSeconds: int(env, 'CAJA_STP_ORDER_CHECK_SECONDS', 600, 1, 86400),
     },
     notifications: {

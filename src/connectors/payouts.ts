@@ -21,6 +21,12 @@
 //              return for RETURN_WATCH_DAYS, then the row is 'done'
 // Every outcome goes through transitionCashoutIn (ledger, history, event, notification), whose
 // state machine makes each apply once.
+//
+// Recovery: an order whose step failed (the provider not answering) waits its backoff; but as
+// soon as the provider answers again, every order waiting on it is due at once. Each pass of the
+// worker tries the first waiting order of each network early (a probe, at most once a second per
+// process); when it, or any other step, gets an answer from the provider, the waiting orders of
+// that network are made due and stepped in the same pass.
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { type CashoutRow, CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
@@ -74,21 +80,60 @@ export async function handOverDueCashouts(ctx: AppContext, connector: OrderPayou
   });
 }
 
-/** Rows due for a step, leased so that one process works on each at a time. */
-async function claim(ctx: AppContext, cashoutId: number | null, limit: number): Promise<Row[]> {
+/**
+ * Rows due for a step, leased so that one process works on each at a time. `probe` (a network's
+ * name): instead, the first of its orders waiting after a failed step, before its backoff is over.
+ */
+async function claim(ctx: AppContext, cashoutId: number | null, limit: number, probe: string | null = null): Promise<Row[]> {
   const now = ctx.now();
   const lease = leaseUntil(ctx);
   const { rows } = await ctx.db.query<Row>(
     `WITH due AS (
        SELECT cashout_id FROM connector_payouts
-       WHERE state <> 'done' AND state <> 'stopped' AND next_check_at <= $1 AND (leased_until IS NULL OR leased_until < $1) AND ($3::integer IS NULL OR cashout_id = $3)
+       WHERE state <> 'done' AND state <> 'stopped' AND (leased_until IS NULL OR leased_until < $1) AND ($3::integer IS NULL OR cashout_id = $3)
+         AND CASE WHEN $5::text IS NULL THEN next_check_at <= $1 ELSE connector = $5 AND state IN ('new', 'sending') AND last_error IS NOT NULL END
        ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED
      )
      UPDATE connector_payouts cp SET leased_until = $2 FROM due WHERE cp.cashout_id = due.cashout_id
      RETURNING cp.cashout_id, cp.connector, cp.reference, cp.state, cp.attempts, cp.created_at, cp.provider_id, cp.operation_day`,
-    [now, lease, cashoutId, limit],
+    [now, lease, cashoutId, limit, probe],
   );
   return rows;
+}
+
+/**
+ * The provider answered: its orders waiting after a failed step are due now (not those stepped in
+ * this pass, since `passStart`: they just had their try). Answers how many.
+ */
+async function wakeWaiting(ctx: AppContext, connectors: Iterable<string>, passStart: Date): Promise<number> {
+  const names = [...connectors];
+  if (names.length === 0) return 0;
+  const now = ctx.now();
+  const { rowCount } = await ctx.db.query(
+    `UPDATE connector_payouts SET next_check_at = $2 WHERE connector = ANY($1::text[]) AND state IN ('new', 'sending')
+       AND last_error IS NOT NULL AND next_check_at > $2 AND (leased_until IS NULL OR leased_until < $2) AND updated_at < $3`,
+    [names, now, passStart],
+  );
+  return rowCount ?? 0;
+}
+
+/** The provider answered elsewhere (its catch-up poll): its waiting orders go at the next pass. */
+export async function providerAnsweredForPayouts(ctx: AppContext, connector: string): Promise<void> {
+  await wakeWaiting(ctx, [connector], ctx.now());
+}
+
+/** A network's waiting orders are probed at most this often by one process. */
+const PROBE_MS = 1000;
+const lastProbe = new WeakMap<object, Map<string, number>>();
+
+/** Whether this process may probe `connector` now (and notes that it does). */
+function probeDue(ctx: AppContext, connector: string): boolean {
+  let perDb = lastProbe.get(ctx.db);
+  if (!perDb) lastProbe.set(ctx.db, (perDb = new Map()));
+  const now = Date.now();
+  if (now - (perDb.get(connector) ?? 0) < PROBE_MS) return false;
+  perDb.set(connector, now);
+  return true;
 }
 
 /** How long a step holds its row: a look-up and a send, each within the connector's timeout. */
@@ -164,7 +209,10 @@ async function settle(ctx: AppContext, connector: OrderPayoutConnector, row: Row
   }
 }
 
-async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row): Promise<void> {
+/** What a step learnt of the provider: whether it answered (a look-up or a send came back). */
+interface StepHeard { answered: boolean }
+
+async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row, heard: StepHeard = { answered: false }): Promise<void> {
   const c = await cashout(ctx, row.cashout_id);
   if (c.status !== 'DELIVERED' && c.status !== 'COMPLETED') {
     // Settled another way (an operator): nothing more to ask.
@@ -176,6 +224,7 @@ async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row):
   try {
     if (state === 'sending' || state === 'sent') {
       const found = await connector.lookup(order, row.reference, row.created_at, row.operation_day);
+      heard.answered = true;
       if (found) {
         await settle(ctx, connector, row, c, found);
         return;
@@ -191,6 +240,7 @@ async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row):
     await save(ctx, row, 'sending', { attempts: row.attempts + 1, waitSeconds: backoff(row.attempts), keepLease: true });
     state = 'sending';
     const result = await connector.send(order, row.reference);
+    if (result.kind !== 'retry') heard.answered = true;
     switch (result.kind) {
       case 'accepted':
         await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sent', { waitSeconds: ctx.config.connectors.stpOrderCheckSeconds, heard: { providerId: result.providerId, state: 'registered' } });
@@ -221,8 +271,9 @@ async function connectorsByName(ctx: AppContext): Promise<Map<string, OrderPayou
   return new Map((await orderPayoutConnectors(ctx)).map((c) => [c.name, c]));
 }
 
-async function stepRows(ctx: AppContext, rows: Row[]): Promise<void> {
-  if (rows.length === 0) return;
+/** Steps the rows; notes in `heard` each network stepped, true when it answered. */
+async function stepRows(ctx: AppContext, rows: Row[], heardOf: Map<string, boolean> = new Map()): Promise<Map<string, boolean>> {
+  if (rows.length === 0) return heardOf;
   const byName = await connectorsByName(ctx);
   for (const row of rows) {
     const connector = byName.get(row.connector);
@@ -230,13 +281,16 @@ async function stepRows(ctx: AppContext, rows: Row[]): Promise<void> {
       await save(ctx, row, row.state, { waitSeconds: 60, error: `connector ${row.connector} is not configured` });
       continue;
     }
+    const heard = { answered: false };
     try {
-      await step(ctx, connector, row);
+      await step(ctx, connector, row, heard);
     } catch (err) {
       ctx.log.error({ err, cashoutId: row.cashout_id }, 'payout order step failed');
       await save(ctx, row, row.state, { waitSeconds: backoff(row.attempts + 1), error: err instanceof Error ? err.message : String(err) }).catch(() => undefined);
     }
+    heardOf.set(row.connector, heardOf.get(row.connector) === true || heard.answered);
   }
+  return heardOf;
 }
 
 /** Runs one cashout's step now, when no other process holds it (a hand-over, a provider's hint). */
@@ -266,19 +320,33 @@ export async function hintPayout(ctx: AppContext, connector: string, by: { refer
 
 /** One pass: hand over due cashouts of configured networks, then step the orders due. */
 export async function runConnectorPayouts(ctx: AppContext): Promise<void> {
+  const passStart = ctx.now();
   const connectors = await orderPayoutConnectors(ctx);
+  // Each network stepped in this pass, and whether it answered.
+  const heardOf = new Map<string, boolean>();
   for (const connector of connectors) {
     let handed: number[];
     do {
       handed = await handOverDueCashouts(ctx, connector);
-      for (const id of handed) await kickPayout(ctx, id);
+      for (const id of handed) await stepRows(ctx, await claim(ctx, id, 1), heardOf);
     } while (handed.length === BATCH);
   }
   let rows: Row[];
   do {
     rows = await claim(ctx, null, BATCH);
-    await stepRows(ctx, rows);
+    await stepRows(ctx, rows, heardOf);
   } while (rows.length === BATCH);
+  // A network nothing was asked of in this pass, with orders waiting on it: one is tried early (a probe).
+  for (const connector of connectors) {
+    if (!heardOf.has(connector.name) && probeDue(ctx, connector.name)) await stepRows(ctx, await claim(ctx, null, 1, connector.name), heardOf);
+  }
+  // A network that answered: whatever waits on it goes now, in this pass.
+  if ((await wakeWaiting(ctx, [...heardOf].filter(([, answered]) => answered).map(([name]) => name), passStart)) > 0) {
+    do {
+      rows = await claim(ctx, null, BATCH);
+      await stepRows(ctx, rows);
+    } while (rows.length === BATCH);
+  }
 }
 
 /** The countries whose cashouts a configured network pays (the staging bank leaves them alone). */

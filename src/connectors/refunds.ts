@@ -20,6 +20,12 @@
 // REJECTED voids it; event and notification as for every refund), and the row is 'done'. A
 // look-up that finds something under the reference that is not this refund (MISMATCH) stops the
 // row (`stopped`): nothing completes it, nothing is sent again, the operator is told (error log).
+//
+// Recovery: a refund whose step failed (the provider not answering) waits its backoff; but as soon
+// as the provider answers again, every refund waiting on it is due at once. Each pass tries the
+// first waiting refund of each provider early (a probe, at most once a second per process); when
+// it, or any other step, gets an answer from the provider, the refunds waiting on that provider
+// are made due and stepped in the same pass.
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { fromDb } from '../domain/money.ts';
@@ -53,14 +59,19 @@ interface Row {
 /** How long a claimed row is held: longer than any request to the provider. */
 const leaseMs = (ctx: AppContext) => 2 * ctx.config.connectors.timeoutMs + 5000;
 
-/** Refunds due for a step, claimed (leased) so that one process works on each at a time. */
-async function claim(ctx: AppContext, refundId: number | null, limit: number): Promise<Row[]> {
+/**
+ * Refunds due for a step, claimed (leased) so that one process works on each at a time. `probe`
+ * (a provider's name): instead, the first of its refunds waiting after a failed step, before its
+ * backoff is over.
+ */
+async function claim(ctx: AppContext, refundId: number | null, limit: number, probe: string | null = null): Promise<Row[]> {
   const now = ctx.now();
   const lease = new Date(now.getTime() + leaseMs(ctx));
   const { rows } = await ctx.db.query<Row>(
     `WITH due AS (
        SELECT refund_id FROM connector_refunds
-       WHERE state <> 'done' AND stopped IS NULL AND next_check_at <= $1 AND (leased_until IS NULL OR leased_until < $1)
+       WHERE state <> 'done' AND stopped IS NULL AND (leased_until IS NULL OR leased_until < $1)
+         AND CASE WHEN $5::text IS NULL THEN next_check_at <= $1 ELSE connector = $5 AND last_error IS NOT NULL END
          AND ($3::integer IS NULL OR refund_id = $3)
        ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED
      ), c AS (
@@ -70,9 +81,43 @@ async function claim(ctx: AppContext, refundId: number | null, limit: number): P
             r.local_amount AS amount, r.local_currency AS currency, r.amount AS refund_amount, r.currency AS refund_currency,
             r.status AS refund_status, d.connector_reference
      FROM c JOIN refunds r ON r.id = c.refund_id JOIN deposits d ON d.id = r.deposit_id`,
-    [now, lease, refundId, limit],
+    [now, lease, refundId, limit, probe],
   );
   return rows;
+}
+
+/**
+ * The provider answered: its refunds waiting after a failed step are due now (not those stepped
+ * in this pass, since `passStart`: they just had their try). Answers how many.
+ */
+async function wakeWaiting(ctx: AppContext, connectors: Iterable<string>, passStart: Date): Promise<number> {
+  const names = [...connectors];
+  if (names.length === 0) return 0;
+  const now = ctx.now();
+  const { rowCount } = await ctx.db.query(
+    `UPDATE connector_refunds SET next_check_at = $2 WHERE connector = ANY($1::text[]) AND state <> 'done' AND stopped IS NULL
+       AND last_error IS NOT NULL AND next_check_at > $2 AND (leased_until IS NULL OR leased_until < $2) AND updated_at < $3`,
+    [names, now, passStart],
+  );
+  return rowCount ?? 0;
+}
+
+/** The provider answered elsewhere (its catch-up poll): its waiting refunds go at the next pass. */
+export async function providerAnsweredForRefunds(ctx: AppContext, connector: string): Promise<void> {
+  await wakeWaiting(ctx, [connector], ctx.now());
+}
+
+/** A provider's waiting refunds are probed at most this often by one process. */
+const PROBE_MS = 1000;
+const lastProbe = new WeakMap<object, Map<string, number>>();
+
+function probeDue(ctx: AppContext, connector: string): boolean {
+  let perDb = lastProbe.get(ctx.db);
+  if (!perDb) lastProbe.set(ctx.db, (perDb = new Map()));
+  const now = Date.now();
+  if (now - (perDb.get(connector) ?? 0) < PROBE_MS) return false;
+  perDb.set(connector, now);
+  return true;
 }
 
 async function setState(
@@ -112,7 +157,7 @@ async function senderFor(ctx: AppContext, row: Row): Promise<Sender | null> {
   };
 }
 
-async function step(ctx: AppContext, row: Row, quiet = false): Promise<void> {
+async function step(ctx: AppContext, row: Row, quiet = false, heard: { answered: boolean } = { answered: false }): Promise<void> {
   if (row.refund_status !== 'PENDING') {
     // Settled another way (an operator): nothing more to ask the provider.
     await setState(ctx, row.refund_id, 'done', row.attempts, null);
@@ -132,7 +177,10 @@ async function step(ctx: AppContext, row: Row, quiet = false): Promise<void> {
   // Whether the failure (if any) is the send's own answer, not a look-up's.
   let sendingNow = false;
   try {
-    if (state === 'sending' || state === 'sent') outcome = await connector.refundStatus(order);
+    if (state === 'sending' || state === 'sent') {
+      outcome = await connector.refundStatus(order);
+      heard.answered = true;
+    }
     if (state === 'new' || (state === 'sending' && outcome === null)) {
       // Written before the request: should this process die with the request in flight, the
       // next step looks it up instead of sending it again. The lease is kept for the whole
@@ -141,9 +189,11 @@ async function step(ctx: AppContext, row: Row, quiet = false): Promise<void> {
       state = 'sending';
       sendingNow = true;
       outcome = await connector.refund(order);
+      heard.answered = true;
       state = 'sent';
     }
   } catch (err) {
+    if (err instanceof ConnectorError && err.kind !== 'unavailable') heard.answered = true;
     if (err instanceof ConnectorError && err.kind === 'refused' && sendingNow) {
       // The provider answered the request itself with a refusal: no devolução or order exists.
       outcome = { status: 'REJECTED', reason: `The provider refused the refund: ${err.provider?.detail ?? err.provider?.title ?? err.message}`, reasonCode: 'PROVIDER_REFUSED' };
@@ -189,10 +239,34 @@ export async function kickConnectorRefund(ctx: AppContext, refundId: number, qui
   }
 }
 
-/** One pass of the worker over refunds due for a step; answers how many it handled. */
+/**
+ * One pass of the worker over refunds due for a step; answers how many were due. When fewer than
+ * `limit` were, the refunds waiting on a provider that does not answer are probed (one each), and
+ * those of a provider that answered are made due and stepped now.
+ */
 export async function trackConnectorRefunds(ctx: AppContext, limit = 50): Promise<number> {
+  const passStart = ctx.now();
   const rows = await claim(ctx, null, limit);
-  for (const row of rows) await step(ctx, row);
+  const answered = new Set<string>();
+  const stepAll = async (claimed: Row[]) => {
+    for (const row of claimed) {
+      const heard = { answered: false };
+      await step(ctx, row, false, heard);
+      if (heard.answered) answered.add(row.connector);
+    }
+  };
+  await stepAll(rows);
+  if (rows.length === limit) return rows.length;
+  const { rows: waiting } = await ctx.db.query<{ connector: string }>(
+    `SELECT DISTINCT connector FROM connector_refunds WHERE state <> 'done' AND stopped IS NULL AND last_error IS NOT NULL AND next_check_at > $1`,
+    [ctx.now()],
+  );
+  // A provider nothing was asked of in this pass: one of its waiting refunds is tried early.
+  for (const { connector } of waiting) {
+    if (!rows.some((r) => r.connector === connector) && probeDue(ctx, connector)) await stepAll(await claim(ctx, null, 1, connector));
+  }
+  // Those woken are stepped once now (whatever a step of theirs hears wakes nothing more).
+  if ((await wakeWaiting(ctx, answered, passStart)) > 0) for (const row of await claim(ctx, null, limit)) await step(ctx, row);
   return rows.length;
 }
 

@@ -17,7 +17,8 @@
 //
 // A real connector's configuration lives in the `connectors` table (secrets sealed with the
 // master key) and is read through the process's TTL cache (ctx.cache, cleared when this process
-// changes it; another process sees a change within CAJA_CACHE_SECONDS). Methods no real connector
+// changes it; on PostgreSQL every other process clears it at once too, told by the database:
+// followConnectorChanges, migration 055). Methods no real connector
 // kind can serve are answered without reading anything: the deposit creation path stays a map
 // look-up.
 import type { Config } from '../config/config.ts';
@@ -104,6 +105,16 @@ async function configured(ctx: AppContext): Promise<Configured> {
     }
     return { byName, byPair };
   });
+}
+
+/**
+ * Every process on PostgreSQL listens for changes of the connectors' configuration (a trigger
+ * notifies 'caja_connectors' at commit) and forgets its cached copy at once: a connector saved on
+ * one process serves on all of them from its next request. Answers the function that stops it.
+ */
+export async function followConnectorChanges(ctx: AppContext): Promise<() => Promise<void>> {
+  if (!ctx.db.listen) return async () => undefined;
+  return ctx.db.listen('caja_connectors', () => ctx.cache.of<Configured>('connectors').clear());
 }
 
 /** The connector that collects `method` in `country`, or null: not served here. */

@@ -8,8 +8,9 @@ import { periodicWorker } from '../server/periodic-worker.ts';
 import type { Worker } from '../server/workers.ts';
 import type { PayinConnector } from './payin.ts';
 import { reconcile } from './payments.ts';
-import { trackConnectorRefunds } from './refunds.ts';
-import { configuredConnectors } from './registry.ts';
+import { providerAnsweredForRefunds, trackConnectorRefunds } from './refunds.ts';
+import { providerAnsweredForPayouts } from './payouts.ts';
+import { configuredConnectors, followConnectorChanges } from './registry.ts';
 import { callbackUrl } from './pix/view.ts';
 
 export { callbackUrl };
@@ -17,7 +18,7 @@ export { callbackUrl };
 /** How often a connector's reconciliation poll runs, in seconds. */
 function pollSeconds(ctx: AppContext, connector: PayinConnector): number {
   if (connector.name === 'pix') return ctx.config.connectors.pixPollSeconds;
-  // STP: the day's received orders (consOrdenesFech), CAJA_STP_POLL_SECONDS (daily by default).
+  // STP: the received orders of the days in the window (consOrdenesFech), CAJA_STP_POLL_SECONDS (2 minutes by default).
   if (connector.name === 'stp') return ctx.config.connectors.stpPollSeconds;
   return 60;
 }
@@ -34,7 +35,12 @@ export async function runConnectorJobs(ctx: AppContext, registered: WeakSet<Payi
       }
     }
     try {
-      await reconcile(ctx, connector, pollSeconds(ctx, connector));
+      const poll = await reconcile(ctx, connector, pollSeconds(ctx, connector));
+      if (poll.ran) {
+        // The provider answered: refunds and orders waiting on it go at their next pass.
+        await providerAnsweredForRefunds(ctx, connector.name);
+        await providerAnsweredForPayouts(ctx, connector.name);
+      }
     } catch (err) {
       ctx.log.warn({ err, connector: connector.name }, 'reconciliation poll failed; retried next pass');
     }
@@ -44,5 +50,17 @@ export async function runConnectorJobs(ctx: AppContext, registered: WeakSet<Payi
 
 export function connectorWorker(ctx: AppContext): Worker {
   const registered = new WeakSet<PayinConnector>();
-  return periodicWorker(ctx, 'connectors', ctx.config.expiryIntervalMs, () => runConnectorJobs(ctx, registered));
+  const worker = periodicWorker(ctx, 'connectors', ctx.config.expiryIntervalMs, () => runConnectorJobs(ctx, registered));
+  // A configuration saved by another process: this one's cached copy goes at once.
+  const following = followConnectorChanges(ctx).catch((err) => {
+    ctx.log.warn({ err }, 'could not listen for connector changes; other processes\' changes are seen within CAJA_CACHE_SECONDS');
+    return async () => undefined;
+  });
+  return {
+    name: worker.name,
+    async stop() {
+      await worker.stop();
+      await (await following)();
+    },
+  };
 }

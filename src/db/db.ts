@@ -41,6 +41,12 @@ export interface Db extends Queryable {
   /** Runs fn in one transaction; retried on serialization failures and deadlocks. */
   tx<T>(fn: (q: Queryable) => Promise<T>, opts?: TxOptions): Promise<T>;
   close(): Promise<void>;
+  /**
+   * PostgreSQL: calls `onEvent` on each NOTIFY on `channel` (a connection of its own, opened again
+   * when lost; `onEvent` is also called each time listening starts, as a notification may have been
+   * missed meanwhile). Answers the function that stops listening. Absent on PGlite (one process).
+   */
+  listen?(channel: string, onEvent: () => void): Promise<() => Promise<void>>;
 }
 
 const INT8 = 20;
@@ -117,6 +123,8 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
       super({ ...config, connectionTimeoutMillis: timeouts.connectMs });
     }
   }
+  /** The LISTEN connections opened by listen(), ended by close(). */
+  const listeners = new Set<() => Promise<void>>();
   const pool = new Pool({
     connectionString: url,
     max: poolSize,
@@ -221,7 +229,50 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
         }
       });
     },
-    close: () => pool.end(),
+    async listen(channel: string, onEvent: () => void) {
+      if (!/^[a-z_]+$/.test(channel)) throw new Error(`listen: bad channel name ${channel}`);
+      let stopped = false;
+      let client: pg.Client | null = null;
+      let retry: NodeJS.Timeout | undefined;
+      const connect = async (): Promise<void> => {
+        if (stopped) return;
+        const c = new BoundedClient({ connectionString: url, keepAlive: true });
+        const lost = () => {
+          if (client !== c) return;
+          client = null;
+          c.end().catch(() => undefined);
+          if (!stopped) (retry = setTimeout(() => void connect(), 1000)).unref();
+        };
+        c.on('error', lost);
+        c.on('end', lost);
+        c.on('notification', (n) => {
+          if (n.channel === channel) onEvent();
+        });
+        client = c;
+        try {
+          await c.connect();
+          await c.query(`LISTEN ${channel}`);
+          onEvent();
+        } catch {
+          lost();
+        }
+      };
+      const stop = async () => {
+        stopped = true;
+        clearTimeout(retry);
+        const c = client;
+        client = null;
+        listeners.delete(stop);
+        await c?.end().catch(() => undefined);
+      };
+      listeners.add(stop);
+      await connect();
+      return stop;
+    },
+    close: async () => {
+      await Promise.all([...listeners].map((stop) => stop()));
+      await pool.end();
+    },
   };
 }
 

@@ -163,10 +163,48 @@ function registerStoppedGauge(metrics: Metrics, db: Db): void {
   });
 }
 
+/**
+ * Provider payments not applied: the oldest a connector knows of that credited nothing (kept
+ * 'unmatched' for the operator), and how far behind each connector's catch-up poll is (a payment
+ * whose post was lost after its last complete window is not known yet). docs/operations.md.
+ */
+function registerUnappliedGauges(metrics: Metrics, db: Db): void {
+  new Gauge({
+    name: 'caja_connector_payment_unapplied_oldest_seconds',
+    help: 'Age of the oldest provider payment a connector knows of that credited nothing (unmatched, for the operator); 0 when none',
+    labelNames: ['connector'],
+    registers: [metrics.registry],
+    async collect() {
+      const rows = await db.query<{ name: string; oldest: number | null }>(
+        `SELECT c.name, (SELECT extract(epoch FROM now() - min(p.created_at))::float8 FROM connector_payments p WHERE p.connector = c.name AND p.status = 'unmatched') AS oldest
+         FROM connectors c`,
+      ).then((r) => r.rows).catch(() => null);
+      if (!rows) return;
+      this.reset();
+      for (const r of rows) this.set({ connector: r.name }, r.oldest ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'caja_connector_poll_lag_seconds',
+    help: 'Seconds since the end of the last window a connector\'s catch-up poll read completely (a payment whose post was lost since then is not known yet)',
+    labelNames: ['connector'],
+    registers: [metrics.registry],
+    async collect() {
+      const rows = await db.query<{ name: string; lag: number | null }>(
+        `SELECT name, extract(epoch FROM now() - poll_until)::float8 AS lag FROM connectors WHERE enabled`,
+      ).then((r) => r.rows).catch(() => null);
+      if (!rows) return;
+      this.reset();
+      for (const r of rows) if (r.lag !== null) this.set({ connector: r.name }, r.lag);
+    },
+  });
+}
+
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, db: Db): void {
   registerOutboxGauges(metrics, db);
   registerStoppedGauge(metrics, db);
   registerMoneyGauges(metrics.registry, db);
+  registerUnappliedGauges(metrics, db);
   app.addHook('onResponse', async (request, reply) => {
     // Unmatched paths share one label so that scanners cannot blow up the label set.
     const route = request.routeOptions.url ?? 'unmatched';

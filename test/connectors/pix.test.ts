@@ -300,6 +300,41 @@ for (const backend of backends()) {
       assert.ok((await admin(s.url, 'GET', '/admin/connectors/pix')).body.health.last_error);
     });
 
+    test('PSP resetting connections with the keep-alive pool full: a creation and the webhook answer 503, never 500', async () => {
+      // Eight concurrent creations leave eight kept-alive connections in the client's pool; with
+      // the PSP resetting every connection, the next request meets a closed one, and so does its
+      // one retry on the next pooled connection.
+      const fill = async () => {
+        const made = await Promise.all(Array.from({ length: 8 }, () => v3.post('/v3/deposits', body())));
+        assert.deepEqual(made.map((r) => r.status), made.map(() => 200));
+      };
+      await fill();
+      await sim.control.outage('reset');
+      try {
+        const b = body();
+        const down = await v3.post('/v3/deposits', b, { 'X-Idempotency-Key': `reset-${b.invoice_id}` });
+        assert.deepEqual([down.status, down.body.code, down.body.type], [503, 520, 'PAYMENT_PROVIDER_UNAVAILABLE'], down.text);
+        assert.deepEqual((await s.ctx.db.query('SELECT id FROM deposits WHERE invoice_id = $1', [b.invoice_id])).rows, []);
+      } finally {
+        await sim.control.outage('none');
+      }
+      // The webhook's read-back through a pool of closed connections: 503 (the PSP retries).
+      await fill();
+      const d = await pixDeposit();
+      await sim.control.outage('reset');
+      try {
+        const paid = await sim.control.pay(d.txid);
+        await sim.control.webhooksIdle();
+        const deliveries = (await sim.state()).deliveries.filter((x) => x.endToEndIds.includes(paid.endToEndId));
+        assert.ok(deliveries.length >= 1 && deliveries.every((x) => x.status === 503), JSON.stringify(deliveries));
+        assert.equal(await status(d.id), 'PENDING');
+      } finally {
+        await sim.control.outage('none');
+      }
+      await reconcile(s.ctx, (await payinConnectorNamed(s.ctx, 'pix'))!, 3600, true);
+      assert.equal(await status(d.id), 'COMPLETED');
+    });
+
     test('PSP process killed then restarted: creation refused with 520 while it is gone, the first one after works', async () => {
       await sim.kill();
       const b = body();

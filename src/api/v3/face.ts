@@ -51,6 +51,9 @@ export function useV3Errors(app: FastifyInstance): void {
     if (e.retryAfterSeconds !== undefined) {
       request.log.warn({ err }, 'database unavailable');
       reply.header('retry-after', String(e.retryAfterSeconds));
+    } else if (err instanceof DepositError && err.kind === 'provider_unavailable') {
+      // The provider not answering is a fact of the provider (the client retries), not a bug here.
+      request.log.warn({ provider: err.facts.provider?.who, reason: err.facts.provider?.error.message ?? err.message, status: e.httpStatus, code: e.code }, 'payment provider unavailable');
     } else if (e.httpStatus >= 500) request.log.error({ err }, 'unhandled error');
     reply.status(e.httpStatus).send(v3ErrorBody(e));
   });

@@ -127,14 +127,20 @@ export class PixClient {
    * One HTTP exchange. A kept-alive connection the PSP closed while idle fails at once
    * (ECONNRESET on a reused socket, before any answer): that request is sent again once on a new
    * connection, as Node's documentation advises; every call caja makes is idempotent at the PSP
-   * (PUTs name their resource).
+   * (PUTs name their resource). When the retry meets a closed connection too (the PSP resetting
+   * every connection, or its process gone), or anything else fails underneath, the call fails as
+   * a ConnectorError 'unavailable' (safe to retry): never a raw Error.
    */
   private async send(method: string, url: URL, headers: Record<string, string>, body?: string): Promise<RawResponse> {
     try {
       return await this.sendOnce(method, url, headers, body);
     } catch (err) {
-      if (err instanceof StaleSocket) return this.sendOnce(method, url, headers, body);
-      throw err;
+      if (!(err instanceof StaleSocket)) throw asConnectorError(err, method, url);
+    }
+    try {
+      return await this.sendOnce(method, url, headers, body);
+    } catch (err) {
+      throw asConnectorError(err, method, url);
     }
   }
 
@@ -185,6 +191,13 @@ export class PixClient {
 
 /** A reused keep-alive connection was found closed before anything was answered. */
 class StaleSocket extends Error {}
+
+/** A failure of the exchange itself (a closed connection, a request that could not be made): unavailable. */
+function asConnectorError(err: unknown, method: string, url: URL): ConnectorError {
+  if (err instanceof ConnectorError) return err;
+  const why = err instanceof StaleSocket ? 'the connection was reset before any answer' : err instanceof Error ? err.message : String(err);
+  return new ConnectorError('unavailable', `${method} ${url.host}${url.pathname}: ${why}`);
+}
 
 function problemOf(res: RawResponse): ConnectorError['provider'] {
   let p: Record<string, unknown> = {};

@@ -77,7 +77,17 @@ export class StpClient {
     throw failure('consOrdenesFech', r);
   }
 
-  private call(method: 'PUT' | 'POST', path: string, body: unknown): Promise<unknown> {
+  /** One exchange; whatever fails underneath (a request that could not even be made) is a ConnectorError. */
+  private async call(method: 'PUT' | 'POST', path: string, body: unknown): Promise<unknown> {
+    try {
+      return await this.exchange(method, path, body);
+    } catch (err) {
+      if (err instanceof ConnectorError) throw err;
+      throw new ConnectorError('unavailable', `${method} ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  private exchange(method: 'PUT' | 'POST', path: string, body: unknown): Promise<unknown> {
     const url = new URL(this.opts.apiUrl + path);
     const payload = JSON.stringify(body);
     return new Promise((resolve, reject) => {
