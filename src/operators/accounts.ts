@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/db.ts';
 import type { SecretBox } from '../merchants/secrets.ts';
-import { newTotpSecret } from '../panel/services/totp.ts';
+import { newTotpSecret } from '../backoffice/totp.ts';
 import { normEmail } from '../auth/login-lockout.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
 import type { OperatorRole } from './roles.ts';

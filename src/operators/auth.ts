@@ -2,8 +2,8 @@
 // - the password opens a session that can do nothing but send the code; the right code (each
 //   accepted once) replaces it with a new, full session (no fixation);
 // - sessions live in the database keyed by a keyed hash of a random cookie value; they end after
-//   IDLE_MINUTES without use, ABSOLUTE_HOURS after sign-in, at sign-out, when the operator is
-//   disabled;
+//   IDLE_MINUTES without use, ABSOLUTE_HOURS after sign-in (the back-office kit's limits,
+//   src/backoffice/sessions.ts, the same as the panel's), at sign-out, when the operator is disabled;
 // - after an admin reset the operator's TOTP (src/operators/lifecycle.ts), the code step is an
 //   enrolment: each opening of the page makes and shows a new secret, once; the code of the last
 //   one shown confirms it, and only then does it replace the old one;
@@ -16,13 +16,13 @@ import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { claimAttempt, claimCodeAttempt, clearFailures, failedAttempt, normEmail, releaseAttempt } from '../auth/login-lockout.ts';
 import { dummyPasswordHash, verifyPassword } from '../merchants/secrets.ts';
-import { newTotpSecret, otpauthUri, totpMatchStep } from '../panel/services/totp.ts';
+import { newTotpSecret, otpauthUri, totpMatchStep } from '../backoffice/totp.ts';
+import { ABSOLUTE_HOURS, claimTotpStep, IDLE_MINUTES, sessionLapsed } from '../backoffice/sessions.ts';
 import { ENROLLING } from './accounts.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
 import type { OperatorRole } from './roles.ts';
 
-export const IDLE_MINUTES = 30;
-export const ABSOLUTE_HOURS = 12;
+export { ABSOLUTE_HOURS, IDLE_MINUTES };
 const T = 'operator_login_failures';
 
 export interface OpsSession {
@@ -84,7 +84,7 @@ export async function loadSession(ctx: AppContext, token: string | undefined, ip
   );
   const r = rows[0];
   if (!r) return null;
-  if (now.getTime() - r.last_seen_at.getTime() > IDLE_MINUTES * 60_000 || now.getTime() - r.created_at.getTime() > ABSOLUTE_HOURS * 3_600_000 || r.disabled_at) {
+  if (sessionLapsed({ createdAt: r.created_at, lastSeenAt: r.last_seen_at }, now) || r.disabled_at) {
     await ctx.db.query('DELETE FROM operator_sessions WHERE id_hash = $1', [idHash]);
     return null;
   }
@@ -96,8 +96,7 @@ export async function loadSession(ctx: AppContext, token: string | undefined, ip
 export async function acceptCode(q: Queryable, operatorId: number, secret: string, code: string, now: Date): Promise<number | null> {
   const step = totpMatchStep(secret, code, now);
   if (step === null) return null;
-  const { rows } = await q.query('UPDATE operators SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2) RETURNING id', [operatorId, step]);
-  return rows.length === 1 ? step : null;
+  return (await claimTotpStep(q, 'operators', operatorId, step)) ? step : null;
 }
 
 const secretContext = (email: string) => `operator:${email}`;

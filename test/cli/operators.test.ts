@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { totpCode } from '../../src/panel/services/totp.ts';
+import { totpCode } from '../../src/backoffice/totp.ts';
 import { OpsClient } from '../ops/helpers.ts';
 import { CAJA_CLI } from '../helpers/programs.ts';
 import { migratedDataDir } from '../helpers/data-dir.ts';

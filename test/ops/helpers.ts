@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createOperator } from '../../src/operators/accounts.ts';
 import { completeEnrolment, openEnrolment } from '../../src/operators/enrolment.ts';
 import type { OperatorRole } from '../../src/operators/roles.ts';
-import { totpCode, totpStep } from '../../src/panel/services/totp.ts';
+import { totpCode, totpStep } from '../../src/backoffice/totp.ts';
 import type { TestServer } from '../helpers/server.ts';
 import type { Page } from 'playwright-core';
 import { PanelClient } from '../panel/helpers.ts';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { OperatorError } from '../../src/operators/accounts.ts';
 import { passwordProblem, resetOperator, setOperatorDisabled } from '../../src/operators/lifecycle.ts';
-import { totpCode } from '../../src/panel/services/totp.ts';
+import { totpCode } from '../../src/backoffice/totp.ts';
 import { makeOperator, nextCode, OpsClient, signedIn, type TestOperator } from './helpers.ts';
 
 const CLI = { kind: 'token', id: 0, name: 'cli', ip: null } as const;

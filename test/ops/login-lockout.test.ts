@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createMerchant } from '../helpers/clients.ts';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { MAX_FAILURES, MFA_ATTEMPTS } from '../../src/auth/login-lockout.ts';
-import { totpCode } from '../../src/panel/services/totp.ts';
+import { totpCode } from '../../src/backoffice/totp.ts';
 import { PanelClient } from '../panel/helpers.ts';
 import { makeOperator, nextCode, OpsClient } from './helpers.ts';
 

@@ -8,7 +8,7 @@ import { admin, cashoutRequest, createMerchant, V3Client, type Credentials } fro
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { startWithMerchants } from '../helpers/merchants.ts';
 import { cpf } from '../helpers/documents.ts';
-import { totpCode } from '../../src/panel/services/totp.ts';
+import { totpCode } from '../../src/backoffice/totp.ts';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, cashoutRequest, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
-import { totpCode } from '../../src/panel/services/totp.ts';
+import { totpCode } from '../../src/backoffice/totp.ts';
 import { PanelClient } from './helpers.ts';
 
 const ROLES = ['owner', 'admin', 'developer', 'finance', 'support'] as const;

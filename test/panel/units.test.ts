@@ -1,7 +1,7 @@
 // The panel's pure pieces: TOTP against RFC 6238's published vectors, base32, and CSV in and out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { base32Decode, base32Encode, totpCode, totpMatchStep, verifyTotp } from '../../src/panel/services/totp.ts';
+import { base32Decode, base32Encode, totpCode, totpMatchStep, verifyTotp } from '../../src/backoffice/totp.ts';
 import { csvCell, csvLine, parseCsv } from '../../src/panel/services/csv.ts';
 import { ACTIONS, can, ROLES, rotateAction } from '../../src/panel/services/roles.ts';
 

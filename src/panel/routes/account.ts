@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { changePassword, confirmTotp, disableTotp, pendingTotpSecret, startTotp } from '../services/auth.ts';
-import { otpauthUri } from '../services/totp.ts';
+import { otpauthUri } from '../../backoffice/totp.ts';
 import type { Ctx, PanelGate } from './gate.ts';
 import * as V from '../views/pages.ts';
 

@@ -6,9 +6,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../config/context.ts';
-import { pageDepositError, unavailableAnswer } from '../../http/errors.ts';
+import { pageDepositError } from '../../http/errors.ts';
 import { DepositError } from '../../deposits/errors.ts';
-import { ABSOLUTE_HOURS, CHOICE_MINUTES, csrfMatches, loadSession, type Session } from '../services/auth.ts';
+import { CHOICE_MINUTES, loadSession, type Session } from '../services/auth.ts';
+import { csrfMatches, SESSION_COOKIE_SECONDS } from '../../backoffice/sessions.ts';
+import { setBackofficeErrorPage } from '../../web/backoffice-errors.ts';
 import { type Action, can } from '../services/roles.ts';
 import type { Lang } from '../../web/i18n.ts';
 import { newNonce, renderPage, sendHtml } from '../../web/layout.ts';
@@ -50,26 +52,20 @@ export function panelGate(app: FastifyInstance, ctx: AppContext) {
   const env = ctx.config.env;
   const staging = env === 'staging';
 
-  // Bad input (an unparsable or oversized body, say) is a 4xx page in the person's language, never a 500.
-  app.setErrorHandler((err: { statusCode?: number; httpStatus?: number; message: string; details?: string[] }, request, reply) => {
-    const b = bareOf(request, reply);
-    // The database is unavailable (failover): "try again in a moment" is the truth, as a 503.
-    const unavailable = unavailableAnswer(err);
-    if (unavailable) {
-      request.log.warn({ err }, 'database unavailable');
-      reply.header('retry-after', String(unavailable.retryAfterSeconds));
-      return render(reply, b.lang, V.messagePage(b, b.t.errorTitle, b.t.error, unavailable.status));
-    }
-    // Fastify's own refusals carry statusCode; the shared checks of ids and paging throw ApiError (httpStatus);
-    // a deposit service's refusal answers from the pages' table.
-    const given = err.statusCode ?? err.httpStatus ?? (err instanceof DepositError ? pageDepositError(err).status : undefined);
-    const status = given && given >= 400 && given < 500 ? given : 500;
-    if (status === 500) request.log.error({ err }, 'panel page failed');
-    const page =
-      status === 404 ? V.messagePage(b, b.t.notFoundTitle, b.t.notFound, 404)
-      : status === 500 ? V.messagePage(b, b.t.errorTitle, b.t.error, 500)
-      : V.messagePage(b, b.t.errorTitle, b.t.badRequest.replace('{reason}', err.details?.join('; ') ?? err.message), status);
-    return render(reply, b.lang, page);
+  // The back-office error page (src/web/backoffice-errors.ts): a 503 with Retry-After on a
+  // database outage, a 4xx page in the person's language for bad input, never a 500 for it. A
+  // deposit service's refusal answers from the pages' table.
+  setBackofficeErrorPage(app, {
+    face: 'panel',
+    statusOf: (err) => (err instanceof DepositError ? pageDepositError(err).status : undefined),
+    page: (request, reply, e) => {
+      const b = bareOf(request, reply);
+      const page =
+        e.kind === 'not_found' ? V.messagePage(b, b.t.notFoundTitle, b.t.notFound, 404)
+        : e.kind === 'bad_request' ? V.messagePage(b, b.t.errorTitle, b.t.badRequest.replace('{reason}', e.reason), e.status)
+        : V.messagePage(b, b.t.errorTitle, b.t.error, e.status);
+      return render(reply, b.lang, page);
+    },
   });
 
   const langOf = (request: FastifyRequest, reply: FastifyReply): Lang => pageLang(ctx, request, reply, LANG_COOKIE, '/panel');
@@ -91,7 +87,7 @@ export function panelGate(app: FastifyInstance, ctx: AppContext) {
   }
 
   function sessionCookie(reply: FastifyReply, token: string | null): void {
-    setSessionCookie(ctx, reply, COOKIE, '/panel', token, ABSOLUTE_HOURS * 3600);
+    setSessionCookie(ctx, reply, COOKIE, '/panel', token, SESSION_COOKIE_SECONDS);
   }
 
   /** Our own origin: the public address, and the address this request was made to. */

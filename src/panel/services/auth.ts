@@ -17,7 +17,9 @@
 //   than the cap. A right password clears the count when no code is owed, else takes back only
 //   its own attempt; a pending sign-in allows MFA_ATTEMPTS codes, then it is void.
 // - Optional TOTP: a session whose password was right but whose code is still owed can do
-//   nothing but send the code. A code is accepted once (useTotpStep).
+//   nothing but send the code. A code is accepted once (claimTotpStep).
+// The session limits, the one-use code and the CSRF token are the back-office kit's
+// (src/backoffice/sessions.ts), the same for the operator console.
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../config/context.ts';
 import type { Queryable } from '../../db/db.ts';
@@ -25,11 +27,10 @@ import { claimAttempt as claimAttemptIn, claimCodeAttempt, failedAttempt as fail
 import { dummyPasswordHash, hashPassword, safeEqualText, verifyPassword } from '../../merchants/secrets.ts';
 import { type Actor, audit } from './audit.ts';
 import type { Role } from './roles.ts';
-import { newTotpSecret, totpMatchStep } from './totp.ts';
+import { newTotpSecret, totpMatchStep } from '../../backoffice/totp.ts';
+import { ABSOLUTE_HOURS, claimTotpStep, csrfMatches, IDLE_MINUTES, sessionCutoffs, sessionLapsed } from '../../backoffice/sessions.ts';
 
-export { LOCK_MINUTES, MAX_FAILURES };
-export const IDLE_MINUTES = 30;
-export const ABSOLUTE_HOURS = 12;
+export { ABSOLUTE_HOURS, csrfMatches, IDLE_MINUTES, LOCK_MINUTES, MAX_FAILURES };
 export const MIN_PASSWORD = 12;
 
 export interface Session {
@@ -189,10 +190,8 @@ export async function chooseAccount(ctx: AppContext, ticket: string | undefined,
  * this, a session nobody comes back to stays forever). Run by the deposit worker.
  */
 export async function sweepSessions(q: Queryable, now: Date): Promise<number> {
-  const r = await q.query('DELETE FROM panel_sessions WHERE last_seen_at < $1 OR created_at < $2', [
-    new Date(now.getTime() - IDLE_MINUTES * 60_000),
-    new Date(now.getTime() - ABSOLUTE_HOURS * 3_600_000),
-  ]);
+  const { idleBefore, createdBefore } = sessionCutoffs(now);
+  const r = await q.query('DELETE FROM panel_sessions WHERE last_seen_at < $1 OR created_at < $2', [idleBefore, createdBefore]);
   return r.rowCount;
 }
 
@@ -215,8 +214,7 @@ export async function loadSession(ctx: AppContext, token: string | undefined, ip
   const r = rows[0];
   if (!r) return null;
   const expired =
-    now.getTime() - r.last_seen_at.getTime() > IDLE_MINUTES * 60_000 ||
-    now.getTime() - r.created_at.getTime() > ABSOLUTE_HOURS * 3_600_000 ||
+    sessionLapsed({ createdAt: r.created_at, lastSeenAt: r.last_seen_at }, now) ||
     r.disabled_at !== null ||
     // The owner's password was reset (rotated) or changed after this session began.
     (r.role === 'owner' && (r.cred_login !== r.email || (r.cred_at !== null && r.cred_at > r.created_at)));
@@ -248,7 +246,7 @@ export async function completeMfa(ctx: AppContext, s: Session, code: string, ua:
   const { rows } = await ctx.db.query<{ totp_secret_enc: string | null }>('SELECT totp_secret_enc FROM panel_users WHERE id = $1', [s.actor.userId]);
   const enc = rows[0]?.totp_secret_enc;
   const step = enc ? totpMatchStep(ctx.box.decrypt(enc), code, now) : null;
-  if (step === null || !(await useTotpStep(ctx.db, s.actor.userId, step))) {
+  if (step === null || !(await claimTotpStep(ctx.db, 'panel_users', s.actor.userId, step))) {
     const lockedNow = await ctx.db.tx(async (q) => {
       await audit(q, s.actor, 'sign_in.totp_failed', null, {}, now);
       return failedAttempt(q, s.actor.email, now);
@@ -263,18 +261,6 @@ export async function completeMfa(ctx: AppContext, s: Session, code: string, ua:
     await audit(q, s.actor, 'sign_in', null, { totp: true }, now);
     return newSession(q, ctx, s.actor.userId, s.actor.merchantId, false, s.actor.ip, ua);
   });
-}
-
-/**
- * A code is accepted once: the member's last accepted time step moves forward, atomically; a
- * code of that step or an earlier one (seen over a shoulder, or replayed) is refused.
- */
-async function useTotpStep(q: Queryable, userId: number, step: number): Promise<boolean> {
-  const { rows } = await q.query<{ id: number }>(
-    'UPDATE panel_users SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2) RETURNING id',
-    [userId, step],
-  );
-  return rows.length === 1;
 }
 
 export async function signOut(ctx: AppContext, s: Session): Promise<void> {
@@ -346,7 +332,7 @@ export async function confirmTotp(ctx: AppContext, s: Session, code: string): Pr
   const secret = await pendingTotpSecret(ctx, s);
   const step = secret ? totpMatchStep(secret, code, ctx.now()) : null;
   // The code that confirms the key is used up too: it cannot then sign in.
-  if (step === null || !(await useTotpStep(ctx.db, s.actor.userId, step))) return false;
+  if (step === null || !(await claimTotpStep(ctx.db, 'panel_users', s.actor.userId, step))) return false;
   await ctx.db.tx(async (q) => {
     await q.query('UPDATE panel_users SET totp_enabled = true WHERE id = $1', [s.actor.userId]);
     await audit(q, s.actor, 'totp.enabled', null, {}, ctx.now());
@@ -361,9 +347,4 @@ export async function disableTotp(ctx: AppContext, s: Session, password: string)
     await audit(q, s.actor, 'totp.disabled', null, {}, ctx.now());
   });
   return true;
-}
-
-/** The form's token is the session's (the panel's and the operator console's sessions alike). */
-export function csrfMatches(s: { csrf: string }, sent: unknown): boolean {
-  return typeof sent === 'string' && safeEqualText(s.csrf, sent);
 }

@@ -13,7 +13,6 @@ import { minorUnits } from '../../domain/currencies.ts';
 import { parseId } from '../../domain/ids.ts';
 import { fromDb, isPositive, parseAmount, toDb, toFixed, toPlainString } from '../../domain/money.ts';
 import { checkCallbackUrl } from '../../domain/urls.ts';
-import { unavailableAnswer } from '../../http/errors.ts';
 import { listLimits } from '../../deposits/limits.ts';
 import { parseLimitInput } from '../../domain/limit-input.ts';
 import { setMerchantLimit } from '../../operators/limits.ts';
@@ -27,11 +26,12 @@ import { createOperator, listOperators, MAX_PASSWORD, OperatorError, PASSWORD_LE
 import { completeEnrolment, openEnrolment } from '../../operators/enrolment.ts';
 import { ApprovalError, decide, heldCashouts, listApprovals, requestAdjustment, requestCashoutRelease } from '../../operators/approvals.ts';
 import { listOpsAudit } from '../../operators/audit.ts';
-import { ABSOLUTE_HOURS, actorOf, beginTotpEnrolment, completeMfa, loadSession, type OpsSession, signIn, signOut } from '../../operators/auth.ts';
+import { actorOf, beginTotpEnrolment, completeMfa, loadSession, type OpsSession, signIn, signOut } from '../../operators/auth.ts';
 import { canOps, isOperatorRole, type OpsAction } from '../../operators/roles.ts';
 import { searchMerchants } from '../../operators/search.ts';
 import { createAdminToken, isTokenScope, listAdminTokens, revokeAdminToken, rotateAdminToken, TokenError } from '../../operators/tokens.ts';
-import { csrfMatches } from '../../panel/services/auth.ts';
+import { csrfMatches, SESSION_COOKIE_SECONDS } from '../../backoffice/sessions.ts';
+import { setBackofficeErrorPage } from '../backoffice-errors.ts';
 import { parseMarkup } from '../../rates/markup.ts';
 import { fetchRates, rateBoard, setMarkup } from '../../rates/service.ts';
 import { setRatesOrRequest } from '../../operators/four-eyes.ts';
@@ -89,26 +89,21 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
     return sendHtml(reply, page_, { status: page.status, nonce, formAction: ["'self'"] });
   }
 
-  const sessionCookie = (reply: FastifyReply, token: string | null) => setSessionCookie(ctx, reply, COOKIE, '/ops', token, ABSOLUTE_HOURS * 3600);
+  const sessionCookie = (reply: FastifyReply, token: string | null) => setSessionCookie(ctx, reply, COOKIE, '/ops', token, SESSION_COOKIE_SECONDS);
 
-  // Bad input (an unparsable body, a bad id) is a 4xx page in the operator's language, never a 500.
-  app.setErrorHandler((err: { statusCode?: number; httpStatus?: number; message: string; details?: string[] }, request, reply) => {
-    const b = bareOf(request, reply);
-    // The database is unavailable (failover): a retryable 503, as every other face answers it.
-    const unavailable = unavailableAnswer(err);
-    if (unavailable) {
-      request.log.warn({ err }, 'database unavailable');
-      reply.header('retry-after', String(unavailable.retryAfterSeconds));
-      return render(reply, b.lang, V.messagePage(b, b.t.errorTitle, b.t.unavailable, unavailable.status));
-    }
-    const given = err.statusCode ?? err.httpStatus;
-    const status = given && given >= 400 && given < 500 ? given : 500;
-    if (status === 500) request.log.error({ err }, 'ops page failed');
-    const page =
-      status === 404 ? V.messagePage(b, b.t.notFoundTitle, b.t.notFound, 404)
-      : status === 500 ? V.messagePage(b, b.t.errorTitle, b.t.error, 500)
-      : V.messagePage(b, b.t.errorTitle, b.t.badRequest.replace('{reason}', err.details?.join('; ') ?? err.message), status);
-    return render(reply, b.lang, page);
+  // The back-office error page (src/web/backoffice-errors.ts): a 503 with Retry-After on a
+  // database outage, a 4xx page in the operator's language for bad input, never a 500 for it.
+  setBackofficeErrorPage(app, {
+    face: 'ops',
+    page: (request, reply, e) => {
+      const b = bareOf(request, reply);
+      const page =
+        e.kind === 'unavailable' ? V.messagePage(b, b.t.errorTitle, b.t.unavailable, e.status)
+        : e.kind === 'not_found' ? V.messagePage(b, b.t.notFoundTitle, b.t.notFound, 404)
+        : e.kind === 'bad_request' ? V.messagePage(b, b.t.errorTitle, b.t.badRequest.replace('{reason}', e.reason), e.status)
+        : V.messagePage(b, b.t.errorTitle, b.t.error, 500);
+      return render(reply, b.lang, page);
+    },
   });
 
   /** The gate every signed-in page and action passes. */

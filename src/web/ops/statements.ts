@@ -8,7 +8,7 @@ import type { AppContext } from '../../config/context.ts';
 import { parseId } from '../../domain/ids.ts';
 import { readBodyLimited } from '../../http/body-parsers.ts';
 import { actorOf } from '../../operators/auth.ts';
-import { csrfMatches } from '../../panel/services/auth.ts';
+import { csrfMatches } from '../../backoffice/sessions.ts';
 import { formatFromRequest } from '../../reconciliation/formats.ts';
 import { ReconciliationError, validateResolution } from '../../reconciliation/service.ts';
 import { importWithFourEyes, resolveOrRequest } from '../../operators/four-eyes.ts';
