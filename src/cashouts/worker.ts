@@ -13,7 +13,7 @@ import { periodicWorker } from '../server/periodic-worker.ts';
 import type { Worker } from '../server/workers.ts';
 import { type PayoutConnector, type PayoutOrder, payoutConnector } from './connector.ts';
 import { type CashoutRow, transitionCashoutIn } from './service.ts';
-import { countriesWithPayoutConnector, runConnectorPayouts } from '../connectors/payouts.ts';
+import { countriesWithPayoutConnector, runConnectorPayouts } from './payouts.ts';
 
 const BATCH = 50;
 

@@ -7,8 +7,8 @@ import type { AppContext } from '../config/context.ts';
 import { periodicWorker } from '../server/periodic-worker.ts';
 import type { Worker } from '../server/workers.ts';
 import type { PayinConnector } from './payin.ts';
-import { reconcile } from './payments.ts';
-import { trackConnectorRefunds } from './refunds.ts';
+import { reconcile } from '../deposits/payments.ts';
+import { trackConnectorRefunds } from '../refunds/provider-refunds.ts';
 import { configuredConnectors } from './registry.ts';
 import { callbackUrl } from './pix/view.ts';
 

@@ -24,7 +24,7 @@ import { cajaAccount, findReservation, InsufficientFunds, merchantAccount, post,
 import { recordEvent } from '../notifications/outbox.ts';
 import { cardRefundConnector } from './card-connector.ts';
 import { CARD_NETWORK, refundDestination, refundReference, refundsThroughConnector } from '../connectors/refund-routes.ts';
-import { kickConnectorRefund } from '../connectors/refunds.ts';
+import { kickConnectorRefund } from './provider-refunds.ts';
 
 const HOLDING_STATUSES = REFUND_STATUSES.filter(holdsAmount);
 

@@ -8,7 +8,7 @@ import type { AppContext } from '../../config/context.ts';
 import { v3ErrorBody } from '../v3/face.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { ConnectorError } from '../../connectors/payin.ts';
-import { applyHints } from '../../connectors/payments.ts';
+import { applyHints } from '../../deposits/payments.ts';
 import { payinConnectorNamed } from '../../connectors/registry.ts';
 import { type CallbackOutcome, receiveAbono, receiveEstado } from '../../connectors/stp/callbacks.ts';
 

@@ -14,9 +14,9 @@
 import type { AppContext } from '../../config/context.ts';
 import { safeEqualText } from '../../merchants/secrets.ts';
 import { ConnectorError } from '../payin.ts';
-import { applyPayment } from '../payments.ts';
-import { hintPayout } from '../payouts.ts';
-import { hintConnectorRefund } from '../refunds.ts';
+import { applyPayment } from '../../deposits/payments.ts';
+import { hintPayout } from '../../cashouts/payouts.ts';
+import { hintConnectorRefund } from '../../refunds/provider-refunds.ts';
 import { payinConnectorNamed } from '../registry.ts';
 import { type StpConnector, STP_CONNECTOR } from './connector.ts';
 import { abonoAnswer, fechaOperacion, parseEstadoHint, receivedToPayment } from './mapping.ts';

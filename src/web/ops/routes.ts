@@ -19,7 +19,7 @@ import { parseLimitInput } from '../../domain/limit-input.ts';
 import { setMerchantLimit } from '../../operators/limits.ts';
 import { merchantBalances } from '../../ledger/ledger.ts';
 import { allConnectorViews } from '../../connectors/store.ts';
-import { stoppedOrders } from '../../connectors/payouts.ts';
+import { stoppedOrders } from '../../cashouts/payouts.ts';
 import { CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, rotateCredentials, updateMerchant } from '../../merchants/merchants.ts';
 import { createOperator, listOperators, MAX_PASSWORD, OperatorError, PASSWORD_LENGTH } from '../../operators/accounts.ts';
 import { completeEnrolment, openEnrolment } from '../../operators/enrolment.ts';

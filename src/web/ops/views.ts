@@ -7,7 +7,7 @@ import type { Operator } from '../../operators/accounts.ts';
 import type { MerchantHit } from '../../operators/search.ts';
 import { canOps, OPERATOR_ROLES, type OpsAction, type OperatorRole } from '../../operators/roles.ts';
 import { TOKEN_SCOPES, type TokenView } from '../../operators/tokens.ts';
-import type { StoppedOrder } from '../../connectors/payouts.ts';
+import type { StoppedOrder } from '../../cashouts/payouts.ts';
 import type { RateLine, SourceLine } from '../../rates/service.ts';
 import type { ExceptionView, ImportView, MatchView } from '../../reconciliation/service.ts';
 import type { Lang } from '../i18n.ts';
