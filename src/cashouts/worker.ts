@@ -9,8 +9,8 @@
 // does), because a process that dies after submitting and before committing submits it again.
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
-import { periodicWorker } from '../server/periodic-worker.ts';
-import type { Worker } from '../server/workers.ts';
+import { periodicWorker } from '../jobs/periodic-worker.ts';
+import type { Worker } from '../jobs/periodic-worker.ts';
 import { type PayoutConnector, type PayoutOrder, payoutConnector } from './connector.ts';
 import { type CashoutRow, transitionCashoutIn } from './service.ts';
 import { countriesWithPayoutConnector, runConnectorPayouts } from './payouts.ts';

@@ -4,8 +4,8 @@
 // sent through connectors along (src/connectors/refunds.ts). It runs every CAJA_EXPIRY_INTERVAL_MS,
 // like the deposit worker.
 import type { AppContext } from '../config/context.ts';
-import { periodicWorker } from '../server/periodic-worker.ts';
-import type { Worker } from '../server/workers.ts';
+import { periodicWorker } from '../jobs/periodic-worker.ts';
+import type { Worker } from '../jobs/periodic-worker.ts';
 import type { PayinConnector } from './payin.ts';
 import { reconcile } from '../deposits/payments.ts';
 import { trackConnectorRefunds } from '../refunds/provider-refunds.ts';

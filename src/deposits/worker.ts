@@ -6,8 +6,8 @@
 // LOCKED in batches, so any number of processes can run it side by side.
 import type { AppContext } from '../config/context.ts';
 import { statusAfterPayment, type DepositStatus } from '../domain/deposit-states.ts';
-import { periodicWorker } from '../server/periodic-worker.ts';
-import type { Worker } from '../server/workers.ts';
+import { periodicWorker } from '../jobs/periodic-worker.ts';
+import type { Worker } from '../jobs/periodic-worker.ts';
 import { isCrypto } from './service.ts';
 import { transitionAllIn, type TransitionRequest } from './transitions.ts';
 import { purgeExpiredRequests } from '../auth/replay.ts';

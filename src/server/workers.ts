@@ -2,6 +2,7 @@
 // exchange rates from their sources, retention of the append-only tables, daily settlement reports). Each runs in
 // every process; they coordinate through the database, so any number of processes may run.
 import type { AppContext } from '../config/context.ts';
+import type { Worker } from '../jobs/periodic-worker.ts';
 import { notificationWorker } from '../notifications/worker.ts';
 import { depositWorker } from '../deposits/worker.ts';
 import { cashoutWorker } from '../cashouts/worker.ts';
@@ -10,10 +11,7 @@ import { ratesWorker } from '../rates/worker.ts';
 import { retentionWorker } from '../retention/worker.ts';
 import { settlementWorker } from '../settlements/worker.ts';
 
-export interface Worker {
-  name: string;
-  stop(): Promise<void>;
-}
+export type { Worker };
 
 type WorkerFactory = (ctx: AppContext) => Worker | null;
 
