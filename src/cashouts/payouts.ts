@@ -24,7 +24,7 @@
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { type CashoutRow, CashoutError, transitionCashoutIn } from './service.ts';
-import { payoutOrderOf } from './worker.ts';
+import { payoutOrderOf } from './connector.ts';
 import { ConnectorError } from '../connectors/payin.ts';
 import type { OrderPayoutConnector, OrderState } from '../connectors/payout.ts';
 import { orderPayoutConnectors } from '../connectors/registry.ts';

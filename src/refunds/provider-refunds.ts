@@ -23,7 +23,7 @@
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { fromDb } from '../domain/money.ts';
-import { RefundTransitionError, transitionRefund } from './service.ts';
+import { RefundTransitionError, transitionRefund } from './transitions.ts';
 import { ConnectorError, type RefundOrder, type RefundOutcome } from '../connectors/payin.ts';
 import { CARD_NETWORK, refundReference } from '../connectors/refund-routes.ts';
 import { cardRefundConnector, payinConnectorNamed } from '../connectors/registry.ts';
