@@ -173,7 +173,8 @@ function upward(e: ImportEdge): string | null {
   if (a === 'db' && !['db', 'domain'].includes(b) && !e.typeOnly) return 'the db layer imports only db and domain';
   if (a === 'config' && !['config', 'db', 'domain'].includes(b) && !e.typeOnly) return 'config imports no service';
   if (b === 'server' && a !== 'server' && a !== 'cli') return 'only the composition root (and the CLI that starts it) imports src/server/';
-  if (a === 'connectors' && (FEATURE_SERVICES.includes(b) || isFace(e.to))) return 'connectors are adapters: no feature service, no face';
+  // A provider's simulator (connectors/*/simulator/) is its own program standing in for the provider, not an adapter.
+  if (a === 'connectors' && !e.from.includes('/simulator/') && (FEATURE_SERVICES.includes(b) || isFace(e.to))) return 'connectors are adapters: no feature service, no face';
   if (!isFace(e.from) && a !== 'server' && a !== 'http' && isFace(e.to)) return 'nothing below the faces imports a face';
   if (a === 'http' && isFace(e.to)) return 'http imports no face';
   return null;
