@@ -186,7 +186,7 @@ export async function chooseAccount(ctx: AppContext, ticket: string | undefined,
 
 /**
  * Deletes sessions past their idle or absolute limit (loadSession refuses them anyway; without
- * this, a session nobody comes back to stays forever). Run by the deposit worker.
+ * this, a session nobody comes back to stays forever). Run by the session sweep worker.
  */
 export async function sweepSessions(q: Queryable, now: Date): Promise<number> {
   const r = await q.query('DELETE FROM panel_sessions WHERE last_seen_at < $1 OR created_at < $2', [
