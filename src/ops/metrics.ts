@@ -3,7 +3,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/db.ts';
-import { registerMoneyGauges } from './money-metrics.ts';
 
 export interface Metrics {
   registry: Registry;
@@ -166,7 +165,6 @@ function registerStoppedGauge(metrics: Metrics, db: Db): void {
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, db: Db): void {
   registerOutboxGauges(metrics, db);
   registerStoppedGauge(metrics, db);
-  registerMoneyGauges(metrics.registry, db);
   app.addHook('onResponse', async (request, reply) => {
     // Unmatched paths share one label so that scanners cannot blow up the label set.
     const route = request.routeOptions.url ?? 'unmatched';
