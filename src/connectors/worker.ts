@@ -1,7 +1,7 @@
 // The connectors worker, in every process: registers each real connector's callback address at
 // its provider (on start, and again when the configuration changes), runs the reconciliation
 // poll when due (Pix: every CAJA_PIX_POLL_SECONDS, STP: CAJA_STP_POLL_SECONDS, one process at a time), and moves refunds
-// sent through connectors along (src/connectors/refunds.ts). It runs every CAJA_EXPIRY_INTERVAL_MS,
+// sent through connectors along (src/refunds/provider-refunds.ts). It runs every CAJA_EXPIRY_INTERVAL_MS,
 // like the deposit worker.
 import type { AppContext } from '../config/context.ts';
 import { periodicWorker } from '../jobs/periodic-worker.ts';

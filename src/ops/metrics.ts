@@ -141,7 +141,7 @@ function registerOutboxGauges(metrics: Metrics, db: Db): void {
 
 /**
  * Orders and refunds stopped because what the provider holds under their reference is not theirs
- * (src/connectors/payouts.ts): never completed nor sent again until the operator settles them.
+ * (src/cashouts/payouts.ts): never completed nor sent again until the operator settles them.
  * Anything above 0 needs a person.
  */
 function registerStoppedGauge(metrics: Metrics, db: Db): void {

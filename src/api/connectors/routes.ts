@@ -1,6 +1,6 @@
 // Callbacks from connectors' providers. POST /connectors/pix/webhook/pix (and without /pix): the
 // PSP's {pix: [{endToEndId, …}]}. A callback is a hint: each payment it names is read back from
-// the PSP and only what the PSP confirms is applied (src/connectors/payments.ts), so a forged or
+// the PSP and only what the PSP confirms is applied (src/deposits/payments.ts), so a forged or
 // replayed callback credits nothing. Answers 200 once handled; 503 when the PSP could not be read
 // (the PSP retries, and the reconciliation poll catches up anyway).
 import type { FastifyInstance } from 'fastify';

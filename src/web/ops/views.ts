@@ -130,7 +130,7 @@ ${edit}`);
 export function connectorsPage(f: Frame, v: { connectors: { name: string; updatedAt: Date; health: Record<string, unknown> }[]; stopped: StoppedOrder[] }): Page {
   const t = f.t;
   const rows = v.connectors.map((c) => [c.name, when(c.updatedAt), html`<pre>${JSON.stringify(c.health, null, 1)}</pre>`]);
-  // Orders the provider holds something else under: never completed nor sent again (src/connectors/payouts.ts).
+  // Orders the provider holds something else under: never completed nor sent again (src/cashouts/payouts.ts).
   const stopped = v.stopped.map((o) => [
     `${o.kind === 'cashout' ? t.stoppedCashout : t.stoppedRefund} ${o.id}`,
     o.connector, html`<code>${o.reference}</code>`, html`<span class="wrap">${o.problem ?? ''}</span>`, when(o.at),
