@@ -9,7 +9,7 @@ import { formatDateTime } from '../domain/payment-info.ts';
 import { cashoutNotificationMessage, hmacHexUpper } from '../domain/signatures.ts';
 import { cashoutsSecretOf } from '../merchants/merchants.ts';
 import type { OutgoingNotification } from '../notifications/outbox.ts';
-import type { CashoutRow } from './service.ts';
+import type { CashoutRow } from './row.ts';
 
 /** The notification form of a cashout as it is now, signed with the cashouts secret. */
 export function cashoutNotificationFields(c: CashoutRow, cashoutsSecret: string): Record<string, string> {

@@ -1,5 +1,5 @@
 // The cashout worker: every CAJA_EXPIRY_INTERVAL_MS it first runs the payout networks the operator
-// configured (STP for MX: src/connectors/payouts.ts, in any environment), then (staging) it hands
+// configured (STP for MX: src/cashouts/payouts.ts, in any environment), then (staging) it hands
 // the other PENDING cashouts whose wait (CAJA_CASHOUT_DELAY_SECONDS) is over to the staging bank
 // (→ DELIVERED, no longer cancellable), applies
 // the bank's outcome to DELIVERED ones (→ COMPLETED or REJECTED) and the late returns of COMPLETED
@@ -9,22 +9,13 @@
 // does), because a process that dies after submitting and before committing submits it again.
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
-import { periodicWorker } from '../server/periodic-worker.ts';
-import type { Worker } from '../server/workers.ts';
-import { type PayoutConnector, type PayoutOrder, payoutConnector } from './connector.ts';
+import { periodicWorker } from '../jobs/periodic-worker.ts';
+import type { Worker } from '../jobs/periodic-worker.ts';
+import { type PayoutConnector, payoutConnector, payoutOrderOf } from './connector.ts';
 import { type CashoutRow, transitionCashoutIn } from './service.ts';
-import { countriesWithPayoutConnector, runConnectorPayouts } from '../connectors/payouts.ts';
+import { countriesWithPayoutConnector, runConnectorPayouts } from './payouts.ts';
 
 const BATCH = 50;
-
-/** What a bank needs of a cashout (the staging bank here, an order network in src/connectors/payouts.ts). */
-export function payoutOrderOf(c: CashoutRow): PayoutOrder {
-  return {
-    cashoutId: c.id, country: c.country, amount: c.local_amount, currency: c.local_currency, bankCode: c.bank_code,
-    bankAccount: c.bank_account, bankBranch: c.bank_branch, accountType: c.account_type, documentId: c.document_id,
-    beneficiaryName: [c.beneficiary_name, c.beneficiary_lastname].filter(Boolean).join(' '),
-  };
-}
 
 /**
  * Claims up to BATCH cashouts in `status` whose `dueColumn` has passed, oldest first, locked
@@ -84,7 +75,7 @@ export function returnBouncedCashouts(ctx: AppContext): Promise<number> {
 
 /** One pass of everything the worker does; tests call it directly. */
 export async function runCashoutJobs(ctx: AppContext): Promise<void> {
-  // Networks the operator configured (STP for MX), in any environment: src/connectors/payouts.ts.
+  // Networks the operator configured (STP for MX), in any environment: src/cashouts/payouts.ts.
   await runConnectorPayouts(ctx);
   const bank = payoutConnector(ctx.config);
   if (!bank) return;

@@ -1,15 +1,15 @@
 // The connectors worker, in every process: registers each real connector's callback address at
 // its provider (on start, and again when the configuration changes), runs the reconciliation
 // poll when due (Pix: every CAJA_PIX_POLL_SECONDS, STP: CAJA_STP_POLL_SECONDS, one process at a time), and moves refunds
-// sent through connectors along (src/connectors/refunds.ts). It runs every CAJA_EXPIRY_INTERVAL_MS,
+// sent through connectors along (src/refunds/provider-refunds.ts). It runs every CAJA_EXPIRY_INTERVAL_MS,
 // like the deposit worker.
 import type { AppContext } from '../config/context.ts';
-import { periodicWorker } from '../server/periodic-worker.ts';
-import type { Worker } from '../server/workers.ts';
+import { periodicWorker } from '../jobs/periodic-worker.ts';
+import type { Worker } from '../jobs/periodic-worker.ts';
 import type { PayinConnector } from './payin.ts';
-import { reconcile } from './payments.ts';
-import { providerAnsweredForRefunds, trackConnectorRefunds } from './refunds.ts';
-import { providerAnsweredForPayouts } from './payouts.ts';
+import { reconcile } from '../deposits/payments.ts';
+import { providerAnsweredForRefunds, trackConnectorRefunds } from '../refunds/provider-refunds.ts';
+import { providerAnsweredForPayouts } from '../cashouts/payouts.ts';
 import { configuredConnectors, followConnectorChanges } from './registry.ts';
 import { callbackUrl } from './pix/view.ts';
 

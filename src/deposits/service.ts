@@ -48,8 +48,10 @@ import { toJson } from './json.ts';
 import { storedPaymentInfo } from './stored-payment-info.ts';
 import { Batcher, batcherPerDatabase } from '../db/batcher.ts';
 import { applicableRule, checkAmountOnly, checkCustomerLimits, firstOfEachCustomer, type LimitRow, loadLimitRules, type RuleCheck, rulesFromRows } from './limits.ts';
-import { type DepositRow, findDeposit } from './store.ts';
 import { STATUS_VIEW_COLUMNS, type StatusViewRow } from './views.ts';
+import { CREATED_COLUMNS, type CreatedDeposit, findDeposit } from './store.ts';
+
+export { CREATED_COLUMNS, type CreatedDeposit } from './store.ts';
 
 export type DepositSource = 'v3' | 'streamline';
 
@@ -186,21 +188,6 @@ const COLUMNS = [
   'bank_account', 'crypto', 'extra', 'payment_info', 'connector', 'connector_reference', 'sandbox_outcome', 'sandbox_due_at', 'expires_at', 'created_at', 'updated_at',
 ] as const;
 
-/**
- * What the answers to a creation read of the new deposit (v3's creationResponse, streamline's
- * NewInvoice), and the statement returns no more: parsing all 65 columns of every new row (their
- * description, dates and JSON) made a HOSTED creation cost 173 µs of server CPU instead of 151,
- * and left 5 kB more to the old generation (more major collections: slower p99). The
- * statement's own history, event and key rows read `source` too. payment_info comes from the
- * request (1.4 kB for a Pix deposit with its QR image, not worth sending back).
- */
-export const CREATED_COLUMNS = [
-  'id', 'merchant_id', 'source', 'invoice_id', 'user_id', 'country', 'payment_method', 'checkout_type', 'token', 'status',
-  'local_amount', 'local_currency', 'usd_amount', 'payer_amount', 'created_at',
-] as const satisfies readonly (keyof DepositRow)[];
-
-/** A deposit as its creation answers it: a new one's returned columns, or a replayed one's row. */
-export type CreatedDeposit = Pick<DepositRow, (typeof CREATED_COLUMNS)[number] | 'payment_info'>;
 
 // One statement writes a batch of deposits (src/db/batcher.ts: concurrent creations share it),
 // each with its first history row, its creation event and its idempotency key: atomic by itself,

@@ -7,8 +7,7 @@ import { dec, fromDb } from '../domain/money.ts';
 import { formatDateTime, receiptUrl as voucherReceiptUrl } from '../domain/payment-info.ts';
 import { RawJson, toJson } from './json.ts';
 import { servedPaymentInfo } from './stored-payment-info.ts';
-import type { CreatedDeposit } from './service.ts';
-import type { DepositRow } from './store.ts';
+import type { CreatedDeposit, DepositRow } from './store.ts';
 
 /** Customer-facing URLs; the token is 128 random bits, so they cannot be guessed. */
 export function redirectUrl(base: string, d: Pick<DepositRow, 'checkout_type' | 'token'>): string {

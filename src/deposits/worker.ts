@@ -1,19 +1,16 @@
 // The deposit worker: every CAJA_EXPIRY_INTERVAL_MS it cancels PENDING deposits whose
 // expiration_date has passed, runs due staging magic-value outcomes, and forgets idempotency keys
-// older than 48 hours (they are promised for at least 24), expired signed-request claims and expired
-// panel sessions, and folds the panel home's figure deltas (src/panel/services/stats.ts) and the
-// ledger's balance deltas (src/ledger/ledger.ts foldDeltas). Rows are claimed with FOR UPDATE SKIP
+// older than 48 hours (they are promised for at least 24) and expired signed-request claims.
+// Sessions are swept by src/auth/session-sweep.ts and balances folded by
+// src/balances/fold-worker.ts, workers of their own. Rows are claimed with FOR UPDATE SKIP
 // LOCKED in batches, so any number of processes can run it side by side.
 import type { AppContext } from '../config/context.ts';
 import { statusAfterPayment, type DepositStatus } from '../domain/deposit-states.ts';
-import { periodicWorker } from '../server/periodic-worker.ts';
-import type { Worker } from '../server/workers.ts';
+import { periodicWorker } from '../jobs/periodic-worker.ts';
+import type { Worker } from '../jobs/periodic-worker.ts';
 import { isCrypto } from './service.ts';
 import { transitionAllIn, type TransitionRequest } from './transitions.ts';
 import { purgeExpiredRequests } from '../auth/replay.ts';
-import { sweepSessions } from '../panel/services/auth.ts';
-import { foldDayFigures } from '../panel/services/stats.ts';
-import { FOLD_ACCOUNTS, foldDeltas } from '../ledger/ledger.ts';
 
 const BATCH = 100;
 const KEY_RETENTION_HOURS = 48;
@@ -75,7 +72,6 @@ export async function purgeIdempotencyKeys(ctx: AppContext): Promise<void> {
   // Signed-request claims past their window: those requests are refused by their date now.
   const { replayGraceHours, batchRows } = ctx.config.retention;
   await purgeExpiredRequests(ctx.db, new Date(ctx.now().getTime() - replayGraceHours * 3600_000), batchRows);
-  await sweepSessions(ctx.db, ctx.now());
 }
 
 /** One pass of everything the worker does; tests call it directly. */
@@ -83,10 +79,6 @@ export async function runDepositJobs(ctx: AppContext): Promise<void> {
   while ((await expireDueDeposits(ctx)) === BATCH);
   while ((await runSandboxOutcomes(ctx)) === BATCH);
   await purgeIdempotencyKeys(ctx);
-  while ((await foldDayFigures(ctx.db)) > 0);
-  // A full batch means more may wait; a partial one folded everything there was (deltas keep
-  // coming under load, so "until none" would never end).
-  while ((await foldDeltas(ctx.db)) === FOLD_ACCOUNTS);
 }
 
 export function depositWorker(ctx: AppContext): Worker {

@@ -165,3 +165,15 @@ export async function completeMfa(ctx: AppContext, s: OpsSession, code: string, 
 export async function signOut(ctx: AppContext, s: OpsSession): Promise<void> {
   await ctx.db.query('DELETE FROM operator_sessions WHERE id_hash = $1', [s.idHash]);
 }
+
+/**
+ * Deletes operator sessions past their idle or absolute limit (loadSession refuses them anyway;
+ * without this, a session nobody comes back to stays forever). Run by the session sweep worker.
+ */
+export async function sweepOperatorSessions(q: Queryable, now: Date): Promise<number> {
+  const r = await q.query('DELETE FROM operator_sessions WHERE last_seen_at < $1 OR created_at < $2', [
+    new Date(now.getTime() - IDLE_MINUTES * 60_000),
+    new Date(now.getTime() - ABSOLUTE_HOURS * 3_600_000),
+  ]);
+  return r.rowCount;
+}

@@ -3,7 +3,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/db.ts';
-import { registerMoneyGauges } from './money-metrics.ts';
 
 export interface Metrics {
   registry: Registry;
@@ -142,7 +141,7 @@ function registerOutboxGauges(metrics: Metrics, db: Db): void {
 
 /**
  * Orders and refunds stopped because what the provider holds under their reference is not theirs
- * (src/connectors/payouts.ts): never completed nor sent again until the operator settles them.
+ * (src/cashouts/payouts.ts): never completed nor sent again until the operator settles them.
  * Anything above 0 needs a person.
  */
 function registerStoppedGauge(metrics: Metrics, db: Db): void {
@@ -203,7 +202,6 @@ function registerUnappliedGauges(metrics: Metrics, db: Db): void {
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, db: Db): void {
   registerOutboxGauges(metrics, db);
   registerStoppedGauge(metrics, db);
-  registerMoneyGauges(metrics.registry, db);
   registerUnappliedGauges(metrics, db);
   app.addHook('onResponse', async (request, reply) => {
     // Unmatched paths share one label so that scanners cannot blow up the label set.

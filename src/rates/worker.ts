@@ -2,8 +2,8 @@
 // asked for its latest rate. Several processes may run it: a rate is stored only when newer than
 // the one stored, so concurrent passes store it once.
 import type { AppContext } from '../config/context.ts';
-import { periodicWorker } from '../server/periodic-worker.ts';
-import type { Worker } from '../server/workers.ts';
+import { periodicWorker } from '../jobs/periodic-worker.ts';
+import type { Worker } from '../jobs/periodic-worker.ts';
 import { fetchRates } from './service.ts';
 import { configuredSources } from './sources.ts';
 

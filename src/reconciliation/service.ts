@@ -18,7 +18,7 @@ import type { Queryable } from '../db/db.ts';
 import type { Page } from '../db/paging.ts';
 import { type OpsActor, opsActorName, recordAudit } from '../audit/audit.ts';
 import { OWN_ACCOUNTS_CONNECTOR, storedAccounts } from '../connectors/own-accounts.ts';
-import { applyStatementPayment } from '../connectors/payments.ts';
+import { applyStatementPayment } from '../deposits/payments.ts';
 import { loadConnectorRows } from '../connectors/store.ts';
 import { CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
 import { DepositError, transitionDepositIn } from '../deposits/service.ts';

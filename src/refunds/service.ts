@@ -5,7 +5,7 @@
 // share of what the deposit credited is reserved from the merchant's available balance in that
 // transaction too (InsufficientFunds refuses it). A refund a provider makes (the card network, a
 // Pix devolução, an STP order back to the paying account) is written with its reference in that
-// transaction and sent after the commit, never inside it (src/connectors/refunds.ts: send once,
+// transaction and sent after the commit, never inside it (src/refunds/provider-refunds.ts: send once,
 // look up before any resend); in production a refund no provider can make is refused there.
 // Others (staging's bank refunds) stay PENDING until the sandbox answers, through transitionRefund, which
 // posts the reservation (COMPLETED) or voids it (REJECTED, CANCELLED) and writes the event and
@@ -14,17 +14,20 @@
 // An idempotency key (X-Idempotency-Key) is claimed in the creating transaction: the same key
 // and body replay the first refund; another body is refused.
 import type { AppContext } from '../config/context.ts';
-import { type Audit, type AuditEntry, recordAudit } from '../audit/audit.ts';
+import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { Queryable } from '../db/db.ts';
-import { type Decimal, fromDb, isPositive, neg, toDb, toFixed } from '../domain/money.ts';
-import { canTransition, holdsAmount, REFUND_STATUSES, refundAccountErrors, refundAmounts, type RefundFieldError, type RefundStatus } from '../domain/refund-rules.ts';
+import { type Decimal, fromDb, isPositive, toDb, toFixed } from '../domain/money.ts';
+import { holdsAmount, REFUND_STATUSES, refundAccountErrors, refundAmounts, type RefundFieldError } from '../domain/refund-rules.ts';
 import { refundDebit } from '../domain/settlement.ts';
 import { depositCreditOf } from '../balances/service.ts';
-import { cajaAccount, findReservation, InsufficientFunds, merchantAccount, post, reserve, transfer, voidReservation } from '../ledger/ledger.ts';
+import { InsufficientFunds, reserve } from '../ledger/ledger.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { cardRefundConnector } from './card-connector.ts';
 import { CARD_NETWORK, refundDestination, refundReference, refundsThroughConnector } from '../connectors/refund-routes.ts';
-import { kickConnectorRefund } from '../connectors/refunds.ts';
+import { kickConnectorRefund } from './provider-refunds.ts';
+import { getRefund, type RefundBankAccount, type RefundRow } from './transitions.ts';
+
+export { getRefund, type RefundBankAccount, type RefundRow, RefundTransitionError, transitionRefund } from './transitions.ts';
 
 const HOLDING_STATUSES = REFUND_STATUSES.filter(holdsAmount);
 
@@ -39,17 +42,6 @@ export class RefundError extends Error {
   ) {
     super(message);
   }
-}
-
-export interface RefundBankAccount {
-  beneficiary?: string;
-  document?: string;
-  document_type?: string;
-  bank_code?: string;
-  bank_name?: string;
-  branch?: string;
-  account_number?: string;
-  account_type?: string;
 }
 
 export interface RefundInput {
@@ -67,41 +59,6 @@ export interface RefundInput {
   /** X-Idempotency-Key and the SHA-256 of the body it came with. */
   idempotency?: { key: string; fingerprint: string };
 }
-
-export interface RefundRow {
-  id: number;
-  merchant_id: number;
-  deposit_id: number;
-  source: 'v3' | 'streamline';
-  status: RefundStatus;
-  amount: string;
-  currency: string;
-  local_amount: string;
-  local_currency: string;
-  requested_amount: string | null;
-  requested_currency: string | null;
-  card: boolean;
-  bank_account: RefundBankAccount | null;
-  comments: string | null;
-  notification_url: string | null;
-  reason: string | null;
-  reason_code: string | null;
-  settlement_amount: string | null;
-  settlement_fee: string | null;
-  settlement_currency: string | null;
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-  // Joined from the deposit.
-  invoice_id: string;
-  country: string;
-  payment_method: string | null;
-  payment_type: string | null;
-  deposit_test: boolean;
-}
-
-const SELECT = `SELECT r.*, d.invoice_id, d.country, d.payment_method, d.payment_type, d.test AS deposit_test
-  FROM refunds r JOIN deposits d ON d.id = r.deposit_id`;
 
 interface LockedDeposit {
   id: number;
@@ -297,92 +254,4 @@ async function connectorPayment(q: Queryable, depositId: number, connector: stri
     [depositId, connector],
   );
   return rows[0] ? { connector, paymentId: rows[0].payment_id, raw: rows[0].raw } : null;
-}
-
-export async function getRefund(q: Queryable, merchantId: number | null, refundId: number): Promise<RefundRow | null> {
-  const { rows } = await q.query<RefundRow>(
-    `${SELECT} WHERE r.id = $1${merchantId === null ? '' : ' AND r.merchant_id = $2'}`,
-    merchantId === null ? [refundId] : [refundId, merchantId],
-  );
-  return rows[0] ?? null;
-}
-
-/** The refund's status does not allow the change asked for (510 INVALID_STATUS_TRANSITION). */
-export class RefundTransitionError extends Error {
-  readonly kind = 'invalid_transition' as const;
-}
-
-/**
- * A refund created before the double-entry ledger (still PENDING at the upgrade) reserved
- * nothing; it takes its share of the deposit's credit when it completes, as it did then.
- */
-async function debitUnreserved(q: Queryable, r: RefundRow & { deposit_amount: string }): Promise<void> {
-  const credit = await depositCreditOf(q, r.deposit_id);
-  if (!credit) return;
-  const none = { units: 0n, scale: 0 };
-  const debit = refundDebit(fromDb(r.amount), fromDb(r.deposit_amount), credit.net, none, none);
-  try {
-    await transfer(q, {
-      merchantId: r.merchant_id, kind: 'refund.debit', subjectType: 'refund', subjectId: r.id,
-      postings: [merchantAccount(r.merchant_id, credit.currency, 'available', neg(debit)), cajaAccount(credit.currency, 'settlement', debit)],
-    });
-  } catch (err) {
-    if (err instanceof InsufficientFunds) throw new RefundTransitionError('The available balance does not cover this refund');
-    throw err;
-  }
-}
-
-/** Moves a PENDING refund to its outcome (bank answer, sandbox, operator); `audit` is written in its transaction. */
-export async function transitionRefund(
-  ctx: AppContext,
-  merchantId: number,
-  refundId: number,
-  to: RefundStatus,
-  cause: string,
-  reason?: string,
-  reasonCode?: string,
-  audit?: AuditEntry,
-  /** False when the caller answers the change itself (a card refund's response): no notification. */
-  notify = true,
-): Promise<RefundRow | null> {
-  const found = await ctx.db.tx(async (q) => {
-    const { rows } = await q.query<{ id: number }>('SELECT id FROM refunds WHERE id = $1 AND merchant_id = $2 FOR UPDATE', [refundId, merchantId]);
-    if (!rows[0]) return false;
-    await applyTransition(q, refundId, to, cause, reason, reasonCode, notify);
-    if (audit) await recordAudit(q, audit);
-    return true;
-  });
-  return found ? getRefund(ctx.db, merchantId, refundId) : null;
-}
-
-async function applyTransition(q: Queryable, refundId: number, to: RefundStatus, cause: string, reason: string | undefined, reasonCode: string | undefined, notify: boolean) {
-  const r = (await q.query<RefundRow & { deposit_amount: string }>(
-    `SELECT r.*, d.test AS deposit_test, d.amount AS deposit_amount FROM refunds r JOIN deposits d ON d.id = r.deposit_id WHERE r.id = $1`,
-    [refundId],
-  )).rows[0];
-  if (!canTransition(r.status, to)) throw new RefundTransitionError(`A ${r.status} refund cannot become ${to}`);
-  await q.query(
-    `UPDATE refunds SET status = $2, reason = $3, reason_code = $4, updated_at = now(), completed_at = CASE WHEN $2 = 'COMPLETED' THEN now() ELSE completed_at END WHERE id = $1`,
-    [refundId, to, reason ?? null, reasonCode ?? null],
-  );
-  await q.query('INSERT INTO refund_status_changes (refund_id, from_status, to_status, cause) VALUES ($1, $2, $3, $4)', [refundId, r.status, to, cause]);
-  if (to === 'COMPLETED') {
-    await q.query('UPDATE deposits SET refunded_amount = refunded_amount + $2, updated_at = now() WHERE id = $1', [r.deposit_id, r.amount]);
-  }
-  // The reservation made at creation leaves the balance for good, or goes back to available.
-  const reservation = await findReservation(q, 'refund.reserve', 'refund', refundId);
-  if (reservation && to === 'COMPLETED') await post(q, reservation, 'refund.post', r.settlement_fee ? fromDb(r.settlement_fee) : undefined);
-  else if (reservation) await voidReservation(q, reservation, 'refund.void');
-  else if (to === 'COMPLETED' && r.settlement_amount === null) await debitUnreserved(q, r);
-  const notifications = notify && r.notification_url
-    ? [{ kind: 'v3.refund', url: r.notification_url, contentType: 'application/json' as const, body: JSON.stringify({ refund_id: refundId }), signingSet: 'deposits' as const }]
-    : [];
-  await recordEvent(q, {
-    merchantId: r.merchant_id,
-    type: 'refund.status_changed',
-    subjectType: 'refund',
-    subjectId: refundId,
-    data: { refund_id: refundId, deposit_id: r.deposit_id, status: to, previous_status: r.status, cause, at: new Date().toISOString(), ...(reasonCode ? { reason_code: reasonCode } : {}) },
-    notifications,
-  });
 }

@@ -8,8 +8,8 @@
 // deposit (docs/operations.md, "Retention and archiving").
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
-import { periodicWorker } from '../server/periodic-worker.ts';
-import type { Worker } from '../server/workers.ts';
+import { periodicWorker } from '../jobs/periodic-worker.ts';
+import type { Worker } from '../jobs/periodic-worker.ts';
 import { type PendingFile, recoverPartials, settleFiles, writeArchiveFile } from './archive.ts';
 import { recordHorizons } from './horizons.ts';
 import { byDay, cutoff, pickBatch } from './rules.ts';

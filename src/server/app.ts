@@ -10,6 +10,7 @@ import { registerIdAndPagingCheck } from '../http/params.ts';
 import { registerReplayStore } from '../auth/replay.ts';
 import { registerAdminSeparation } from '../api/admin/listener.ts';
 import { registerMetrics } from '../ops/metrics.ts';
+import { registerMoneyGauges } from '../ops/money-metrics.ts';
 import { registerHealth } from '../ops/health.ts';
 import { registerDocs } from '../ops/docs.ts';
 import { useV3Errors, v3ErrorBody } from '../api/v3/face.ts';
@@ -76,6 +77,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerBodyParsers(app);
   registerIdAndPagingCheck(app);
   registerMetrics(app, ctx.metrics, ctx.db);
+  // The money gauges read the feature services (cashouts' waiting list): registered here, by the
+  // composition root, so that ops/metrics.ts (whose Metrics type AppContext carries) imports no service.
+  registerMoneyGauges(ctx.metrics.registry, ctx.db);
   await registerDocs(app, ctx.config.publicBaseUrl);
   registerHealth(app, ctx);
   registerLogos(app);

@@ -1,7 +1,8 @@
 // Background workers (notification delivery, deposit expiry, cashouts and the staging bank,
-// exchange rates from their sources, retention of the append-only tables, daily settlement reports). Each runs in
+// exchange rates from their sources, retention of the append-only tables, daily settlement reports, the sweep of expired sessions, the folding of balance deltas). Each runs in
 // every process; they coordinate through the database, so any number of processes may run.
 import type { AppContext } from '../config/context.ts';
+import type { Worker } from '../jobs/periodic-worker.ts';
 import { notificationWorker } from '../notifications/worker.ts';
 import { depositWorker } from '../deposits/worker.ts';
 import { cashoutWorker } from '../cashouts/worker.ts';
@@ -9,15 +10,14 @@ import { connectorWorker } from '../connectors/worker.ts';
 import { ratesWorker } from '../rates/worker.ts';
 import { retentionWorker } from '../retention/worker.ts';
 import { settlementWorker } from '../settlements/worker.ts';
+import { sessionSweepWorker } from '../auth/session-sweep.ts';
+import { balanceFoldWorker } from '../balances/fold-worker.ts';
 
-export interface Worker {
-  name: string;
-  stop(): Promise<void>;
-}
+export type { Worker };
 
 type WorkerFactory = (ctx: AppContext) => Worker | null;
 
-const factories: WorkerFactory[] = [notificationWorker, depositWorker, cashoutWorker, connectorWorker, ratesWorker, retentionWorker, settlementWorker];
+const factories: WorkerFactory[] = [notificationWorker, depositWorker, cashoutWorker, connectorWorker, ratesWorker, retentionWorker, settlementWorker, sessionSweepWorker, balanceFoldWorker];
 
 export function startWorkers(ctx: AppContext): Worker[] {
   return factories.map((f) => f(ctx)).filter((w): w is Worker => w !== null);

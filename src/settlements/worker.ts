@@ -2,8 +2,8 @@
 // that ended at least CAJA_SETTLEMENT_DELAY_MINUTES ago, in each merchant's timezone. Any number
 // of processes may run it: a report is made once.
 import type { AppContext } from '../config/context.ts';
-import { periodicWorker } from '../server/periodic-worker.ts';
-import type { Worker } from '../server/workers.ts';
+import { periodicWorker } from '../jobs/periodic-worker.ts';
+import type { Worker } from '../jobs/periodic-worker.ts';
 import { generateDueReports } from './service.ts';
 
 export function settlementWorker(ctx: AppContext): Worker {

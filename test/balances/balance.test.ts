@@ -9,6 +9,7 @@ import { admin, createMerchant, V3Client } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { runDepositJobs } from '../../src/deposits/worker.ts';
+import { foldBalances } from '../../src/balances/fold-worker.ts';
 
 const PAYER = { document: cpf('111444777'), first_name: 'Maria', last_name: 'Souza', email: 'maria@example.com' };
 const ACCOUNT = { beneficiary: 'Maria Souza', bank_code: '260', branch: '0001', account_number: '12345-6', account_type: 'CHECKING' };
@@ -72,6 +73,7 @@ for (const backend of backends()) {
       s.ctx.now = () => new Date(Date.now() + 2 * 3600_000);
       try {
         await runDepositJobs(s.ctx);
+        await foldBalances(s.ctx);
       } finally {
         s.ctx.now = real;
       }

@@ -11,6 +11,7 @@ import { cpf } from '../helpers/documents.ts';
 import { creditBalance } from '../helpers/merchants.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { runDepositJobs } from '../../src/deposits/worker.ts';
+import { foldBalances } from '../../src/balances/fold-worker.ts';
 import { checkLedger } from '../../src/ledger/check.ts';
 import { cajaAccount, merchantAccount, reserve, transfer } from '../../src/ledger/ledger.ts';
 import { fromDb } from '../../src/domain/money.ts';
@@ -48,12 +49,14 @@ for (const backend of backends()) {
 
     test('a completion credits through deltas; the fold moves them into the rows and changes no balance', async () => {
       await runDepositJobs(s.ctx);
+      await foldBalances(s.ctx);
       const m = await createMerchant(s.url, `Fold ${++n}`);
       for (let i = 0; i < 3; i++) assert.equal((await approve(m, await pending(m))).status, 200);
       assert.ok((await deltas()) >= 3 * 3, 'available, fees and settlement each got a delta per completion');
       const before = { mine: await available(m), settlement: await house('settlement') };
       assert.deepEqual([before.mine.available, before.mine.fees], [295.5, 4.5]);
       await runDepositJobs(s.ctx);
+      await foldBalances(s.ctx);
       assert.equal(await deltas(), 0, 'every delta folded');
       assert.deepEqual(await available(m), before.mine);
       assert.equal(await house('settlement'), before.settlement);
@@ -110,6 +113,7 @@ for (const backend of backends()) {
       assert.equal(Math.round((await house('fee_revenue') - revenue) * 100), 40 * 150);
       await assertLedgerOk(s.ctx.db);
       await runDepositJobs(s.ctx);
+      await foldBalances(s.ctx);
       for (const m of merchants) assert.equal((await available(m)).available, 4 * 98.5 + 2 * 100);
       assert.deepEqual((await checkLedger(s.ctx.db, { full: true })).problems, []);
     });

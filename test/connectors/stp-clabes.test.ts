@@ -13,7 +13,7 @@ import { admin, createMerchant, type Credentials, V3Client } from '../helpers/cl
 import { createScratchDatabase } from '../helpers/databases.ts';
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
 import { isValidClabe } from '../../src/domain/clabe.ts';
-import { reconcile } from '../../src/connectors/payments.ts';
+import { reconcile } from '../../src/deposits/payments.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
 import { clabeInRange } from '../../src/connectors/stp/mapping.ts';
 import { allocateClabe } from '../../src/connectors/stp/clabes.ts';

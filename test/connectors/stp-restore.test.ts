@@ -28,7 +28,7 @@ import type { AppContext } from '../../src/config/context.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { openContext } from '../../src/server/runtime.ts';
 import { runCashoutJobs } from '../../src/cashouts/worker.ts';
-import { handOverDueCashouts, resendStoppedPayout } from '../../src/connectors/payouts.ts';
+import { handOverDueCashouts, resendStoppedPayout } from '../../src/cashouts/payouts.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
 import type { StpConnector } from '../../src/connectors/stp/connector.ts';
 import { makeOperator, signedIn } from '../ops/helpers.ts';

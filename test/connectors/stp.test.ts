@@ -11,9 +11,9 @@ import { backends, startTestServer, type TestServer } from '../helpers/server.ts
 import { admin, cashoutRequest, createMerchant, type Credentials, V3Client } from '../helpers/clients.ts';
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
 import { buildClabe, isValidClabe } from '../../src/domain/clabe.ts';
-import { reconcile } from '../../src/connectors/payments.ts';
+import { reconcile } from '../../src/deposits/payments.ts';
 import { payinConnectorNamed, payoutConnectorFor } from '../../src/connectors/registry.ts';
-import { handOverDueCashouts } from '../../src/connectors/payouts.ts';
+import { handOverDueCashouts } from '../../src/cashouts/payouts.ts';
 import { runCashoutJobs } from '../../src/cashouts/worker.ts';
 import type { StpConnector } from '../../src/connectors/stp/connector.ts';
 import { fechaOperacion } from '../../src/connectors/stp/mapping.ts';

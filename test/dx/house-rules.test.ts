@@ -141,3 +141,114 @@ describe('ids follow creation order across two processes on one PostgreSQL', { s
     }
   });
 });
+
+// Issue 39: the layer graph of docs/architecture.md, read from every import in src/. faces (api,
+// web, panel/routes, panel/views, cli) → http → services → domain → db; config is importable from
+// every layer and imports no service; the domain is pure; src/server/ is the composition root that
+// no feature imports (the loop a worker runs is src/jobs/); connectors are adapters and import no
+// feature service (applying payments is deposits/, sending payouts cashouts/, refunds refunds/).
+interface ImportEdge { from: string; to: string; typeOnly: boolean }
+
+function importEdges(): ImportEdge[] {
+  const edges: ImportEdge[] = [];
+  for (const file of sourceFiles('src')) {
+    const text = readFileSync(file, 'utf8');
+    const to = (spec: string) => relative('.', join(dirname(file), spec));
+    for (const m of text.matchAll(/^\s*(?:import|export)\s+(type\s+)?[^'";]*?from\s*['"](\.[^'"]+)['"]/gm)) edges.push({ from: file, to: to(m[2]!), typeOnly: !!m[1] });
+    for (const m of text.matchAll(/^\s*import\s*['"](\.[^'"]+)['"]/gm)) edges.push({ from: file, to: to(m[1]!), typeOnly: false });
+    for (const m of text.matchAll(/import\(\s*['"](\.[^'"]+)['"]\s*\)/g)) edges.push({ from: file, to: to(m[1]!), typeOnly: false });
+  }
+  return edges;
+}
+
+const FACES = ['api', 'web', 'cli'];
+const FEATURE_SERVICES = ['deposits', 'cashouts', 'refunds', 'reconciliation', 'settlements', 'balances', 'operators', 'panel'];
+const folder = (path: string) => path.split('/')[1]!;
+const isFace = (path: string) => FACES.includes(folder(path)) || /^src\/panel\/(routes|views)\//.test(path);
+
+/** The upward import an edge makes, or null when it points down (or sideways within a layer). */
+function upward(e: ImportEdge): string | null {
+  const [a, b] = [folder(e.from), folder(e.to)];
+  if (a === 'domain' && b !== 'domain' && !(b === 'config' && e.typeOnly)) return 'the domain imports only the domain (and config types)';
+  if (a === 'db' && !['db', 'domain'].includes(b) && !e.typeOnly) return 'the db layer imports only db and domain';
+  if (a === 'config' && !['config', 'db', 'domain'].includes(b) && !e.typeOnly) return 'config imports no service';
+  if (b === 'server' && a !== 'server' && a !== 'cli') return 'only the composition root (and the CLI that starts it) imports src/server/';
+  // A provider's simulator (connectors/*/simulator/) is its own program standing in for the provider, not an adapter.
+  if (a === 'connectors' && !e.from.includes('/simulator/') && (FEATURE_SERVICES.includes(b) || isFace(e.to))) return 'connectors are adapters: no feature service, no face';
+  if (!isFace(e.from) && a !== 'server' && a !== 'http' && isFace(e.to)) return 'nothing below the faces imports a face';
+  if (a === 'http' && isFace(e.to)) return 'http imports no face';
+  return null;
+}
+
+// Exceptions still standing, each with its reason; the list only shrinks.
+const UPWARD_ALLOWED: Record<string, string> = {
+  'src/auth/streamline.ts -> src/api/streamline/format.ts': 'the streamline credentials check throws the face\'s StreamlineError (to become an error kind of its own)',
+  'src/config/config.ts -> src/merchants/secrets.ts': 'the master key is opened into a SecretBox when the config loads',
+  'src/connectors/registry.ts -> src/cashouts/staging-bank.ts': 'the registry builds staging\'s bank (issue 39 §1 moves it under connectors/staging/)',
+  'src/connectors/registry.ts -> src/refunds/card-connector.ts': 'the registry builds the card refund network (issue 39 §1 moves it under connectors/staging/)',
+  'src/connectors/worker.ts -> src/deposits/payments.ts': 'the connector worker polls payments and refunds (to split into deposits\' and refunds\' workers)',
+  'src/connectors/worker.ts -> src/refunds/provider-refunds.ts': 'the connector worker polls payments and refunds (to split into deposits\' and refunds\' workers)',
+  'src/connectors/stp/callbacks.ts -> src/deposits/payments.ts': 'STP\'s callbacks apply what they parse (issue 39 §1: the kind parses, the generic callback route applies)',
+  'src/connectors/stp/callbacks.ts -> src/cashouts/payouts.ts': 'STP\'s callbacks apply what they parse (issue 39 §1)',
+  'src/connectors/stp/callbacks.ts -> src/refunds/provider-refunds.ts': 'STP\'s callbacks apply what they parse (issue 39 §1)',
+  'src/connectors/stp/view.ts -> src/deposits/payments.ts': 'STP\'s GET shows the payments kept (issue 39 §1: the kind declares its view)',
+};
+
+test('imports point down the layers of docs/architecture.md', () => {
+  const found = new Map<string, string>();
+  for (const e of importEdges()) {
+    const why = upward(e);
+    if (why) found.set(`${e.from} -> ${e.to}`, why);
+  }
+  const offenders = [...found].filter(([edge]) => !(edge in UPWARD_ALLOWED)).map(([edge, why]) => `${edge}: ${why}`);
+  assert.deepEqual(offenders, []);
+  // An exception that no longer happens leaves the list.
+  assert.deepEqual(Object.keys(UPWARD_ALLOWED).filter((edge) => !found.has(edge)), []);
+});
+
+/** The strongly connected groups of more than one file (Tarjan), each sorted. */
+function cycles(edges: ImportEdge[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const e of edges) next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const group: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        group.push(w);
+      } while (w !== v);
+      if (group.length > 1) groups.push(group.sort());
+    }
+  };
+  for (const v of next.keys()) if (!index.has(v)) visit(v);
+  return groups.sort();
+}
+
+// Cycles still standing (type imports included), each with its reason; the list only shrinks.
+const CYCLES_ALLOWED: Record<string, string> = {
+  // The registry imports its kinds and they import its lookups back (issue 39 §1 restructures the
+  // registry and moves the card refund network under connectors/staging/).
+  'src/connectors/own-accounts.ts src/connectors/pix/connector.ts src/connectors/registry.ts src/connectors/stp/connector.ts src/refunds/card-connector.ts': 'the connector registry and its kinds',
+};
+
+test('no import cycle in src/ but the listed ones', () => {
+  assert.deepEqual(cycles(importEdges()).map((g) => g.join(' ')).filter((g) => !(g in CYCLES_ALLOWED)), []);
+  assert.deepEqual(Object.keys(CYCLES_ALLOWED).filter((g) => !cycles(importEdges()).some((c) => c.join(' ') === g)), []);
+});

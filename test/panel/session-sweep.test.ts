@@ -1,8 +1,8 @@
-// Expired panel sessions are deleted by the deposit worker's pass, not only refused when used:
+// Expired panel sessions are deleted by the session sweep worker's pass, not only refused when used:
 // idle past the limit, or older than the absolute limit; a live one stays and still works.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runDepositJobs } from '../../src/deposits/worker.ts';
+import { sweepExpiredSessions } from '../../src/auth/session-sweep.ts';
 import { ABSOLUTE_HOURS, IDLE_MINUTES } from '../../src/panel/services/auth.ts';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { createMerchant } from '../helpers/clients.ts';
@@ -25,7 +25,7 @@ for (const backend of backends()) {
       const rows = (await s.ctx.db.query<{ id_hash: string }>('SELECT id_hash FROM panel_sessions WHERE merchant_id = $1 ORDER BY created_at', [m.merchant_id])).rows;
       await s.ctx.db.query(`UPDATE panel_sessions SET last_seen_at = now() - make_interval(mins => $2) WHERE id_hash = $1`, [rows[0]!.id_hash, IDLE_MINUTES + 1]);
       await s.ctx.db.query(`UPDATE panel_sessions SET created_at = now() - make_interval(hours => $2) WHERE id_hash = $1`, [rows[1]!.id_hash, ABSOLUTE_HOURS + 1]);
-      await runDepositJobs(s.ctx);
+      await sweepExpiredSessions(s.ctx);
       const left = (await s.ctx.db.query<{ id_hash: string }>('SELECT id_hash FROM panel_sessions WHERE merchant_id = $1', [m.merchant_id])).rows;
       assert.deepEqual(left.map((r) => r.id_hash), [rows[2]!.id_hash]);
       // The one left is someone's live session: its page still opens.

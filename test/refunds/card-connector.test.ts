@@ -7,7 +7,7 @@ import { createMerchant, formPost, V3Client, type Credentials } from '../helpers
 import { cpf } from '../helpers/documents.ts';
 import { createHmac } from 'node:crypto';
 import { stagingCardNetwork } from '../../src/refunds/card-connector.ts';
-import { trackConnectorRefunds } from '../../src/connectors/refunds.ts';
+import { trackConnectorRefunds } from '../../src/refunds/provider-refunds.ts';
 import { ConnectorError } from '../../src/connectors/payin.ts';
 
 for (const backend of backends()) {

@@ -10,7 +10,7 @@ import { createHmac } from 'node:crypto';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, createMerchant, type Credentials, formPost, V3Client } from '../helpers/clients.ts';
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
-import { trackConnectorRefunds } from '../../src/connectors/refunds.ts';
+import { trackConnectorRefunds } from '../../src/refunds/provider-refunds.ts';
 import { buildClabe } from '../../src/domain/clabe.ts';
 import { setRates } from '../helpers/four-eyes.ts';
 

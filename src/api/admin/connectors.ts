@@ -5,7 +5,7 @@ import type { AppContext } from '../../config/context.ts';
 import { PIX_CONNECTOR } from '../../connectors/pix/connector.ts';
 import { validatePixConfig } from '../../connectors/pix/settings.ts';
 import { registerPixWebhook } from '../../connectors/configure.ts';
-import { keptPayments } from '../../connectors/payments.ts';
+import { keptPayments } from '../../deposits/payments.ts';
 import { pixView } from '../../connectors/pix/view.ts';
 import { registerConnectorAdmin } from './connector-routes.ts';
 

@@ -1,6 +1,6 @@
 // Callbacks from connectors' providers. POST /connectors/pix/webhook/pix (and without /pix): the
 // PSP's {pix: [{endToEndId, …}]}. A callback is a hint: each payment it names is read back from
-// the PSP and only what the PSP confirms is applied (src/connectors/payments.ts), so a forged or
+// the PSP and only what the PSP confirms is applied (src/deposits/payments.ts), so a forged or
 // replayed callback credits nothing. Answers 200 once handled; 503 when the PSP could not be read
 // (the PSP retries, and the reconciliation poll catches up anyway).
 import type { FastifyInstance } from 'fastify';
@@ -8,7 +8,7 @@ import type { AppContext } from '../../config/context.ts';
 import { v3ErrorBody } from '../v3/face.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { ConnectorError } from '../../connectors/payin.ts';
-import { applyHints } from '../../connectors/payments.ts';
+import { applyHints } from '../../deposits/payments.ts';
 import { payinConnectorNamed } from '../../connectors/registry.ts';
 import { type CallbackOutcome, receiveAbono, receiveEstado } from '../../connectors/stp/callbacks.ts';
 

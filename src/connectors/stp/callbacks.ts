@@ -6,17 +6,17 @@
 //                                second look-up). Its date of operation must be within the window
 //                                (abonoDateAccepted) and look-ups are bounded (callback-bounds.ts)
 //   POST /connectors/stp/estado  a sent order changed state: a hint; the order is looked up at
-//                                STP before anything moves (a cashout's: src/connectors/payouts.ts,
-//                                a refund's: src/connectors/refunds.ts)
+//                                STP before anything moves (a cashout's: src/cashouts/payouts.ts,
+//                                a refund's: src/refunds/provider-refunds.ts)
 // Authenticity: STP does not sign its posts (it offers an IP allow-list and TLS); when the
 // operator sets webhook_secret, each post must carry it in X-Stp-Webhook-Secret (compared in
 // constant time), which the operator's edge adds once it has checked STP's address.
 import type { AppContext } from '../../config/context.ts';
 import { safeEqualText } from '../../merchants/secrets.ts';
 import { ConnectorError } from '../payin.ts';
-import { applyPayment } from '../payments.ts';
-import { hintPayout } from '../payouts.ts';
-import { hintConnectorRefund } from '../refunds.ts';
+import { applyPayment } from '../../deposits/payments.ts';
+import { hintPayout } from '../../cashouts/payouts.ts';
+import { hintConnectorRefund } from '../../refunds/provider-refunds.ts';
 import { payinConnectorNamed } from '../registry.ts';
 import { type StpConnector, STP_CONNECTOR } from './connector.ts';
 import { abonoAnswer, fechaOperacion, parseEstadoHint, receivedToPayment } from './mapping.ts';

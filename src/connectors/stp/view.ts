@@ -5,7 +5,7 @@
 import type { AppContext } from '../../config/context.ts';
 import { ConnectorError } from '../payin.ts';
 import { payinConnectorNamed } from '../registry.ts';
-import { keptPayments } from '../payments.ts';
+import { keptPayments } from '../../deposits/payments.ts';
 import { connectorView, recordHealth } from '../store.ts';
 import { type StpConnector, STP_CONNECTOR } from './connector.ts';
 

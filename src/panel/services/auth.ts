@@ -187,7 +187,7 @@ export async function chooseAccount(ctx: AppContext, ticket: string | undefined,
 
 /**
  * Deletes sessions past their idle or absolute limit (loadSession refuses them anyway; without
- * this, a session nobody comes back to stays forever). Run by the deposit worker.
+ * this, a session nobody comes back to stays forever). Run by the session sweep worker.
  */
 export async function sweepSessions(q: Queryable, now: Date): Promise<number> {
   const { idleBefore, createdBefore } = sessionCutoffs(now);

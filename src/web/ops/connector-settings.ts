@@ -13,8 +13,8 @@ import { field } from '../../panel/views/pages.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { csrfField, fillText } from '../view-helpers.ts';
 import { area, errorsByField } from './form-bits.ts';
-import type { OpsRouteOf } from './routes.ts';
-import * as V from './views.ts';
+import type { OpsRouteOf } from './route-types.ts';
+import * as V from './frame.ts';
 
 const OWN_FIELDS = ['country', 'method', 'beneficiary_name', 'agency', 'account', 'document'] as const;
 

@@ -15,8 +15,8 @@ import { field } from '../../panel/views/pages.ts';
 import { html, raw, type SafeHtml } from '../html.ts';
 import { csrfField, fillText } from '../view-helpers.ts';
 import { errorsByField } from './form-bits.ts';
-import type { OpsRouteOf } from './routes.ts';
-import * as V from './views.ts';
+import type { OpsRouteOf } from './route-types.ts';
+import * as V from './frame.ts';
 
 const KINDS = ['fee', 'surcharge'] as const;
 type Kind = (typeof KINDS)[number];

@@ -13,7 +13,7 @@ import type { OpsAction } from '../../operators/roles.ts';
 import { fillText } from '../view-helpers.ts';
 import type { OpsStrings } from './i18n.ts';
 import { accountPage, enrolmentLinkCard, untilText } from './lifecycle-views.ts';
-import type { Ctx, OpsRouteHandler, Result } from './routes.ts';
+import type { Ctx, OpsRouteHandler, Result } from './route-types.ts';
 import type { operatorsPage, Page } from './views.ts';
 
 export interface LifecycleKit {

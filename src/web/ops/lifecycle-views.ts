@@ -7,7 +7,7 @@ import { html, type SafeHtml } from '../html.ts';
 import { fillText } from '../view-helpers.ts';
 import { field } from '../../panel/views/pages.ts';
 import type { OpsStrings } from './i18n.ts';
-import { alert, bare, type BareFrame, button, frame, type Frame, notice, type Page } from './views.ts';
+import { alert, bare, type BareFrame, button, frame, type Frame, notice, type Page } from './frame.ts';
 
 /** Disabled, waiting to enrol through their link (or its link expired), or to enrol a reset authenticator. */
 export function operatorState(t: OpsStrings, o: Operator, now: Date): string {

@@ -18,7 +18,7 @@ import { parseLimitInput } from '../../domain/limit-input.ts';
 import { setMerchantLimit } from '../../operators/limits.ts';
 import { merchantBalances } from '../../ledger/ledger.ts';
 import { allConnectorViews } from '../../connectors/store.ts';
-import { stoppedOrders } from '../../connectors/payouts.ts';
+import { stoppedOrders } from '../../cashouts/payouts.ts';
 import {
   CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, MAX_ROTATION_GRACE_HOURS, rotateCredentials, rotationGraceHours, updateMerchant,
 } from '../../merchants/merchants.ts';
@@ -26,7 +26,7 @@ import { createOperator, listOperators, MAX_PASSWORD, OperatorError, PASSWORD_LE
 import { completeEnrolment, openEnrolment } from '../../operators/enrolment.ts';
 import { ApprovalError, decide, heldCashouts, listApprovals, requestAdjustment, requestCashoutRelease } from '../../operators/approvals.ts';
 import { listOpsAudit } from '../../operators/audit.ts';
-import { actorOf, beginTotpEnrolment, completeMfa, loadSession, type OpsSession, signIn, signOut } from '../../operators/auth.ts';
+import { actorOf, beginTotpEnrolment, completeMfa, loadSession, signIn, signOut } from '../../operators/auth.ts';
 import { canOps, isOperatorRole, type OpsAction } from '../../operators/roles.ts';
 import { searchMerchants } from '../../operators/search.ts';
 import { createAdminToken, isTokenScope, listAdminTokens, revokeAdminToken, rotateAdminToken, TokenError } from '../../operators/tokens.ts';
@@ -54,23 +54,9 @@ const COOKIE = 'caja_ops';
 const LANG_COOKIE = 'caja_ops_lang';
 const AUDIT_PAGE = 50;
 
-type Body = Record<string, string | undefined>;
-type Query = Record<string, string | undefined>;
+import type { Body, Ctx, OpsRouteHandler, Query, Result } from './route-types.ts';
 
-export interface Ctx {
-  s: OpsSession;
-  f: V.Frame;
-  request: FastifyRequest;
-  reply: FastifyReply;
-  query: Query;
-  body: Body;
-  params: Record<string, string>;
-}
-export type Result = V.Page | { redirect: string };
-export type OpsRouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
-
-/** The gate as the console's areas in their own modules receive it (fees, connector settings, statement uploads, operators' lifecycle). */
-export type OpsRouteOf = (action: OpsAction, handler: (c: Ctx) => Promise<Result>, o?: { upload?: boolean }) => OpsRouteHandler;
+export type { Ctx, OpsRouteHandler, OpsRouteOf, Result } from './route-types.ts';
 
 const text = (v: string | undefined, max = 500) => (typeof v === 'string' ? v.trim().slice(0, max) : '');
 

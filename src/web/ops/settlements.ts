@@ -10,7 +10,7 @@ import { getMerchant } from '../../merchants/merchants.ts';
 import { getReport, listReports, reportCsv } from '../../settlements/service.ts';
 import { html, raw } from '../html.ts';
 import { fillText } from '../view-helpers.ts';
-import type { OpsRouteOf } from './routes.ts';
+import type { OpsRouteOf } from './route-types.ts';
 import * as V from './views.ts';
 
 const cell = (rows: unknown[][]) => rows.map((r) => html`<tr>${r.map((c, i) => html`<td${i >= 5 ? raw(' class="num"') : ''}>${c}</td>`)}</tr>`);

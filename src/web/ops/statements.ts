@@ -18,8 +18,8 @@ import { field } from '../../panel/views/pages.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { sameOrigin } from '../session-cookies.ts';
 import { csrfField, fillText } from '../view-helpers.ts';
-import type { Ctx, OpsRouteOf, Result } from './routes.ts';
-import * as V from './views.ts';
+import type { Ctx, OpsRouteOf, Result } from './route-types.ts';
+import * as V from './frame.ts';
 
 /** A day's statement of a busy account is tens of MB; the admin API takes up to 128 MB for automation. */
 const UPLOAD_LIMIT = 64 * 1024 * 1024;

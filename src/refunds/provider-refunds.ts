@@ -29,10 +29,10 @@
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { fromDb } from '../domain/money.ts';
-import { RefundTransitionError, transitionRefund } from '../refunds/service.ts';
-import { ConnectorError, type RefundOrder, type RefundOutcome } from './payin.ts';
-import { CARD_NETWORK, refundReference } from './refund-routes.ts';
-import { cardRefundConnector, payinConnectorNamed } from './registry.ts';
+import { RefundTransitionError, transitionRefund } from './transitions.ts';
+import { ConnectorError, type RefundOrder, type RefundOutcome } from '../connectors/payin.ts';
+import { CARD_NETWORK, refundReference } from '../connectors/refund-routes.ts';
+import { cardRefundConnector, payinConnectorNamed } from '../connectors/registry.ts';
 
 /** Seconds before the next look-up of a refund still in progress, by look-ups so far. */
 const BACKOFF_SECONDS = [1, 2, 5, 10, 30, 60];

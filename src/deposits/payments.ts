@@ -23,10 +23,10 @@
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { fromDb, toDb } from '../domain/money.ts';
-import { transitionDepositIn } from '../deposits/service.ts';
-import { knownUnknown, READS_PER_CALLBACK, rememberUnknown, takeRead } from './callback-bounds.ts';
-import type { PayinConnector, ProviderPayment } from './payin.ts';
-import { recordHealth } from './store.ts';
+import { transitionDepositIn } from './service.ts';
+import { knownUnknown, READS_PER_CALLBACK, rememberUnknown, takeRead } from '../connectors/callback-bounds.ts';
+import type { PayinConnector, ProviderPayment } from '../connectors/payin.ts';
+import { recordHealth } from '../connectors/store.ts';
 
 export type Applied = 'applied' | 'unmatched' | 'duplicate';
 

@@ -29,13 +29,13 @@
 // that network are made due and stepped in the same pass.
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
-import { type CashoutRow, CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
-import { payoutOrderOf } from '../cashouts/worker.ts';
-import { ConnectorError } from './payin.ts';
-import type { OrderPayoutConnector, OrderState } from './payout.ts';
-import { orderPayoutConnectors } from './registry.ts';
-import { STP_CONNECTOR } from './stp/connector.ts';
-import { newClaveRastreo } from './stp/mapping.ts';
+import { type CashoutRow, CashoutError, transitionCashoutIn } from './service.ts';
+import { payoutOrderOf } from './connector.ts';
+import { ConnectorError } from '../connectors/payin.ts';
+import type { OrderPayoutConnector, OrderState } from '../connectors/payout.ts';
+import { orderPayoutConnectors } from '../connectors/registry.ts';
+import { STP_CONNECTOR } from '../connectors/stp/connector.ts';
+import { newClaveRastreo } from '../connectors/stp/mapping.ts';
 
 /** A fresh reference per order network, for a stopped order sent again (resendStoppedPayout). */
 const NEW_REFERENCE: Record<string, () => string> = { [STP_CONNECTOR]: newClaveRastreo };

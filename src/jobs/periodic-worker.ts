@@ -1,7 +1,12 @@
 // The loop every background worker runs: one pass, then the next after an interval.
 import type { AppContext } from '../config/context.ts';
-import type { Worker } from './workers.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
+
+/** A background worker as the process runs it: a name and a way to stop it. */
+export interface Worker {
+  name: string;
+  stop(): Promise<void>;
+}
 
 /**
  * A worker that runs `pass` every `intervalMs`, one pass at a time (a slow pass is not overlapped

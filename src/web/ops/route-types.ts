@@ -1,0 +1,25 @@
+// The types of the console's gate, as routes.ts builds it and the areas in their own modules
+// (fees, connector settings, statements, operators' lifecycle, settlements) receive it: below all
+// of them, so no area imports routes.ts.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OpsSession } from '../../operators/auth.ts';
+import type { OpsAction } from '../../operators/roles.ts';
+import type * as V from './frame.ts';
+
+export type Body = Record<string, string | undefined>;
+export type Query = Record<string, string | undefined>;
+
+export interface Ctx {
+  s: OpsSession;
+  f: V.Frame;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  query: Query;
+  body: Body;
+  params: Record<string, string>;
+}
+export type Result = V.Page | { redirect: string };
+export type OpsRouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+/** The gate as the console's areas in their own modules receive it (fees, connector settings, statement uploads, operators' lifecycle). */
+export type OpsRouteOf = (action: OpsAction, handler: (c: Ctx) => Promise<Result>, o?: { upload?: boolean }) => OpsRouteHandler;
