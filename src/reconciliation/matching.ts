@@ -17,6 +17,8 @@
 // nothing is guessed (two candidates are 'ambiguous', never the first of them).
 import { isValidLuhn } from '../domain/vouchers.ts';
 import { add, cmp, dec, sub, toDb, toPlainString } from '../domain/money.ts';
+import { checkTransition, type DepositStatus } from '../domain/deposit-states.ts';
+import { type CashoutStatus, nextCashoutStatus } from '../domain/cashout-states.ts';
 import type { EntryReferences, StatementEntry } from './statement.ts';
 
 export const OWN_ACCOUNTS = 'own_accounts';
@@ -63,6 +65,33 @@ export interface Knowledge {
 
 export type Target = { type: 'deposit' | 'cashout'; id: number };
 export type Effect = 'complete' | 'confirm' | 'return';
+
+/**
+ * What a bank credit naming a deposit does, by the deposit state machine (domain/deposit-states.ts):
+ * a payment completes a deposit that may become COMPLETED by payment (complete), an operator's
+ * late payment one that may by late payment only (late_payment: a CANCELLED one), and a COMPLETED
+ * deposit is only confirmed. A crypto deposit's APPROVED funds arrive through its own connector,
+ * never on a statement (null, as any other state: the statement cannot complete it).
+ */
+export function depositCreditEffect(status: string, byOperator: boolean): Effect | 'late_payment' | null {
+  if (status === 'COMPLETED') return 'confirm';
+  if (status === 'APPROVED') return null;
+  const from = status as DepositStatus;
+  if (checkTransition(from, 'COMPLETED', 'payment', false).ok) return 'complete';
+  return byOperator && checkTransition(from, 'COMPLETED', 'late_payment', false).ok ? 'late_payment' : null;
+}
+
+/**
+ * What a bank entry naming a cashout does, by the cashout state machine (domain/cashout-states.ts):
+ * a debit completes a cashout the bank may complete, and confirms a COMPLETED one; a returned
+ * credit rejects one the bank may still reject.
+ */
+export function cashoutEntryEffect(status: string, direction: 'credit' | 'debit'): Effect | null {
+  const from = status as CashoutStatus;
+  if (direction === 'credit') return nextCashoutStatus(from, 'reject') ? 'return' : null;
+  if (nextCashoutStatus(from, 'complete')) return 'complete';
+  return status === 'COMPLETED' ? 'confirm' : null;
+}
 export type Rule = 'reference' | 'amount_date_document' | 'settlement_batch';
 export type ExceptionReason = 'unknown_reference' | 'no_match' | 'ambiguous' | 'amount_differs' | 'already_completed' | 'already_matched' | 'not_completable'
   /** Production: the rules matched, but the effect credits a merchant: a second operator approves it (src/operators/four-eyes.ts). */
@@ -186,12 +215,13 @@ function decideTarget(k: Knowledge, e: StatementEntry, t: Target, rule: Rule, us
     if (d.currency !== e.currency || !sameAmount(d.amount, e.amount)) {
       return exception('amount_differs', `deposit ${d.id} expects ${d.amount} ${d.currency}, the bank received ${e.amount} ${e.currency}`);
     }
-    if (d.status === 'PENDING') {
+    const effect = depositCreditEffect(d.status, false);
+    if (effect === 'complete') {
       return d.connector === OWN_ACCOUNTS
         ? match('complete')
-        : exception('not_completable', `deposit ${d.id} is PENDING at its connector (${d.connector ?? 'staging'}), which completes it, not the statement`);
+        : exception('not_completable', `deposit ${d.id} is ${d.status} at its connector (${d.connector ?? 'staging'}), which completes it, not the statement`);
     }
-    if (d.status === 'COMPLETED') {
+    if (effect === 'confirm') {
       return d.connector === OWN_ACCOUNTS
         ? exception('already_completed', `deposit ${d.id} was completed before the bank showed its money`)
         : match('confirm');
@@ -207,12 +237,12 @@ function decideTarget(k: Knowledge, e: StatementEntry, t: Target, rule: Rule, us
     // Only the bank's own word makes it a return (camt RvslInd, CNAB devolução): any other
     // credit naming a cashout is for the operator to judge, never a rejection on its own.
     if (!e.reversal) return exception('not_completable', `a credit names cashout ${co.id} but the bank does not mark it a return (no reversal): the operator decides`);
-    if (co.status === 'COMPLETED' || co.status === 'DELIVERED') return match('return');
+    if (cashoutEntryEffect(co.status, 'credit') === 'return') return match('return');
     return exception('not_completable', `cashout ${co.id} is ${co.status}; a return of it cannot apply`);
   }
   if (co.matched || used.has(key)) return exception('already_matched', `cashout ${co.id} was already matched to another bank entry`);
-  if (co.status === 'DELIVERED') return match('complete');
-  if (co.status === 'COMPLETED') return match('confirm');
+  const effect = cashoutEntryEffect(co.status, 'debit');
+  if (effect) return match(effect);
   return exception('not_completable', `cashout ${co.id} is ${co.status}; the bank paid out a cashout caja did not send`);
 }
 
@@ -307,20 +337,18 @@ export function operatorDecision(k: Knowledge, e: StatementEntry, t: Target): { 
     const d = x as KnownDeposit;
     if (e.direction !== 'credit') return { ok: false, reason: 'only a credit pays a deposit' };
     if (d.matched) return { ok: false, reason: `deposit ${d.id} is already matched to another bank entry` };
-    if (d.status === 'PENDING') return { ok: true, effect: 'complete' };
-    if (d.status === 'CANCELLED') return { ok: true, effect: 'late_payment' };
-    if (d.status === 'COMPLETED') return { ok: true, effect: 'confirm' };
-    return { ok: false, reason: `deposit ${d.id} is ${d.status}` };
+    const effect = depositCreditEffect(d.status, true);
+    return effect ? { ok: true, effect } : { ok: false, reason: `deposit ${d.id} is ${d.status}` };
   }
   const c = x as KnownCashout;
   if (e.direction === 'credit') {
     if (c.returned) return { ok: false, reason: `cashout ${c.id}'s return is already matched` };
-    return c.status === 'COMPLETED' || c.status === 'DELIVERED' ? { ok: true, effect: 'return' } : { ok: false, reason: `cashout ${c.id} is ${c.status}` };
+    const effect = cashoutEntryEffect(c.status, 'credit');
+    return effect ? { ok: true, effect } : { ok: false, reason: `cashout ${c.id} is ${c.status}` };
   }
   if (c.matched) return { ok: false, reason: `cashout ${c.id} is already matched to another bank entry` };
-  if (c.status === 'DELIVERED') return { ok: true, effect: 'complete' };
-  if (c.status === 'COMPLETED') return { ok: true, effect: 'confirm' };
-  return { ok: false, reason: `cashout ${c.id} is ${c.status}` };
+  const effect = cashoutEntryEffect(c.status, 'debit');
+  return effect ? { ok: true, effect } : { ok: false, reason: `cashout ${c.id} is ${c.status}` };
 }
 
 /**
