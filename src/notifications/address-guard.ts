@@ -6,13 +6,14 @@
 // the connection (rebinding) cannot redirect it.
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import type { Environment } from '../config/config.ts';
+import type { Capabilities } from '../config/config.ts';
 import { addressRange } from '../domain/urls.ts';
 
 export type Policy = 'production' | 'staging';
 
-export function policyFor(env: Environment): Policy {
-  return env === 'production' ? 'production' : 'staging';
+/** Relaxed checks (staging) take http and loopback; otherwise production's policy. */
+export function policyFor(c: Pick<Capabilities, 'relaxedChecks'>): Policy {
+  return c.relaxedChecks ? 'staging' : 'production';
 }
 
 export { addressRange };

@@ -168,7 +168,7 @@ export class NotificationWorker implements Worker {
     let result: PostResult;
     let permanent = false;
     try {
-      const target = await withDeadline(resolveTarget(row.url, policyFor(config.env), this.opts.resolver), n.timeoutMs);
+      const target = await withDeadline(resolveTarget(row.url, policyFor(config), this.opts.resolver), n.timeoutMs);
       const secret = row.secret_enc ? box.decrypt(row.secret_enc, credentialContext(row.merchant_id, row.signing_set)) : null;
       if (!secret) throw new Error(`merchant ${row.merchant_id} has no ${row.signing_set} signing secret`);
       // During a rotation's overlap the replaced secret signs too (one v1 each).
@@ -188,7 +188,7 @@ export class NotificationWorker implements Worker {
       if (!isPublicAddress(target.address)) result.excerpt = null;
     } catch (err) {
       permanent = err instanceof RefusedTarget && err.permanent;
-      const shown = refusalText(err, policyFor(config.env));
+      const shown = refusalText(err, policyFor(config));
       // The merchant reads `shown`; the operator's log keeps the detail it leaves out.
       if (shown !== (err as Error).message) this.ctx.log.warn({ notification_id: row.id, reason: (err as Error).message }, 'notification destination refused');
       result = { statusCode: null, latencyMs: Math.round(performance.now() - t0), error: shown, excerpt: null };

@@ -1,8 +1,8 @@
 // Whether an account exists, belongs to the beneficiary and can receive funds, and whether a
 // Pix key is registered, are the banks' (the connector's) answer, not a rule we can compute.
-// This is that connector interface; staging uses the simulator below, chosen once from
-// CAJA_ENV. Cashouts can ask the same registry before paying out.
-import type { Environment } from '../config/config.ts';
+// This is that connector interface; staging uses the simulator below, chosen once from the
+// simulated capability (config.ts). Cashouts can ask the same registry before paying out.
+import type { Capabilities } from '../config/config.ts';
 import type { PixKeyType } from '../domain/pix.ts';
 
 export interface AccountQuery {
@@ -81,6 +81,7 @@ const unconnectedRegistry: AccountRegistry = {
   },
 };
 
-export function accountRegistryFor(env: Environment): AccountRegistry {
-  return env === 'staging' ? simulatedRegistry : unconnectedRegistry;
+/** Simulated providers (staging): the simulated registry; otherwise none is connected yet. */
+export function accountRegistryFor(c: Pick<Capabilities, 'simulated'>): AccountRegistry {
+  return c.simulated ? simulatedRegistry : unconnectedRegistry;
 }

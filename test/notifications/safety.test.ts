@@ -7,7 +7,7 @@ import { refuseAddress, RefusedTarget, resolveTarget } from '../../src/notificat
 import { postNotification } from '../../src/notifications/http-post.ts';
 import { OriginGate, retryDelaySeconds } from '../../src/notifications/backoff.ts';
 import { NotificationWorker } from '../../src/notifications/worker.ts';
-import type { Config } from '../../src/config/config.ts';
+import { capabilitiesOf, type Config } from '../../src/config/config.ts';
 import type { AppContext } from '../../src/config/context.ts';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { createMerchant } from '../helpers/clients.ts';
@@ -129,7 +129,7 @@ for (const backend of backends()) {
     let worker: NotificationWorker | undefined;
     const withConfig = (env: Config['env'], n: Partial<Config['notifications']>): AppContext => ({
       ...server.ctx,
-      config: { ...server.ctx.config, env, notifications: { ...server.ctx.config.notifications, ...n } },
+      config: { ...server.ctx.config, env, ...capabilitiesOf(env), notifications: { ...server.ctx.config.notifications, ...n } },
     });
 
     before(async () => {

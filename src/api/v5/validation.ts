@@ -91,8 +91,8 @@ function unavailable(err: unknown): never {
 
 export function registerV5Validation(app: FastifyInstance, ctx: AppContext): void {
   const auth = v3HeaderAuth(ctx, 'cashouts');
-  // The connector is chosen here, once, from CAJA_ENV (staging: the simulated registry).
-  const registry = accountRegistryFor(ctx.config.env);
+  // The connector is chosen here, once: simulated providers (staging) use the simulated registry.
+  const registry = accountRegistryFor(ctx.config);
 
   app.post<{ Body: Record<string, any> }>(
     '/v5/account/validate',

@@ -31,7 +31,7 @@ export async function sendTestNotification(ctx: AppContext, a: Actor): Promise<T
   const request = `POST ${url}\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${body}`;
   let result: TestNotification;
   try {
-    const target = await resolveTarget(url, policyFor(ctx.config.env));
+    const target = await resolveTarget(url, policyFor(ctx.config));
     const r = await postNotification(target, headers, body, 10_000);
     // As for real notifications (worker.ts): the answer of a loopback or private destination
     // may be an internal service's, so it is never shown; the status code is.
@@ -39,7 +39,7 @@ export async function sendTestNotification(ctx: AppContext, a: Actor): Promise<T
     result = r.error ? { request, error: r.error } : { request, status: r.statusCode ?? undefined, body: answer };
   } catch (err) {
     // Production: "refused: private address", never the address the host resolved to.
-    result = { request, error: refusalText(err, policyFor(ctx.config.env)) };
+    result = { request, error: refusalText(err, policyFor(ctx.config)) };
   }
   await audit(ctx.db, a, 'notification.test_sent', null, { url, status: result.status ?? null, error: result.error ?? null }, ctx.now());
   return result;
