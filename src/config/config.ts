@@ -7,7 +7,30 @@ import { DEFAULT_PASSWORD_COST, PASSWORD_COST_RANGE } from '../merchants/secrets
 
 export type Environment = 'staging' | 'production';
 
-export interface Config {
+/**
+ * What staging means, stated here once (loadConfig sets it from CAJA_ENV): services, faces and
+ * workers ask these capabilities, never the environment's name.
+ * - sandbox: the sandbox endpoints (sandbox deposits, cashouts and refunds, the pay page's
+ *   simulate buttons, the card simulator), magic values that decide an outcome, sandbox chaos,
+ *   the checkout's staging banner, test deposits reported as such.
+ * - simulated: providers are simulated (the staging bank answers refunds no connector makes).
+ * - relaxedChecks: cookies without Secure, signature hints in authentication errors, one
+ *   operator moves money alone (no four eyes), a statement's account need not be registered.
+ */
+export interface Capabilities {
+  sandbox: boolean;
+  simulated: boolean;
+  relaxedChecks: boolean;
+}
+
+/** The capabilities of an environment: staging has them all, production none. */
+export function capabilitiesOf(env: Environment): Capabilities {
+  const staging = env === 'staging';
+  return { sandbox: staging, simulated: staging, relaxedChecks: staging };
+}
+
+export interface Config extends Capabilities {
+  /** Shown (health, page badges, merchants' environment), never tested: ask the capabilities. */
   env: Environment;
   port: number;
   host: string;
@@ -312,6 +335,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   return {
     env: envName,
+    ...capabilitiesOf(envName),
     port,
     // Staging holds test credentials and an admin API with a generated token: it stays on this
     // machine unless HOST opens it. Production listens where HOST says (all interfaces by default,

@@ -349,7 +349,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   const expiresAt = new Date(now.getTime() + (method?.expiryMinutes ?? HOSTED_EXPIRY_MINUTES) * 60_000);
   const userId = input.payer.id ?? randomUUID();
   const invoiceId = input.invoiceId ?? randomUUID();
-  const outcome = ctx.config.env === 'staging' ? sandboxOutcome(input.payer.email, input.amount) : null;
+  const outcome = ctx.config.sandbox ? sandboxOutcome(input.payer.email, input.amount) : null;
 
   // The customer limits, read before a charge is made at a provider: a refused deposit (304)
   // leaves no live charge behind (a Pix QR code the customer could still pay).

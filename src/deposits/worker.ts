@@ -42,7 +42,7 @@ export function connectorGraceMs(ctx: AppContext): number {
 
 /** Staging: completes or cancels deposits created with a magic value once their delay is over. */
 export async function runSandboxOutcomes(ctx: AppContext): Promise<number> {
-  if (ctx.config.env !== 'staging') return 0;
+  if (!ctx.config.sandbox) return 0;
   return ctx.db.tx(async (q) => {
     const now = ctx.now();
     const { rows } = await q.query<{ id: number; status: DepositStatus; sandbox_outcome: 'approve' | 'cancel'; country: string; payment_method: string | null }>(

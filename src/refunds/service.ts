@@ -184,7 +184,7 @@ async function insertRefund(
   // is reserved: a payment that names no account it can send to is refused.
   const destination = paidVia ? refundDestination(paidVia.connector, paidVia.raw) : null;
   if (destination && !destination.ok) throw new RefundError('no_refund_route', `No provider can refund this deposit: ${destination.reason}`);
-  if (!card && !paidVia && ctx.config.env === 'production') {
+  if (!card && !paidVia && !ctx.config.simulated) {
     // Nothing in caja could ever send it (a deposit collected into the operator's own account, or
     // without a connector's payment): refused rather than left PENDING with the money reserved.
     throw new RefundError('no_refund_route', `No provider can refund this deposit: its method (${deposit.country} ${deposit.payment_method ?? 'unknown'}) is collected${deposit.connector ? ` through ${deposit.connector}` : ''} without a provider that sends refunds`);

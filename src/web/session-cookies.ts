@@ -21,9 +21,9 @@ export function readCookies(request: FastifyRequest): Record<string, string> {
   return out;
 }
 
-/** HttpOnly, SameSite=Strict, Secure in production; a null value clears it. */
+/** HttpOnly, SameSite=Strict, Secure unless checks are relaxed (staging); a null value clears it. */
 export function setSessionCookie(ctx: AppContext, reply: FastifyReply, name: string, path: string, value: string | null, maxAgeSeconds: number): void {
-  const attrs = `Path=${path}; HttpOnly; SameSite=Strict${ctx.config.env === 'production' ? '; Secure' : ''}`;
+  const attrs = `Path=${path}; HttpOnly; SameSite=Strict${ctx.config.relaxedChecks ? '' : '; Secure'}`;
   reply.header('set-cookie', value ? `${name}=${value}; ${attrs}; Max-Age=${maxAgeSeconds}` : `${name}=; ${attrs}; Max-Age=0`);
 }
 
@@ -38,7 +38,7 @@ export function sameOrigin(ctx: AppContext, request: FastifyRequest): boolean {
 export function pageLang(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, cookie: string, path: string): Lang {
   const asked = (request.query as Record<string, string | undefined> | undefined)?.lang;
   if (asked === 'en' || asked === 'es' || asked === 'pt') {
-    reply.header('set-cookie', `${cookie}=${asked}; Path=${path}; Max-Age=31536000; SameSite=Lax${ctx.config.env === 'production' ? '; Secure' : ''}`);
+    reply.header('set-cookie', `${cookie}=${asked}; Path=${path}; Max-Age=31536000; SameSite=Lax${ctx.config.relaxedChecks ? '' : '; Secure'}`);
     return asked;
   }
   const c = readCookies(request)[cookie];

@@ -162,7 +162,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
       if (b.settlement_currency !== undefined && !(await usdRate(ctx.db, ctx.config.env, b.settlement_currency))) {
         details.push(`settlement_currency: no exchange rate is known for ${b.settlement_currency}`);
       }
-      if (b.sandbox_chaos !== undefined && ctx.config.env !== 'staging') details.push('sandbox_chaos: staging only');
+      if (b.sandbox_chaos !== undefined && !ctx.config.sandbox) details.push('sandbox_chaos: staging only');
       if (b.timezone !== undefined && !isTimeZone(b.timezone)) details.push('timezone: must be an IANA timezone, e.g. America/Sao_Paulo');
       for (const currency of (b.newinvoice_currencies ?? []) as string[]) {
         if (!(await usdRate(ctx.db, ctx.config.env, currency))) details.push(`newinvoice_currencies: no exchange rate is known for ${currency}`);

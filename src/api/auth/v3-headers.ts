@@ -67,7 +67,7 @@ export function v3HeaderAuth(ctx: AppContext, set: 'deposits' | 'cashouts') {
     }
     const found = await findSigningSecret(ctx.db, ctx.box, set, xLogin, ctx.cache);
     // Staging explains a refusal (the signature debugger); production says no more than the code.
-    const debug = ctx.config.env === 'staging';
+    const debug = ctx.config.relaxedChecks;
     if (!found) throw v3Errors.invalidCredentials(undefined, debug ? await v3LoginDetails(ctx, set, xLogin) : undefined);
     const rawBody = request.rawBody ?? Buffer.alloc(0);
     const svc2 = auth[1]!.toUpperCase() === 'SVC2';

@@ -249,7 +249,7 @@ export function registerStreamlineDeposits(app: FastifyInstance, ctx: AppContext
       const card = f.x_payment_type === '03';
       return sendRecord(request, reply, [
         ['result', f.result], ['x_iduser', f.x_iduser], ['x_invoice', f.x_invoice], ['x_amount', f.x_amount],
-        ['PT', d.test || ctx.config.env === 'staging' ? '1' : '0'], ['Sign', f.x_control],
+        ['PT', d.test || ctx.config.sandbox ? '1' : '0'], ['Sign', f.x_control],
         ['x_document', f.x_document], ['x_bank', f.x_bank], ['x_payment_type', f.x_payment_type], ['x_bank_name', f.x_bank_name],
         ['x_currency', f.x_currency],
         ...(card ? ([['x_approval_detail', d.status === 'COMPLETED' ? 'Approved' : d.status === 'CANCELLED' ? 'Not approved' : 'Pending'], ['card_number', '']] as [string, string][]) : []),

@@ -271,7 +271,7 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
         },
       },
       async (request, reply) => {
-        if (ctx.config.env !== 'staging') throw v3Errors.notFound('Route not found');
+        if (!ctx.config.sandbox) throw v3Errors.notFound('Route not found');
         // A status that does not allow it (RefundTransitionError) answers 409/510 through the v3
         // face's one mapping (http/errors.ts v3SharedError), as for deposits and cashouts.
         const r = await transitionRefund(

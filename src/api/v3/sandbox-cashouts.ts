@@ -30,7 +30,7 @@ const viewSchema = {
 } as const;
 
 export function registerSandboxCashouts(app: FastifyInstance, ctx: AppContext): void {
-  if (ctx.config.env !== 'staging') return;
+  if (!ctx.config.sandbox) return;
   for (const [action, summary] of Object.entries(ACTIONS) as [keyof typeof ACTIONS, string][]) {
     app.post<{ Params: { id: string }; Body: unknown }>(
       `/v3/sandbox/cashouts/:id/${action}`,

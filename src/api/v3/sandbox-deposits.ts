@@ -18,7 +18,7 @@ const ACTIONS = {
 } as const;
 
 export function registerSandboxDeposits(app: FastifyInstance, ctx: AppContext): void {
-  if (ctx.config.env !== 'staging') return;
+  if (!ctx.config.sandbox) return;
   for (const [action, summary] of Object.entries(ACTIONS) as [keyof typeof ACTIONS, string][]) {
     app.post<{ Params: { id: string } }>(
       `/v3/sandbox/deposits/:id/${action}`,

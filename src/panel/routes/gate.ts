@@ -50,7 +50,7 @@ export type PanelGate = ReturnType<typeof panelGate>;
  */
 export function panelGate(app: FastifyInstance, ctx: AppContext) {
   const env = ctx.config.env;
-  const staging = env === 'staging';
+  const staging = ctx.config.sandbox;
 
   // The back-office error page (src/web/backoffice-errors.ts): a 503 with Retry-After on a
   // database outage, a 4xx page in the person's language for bad input, never a 500 for it. A
@@ -82,7 +82,7 @@ export function panelGate(app: FastifyInstance, ctx: AppContext) {
   }
 
   function choiceCookie(reply: FastifyReply, ticket: string | null): void {
-    const attrs = `Path=/panel/login; HttpOnly; SameSite=Strict${env === 'production' ? '; Secure' : ''}`;
+    const attrs = `Path=/panel/login; HttpOnly; SameSite=Strict${ctx.config.relaxedChecks ? '' : '; Secure'}`;
     reply.header('set-cookie', ticket ? `${CHOICE_COOKIE}=${ticket}; ${attrs}; Max-Age=${CHOICE_MINUTES * 60}` : `${CHOICE_COOKIE}=; ${attrs}; Max-Age=0`);
   }
 

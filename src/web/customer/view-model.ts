@@ -124,7 +124,7 @@ export async function load(ctx: AppContext, token: string, req: PageRequest): Pr
     t: strings(lang),
     locale: localeOf(lang, d.country),
     timeZone: COUNTRY_TIME_ZONES[d.country] ?? 'UTC',
-    staging: ctx.config.env === 'staging',
+    staging: ctx.config.sandbox,
     embedded: req.iframe && mayFrame(d, method),
     frameOrigins: c.frameOrigins,
     now,

@@ -119,7 +119,7 @@ export function registerCustomerPages(app: FastifyInstance, ctx: AppContext): vo
       return a.type === 'voucher' && a.barCode && l.info?.amount && l.info.currency ? voucherPage(l, a.barCode, a.digitableLine) : null;
     }),
   );
-  if (ctx.config.env === 'staging') {
+  if (ctx.config.sandbox) {
     app.post(
       '/pay/:token/simulate',
       { schema: { hide: true } },
