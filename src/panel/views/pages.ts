@@ -97,7 +97,7 @@ function langLinks(lang: Lang, here: string, t: PanelStrings): SafeHtml {
     }</nav>`;
 }
 
-const envBadge = (t: PanelStrings, env: string) => html`<span class="env ${env}">${env === 'staging' ? t.staging : t.production}</span>`;
+const envBadge = (t: PanelStrings, env: 'staging' | 'production') => html`<span class="env ${env}">${t[env]}</span>`;
 
 const NAV: [string, keyof PanelStrings, Action][] = [
   ['/panel', 'navHome', 'view'], ['/panel/deposits', 'navDeposits', 'view'], ['/panel/cashouts', 'navCashouts', 'view'],

@@ -59,7 +59,7 @@ function langLinks(lang: Lang, here: string, t: OpsStrings): SafeHtml {
   )}</nav>`;
 }
 
-const envBadge = (t: OpsStrings, env: string) => html`<span class="env ${env}">${env === 'staging' ? t.staging : t.production}</span>`;
+const envBadge = (t: OpsStrings, env: 'staging' | 'production') => html`<span class="env ${env}">${t[env]}</span>`;
 
 const NAV: [string, keyof OpsStrings, OpsAction][] = [
   ['/ops/merchants', 'navMerchants', 'view'], ['/ops/approvals', 'navApprovals', 'view'], ['/ops/rates', 'navRates', 'view'],
