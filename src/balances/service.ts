@@ -32,7 +32,7 @@ export async function creditDeposits(q: Queryable, ctx: AppContext, credits: { d
     if (d.test) continue;
     const needsRate = currency !== 'USD' && currency !== d.local_currency;
     if (needsRate && !rates.has(currency)) {
-      const rate = await usdRate(q, ctx.config.env, currency);
+      const rate = await usdRate(q, ctx.config, currency);
       if (!rate) throw new Error(`no USD rate for settlement currency ${currency}`);
       rates.set(currency, rate);
     }

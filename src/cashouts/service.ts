@@ -56,7 +56,7 @@ interface Amounts {
  */
 /** The rate of a currency, refused when unknown or older than CAJA_RATES_MAX_AGE_HOURS. */
 async function freshRate(ctx: AppContext, currency: string): Promise<Decimal> {
-  const known = await knownRate(ctx.db, ctx.config.env, currency);
+  const known = await knownRate(ctx.db, ctx.config, currency);
   if (!known) throw new CashoutError('no_rate', `No exchange rate is known for ${currency}`);
   const stale = staleRate(new Map<string, KnownRate>([[currency, known]]), [currency], ctx.config.rates.maxAgeHours, ctx.now());
   if (stale) throw new CashoutError('rate_stale', staleRateText(stale));

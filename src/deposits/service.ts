@@ -87,7 +87,7 @@ async function loadPreload(q: Queryable, ctx: AppContext, wanted: string[], merc
     [wanted, merchantId, country],
     { name: 'caja_deposit_preload' },
   );
-  const rates = resolveUsdRates(ctx.config.env, wanted, rows[0]?.rates ?? []);
+  const rates = resolveUsdRates(ctx.config, wanted, rows[0]?.rates ?? []);
   return { rates, rules: merchantId === null ? null : rulesFromRows(rows[0]?.limits ?? []) };
 }
 

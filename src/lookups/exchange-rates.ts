@@ -2,7 +2,10 @@
 // rates. A row says where it came from (source) and when that source published it (rate_at);
 // a rate older than CAJA_RATES_MAX_AGE_HOURS is refused by the deposit and cashout services
 // (rateAge below), never silently used.
-import type { Environment } from '../config/config.ts';
+import type { Capabilities } from '../config/config.ts';
+
+/** Simulated providers (staging) fall back to the shipped sample rates. */
+type Simulated = Pick<Capabilities, 'simulated'>;
 import type { Queryable } from '../db/db.ts';
 import { SAMPLE_USD_RATES } from '../domain/exchange-rates.ts';
 import { dec, type Decimal, divideRate, fromDb, multiplyRate, toPlainString } from '../domain/money.ts';
@@ -20,10 +23,10 @@ export interface KnownRate {
  * The one rule for which rate applies: USD is 1, a stored row wins, and staging falls back to
  * the shipped sample. `rows` are the exchange_rates rows read for `wanted`.
  */
-export function resolveUsdRates(env: Environment, wanted: string[], rows: RateRow[]): Map<string, KnownRate> {
+export function resolveUsdRates(sim: Simulated, wanted: string[], rows: RateRow[]): Map<string, KnownRate> {
   const rates = new Map<string, KnownRate>([['USD', { rate: dec('1'), at: null }]]);
   for (const [currency, rate, at] of rows) rates.set(currency, { rate: fromDb(rate), at: new Date(at) });
-  if (env === 'staging') {
+  if (sim.simulated) {
     for (const c of wanted) if (!rates.has(c) && SAMPLE_USD_RATES[c]) rates.set(c, { rate: dec(SAMPLE_USD_RATES[c]!), at: null });
   }
   return rates;
@@ -51,19 +54,19 @@ export function staleRateText(s: StaleRate): string {
 }
 
 /** Units of `currency` per 1 USD and when it was published, or null when no rate is known. */
-export async function knownRate(q: Queryable, env: Environment, currency: string): Promise<KnownRate | null> {
+export async function knownRate(q: Queryable, sim: Simulated, currency: string): Promise<KnownRate | null> {
   const { rows } = await q.query<{ usd_rate: string; rate_at: Date }>('SELECT usd_rate, rate_at FROM exchange_rates WHERE currency = $1', [currency]);
-  return resolveUsdRates(env, [currency], rows.map((r) => [currency, r.usd_rate, r.rate_at])).get(currency) ?? null;
+  return resolveUsdRates(sim, [currency], rows.map((r) => [currency, r.usd_rate, r.rate_at])).get(currency) ?? null;
 }
 
 /** Units of `currency` per 1 USD, or null when no rate is known. */
-export async function usdRate(q: Queryable, env: Environment, currency: string): Promise<Decimal | null> {
-  return (await knownRate(q, env, currency))?.rate ?? null;
+export async function usdRate(q: Queryable, sim: Simulated, currency: string): Promise<Decimal | null> {
+  return (await knownRate(q, sim, currency))?.rate ?? null;
 }
 
 /** All known rates (stored rows over samples). */
-export async function allUsdRates(q: Queryable, env: Environment): Promise<Record<string, string>> {
-  const out: Record<string, string> = env === 'staging' ? { ...SAMPLE_USD_RATES } : { USD: '1' };
+export async function allUsdRates(q: Queryable, sim: Simulated): Promise<Record<string, string>> {
+  const out: Record<string, string> = sim.simulated ? { ...SAMPLE_USD_RATES } : { USD: '1' };
   const { rows } = await q.query<{ currency: string; usd_rate: string }>('SELECT currency, usd_rate FROM exchange_rates ORDER BY currency');
   for (const r of rows) out[r.currency] = toPlainString(fromDb(r.usd_rate));
   return out;
@@ -73,10 +76,10 @@ export async function allUsdRates(q: Queryable, env: Environment): Promise<Recor
  * Converts `amount` in `from` to `to` through USD, rounded to `scale` decimals (payment_info may
  * carry more than 2). Null when a rate is missing.
  */
-export async function convert(q: Queryable, env: Environment, amount: Decimal, from: string, to: string, scale = 2): Promise<Decimal | null> {
+export async function convert(q: Queryable, sim: Simulated, amount: Decimal, from: string, to: string, scale = 2): Promise<Decimal | null> {
   if (from === to) return amount;
-  const fromRate = await usdRate(q, env, from);
-  const toRate = await usdRate(q, env, to);
+  const fromRate = await usdRate(q, sim, from);
+  const toRate = await usdRate(q, sim, to);
   if (!fromRate || !toRate) return null;
   // Multiply first, at full precision, so only the final division rounds.
   const product = multiplyRate(amount, toRate, amount.scale + toRate.scale);

@@ -90,7 +90,7 @@ export async function validateAccount(ctx: AppContext, registry: AccountRegistry
   if (input.amount !== undefined) {
     const limits = bankTransferLimits(input.country);
     if (limits) {
-      const amount = await convert(ctx.db, ctx.config.env, input.amount, input.currency, limits.currency);
+      const amount = await convert(ctx.db, ctx.config, input.amount, input.currency, limits.currency);
       if (!amount) return { ok: false, kind: 'currency', reason: `no exchange rate from ${input.currency} to ${limits.currency}` };
       if (cmp(amount, limits.min) < 0 || cmp(amount, limits.max) > 0) {
         const bounds = `${toPlainString(limits.min)} to ${toPlainString(limits.max)} ${limits.currency}`;

@@ -17,7 +17,6 @@ const ALLOWED = [/^src\/config\//, /^src\/server\//, /^src\/connectors\/registry
 const NOT_YET: Record<string, string> = {
   'src/domain/urls.ts': 'checkCallbackUrl(url, env): http on localhost in staging',
   'src/domain/frame-origins.ts': 'checkFrameOrigins(origins, env): http on localhost in staging',
-  'src/lookups/exchange-rates.ts': 'usdRate/convert(db, env, …): sample rates in staging',
   'src/merchants/merchants.ts': "createMerchant(…, env, …): a staging merchant's account validation",
 };
 

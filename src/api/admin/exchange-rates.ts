@@ -19,7 +19,7 @@ export function registerAdminExchangeRates(app: FastifyInstance, ctx: AppContext
   app.get(
     '/admin/exchange_rates',
     { schema: { tags: ['admin'], summary: 'Units of each currency per 1 USD', security: [{ adminToken: [] }], response: { 200: { type: 'object', properties: { rates: ratesSchema } } } } },
-    async () => ({ rates: await allUsdRates(ctx.db, ctx.config.env) }),
+    async () => ({ rates: await allUsdRates(ctx.db, ctx.config) }),
   );
   app.put<{ Body: { rates: Record<string, unknown> } }>(
     '/admin/exchange_rates',
@@ -60,7 +60,7 @@ export function registerAdminExchangeRates(app: FastifyInstance, ctx: AppContext
       if (details.length) throw v3Errors.validation(details);
       // Recorded with source 'manual' and published now: staging's rates, or an override of a source's.
       const done = await setRatesOrRequest(ctx, rates, tokenActor(request));
-      const all = await allUsdRates(ctx.db, ctx.config.env);
+      const all = await allUsdRates(ctx.db, ctx.config);
       if (done.pending.length) return reply.status(202).send({ rates: all, pending: done.pending.map((p) => ({ currency: p.currency, approval_id: p.approval_id, status: p.status })) });
       return { rates: all };
     },

@@ -159,13 +159,13 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
     async (request) => {
       const details = checkUrls(request.body, ctx);
       const b = request.body;
-      if (b.settlement_currency !== undefined && !(await usdRate(ctx.db, ctx.config.env, b.settlement_currency))) {
+      if (b.settlement_currency !== undefined && !(await usdRate(ctx.db, ctx.config, b.settlement_currency))) {
         details.push(`settlement_currency: no exchange rate is known for ${b.settlement_currency}`);
       }
       if (b.sandbox_chaos !== undefined && !ctx.config.sandbox) details.push('sandbox_chaos: staging only');
       if (b.timezone !== undefined && !isTimeZone(b.timezone)) details.push('timezone: must be an IANA timezone, e.g. America/Sao_Paulo');
       for (const currency of (b.newinvoice_currencies ?? []) as string[]) {
-        if (!(await usdRate(ctx.db, ctx.config.env, currency))) details.push(`newinvoice_currencies: no exchange rate is known for ${currency}`);
+        if (!(await usdRate(ctx.db, ctx.config, currency))) details.push(`newinvoice_currencies: no exchange rate is known for ${currency}`);
       }
       let frameOrigins: string[] | null | undefined;
       if (b.frame_origins === 'default') frameOrigins = null;

@@ -50,8 +50,8 @@ export function registerStreamlineLookups(app: FastifyInstance, ctx: AppContext)
       const amount = parseAmount(amountText.trim());
       if (!amount.ok) throw new StreamlineError(300, `Invalid parameter: x_amount ${amount.reason}`);
       const currency = getCountry(code)!.currency;
-      const rate = await usdRate(ctx.db, ctx.config.env, currency);
-      const local = await convert(ctx.db, ctx.config.env, amount.value, 'USD', currency, minorUnits(currency));
+      const rate = await usdRate(ctx.db, ctx.config, currency);
+      const local = await convert(ctx.db, ctx.config, amount.value, 'USD', currency, minorUnits(currency));
       if (!rate || !local) throw new StreamlineError(506, `No exchange rate for ${currency}`);
       return sendRecord(request, reply, [
         ['x_country', code],

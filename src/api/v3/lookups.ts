@@ -196,8 +196,8 @@ export function registerLookups(app: FastifyInstance, ctx: AppContext): void {
       if (code && country && !method) details.push(`payment_method: '${code}' is not offered in ${country}`);
       if (details.length || !parsed.ok) throw v3Errors.validation(details);
       const currency = getCountry(country)!.currency;
-      const rate = await usdRate(ctx.db, ctx.config.env, currency);
-      const converted = await convert(ctx.db, ctx.config.env, parsed.value, 'USD', currency, minorUnits(currency));
+      const rate = await usdRate(ctx.db, ctx.config, currency);
+      const converted = await convert(ctx.db, ctx.config, parsed.value, 'USD', currency, minorUnits(currency));
       if (!rate || !converted) throw v3Errors.notFound(`No exchange rate for ${currency}`);
       // Decimals written with their exact digits: an 18-digit amount is not rounded as a double.
       // The merchant bears the fee (fee_on_payer false), as on a deposit created with defaults; by its own schedule when it has one.

@@ -12,7 +12,7 @@ import { countryOptions } from './lists.ts';
 import * as V from '../views/pages.ts';
 
 export function registerHome(app: FastifyInstance, ctx: AppContext, gate: PanelGate): void {
-  const { route: panelRoute, env } = gate;
+  const { route: panelRoute } = gate;
 
   app.get('/panel', panelRoute('view', async (c) => {
     const [stats, balances] = await Promise.all([homeStats(ctx.db, c.s.actor.merchantId, ctx.now()), merchantBalances(ctx.db, c.s.actor.merchantId)]);
@@ -22,6 +22,6 @@ export function registerHome(app: FastifyInstance, ctx: AppContext, gate: PanelG
   app.get('/panel/methods', panelRoute('view', async (c) => {
     const country = c.query.country && isCountryAccepted(c.query.country.toUpperCase()) ? c.query.country.toUpperCase() : 'BR';
     const served = await servedMethods(ctx, country);
-    return V.methodsPage(c.f, { country, countries: countryOptions(), methods: methodsForCountry(country).filter((m) => served.has(m.code)), rates: await allUsdRates(ctx.db, env) });
+    return V.methodsPage(c.f, { country, countries: countryOptions(), methods: methodsForCountry(country).filter((m) => served.has(m.code)), rates: await allUsdRates(ctx.db, ctx.config) });
   }));
 }
