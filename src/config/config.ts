@@ -13,7 +13,8 @@ export type Environment = 'staging' | 'production';
  * - sandbox: the sandbox endpoints (sandbox deposits, cashouts and refunds, the pay page's
  *   simulate buttons, the card simulator), magic values that decide an outcome, sandbox chaos,
  *   the checkout's staging banner, test deposits reported as such.
- * - simulated: providers are simulated (the staging bank answers refunds no connector makes).
+ * - simulated: providers are simulated (the staging bank answers refunds no connector makes, the
+ *   simulated account registry, the sample exchange rates).
  * - relaxedChecks: cookies without Secure, signature hints in authentication errors, one
  *   operator moves money alone (no four eyes), a statement's account need not be registered.
  */
