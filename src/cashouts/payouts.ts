@@ -27,6 +27,7 @@
 // worker tries the first waiting order of each network early (a probe, at most once a second per
 // process); when it, or any other step, gets an answer from the provider, the waiting orders of
 // that network are made due and stepped in the same pass.
+import { probeDue } from '../jobs/probe.ts';
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { type CashoutRow, CashoutError, transitionCashoutIn } from './service.ts';
@@ -120,20 +121,6 @@ async function wakeWaiting(ctx: AppContext, connectors: Iterable<string>, passSt
 /** The provider answered elsewhere (its catch-up poll): its waiting orders go at the next pass. */
 export async function providerAnsweredForPayouts(ctx: AppContext, connector: string): Promise<void> {
   await wakeWaiting(ctx, [connector], ctx.now());
-}
-
-/** A network's waiting orders are probed at most this often by one process. */
-const PROBE_MS = 1000;
-const lastProbe = new WeakMap<object, Map<string, number>>();
-
-/** Whether this process may probe `connector` now (and notes that it does). */
-function probeDue(ctx: AppContext, connector: string): boolean {
-  let perDb = lastProbe.get(ctx.db);
-  if (!perDb) lastProbe.set(ctx.db, (perDb = new Map()));
-  const now = Date.now();
-  if (now - (perDb.get(connector) ?? 0) < PROBE_MS) return false;
-  perDb.set(connector, now);
-  return true;
 }
 
 /** How long a step holds its row: a look-up and a send, each within the connector's timeout. */
@@ -338,7 +325,7 @@ export async function runConnectorPayouts(ctx: AppContext): Promise<void> {
   } while (rows.length === BATCH);
   // A network nothing was asked of in this pass, with orders waiting on it: one is tried early (a probe).
   for (const connector of connectors) {
-    if (!heardOf.has(connector.name) && probeDue(ctx, connector.name)) await stepRows(ctx, await claim(ctx, null, 1, connector.name), heardOf);
+    if (!heardOf.has(connector.name) && probeDue(ctx, 'payouts', connector.name)) await stepRows(ctx, await claim(ctx, null, 1, connector.name), heardOf);
   }
   // A network that answered: whatever waits on it goes now, in this pass.
   if ((await wakeWaiting(ctx, [...heardOf].filter(([, answered]) => answered).map(([name]) => name), passStart)) > 0) {

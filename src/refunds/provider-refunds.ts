@@ -26,6 +26,7 @@
 // first waiting refund of each provider early (a probe, at most once a second per process); when
 // it, or any other step, gets an answer from the provider, the refunds waiting on that provider
 // are made due and stepped in the same pass.
+import { probeDue } from '../jobs/probe.ts';
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { fromDb } from '../domain/money.ts';
@@ -105,19 +106,6 @@ async function wakeWaiting(ctx: AppContext, connectors: Iterable<string>, passSt
 /** The provider answered elsewhere (its catch-up poll): its waiting refunds go at the next pass. */
 export async function providerAnsweredForRefunds(ctx: AppContext, connector: string): Promise<void> {
   await wakeWaiting(ctx, [connector], ctx.now());
-}
-
-/** A provider's waiting refunds are probed at most this often by one process. */
-const PROBE_MS = 1000;
-const lastProbe = new WeakMap<object, Map<string, number>>();
-
-function probeDue(ctx: AppContext, connector: string): boolean {
-  let perDb = lastProbe.get(ctx.db);
-  if (!perDb) lastProbe.set(ctx.db, (perDb = new Map()));
-  const now = Date.now();
-  if (now - (perDb.get(connector) ?? 0) < PROBE_MS) return false;
-  perDb.set(connector, now);
-  return true;
 }
 
 async function setState(
@@ -263,7 +251,7 @@ export async function trackConnectorRefunds(ctx: AppContext, limit = 50): Promis
   );
   // A provider nothing was asked of in this pass: one of its waiting refunds is tried early.
   for (const { connector } of waiting) {
-    if (!rows.some((r) => r.connector === connector) && probeDue(ctx, connector)) await stepAll(await claim(ctx, null, 1, connector));
+    if (!rows.some((r) => r.connector === connector) && probeDue(ctx, 'refunds', connector)) await stepAll(await claim(ctx, null, 1, connector));
   }
   // Those woken are stepped once now (whatever a step of theirs hears wakes nothing more).
   if ((await wakeWaiting(ctx, answered, passStart)) > 0) for (const row of await claim(ctx, null, limit)) await step(ctx, row);
