@@ -27,7 +27,7 @@
 // worker tries the first waiting order of each network early (a probe, at most once a second per
 // process); when it, or any other step, gets an answer from the provider, the waiting orders of
 // that network are made due and stepped in the same pass.
-import { probeDue } from '../jobs/probe.ts';
+import { type SendOnceJobs, backoffSeconds as backoff, claim as claimJobs, leaseUntil, recover, wake } from '../jobs/send-once.ts';
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { type CashoutRow, CashoutError, transitionCashoutIn } from './service.ts';
@@ -42,8 +42,6 @@ import { newClaveRastreo } from '../connectors/stp/mapping.ts';
 const NEW_REFERENCE: Record<string, () => string> = { [STP_CONNECTOR]: newClaveRastreo };
 
 const BATCH = 50;
-/** Seconds before the next attempt of an order not yet sent, by attempts so far. */
-const SEND_BACKOFF_SECONDS = [1, 2, 5, 10, 30, 60];
 /** A paid order can still come back (SPEI returns): watched this long after payment. */
 const RETURN_WATCH_DAYS = 7;
 
@@ -81,50 +79,24 @@ export async function handOverDueCashouts(ctx: AppContext, connector: OrderPayou
   });
 }
 
+/** The send-once jobs of payout orders (src/jobs/send-once.ts). */
+const JOBS: SendOnceJobs = {
+  work: 'payouts', table: 'connector_payouts', key: 'cashout_id',
+  open: `state <> 'done' AND state <> 'stopped'`,
+  waiting: `state IN ('new', 'sending') AND last_error IS NOT NULL`,
+};
+
 /**
  * Rows due for a step, leased so that one process works on each at a time. `probe` (a network's
  * name): instead, the first of its orders waiting after a failed step, before its backoff is over.
  */
-async function claim(ctx: AppContext, cashoutId: number | null, limit: number, probe: string | null = null): Promise<Row[]> {
-  const now = ctx.now();
-  const lease = leaseUntil(ctx);
-  const { rows } = await ctx.db.query<Row>(
-    `WITH due AS (
-       SELECT cashout_id FROM connector_payouts
-       WHERE state <> 'done' AND state <> 'stopped' AND (leased_until IS NULL OR leased_until < $1) AND ($3::integer IS NULL OR cashout_id = $3)
-         AND CASE WHEN $5::text IS NULL THEN next_check_at <= $1 ELSE connector = $5 AND state IN ('new', 'sending') AND last_error IS NOT NULL END
-       ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED
-     )
-     UPDATE connector_payouts cp SET leased_until = $2 FROM due WHERE cp.cashout_id = due.cashout_id
-     RETURNING cp.cashout_id, cp.connector, cp.reference, cp.state, cp.attempts, cp.created_at, cp.provider_id, cp.operation_day`,
-    [now, lease, cashoutId, limit, probe],
-  );
-  return rows;
-}
-
-/**
- * The provider answered: its orders waiting after a failed step are due now (not those stepped in
- * this pass, since `passStart`: they just had their try). Answers how many.
- */
-async function wakeWaiting(ctx: AppContext, connectors: Iterable<string>, passStart: Date): Promise<number> {
-  const names = [...connectors];
-  if (names.length === 0) return 0;
-  const now = ctx.now();
-  const { rowCount } = await ctx.db.query(
-    `UPDATE connector_payouts SET next_check_at = $2 WHERE connector = ANY($1::text[]) AND state IN ('new', 'sending')
-       AND last_error IS NOT NULL AND next_check_at > $2 AND (leased_until IS NULL OR leased_until < $2) AND updated_at < $3`,
-    [names, now, passStart],
-  );
-  return rowCount ?? 0;
-}
+const claim = (ctx: AppContext, cashoutId: number | null, limit: number, probe: string | null = null): Promise<Row[]> =>
+  claimJobs<Row>(ctx, JOBS, { id: cashoutId, limit, probe });
 
 /** The provider answered elsewhere (its catch-up poll): its waiting orders go at the next pass. */
 export async function providerAnsweredForPayouts(ctx: AppContext, connector: string): Promise<void> {
-  await wakeWaiting(ctx, [connector], ctx.now());
+  await wake(ctx, JOBS, [connector], ctx.now());
 }
-
-/** How long a step holds its row: a look-up and a send, each within the connector's timeout. */
-const leaseUntil = (ctx: AppContext) => new Date(ctx.now().getTime() + 2 * ctx.config.connectors.timeoutMs + 5000);
 
 type Heard = { providerId?: string; state?: string; day?: string };
 
@@ -252,8 +224,6 @@ async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row, 
   }
 }
 
-const backoff = (attempts: number) => SEND_BACKOFF_SECONDS[Math.min(attempts, SEND_BACKOFF_SECONDS.length - 1)]!;
-
 async function connectorsByName(ctx: AppContext): Promise<Map<string, OrderPayoutConnector>> {
   return new Map((await orderPayoutConnectors(ctx)).map((c) => [c.name, c]));
 }
@@ -323,17 +293,9 @@ export async function runConnectorPayouts(ctx: AppContext): Promise<void> {
     rows = await claim(ctx, null, BATCH);
     await stepRows(ctx, rows, heardOf);
   } while (rows.length === BATCH);
-  // A network nothing was asked of in this pass, with orders waiting on it: one is tried early (a probe).
-  for (const connector of connectors) {
-    if (!heardOf.has(connector.name) && probeDue(ctx, 'payouts', connector.name)) await stepRows(ctx, await claim(ctx, null, 1, connector.name), heardOf);
-  }
-  // A network that answered: whatever waits on it goes now, in this pass.
-  if ((await wakeWaiting(ctx, [...heardOf].filter(([, answered]) => answered).map(([name]) => name), passStart)) > 0) {
-    do {
-      rows = await claim(ctx, null, BATCH);
-      await stepRows(ctx, rows);
-    } while (rows.length === BATCH);
-  }
+  // A network nothing was asked of in this pass, with orders waiting on it, is probed; whatever
+  // waits on a network that answered goes now, in this pass.
+  await recover<Row>(ctx, JOBS, { passStart, heardOf, candidates: connectors.map((c) => c.name), limit: BATCH, step: async (claimed, heard) => void (await stepRows(ctx, claimed, heard)) });
 }
 
 /** The countries whose cashouts a configured network pays (the staging bank leaves them alone). */

@@ -47,6 +47,21 @@ export interface Db extends Queryable {
    * missed meanwhile). Answers the function that stops listening. Absent on PGlite (one process).
    */
   listen?(channel: string, onEvent: () => void): Promise<() => Promise<void>>;
+  /**
+   * PostgreSQL: a connection of its own held open for the process's life (until close()), named by
+   * its backend's pid and start: while the process lives, pg_stat_activity shows it; when the
+   * process dies (or the connection is lost: `alive()` turns false) the row goes. The holder of
+   * the send-once leases (src/jobs/send-once.ts). Absent on PGlite (one process).
+   */
+  session?(): Promise<DbSession>;
+}
+
+/** A connection held open to name its process in pg_stat_activity (Db.session). */
+export interface DbSession {
+  pid: number;
+  started: Date;
+  alive(): boolean;
+  close(): Promise<void>;
 }
 
 const INT8 = 20;
@@ -268,6 +283,25 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
       listeners.add(stop);
       await connect();
       return stop;
+    },
+    async session() {
+      const c = new BoundedClient({ connectionString: url, keepAlive: true });
+      let open = true;
+      const lost = () => {
+        open = false;
+        c.end().catch(() => undefined);
+      };
+      c.on('error', lost);
+      c.on('end', lost);
+      await c.connect();
+      const { rows } = await c.query<{ pid: number; backend_start: Date }>('SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()');
+      const stop = async () => {
+        open = false;
+        listeners.delete(stop);
+        await c.end().catch(() => undefined);
+      };
+      listeners.add(stop);
+      return { pid: rows[0]!.pid, started: rows[0]!.backend_start, alive: () => open, close: stop };
     },
     close: async () => {
       await Promise.all([...listeners].map((stop) => stop()));

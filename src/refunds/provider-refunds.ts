@@ -26,7 +26,7 @@
 // first waiting refund of each provider early (a probe, at most once a second per process); when
 // it, or any other step, gets an answer from the provider, the refunds waiting on that provider
 // are made due and stepped in the same pass.
-import { probeDue } from '../jobs/probe.ts';
+import { type SendOnceJobs, backoffSeconds, claim as claimJobs, recover, waitingConnectors, wake } from '../jobs/send-once.ts';
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { fromDb } from '../domain/money.ts';
@@ -34,9 +34,6 @@ import { RefundTransitionError, transitionRefund } from './transitions.ts';
 import { ConnectorError, type RefundOrder, type RefundOutcome } from '../connectors/payin.ts';
 import { CARD_NETWORK, refundReference } from '../connectors/refund-routes.ts';
 import { cardRefundConnector, payinConnectorNamed } from '../connectors/registry.ts';
-
-/** Seconds before the next look-up of a refund still in progress, by look-ups so far. */
-const BACKOFF_SECONDS = [1, 2, 5, 10, 30, 60];
 
 interface Row {
   refund_id: number;
@@ -57,8 +54,14 @@ interface Row {
   connector_reference: string | null;
 }
 
-/** How long a claimed row is held: longer than any request to the provider. */
-const leaseMs = (ctx: AppContext) => 2 * ctx.config.connectors.timeoutMs + 5000;
+/** The send-once jobs of refunds (src/jobs/send-once.ts). */
+const JOBS: SendOnceJobs = {
+  work: 'refunds', table: 'connector_refunds', key: 'refund_id',
+  open: `state <> 'done' AND stopped IS NULL`,
+  waiting: 'last_error IS NOT NULL',
+  // Moved to the lease's end: a hint while the row is held moves it back (setState keeps it due).
+  onClaim: 'next_check_at = $2',
+};
 
 /**
  * Refunds due for a step, claimed (leased) so that one process works on each at a time. `probe`
@@ -66,53 +69,30 @@ const leaseMs = (ctx: AppContext) => 2 * ctx.config.connectors.timeoutMs + 5000;
  * backoff is over.
  */
 async function claim(ctx: AppContext, refundId: number | null, limit: number, probe: string | null = null): Promise<Row[]> {
-  const now = ctx.now();
-  const lease = new Date(now.getTime() + leaseMs(ctx));
+  const claimed = await claimJobs<{ refund_id: number }>(ctx, JOBS, { id: refundId, limit, probe });
+  if (claimed.length === 0) return [];
   const { rows } = await ctx.db.query<Row>(
-    `WITH due AS (
-       SELECT refund_id FROM connector_refunds
-       WHERE state <> 'done' AND stopped IS NULL AND (leased_until IS NULL OR leased_until < $1)
-         AND CASE WHEN $5::text IS NULL THEN next_check_at <= $1 ELSE connector = $5 AND last_error IS NOT NULL END
-         AND ($3::integer IS NULL OR refund_id = $3)
-       ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED
-     ), c AS (
-       UPDATE connector_refunds cr SET leased_until = $2, next_check_at = $2 FROM due WHERE cr.refund_id = due.refund_id RETURNING cr.*
-     )
-     SELECT c.refund_id, c.connector, c.reference, c.payment_id, c.state, c.attempts, c.destination, c.created_at, r.merchant_id, r.deposit_id,
+    `SELECT c.refund_id, c.connector, c.reference, c.payment_id, c.state, c.attempts, c.destination, c.created_at, r.merchant_id, r.deposit_id,
             r.local_amount AS amount, r.local_currency AS currency, r.amount AS refund_amount, r.currency AS refund_currency,
             r.status AS refund_status, d.connector_reference
-     FROM c JOIN refunds r ON r.id = c.refund_id JOIN deposits d ON d.id = r.deposit_id`,
-    [now, lease, refundId, limit, probe],
+     FROM connector_refunds c JOIN refunds r ON r.id = c.refund_id JOIN deposits d ON d.id = r.deposit_id
+     WHERE c.refund_id = ANY($1::bigint[])`,
+    [claimed.map((c) => c.refund_id)],
   );
-  return rows;
-}
-
-/**
- * The provider answered: its refunds waiting after a failed step are due now (not those stepped
- * in this pass, since `passStart`: they just had their try). Answers how many.
- */
-async function wakeWaiting(ctx: AppContext, connectors: Iterable<string>, passStart: Date): Promise<number> {
-  const names = [...connectors];
-  if (names.length === 0) return 0;
-  const now = ctx.now();
-  const { rowCount } = await ctx.db.query(
-    `UPDATE connector_refunds SET next_check_at = $2 WHERE connector = ANY($1::text[]) AND state <> 'done' AND stopped IS NULL
-       AND last_error IS NOT NULL AND next_check_at > $2 AND (leased_until IS NULL OR leased_until < $2) AND updated_at < $3`,
-    [names, now, passStart],
-  );
-  return rowCount ?? 0;
+  const byId = new Map(rows.map((r) => [Number(r.refund_id), r]));
+  return claimed.map((c) => byId.get(Number(c.refund_id))).filter((r): r is Row => r !== undefined);
 }
 
 /** The provider answered elsewhere (its catch-up poll): its waiting refunds go at the next pass. */
 export async function providerAnsweredForRefunds(ctx: AppContext, connector: string): Promise<void> {
-  await wakeWaiting(ctx, [connector], ctx.now());
+  await wake(ctx, JOBS, [connector], ctx.now());
 }
 
 async function setState(
   ctx: AppContext, refundId: number, state: Row['state'], attempts: number, error: string | null,
   o: { keepLease?: boolean; heard?: RefundOutcome } = {},
 ): Promise<void> {
-  const wait = BACKOFF_SECONDS[Math.min(attempts, BACKOFF_SECONDS.length - 1)]! * 1000;
+  const wait = backoffSeconds(attempts) * 1000;
   await ctx.db.query(
     // A hint that came while the row was held (next_check_at moved from the lease's end to
     // before now) leaves the look-up due.
@@ -245,16 +225,17 @@ export async function trackConnectorRefunds(ctx: AppContext, limit = 50): Promis
   };
   await stepAll(rows);
   if (rows.length === limit) return rows.length;
-  const { rows: waiting } = await ctx.db.query<{ connector: string }>(
-    `SELECT DISTINCT connector FROM connector_refunds WHERE state <> 'done' AND stopped IS NULL AND last_error IS NOT NULL AND next_check_at > $1`,
-    [ctx.now()],
-  );
-  // A provider nothing was asked of in this pass: one of its waiting refunds is tried early.
-  for (const { connector } of waiting) {
-    if (!rows.some((r) => r.connector === connector) && probeDue(ctx, 'refunds', connector)) await stepAll(await claim(ctx, null, 1, connector));
-  }
-  // Those woken are stepped once now (whatever a step of theirs hears wakes nothing more).
-  if ((await wakeWaiting(ctx, answered, passStart)) > 0) for (const row of await claim(ctx, null, limit)) await step(ctx, row);
+  const heardOf = new Map<string, boolean>(rows.map((r) => [r.connector, answered.has(r.connector)]));
+  await recover<Row>(ctx, JOBS, {
+    passStart, heardOf, candidates: await waitingConnectors(ctx, JOBS), limit,
+    step: async (claimed, heard) => {
+      for (const row of claimed) {
+        const h = { answered: false };
+        await step(ctx, row, false, h);
+        if (heard) heard.set(row.connector, heard.get(row.connector) === true || h.answered);
+      }
+    },
+  });
   return rows.length;
 }
 
