@@ -22,8 +22,8 @@ import type { CardDetail } from '../domain/cards.ts';
 import { type NextAction, storedNextAction } from '../domain/next-action.ts';
 import { findMethod, type PayerField, type PaymentMethod } from '../domain/catalog.ts';
 import { type Payer, payerHas, validatePayerInput } from '../domain/deposit-request.ts';
-import { computeCharges } from '../domain/fees.ts';
-import { minorUnits } from '../domain/currencies.ts';
+import { chargeOrder, depositCharges } from './charges.ts';
+import type { Charges } from '../domain/fees.ts';
 import { frameOriginsInEffect } from '../domain/frame-origins.ts';
 import { type Decimal, fromDb, toDb } from '../domain/money.ts';
 import { DepositError, depositNotFound } from './errors.ts';
@@ -121,7 +121,7 @@ export async function chooseMethod(ctx: AppContext, token: string, code: string,
   let charge: Charge | null = null;
   if (connector && !connector.simulated) {
     try {
-      charge = await connector.createCharge(chargeOrder(ctx, { ...planned, payerAmount: planned.local.payerAmount }));
+      charge = await connector.createCharge(orderOf(ctx, { ...planned, payerAmount: planned.local.payerAmount }));
     } catch (err) {
       if (!(err instanceof ConnectorError)) throw err;
       ctx.log.warn({ err, depositId: d.id, connector: connector.name }, 'checkout: the provider did not create the charge');
@@ -131,7 +131,7 @@ export async function chooseMethod(ctx: AppContext, token: string, code: string,
   return ctx.db.tx(async (q) => {
     const again = await planChoice(q, ctx, served, token, code, form);
     if (!again.ok) return again.result;
-    const order = chargeOrder(ctx, { ...again, payerAmount: again.local.payerAmount });
+    const order = orderOf(ctx, { ...again, payerAmount: again.local.payerAmount });
     // Staging's simulator builds its charge here, in memory; a card has none (its page is the payment).
     if (method.kind !== 'card' && !connector) throw new CheckoutError('method_unavailable');
     const info = method.kind === 'card' ? null : charge ? charge.paymentInfo : (await connector!.createCharge(order)).paymentInfo;
@@ -160,8 +160,8 @@ interface PlannedChoice {
   d: DepositRow;
   method: PaymentMethod;
   payer: Payer;
-  local: ReturnType<typeof computeCharges>;
-  usd: ReturnType<typeof computeCharges>;
+  local: Charges;
+  usd: Charges;
   expiresAt: Date;
   now: Date;
 }
@@ -193,14 +193,8 @@ async function planChoice(
   return { ok: true, d, method, payer, local, usd, expiresAt, now };
 }
 
-function chargeOrder(ctx: AppContext, p: { d: DepositRow; method: PaymentMethod; payer: Payer; payerAmount: Decimal; expiresAt: Date }): ChargeOrder {
-  return {
-    depositId: p.d.id, token: p.d.token, method: p.method, amount: p.payerAmount, createdAt: p.d.created_at, expiresAt: p.expiresAt,
-    description: p.d.description,
-    payer: { document: p.payer.document, documentType: p.payer.document_type, name: [p.payer.first_name, p.payer.last_name].filter(Boolean).join(' ') || null },
-    publicBaseUrl: ctx.config.publicBaseUrl,
-  };
-}
+const orderOf = (ctx: AppContext, p: { d: DepositRow; method: PaymentMethod; payer: Payer; payerAmount: Decimal; expiresAt: Date }): ChargeOrder =>
+  chargeOrder(ctx.config.publicBaseUrl, { depositId: p.d.id, token: p.d.token, method: p.method, payerAmount: p.payerAmount, createdAt: p.d.created_at, expiresAt: p.expiresAt, description: p.d.description, payer: p.payer });
 
 /** In the merchant's event feed (not a notification: the status did not change). */
 function methodChosenEvent(q: Queryable, d: DepositRow, actor: 'customer' | 'sandbox', at: Date) {
@@ -212,11 +206,8 @@ function methodChosenEvent(q: Queryable, d: DepositRow, actor: 'customer' | 'san
 
 /** Fee and surcharge of the method's type, as creation computes them for a method sent at once (by the schedule the deposit was created under). */
 function chargesFor(d: DepositRow, method: PaymentMethod) {
-  const opts = { feeOnPayer: d.fee_on_payer, surchargeOnPayer: d.surcharge_on_payer };
-  return {
-    local: computeCharges(fromDb(d.local_amount), method.type, opts, minorUnits(d.local_currency), d.fee_schedule),
-    usd: computeCharges(fromDb(d.usd_amount), method.type, opts, minorUnits('USD'), d.fee_schedule),
-  };
+  return depositCharges({ local: fromDb(d.local_amount), localCurrency: d.local_currency, usd: fromDb(d.usd_amount) }, method.type,
+    { feeOnPayer: d.fee_on_payer, surchargeOnPayer: d.surcharge_on_payer }, d.fee_schedule);
 }
 
 /**
@@ -269,7 +260,7 @@ export async function startCharge(ctx: AppContext, token: string): Promise<NextA
   if (!connector) return null;
   let charge: Charge;
   try {
-    charge = await connector.createCharge(chargeOrder(ctx, { d: found, method, payer: found.payer, payerAmount: fromDb(found.payer_amount), expiresAt: found.expires_at }));
+    charge = await connector.createCharge(orderOf(ctx, { d: found, method, payer: found.payer, payerAmount: fromDb(found.payer_amount), expiresAt: found.expires_at }));
   } catch (err) {
     if (!(err instanceof ConnectorError)) throw err;
     ctx.log.warn({ err, depositId: found.id, connector: connector.name }, 'checkout: the provider did not create the charge');

@@ -33,8 +33,7 @@ import { getCountry } from '../domain/countries.ts';
 import { type DepositRequest, validateDepositRequest, type ValidationResult } from '../domain/deposit-request.ts';
 import { sandboxOutcome } from '../domain/deposit-sandbox.ts';
 import { cryptoColumn } from '../domain/crypto.ts';
-import { computeCharges } from '../domain/fees.ts';
-import { minorUnits } from '../domain/currencies.ts';
+import { chargeOrder, depositCharges } from './charges.ts';
 import { toDb } from '../domain/money.ts';
 import { payinConnectorFor, servedMethods, servesEveryMethod } from '../connectors/registry.ts';
 import { offeredMethods } from '../domain/offered-methods.ts';
@@ -343,8 +342,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
   // By the merchant's own fee schedule when it has one; the deposit keeps it (fee_schedule below).
   const schedule = merchant.fee_schedule;
   // Fees in each currency's minor unit: whole pesos on a CLP deposit.
-  const local = computeCharges(input.localAmount, type, chargeOpts, minorUnits(input.localCurrency), schedule);
-  const usd = computeCharges(input.usdAmount, type, chargeOpts, minorUnits('USD'), schedule);
+  const { local, usd } = depositCharges({ local: input.localAmount, localCurrency: input.localCurrency, usd: input.usdAmount }, type, chargeOpts, schedule);
   const token = depositToken();
   const expiresAt = new Date(now.getTime() + (method?.expiryMinutes ?? HOSTED_EXPIRY_MINUTES) * 60_000);
   const userId = input.payer.id ?? randomUUID();
@@ -383,11 +381,7 @@ export async function createDeposit(ctx: AppContext, merchant: Merchant, input: 
     // prepareDepositRequest refused a method no connector serves; one gone since is as good as down.
     if (!connector) throw providerFailure(new ConnectorError('not_configured', `no connector serves ${method.code} any more`), `The ${method.name} provider`);
     id = await nextDepositId(ctx);
-    const payerName = [input.payer.first_name, input.payer.last_name].filter(Boolean).join(' ') || null;
-    const order = {
-      depositId: id, token, method, amount: local.payerAmount, createdAt: now, expiresAt, description: input.description,
-      payer: { document: input.payer.document, documentType: input.payer.document_type, name: payerName }, publicBaseUrl: ctx.config.publicBaseUrl,
-    };
+    const order = chargeOrder(ctx.config.publicBaseUrl, { depositId: id, token, method, payerAmount: local.payerAmount, createdAt: now, expiresAt, description: input.description, payer: input.payer });
     // A real provider's charge outlives a creation that is then left out: an idempotent
     // replay or a used invoice id is answered before the provider is asked (and answered
     // even while the provider is down).
