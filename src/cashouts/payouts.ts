@@ -295,7 +295,7 @@ export async function runConnectorPayouts(ctx: AppContext): Promise<void> {
   } while (rows.length === BATCH);
   // A network nothing was asked of in this pass, with orders waiting on it, is probed; whatever
   // waits on a network that answered goes now, in this pass.
-  await recover<Row>(ctx, JOBS, { passStart, heardOf, candidates: connectors.map((c) => c.name), limit: BATCH, step: async (claimed, heard) => void (await stepRows(ctx, claimed, heard)) });
+  await recover<Row>(ctx, JOBS, { passStart, heardOf, candidates: connectors.map((c) => c.name), limit: BATCH, claim: (limit, probe) => claim(ctx, null, limit, probe), step: async (claimed, heard) => void (await stepRows(ctx, claimed, heard)) });
 }
 
 /** The countries whose cashouts a configured network pays (the staging bank leaves them alone). */

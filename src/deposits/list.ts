@@ -1,5 +1,6 @@
 // Reading a merchant's deposits in bulk (the panel's list and CSV export), with the refunds and
 // notifications of one deposit. Newest first, cursor = the last id seen.
+import { refundIdsOfDeposit, refundsOfDepositRows } from '../refunds/lookups.ts';
 import type { Queryable } from '../db/db.ts';
 import { type ListFilter, merchantListPage, type Page } from '../db/paging.ts';
 import type { DepositStatus } from '../domain/deposit-states.ts';
@@ -28,15 +29,14 @@ export interface DepositRefund {
 }
 
 export async function refundsOfDeposit(q: Queryable, depositId: number): Promise<DepositRefund[]> {
-  const { rows } = await q.query<DepositRefund>('SELECT id, status, amount, currency, created_at FROM refunds WHERE deposit_id = $1 ORDER BY id', [depositId]);
-  return rows;
+  return refundsOfDepositRows(q, depositId);
 }
 
 /** Ids of the notifications sent about a deposit (and its refunds), oldest first. */
 export async function notificationIdsOf(q: Queryable, merchantId: number, depositId: number): Promise<number[]> {
   const { rows } = await q.query<{ id: number }>(
-    `SELECT id FROM notifications WHERE merchant_id = $1 AND subject_key = ANY($2::text[] || ARRAY(SELECT 'refund:' || id FROM refunds WHERE deposit_id = $3)) ORDER BY id`,
-    [merchantId, [`deposit:${depositId}`], depositId],
+    `SELECT id FROM notifications WHERE merchant_id = $1 AND subject_key = ANY($2::text[] || $3::text[]) ORDER BY id`,
+    [merchantId, [`deposit:${depositId}`], (await refundIdsOfDeposit(q, depositId)).map((id) => `refund:${id}`)],
   );
   return rows.map((r) => Number(r.id));
 }

@@ -147,17 +147,22 @@ export async function waitingConnectors(ctx: AppContext, jobs: SendOnceJobs): Pr
  */
 export async function recover<R>(
   ctx: AppContext, jobs: SendOnceJobs,
-  o: { passStart: Date; heardOf: Map<string, boolean>; candidates: Iterable<string>; limit: number; step: (rows: R[], heardOf?: Map<string, boolean>) => Promise<void> },
+  o: {
+    passStart: Date; heardOf: Map<string, boolean>; candidates: Iterable<string>; limit: number;
+    /** The feature's claim (this module's, with what its step reads besides the row). */
+    claim: (limit: number, probe: string | null) => Promise<R[]>;
+    step: (rows: R[], heardOf?: Map<string, boolean>) => Promise<void>;
+  },
 ): Promise<void> {
   for (const name of o.candidates) {
-    if (!o.heardOf.has(name) && probeDue(ctx, jobs.work, name)) await o.step(await claim<R>(ctx, jobs, { limit: 1, probe: name }), o.heardOf);
+    if (!o.heardOf.has(name) && probeDue(ctx, jobs.work, name)) await o.step(await o.claim(1, name), o.heardOf);
   }
   const answered = [...o.heardOf].filter(([, yes]) => yes).map(([name]) => name);
   if ((await wake(ctx, jobs, answered, o.passStart)) > 0) {
     // Those woken are stepped now (whatever a step of theirs hears wakes nothing more).
     let rows: R[];
     do {
-      rows = await claim<R>(ctx, jobs, { limit: o.limit });
+      rows = await o.claim(o.limit, null);
       await o.step(rows);
     } while (rows.length === o.limit);
   }

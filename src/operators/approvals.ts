@@ -17,6 +17,7 @@ import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { adjustBalanceIn } from '../balances/service.ts';
 import { CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
+import { type HeldCashout, heldCashoutsAwaitingApproval, lockCashoutHold } from '../cashouts/lookups.ts';
 import { minorUnits } from '../domain/currencies.ts';
 import { type Decimal, fromDb, toFixed } from '../domain/money.ts';
 import { InsufficientFunds } from '../ledger/ledger.ts';
@@ -92,11 +93,7 @@ export async function requestAdjustment(ctx: Pick<AppContext, 'db' | 'now'>, by:
 /** First pair of eyes: ask for the release of a cashout held above its merchant's threshold. */
 export async function requestCashoutRelease(ctx: AppContext, by: Operator, cashoutId: number, note: string): Promise<number> {
   return ctx.db.tx(async (q) => {
-    const { rows } = await q.query<{ merchant_id: number; awaiting_approval: boolean; status: string }>(
-      'SELECT merchant_id, awaiting_approval, status FROM cashouts WHERE id = $1 FOR UPDATE',
-      [cashoutId],
-    );
-    const c = rows[0];
+    const c = await lockCashoutHold(q, cashoutId);
     if (!c) throw new ApprovalError('not_found', 'Cashout not found');
     if (!c.awaiting_approval || c.status !== 'ON_HOLD') throw new ApprovalError('not_held', `Cashout ${cashoutId} is not waiting for approval`);
     const open = await q.query('SELECT id FROM approvals WHERE cashout_id = $1 AND status = $2', [cashoutId, 'pending']);
@@ -224,24 +221,9 @@ async function applyRequest(q: Queryable, ctx: AppContext, kind: 'reconciliation
   return { exception_id: x.id, status: x.status };
 }
 
-export interface HeldCashout {
-  id: number;
-  merchant_id: number;
-  merchant_name: string;
-  external_id: string;
-  amount: string;
-  currency: string;
-  usd_amount: string;
-  created_at: Date;
-  open_request: number | null;
-}
+export type { HeldCashout };
 
 /** Cashouts held above their merchant's threshold, with the open request for each if any. */
 export async function heldCashouts(q: Queryable): Promise<HeldCashout[]> {
-  const { rows } = await q.query<HeldCashout>(
-    `SELECT c.id, c.merchant_id, m.name AS merchant_name, c.external_id, c.amount::text, c.currency, c.usd_amount::text, c.created_at,
-            (SELECT a.id FROM approvals a WHERE a.cashout_id = c.id AND a.status = 'pending') AS open_request
-     FROM cashouts c JOIN merchants m ON m.id = c.merchant_id WHERE c.awaiting_approval AND c.status = 'ON_HOLD' ORDER BY c.id LIMIT 200`,
-  );
-  return rows;
+  return heldCashoutsAwaitingApproval(q);
 }

@@ -4,6 +4,8 @@
 // payment, a cashout's return) and a manual exchange rate outside its band around the source's
 // last rate (or with no source rate). Each becomes a request (approvals.ts) another operator
 // approves in the console. Staging moves test money: these apply at once, as before.
+import { depositMerchantId } from '../deposits/lookups.ts';
+import { cashoutMerchantId } from '../cashouts/lookups.ts';
 import type { AppContext } from '../config/context.ts';
 import { type AdjustmentRow, adjustBalance } from '../balances/service.ts';
 import type { Audit } from '../audit/audit.ts';
@@ -58,7 +60,7 @@ async function requestMatch(q: Queryable, ctx: Pick<AppContext, 'now'>, exceptio
   if (open.rows[0]) return open.rows[0].id;
   const target = 'target' in resolution ? resolution.target : null;
   const merchant = target
-    ? (await q.query<{ merchant_id: number }>(`SELECT merchant_id FROM ${target.type === 'deposit' ? 'deposits' : 'cashouts'} WHERE id = $1`, [target.id])).rows[0]?.merchant_id ?? null
+    ? await (target.type === 'deposit' ? depositMerchantId : cashoutMerchantId)(q, target.id)
     : null;
   return insertRequest(q, 'reconciliation_match', merchant, null, {
     exception_id: String(exceptionId), resolution: JSON.stringify(resolution), target: target ? `${target.type} ${target.id}` : '',

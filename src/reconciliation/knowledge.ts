@@ -6,18 +6,8 @@ import {
   OWN_ACCOUNTS, referenceValues, speiRemainderOf,
 } from './matching.ts';
 import type { EntryReferences, StatementEntry } from './statement.ts';
-
-interface DepositDbRow {
-  id: number; status: string; connector: string | null; payer_amount: string; local_currency: string; country: string;
-  payer_document: string | null; created_at: Date;
-}
-interface CashoutDbRow {
-  id: number; status: string; local_amount: string; local_currency: string; bank_account: string; bank_reference_id: string | null;
-  document_id: string; created_at: Date;
-}
-
-const DEPOSIT_COLUMNS = 'id, status, connector, payer_amount::text, local_currency, country, payer_document, created_at';
-const CASHOUT_COLUMNS = 'id, status, local_amount::text, local_currency, bank_account, bank_reference_id, document_id, created_at';
+import { depositsForMatching } from '../deposits/lookups.ts';
+import { cashoutsForMatching } from '../cashouts/lookups.ts';
 
 /** `also`: deposits and cashouts to load whatever the entries say (an operator's chosen target). */
 export async function loadKnowledge(q: Queryable, entries: StatementEntry[], also: { deposits?: number[]; cashouts?: number[] } = {}): Promise<Knowledge> {
@@ -49,21 +39,8 @@ export async function loadKnowledge(q: Queryable, entries: StatementEntry[], als
     [values],
   );
   for (const p of payments.rows) depositIds.add(p.deposit_id);
-  const deposits = await q.query<DepositDbRow>(
-    `SELECT ${DEPOSIT_COLUMNS} FROM deposits WHERE id = ANY($1::integer[])
-     UNION
-     SELECT ${DEPOSIT_COLUMNS} FROM deposits WHERE connector = $2 AND status = 'PENDING' AND (
-       (country = 'MX' AND (id % 1000000) = ANY($3::integer[]))
-       OR (payer_amount = ANY($4::numeric[]) AND created_at >= $5))`,
-    [[...depositIds], OWN_ACCOUNTS, [...remainders], creditAmounts, since],
-  );
-  const cashouts = await q.query<CashoutDbRow>(
-    `SELECT ${CASHOUT_COLUMNS} FROM cashouts WHERE bank_reference_id = ANY($1::text[]) OR id = ANY($5::integer[])
-     UNION
-     SELECT ${CASHOUT_COLUMNS} FROM cashouts WHERE status IN ('DELIVERED', 'COMPLETED') AND created_at >= $4
-       AND (bank_account = ANY($2::text[]) OR local_amount = ANY($3::numeric[]))`,
-    [values, [...clabes], [...creditAmounts, ...debitAmounts], since, also.cashouts ?? []],
-  );
+  const deposits = { rows: await depositsForMatching(q, { ids: [...depositIds], connectors: [OWN_ACCOUNTS], remainders: [...remainders], amounts: creditAmounts, since }) };
+  const cashouts = { rows: await cashoutsForMatching(q, { references: values, ids: also.cashouts ?? [], accounts: [...clabes], amounts: [...creditAmounts, ...debitAmounts], since }) };
   const matched = await q.query<{ target_type: string; target_id: number; effect: string }>(
     `SELECT target_type, target_id, effect FROM reconciliation_matches
      WHERE (target_type = 'deposit' AND target_id = ANY($1::integer[])) OR (target_type = 'cashout' AND target_id = ANY($2::integer[]))`,

@@ -228,6 +228,7 @@ export async function trackConnectorRefunds(ctx: AppContext, limit = 50): Promis
   const heardOf = new Map<string, boolean>(rows.map((r) => [r.connector, answered.has(r.connector)]));
   await recover<Row>(ctx, JOBS, {
     passStart, heardOf, candidates: await waitingConnectors(ctx, JOBS), limit,
+    claim: (n, probe) => claim(ctx, null, n, probe),
     step: async (claimed, heard) => {
       for (const row of claimed) {
         const h = { answered: false };

@@ -13,6 +13,7 @@
 //
 // An idempotency key (X-Idempotency-Key) is claimed in the creating transaction: the same key
 // and body replay the first refund; another body is refused.
+import { type LockedDeposit, lockDeposit } from '../deposits/lookups.ts';
 import type { AppContext } from '../config/context.ts';
 import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { Queryable } from '../db/db.ts';
@@ -58,39 +59,6 @@ export interface RefundInput {
   notificationUrl?: string;
   /** X-Idempotency-Key and the SHA-256 of the body it came with. */
   idempotency?: { key: string; fingerprint: string };
-}
-
-interface LockedDeposit {
-  id: number;
-  status: string;
-  amount: string;
-  currency: string;
-  local_amount: string;
-  local_currency: string;
-  country: string;
-  payment_method: string | null;
-  payment_type: string | null;
-  connector: string | null;
-}
-
-/** The merchant's deposit by id and/or invoice (both must agree when both are given), locked. */
-async function lockDeposit(q: Queryable, merchantId: number, depositId?: number, invoiceId?: string): Promise<LockedDeposit | null> {
-  if (depositId === undefined && invoiceId === undefined) return null;
-  const conditions = ['merchant_id = $1'];
-  const params: unknown[] = [merchantId];
-  if (depositId !== undefined) {
-    params.push(depositId);
-    conditions.push(`id = $${params.length}`);
-  }
-  if (invoiceId !== undefined) {
-    params.push(invoiceId);
-    conditions.push(`invoice_id = $${params.length}`);
-  }
-  const { rows } = await q.query<LockedDeposit>(
-    `SELECT id, status, amount, currency, local_amount, local_currency, country, payment_method, payment_type, connector FROM deposits WHERE ${conditions.join(' AND ')} FOR UPDATE`,
-    params,
-  );
-  return rows[0] ?? null;
 }
 
 export function isCardPaymentType(paymentType: string | null): boolean {

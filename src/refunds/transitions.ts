@@ -1,6 +1,7 @@
 // A refund's status changes (bank answer, sandbox, operator, a provider's outcome) and the one
 // read of a refund row. Lower than service.ts (creation) and provider-refunds.ts (sending to a
 // provider), which both apply outcomes through transitionRefund: neither imports the other's caller.
+import { addRefundedAmount } from '../deposits/lookups.ts';
 import type { AppContext } from '../config/context.ts';
 import { type AuditEntry, recordAudit } from '../audit/audit.ts';
 import type { Queryable } from '../db/db.ts';
@@ -125,7 +126,7 @@ async function applyTransition(q: Queryable, refundId: number, to: RefundStatus,
   );
   await q.query('INSERT INTO refund_status_changes (refund_id, from_status, to_status, cause) VALUES ($1, $2, $3, $4)', [refundId, r.status, to, cause]);
   if (to === 'COMPLETED') {
-    await q.query('UPDATE deposits SET refunded_amount = refunded_amount + $2, updated_at = now() WHERE id = $1', [r.deposit_id, r.amount]);
+    await addRefundedAmount(q, r.deposit_id, r.amount);
   }
   // The reservation made at creation leaves the balance for good, or goes back to available.
   const reservation = await findReservation(q, 'refund.reserve', 'refund', refundId);

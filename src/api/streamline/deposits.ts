@@ -1,6 +1,7 @@
 // Streamline deposits: NewInvoice (create), webpaystatus (status), and the return redirect that
 // sends the customer's browser back to the merchant by POST. A thin adapter: the form is mapped
 // onto the v3 request shape and goes through the same validation and deposit service.
+import { depositStatusRow } from '../../deposits/lookups.ts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { streamlineAuth } from '../../auth/streamline.ts';
@@ -83,23 +84,10 @@ async function signedFields(ctx: AppContext, d: DepositRow): Promise<Record<stri
   return streamlineFields(d, signer.login, signer.secret);
 }
 
-/** The columns webpaystatus answers from (streamlineFields and PT), no more. */
-type StatusRow = Pick<DepositRow, 'id' | 'invoice_id' | 'user_id' | 'description' | 'country' | 'payment_method' | 'bank_code' | 'amount' | 'currency' | 'status' | 'test'>;
-
-/**
- * A deposit as webpaystatus needs it. The whole row (findDepositByInvoice) is some 60 columns,
- * the payer and, for Pix, the payment info with its QR image (1.4 kB): reading and parsing them on
- * every status poll cost about three times the CPU of these eleven (≈230 against ≈75 µs a read).
- */
+/** A deposit as webpaystatus needs it (its eleven columns: depositStatusRow). */
 async function findStatusRow(ctx: AppContext, merchantId: number, invoiceId: string): Promise<DepositRow | null> {
-  const { rows } = await ctx.db.query<StatusRow>(
-    `SELECT id, invoice_id, user_id, description, country, payment_method, bank_code, amount, currency, status, test
-     FROM deposits WHERE merchant_id = $1 AND invoice_id = $2`,
-    [merchantId, invoiceId],
-    { name: 'caja_streamline_status' },
-  );
-  // streamlineFields reads only StatusRow's columns (a test compares the answer with the whole row's).
-  return (rows[0] as DepositRow | undefined) ?? null;
+  // streamlineFields reads only DepositStatusRow's columns (a test compares the answer with the whole row's).
+  return (await depositStatusRow(ctx.db, merchantId, invoiceId)) as DepositRow | null;
 }
 
 /** An auto-submitting form: the spec's return redirect is a browser POST. */

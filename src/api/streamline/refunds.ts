@@ -1,5 +1,6 @@
 // Streamline refunds: POST /api_curl/apd/refund (signed x_control, signed control in the
 // answer) and POST /api_curl/query/refundstatus. Same refund service as v3.
+import { depositForRefundRequest } from '../../deposits/lookups.ts';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { streamlineAuth } from '../../auth/streamline.ts';
@@ -103,12 +104,7 @@ export function registerStreamlineRefunds(app: FastifyInstance, ctx: AppContext)
         amount = parsed.value;
       }
       // The currency of x_amount: the local currency by default, or the deposit's own.
-      const deposit = (
-        await ctx.db.query<{ id: number; currency: string; local_currency: string; invoice_id: string; country: string; payment_type: string | null }>(
-          `SELECT id, currency, local_currency, invoice_id, country, payment_type FROM deposits WHERE merchant_id = $1 AND ${f.x_document ? 'id = $2' : 'invoice_id = $2'}`,
-          [caller.merchant.id, documentId ?? f.x_invoice],
-        )
-      ).rows[0];
+      const deposit = await depositForRefundRequest(ctx.db, caller.merchant.id, f.x_document ? { id: documentId! } : { invoiceId: f.x_invoice! });
       if (!deposit || (f.x_invoice && deposit.invoice_id !== f.x_invoice)) throw new StreamlineError(REFUND_ERROR_CODES.notFound, 'Transaction not found');
       // The account itself is checked against the deposit's country by the refunds service
       // (RefundError 'bank_account', 300 naming the form field); a card refund goes back to the card.
