@@ -52,6 +52,8 @@ export interface OrderPayoutConnector {
   readonly maxAmount?: string;
   /** Seconds after which a sent order not heard of is looked up (default CAJA_STP_ORDER_CHECK_SECONDS). */
   readonly checkSeconds?: number;
+  /** When paid, the cashout's bank_reference_id becomes the provider's id of the order (Pix: the end-to-end id). */
+  readonly providerIdIsBankReference?: boolean;
   /**
    * A fresh reference for a new order (STP: the claveRastreo): random (src/domain/references.ts),
    * never derived from the cashout id or the master key, which repeat after a database restore

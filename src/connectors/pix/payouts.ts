@@ -41,6 +41,8 @@ export function buildPixPayouts(ctx: AppContext, name: string, client: PixClient
     countries: ['BR'],
     maxAmount: settings.max_amount,
     checkSeconds: settings.check_seconds,
+    // The end-to-end id names the Pix for the beneficiary and both banks.
+    providerIdIsBankReference: true,
     newReference: newIdEnvio,
 
     async send(order, reference): Promise<OrderSendResult> {
