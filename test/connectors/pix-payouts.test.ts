@@ -400,6 +400,36 @@ for (const backend of backends()) {
       await ledgerOk();
     });
 
+    test('daily limit: a send that would pass it waits (never rejected), and goes once the limit allows', async () => {
+      // São Paulo's day (UTC-3), as the connector counts it.
+      const local = Date.now() - 3 * 3600_000;
+      const dayStart = new Date(local - (local % 86_400_000) + 3 * 3600_000);
+      const sentToday = async () => Number((await s.ctx.db.query<{ t: string | null }>(
+        `SELECT sum(c.local_amount)::text AS t FROM connector_payouts cp JOIN cashouts c ON c.id = cp.cashout_id
+         WHERE cp.connector = 'pix' AND c.status IN ('DELIVERED', 'COMPLETED') AND cp.state IN ('sending', 'sent', 'done') AND c.delivered_at >= $1`, [dayStart])).rows[0]!.t ?? 0);
+      const limit = (await sentToday()) + 30;
+      assert.equal((await configure({ max_amount: '500.00', daily_limit: limit.toFixed(2), check_seconds: 1, info_pagador: 'Pagamento caja' })).status, 200);
+      try {
+        const first = await createOk({ amount: '20.00' });
+        await runCashoutJobs(s.ctx);
+        await completed(first);
+        const second = await createOk({ amount: '20.00' });
+        await runCashoutJobs(s.ctx);
+        const r = (await row(second))!;
+        assert.equal(r.state, 'sending');
+        assert.match(r.last_error ?? '', /daily limit of .* BRL is reached/);
+        assert.equal(await puts(r.reference), 0, 'not sent');
+        assert.equal((await status(second)).cashout_status, 4, 'waits DELIVERED');
+        assert.equal((await configure({ max_amount: '500.00', daily_limit: (limit + 20).toFixed(2), check_seconds: 1, info_pagador: 'Pagamento caja' })).status, 200);
+        await pass();
+        await completed(second);
+        assert.equal(await puts(r.reference), 1);
+      } finally {
+        assert.equal((await configure({ max_amount: '500.00', check_seconds: 1, info_pagador: 'Pagamento caja' })).status, 200);
+      }
+      await ledgerOk();
+    });
+
     test('the simulator saw only documented requests', async () => {
       assert.deepEqual(await sim.violations(), []);
       const sorted = [...timeToPaid].sort((a, b) => a - b);

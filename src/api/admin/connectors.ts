@@ -22,7 +22,7 @@ const pixViewSchema = {
       type: ['object', 'null'],
       description: 'BR cashouts paid as Pix sends through the same PSP (docs/connectors.md "Pix payouts"); null: payouts off',
       properties: {
-        payer_key: { type: 'string' }, max_amount: { type: 'string' }, check_seconds: { type: 'integer' }, info_pagador: { type: 'string' },
+        payer_key: { type: 'string' }, max_amount: { type: 'string' }, daily_limit: { type: 'string' }, check_seconds: { type: 'integer' }, info_pagador: { type: 'string' },
         health: {
           type: 'object',
           properties: {
@@ -56,7 +56,7 @@ const configBody = {
     certificate: { type: 'string' }, private_key: { type: 'string' }, ca: { type: ['string', 'null'] }, pix_key: { type: 'string' },
     payouts: {
       type: ['object', 'null'],
-      description: 'Optional: pay BR cashouts as Pix sends (Efí\'s send API) with {max_amount, payer_key?, check_seconds?, info_pagador?}',
+      description: 'Optional: pay BR cashouts as Pix sends (Efí\'s send API) with {max_amount, daily_limit?, payer_key?, check_seconds?, info_pagador?}',
     },
   },
 } as const;
