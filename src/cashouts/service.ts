@@ -18,7 +18,7 @@ import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { Queryable } from '../db/db.ts';
 import { type CashoutStatus, type CashoutTrigger, nextCashoutStatus, REJECTIONS, type RejectionCode } from '../domain/cashout-states.ts';
 import type { CashoutRequest } from '../domain/cashout-request.ts';
-import { cmp, type Decimal, fromDb, neg, toDb } from '../domain/money.ts';
+import { cmp, type Decimal, fromDb, isPositive, neg, toDb } from '../domain/money.ts';
 import { payoutFigures } from '../domain/settlement.ts';
 import { cajaAccount, findReservation, isInsufficientFunds, merchantAccount, post, reservationPostings, transfer, transferCtes, voidReservation } from '../ledger/ledger.ts';
 import { orderPayoutConnectors, payoutConnectorFor } from '../connectors/registry.ts';
@@ -27,6 +27,7 @@ import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { cashoutNotifications } from './notifications.ts';
 import type { CashoutRow } from './row.ts';
+import { debtOf, recoverDebt } from '../deposits/returns.ts';
 
 export type { CashoutRow } from './row.ts';
 
@@ -145,15 +146,26 @@ export async function createCashout(ctx: AppContext, merchant: Merchant, req: Ca
     values.length + 1,
     '(SELECT id FROM c)',
   );
+  // A merchant that owes a returned deposit's debit (src/deposits/returns.ts) pays it from its
+  // available balance first, in the cashout's transaction (the available row stays locked until it
+  // commits, so no return or recovery runs between); while a debt remains, no cashout.
+  const owing = isPositive(await debtOf(ctx.db, merchant.id, a.settlementCurrency));
   try {
     const insert = async (q: Queryable) => {
+      if (owing) {
+        await recoverDebt(q, merchant.id, a.settlementCurrency);
+        const debt = await debtOf(q, merchant.id, a.settlementCurrency);
+        if (isPositive(debt)) {
+          throw new CashoutError('insufficient_funds', `Insufficient funds: the balance is negative (${toDb(debt)} ${a.settlementCurrency} owed for returned deposits is recovered from the next credits first)`);
+        }
+      }
       const { rows } = await q.query<CashoutRow>(`${INSERT_SQL}${reservation.sql} SELECT * FROM c`, [...values, ...reservation.params], { name: 'caja_cashout_insert' });
       if (!rows[0]) throw new CashoutError('external_id_used', 'external_id already used');
       if (audit) await recordAudit(q, audit, rows[0]);
       return rows[0];
     };
     // One statement is its own transaction; with an audit row it takes two, in one transaction.
-    return await (audit ? ctx.db.tx(insert) : insert(ctx.db));
+    return await (audit || owing ? ctx.db.tx(insert) : insert(ctx.db));
   } catch (err) {
     if (isInsufficientFunds(err)) throw new CashoutError('insufficient_funds', 'Insufficient funds');
     throw err;
