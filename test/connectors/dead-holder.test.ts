@@ -4,7 +4,7 @@
 // row over at once, well before the lease would have lapsed: it looks the order up by its
 // reference, finds it at STP and sends nothing more. caja runs as the compiled server, STP as its
 // simulator; the first process is really killed (SIGKILL).
-import { test } from 'node:test';
+import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, cashoutRequest, createMerchant, V3Client } from '../helpers/clients.ts';
 import { buildClabe } from '../../src/domain/clabe.ts';
@@ -15,6 +15,16 @@ const bench = stpCrashBench('caja_dead_holder', { CAJA_CASHOUT_DELAY_SECONDS: '0
 const { skip } = bench;
 /** The killed process waits this long for STP: its lease on a row is 2 × 20 s + 5 s. */
 const SLOW_MS = 20_000;
+
+const live: import('node:child_process').ChildProcess[] = [];
+afterEach(async () => {
+  for (const c of live.splice(0)) {
+    if (c.exitCode === null && c.signalCode === null) {
+      c.kill('SIGKILL');
+      await new Promise((r) => c.once('exit', r));
+    }
+  }
+});
 
 type Leased = { reference: string; state: string; leased_until: Date | null };
 
@@ -32,6 +42,9 @@ async function killAndTakeOver(table: 'connector_payouts' | 'connector_refunds',
 
   const b = await bench.start(1500);
   const started = Date.now();
+  // The next process stops with the test, whatever its end (a process left running would step
+  // the next test's rows itself).
+  live.push(b.child);
   await sim.control.receiver(b.base);
   await until('the order taken over as sent', row, (r) => r?.state === 'sent', 90_000);
   const tookOver = Date.now();
@@ -61,8 +74,6 @@ test('a payout order held by a killed process is taken over by the next one befo
   await sim.control.estado(clave, 'LQ');
   await until('COMPLETED', async () => (await cashoutRequest(b.base, m, 'POST', '/v3/cashout/status', { cashout_id: cashoutId })).body.cashout_status, (x) => x === 1, 30_000);
   assert.equal((await admin(b.base, 'GET', '/admin/ledger/check')).status, 200);
-  b.child.kill('SIGKILL');
-  await new Promise((r) => b.child.once('exit', r));
 });
 
 test('a refund held by a killed process is taken over by the next one before the lease lapses, and sent once', { skip, timeout: 180_000 }, async () => {
