@@ -56,11 +56,17 @@ const PROCESS_HOLDER = `p-${randomUUID()}`;
 const holders = new WeakMap<object, Promise<Holder>>();
 
 async function register(ctx: Pick<AppContext, 'db'>): Promise<Holder> {
+  // Holders that are gone are forgotten (a row still leased by one is taken over all the same:
+  // an unknown holder is a gone one).
   if (ctx.db.kind !== 'pg') {
+    await ctx.db.query('DELETE FROM job_holders WHERE id <> $1', [PROCESS_HOLDER]);
     await ctx.db.query('INSERT INTO job_holders (id) VALUES ($1) ON CONFLICT (id) DO NOTHING', [PROCESS_HOLDER]);
     return { id: PROCESS_HOLDER, session: null };
   }
   const session = ctx.db.session ? await ctx.db.session() : null;
+  if (session) {
+    await ctx.db.query(`DELETE FROM job_holders h WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = h.backend_pid AND a.backend_start = h.backend_start)`);
+  }
   const id = `s-${randomUUID()}`;
   await ctx.db.query('INSERT INTO job_holders (id, backend_pid, backend_start) VALUES ($1, $2, $3)', [id, session?.pid ?? null, session?.started ?? null]);
   return { id, session };
