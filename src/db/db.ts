@@ -306,6 +306,7 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
   };
   const tx = async <T>(fn: (q: Queryable) => Promise<T>, opts?: TxOptions): Promise<T> => {
     const deadline = Date.now() + holdMs;
+    let reruns = 0;
     for (;;) {
       const token = randomUUID();
       const state: { wrote: boolean; commitSent: boolean; result?: T } = { wrote: false, commitSent: false };
@@ -323,7 +324,10 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
         } else {
           await hold(deadline, err);
         }
-        // It did not commit (and cannot any more): run it again on the primary.
+        // It did not commit (and cannot any more): run it again on the primary, backing off if
+        // it keeps failing so (a node refusing writes while its pooler still answers).
+        if (reruns > 0) await sleep(Math.min(50 * 2 ** reruns, 1000));
+        reruns++;
         stats.rerun++;
       }
     }
