@@ -17,6 +17,14 @@ export interface QueryOptions {
    * statement per connection instead of planning it on every call. Ignored by PGlite, and on
    * PostgreSQL with `prepared_statements=false` in DATABASE_URL (poolers: openPostgres). */
   name?: string;
+  /**
+   * PostgreSQL, a write outside a transaction: its answer read back (the rows it returned) after
+   * it committed with its answer lost (a failover). With it, the statement keeps its one round
+   * trip (its outcome token goes in a CTE of its own, src/db/db.ts); without it, it runs in a
+   * transaction, whose answer is known before its COMMIT. Only for statements that start with
+   * WITH, INSERT, UPDATE or DELETE.
+   */
+  reread?: () => Promise<QueryResult<any>>;
 }
 
 export interface Queryable {
@@ -119,6 +127,19 @@ export const DEFAULT_POSTGRES_TIMEOUTS: PostgresTimeouts = { connectMs: 5000, qu
  */
 export function isReadStatement(sql: string): boolean {
   return /^\s*(select|show|values)\b/i.test(sql);
+}
+
+/**
+ * A write statement with an insert of its outcome token ($tokenParam) as a CTE of its own, so
+ * that the token commits with it in its one round trip; null for a statement that cannot take
+ * a CTE (it starts with neither WITH nor INSERT, UPDATE, DELETE).
+ */
+export function outcomeStatement(sql: string, tokenParam: number): string | null {
+  const cte = `caja_outcome AS (INSERT INTO tx_outcomes (token) VALUES ($${tokenParam}::uuid))`;
+  const w = /^\s*with\s+(recursive\s+)?/i.exec(sql);
+  if (w) return `WITH ${w[1] ? 'RECURSIVE ' : ''}${cte}, ${sql.slice(w[0].length)}`;
+  if (/^\s*(insert|update|delete)\s/i.test(sql)) return `WITH ${cte} ${sql.trimStart()}`;
+  return null;
 }
 
 /** Counts of the failover hold, for tests and metrics. */
@@ -353,7 +374,28 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
       // A write outside a transaction runs in one while a hold is possible, so that its outcome
       // can be found out after a lost connection (its BEGIN and COMMIT travel with other
       // messages: two more round trips for a statement that is usually a batch's).
-      if (holdMs > 0 && !isReadStatement(sql)) return tx((q) => q.query<T>(sql, params, opts));
+      if (holdMs > 0 && !isReadStatement(sql)) {
+        const withOutcome = opts?.reread ? outcomeStatement(sql, (params?.length ?? 0) + 1) : null;
+        if (!withOutcome) return tx((q) => q.query<T>(sql, params, opts));
+        const named = opts?.name ? { ...opts, name: `${opts.name}_o` } : opts;
+        const deadline = Date.now() + holdMs;
+        let reruns = 0;
+        for (;;) {
+          const token = randomUUID();
+          try {
+            const r = await pool.query(statement(withOutcome, [...(params ?? []), token], named) as any);
+            return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+          } catch (err) {
+            const e = asUnavailable(err);
+            if (!isDatabaseUnavailable(e)) throw e;
+            // Sent or not, its token says whether it committed; committed, its answer is read back.
+            if (await committed(token, deadline, e)) return (await opts!.reread!()) as QueryResult<T>;
+            if (reruns > 0) await sleep(Math.min(50 * 2 ** reruns, 1000));
+            reruns++;
+            stats.rerun++;
+          }
+        }
+      }
       const deadline = Date.now() + holdMs;
       for (;;) {
         try {

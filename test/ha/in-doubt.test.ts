@@ -42,7 +42,7 @@ class CommitCutter {
       upstream.on('error', () => undefined);
       client.on('close', () => upstream.end());
       client.on('data', (d) => {
-        const commit = d.includes('INSERT INTO tx_outcomes (token) VALUES (\'');
+        const commit = d.includes('INSERT INTO tx_outcomes (token) VALUES (\'') || d.includes('caja_outcome AS');
         if (commit && this.mode === 'cut-after-commit') {
           this.mode = 'pass';
           this.cuts++;
@@ -138,6 +138,20 @@ describe('in-doubt commits and the failover hold (pg)', { skip }, () => {
     assert.equal(r.rowCount, 1);
     assert.equal(await count('single'), 1);
     assert.equal(Number((await direct.query<{ id: number }>('SELECT id FROM items WHERE key = $1', ['single'])).rows[0]!.id), Number(r.rows[0]!.id));
+  });
+
+  test('a write with its read-back, one round trip: committed with its answer lost, the rows read back; not committed, run again', async () => {
+    const reread = () => direct.query<{ id: number; key: string }>('SELECT id, key FROM items WHERE key = $1', ['oneTrip']);
+    proxy.mode = 'cut-after-commit';
+    const r = await db.query<{ id: number; key: string }>('INSERT INTO items (key, n) VALUES ($1, 1) RETURNING id, key', ['oneTrip'], { reread });
+    assert.equal(proxy.cuts, 4, 'cut at its one round trip');
+    assert.equal(await count('oneTrip'), 1);
+    assert.deepEqual(r.rows.map((x) => x.key), ['oneTrip'], 'the committed rows, read back');
+    proxy.mode = 'drop-commit';
+    const again = await db.query<{ key: string }>('WITH v AS (SELECT $1::text AS key) INSERT INTO items (key, n) SELECT key, 1 FROM v RETURNING key', ['oneTrip2'], { reread: async () => assert.fail('not committed: not read back') });
+    assert.equal(proxy.cuts, 5);
+    assert.deepEqual(again.rows.map((x) => x.key), ['oneTrip2']);
+    assert.equal(await count('oneTrip2'), 1, 'run again, once');
   });
 
   test('no server for a while: reads and writes wait for it and run; past the hold, unavailable; past the queue, at once', { timeout: 30_000 }, async () => {
