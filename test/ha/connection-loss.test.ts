@@ -41,8 +41,7 @@ describe('connections terminated during concurrent writes (pg)', { skip }, () =>
   let s: TestServer;
   let killer: pg.Client;
   before(async () => {
-    // A hold of 3 s: the server stays primary here, and the replay-store test's statements keep failing.
-    s = await startTestServer('pg', { CAJA_CASHOUT_DELAY_SECONDS: '0', CAJA_DB_HOLD_MS: '3000' });
+    s = await startTestServer('pg', { CAJA_CASHOUT_DELAY_SECONDS: '0' });
     killer = new pg.Client({ connectionString: base });
     await killer.connect();
   });
@@ -116,7 +115,11 @@ describe('connections terminated during concurrent writes (pg)', { skip }, () =>
     console.log(`# terminated ${terminated} connections; answers ${JSON.stringify(statuses)}; hold ${JSON.stringify(s.ctx.db.holdStats)}`);
   });
 
-  test('the replay store failing after the handler ran does not change the answer', async () => {
+  test('the replay store failing after the handler ran does not change the answer', async (t) => {
+    // Its statements fail for good here (a trigger raises 57P01 on every try): a server without
+    // the failover hold, which would otherwise retry them for the hold's 20 s.
+    const s = await startTestServer('pg', { CAJA_CASHOUT_DELAY_SECONDS: '0', CAJA_DB_HOLD_MS: '0' });
+    t.after(() => s.close());
     const m = await createMerchant(s.url, 'Bookkeeping');
     const v3 = V3Client.deposits(s.url, m);
     const dep = await v3.post('/v3/deposits', { country: 'BR', amount: '10.00', currency: 'USD', payment_method: 'IX', payer: PAYER });
