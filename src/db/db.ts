@@ -142,6 +142,15 @@ export function outcomeStatement(sql: string, tokenParam: number): string | null
   return null;
 }
 
+// The database's own answers about this request's slowness or the server's resources: not a
+// failover. They fail at once (a 503) rather than being held and run again.
+const NOT_HELD = new Set(['statement_timeout', 'lock_timeout', 'idle_in_transaction_timeout', 'disk_full', 'out_of_memory', 'insufficient_resources', 'system_error', 'io_error']);
+
+/** A database-unavailable failure that a failover makes, and that the hold waits out. */
+export function heldOver(err: unknown): boolean {
+  return isDatabaseUnavailable(err) && !NOT_HELD.has(err.reason);
+}
+
 /** Counts of the failover hold, for tests and metrics. */
 export interface HoldStats {
   held: number;
@@ -338,7 +347,7 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
           return attempt(fn, opts, token, state);
         });
       } catch (err) {
-        if (!isDatabaseUnavailable(err) || holdMs <= 0) throw err;
+        if (!heldOver(err) || holdMs <= 0) throw err;
         // In doubt: a write whose COMMIT was sent. Committed: its answer is the one computed.
         if (state.commitSent && state.wrote) {
           if (await committed(token, deadline, err)) return state.result as T;
@@ -387,7 +396,7 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
             return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
           } catch (err) {
             const e = asUnavailable(err);
-            if (!isDatabaseUnavailable(e)) throw e;
+            if (!heldOver(e)) throw e;
             // Sent or not, its token says whether it committed; committed, its answer is read back.
             if (await committed(token, deadline, e)) return (await opts!.reread!()) as QueryResult<T>;
             if (reruns > 0) await sleep(Math.min(50 * 2 ** reruns, 1000));
@@ -405,7 +414,7 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
           return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
         } catch (err) {
           const e = asUnavailable(err);
-          if (!isDatabaseUnavailable(e) || holdMs <= 0) throw e;
+          if (!heldOver(e) || holdMs <= 0) throw e;
           // A read: asked again once a primary is back.
           await hold(deadline, e);
         }
