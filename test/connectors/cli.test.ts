@@ -101,6 +101,9 @@ describe('CLI: the STP connector', () => {
       const noRefund = caja('connector', 'pix', 'resend', '7');
       assert.equal(noRefund.status, 64);
       assert.match(noRefund.stderr, /refund 7 has no stopped Pix devolução/);
+      const noSend = caja('connector', 'pix', 'resend-cashout', '7');
+      assert.equal(noSend.status, 64);
+      assert.match(noSend.stderr, /cashout 7 has no stopped Pix send/);
     } finally {
       await sim.stop();
     }
