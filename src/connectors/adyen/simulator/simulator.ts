@@ -133,9 +133,8 @@ export async function startAdyenSimulator(opts: { dir: string; port?: number; co
 
   const api = Fastify({ logger: false, forceCloseConnections: true, https: { key: pki.server.key, cert: pki.server.cert } });
   api.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))));
-  await api.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
-  const apiPort = (api.server.address() as { port: number }).port;
-  const base = `https://127.0.0.1:${apiPort}`;
+  // Where the API listens (known once it does; the handlers read it then).
+  let base = '';
 
   const error = (reply: FastifyReply, status: number, errorCode: string, message: string, errorType = 'validation') =>
     reply.status(status).send({ status, errorCode, message, errorType });
@@ -375,6 +374,9 @@ ${err ? `<p class="err" id="error">Refused: ${escapeHtml(err)}</p>` : ''}
     setTimeout(() => void notify([item(p, 'CANCELLATION', ok, { pspReference: psp, originalReference: p.pspReference, merchantReference: b.reference ?? p.merchantReference })]), 20);
     return reply.status(201).send(remember(req, 201, { merchantAccount: identity.merchant_account, paymentPspReference: p.pspReference, pspReference: psp, reference: b.reference, status: 'received' }));
   });
+
+  await api.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
+  base = `https://127.0.0.1:${(api.server.address() as { port: number }).port}`;
 
   // ---- control port --------------------------------------------------------------------------
   const control = Fastify({ logger: false, forceCloseConnections: true });
