@@ -14,6 +14,7 @@ import { assertLedgerOk } from '../helpers/ledger.ts';
 import { setRates } from '../helpers/four-eyes.ts';
 import { startAdyenSimulator, type AdyenSimulator } from '../helpers/adyen-simulator.ts';
 import { trackConnectorRefunds } from '../../src/refunds/provider-refunds.ts';
+import { boletoFromDigitableLine } from '../../src/domain/vouchers.ts';
 
 async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
@@ -27,7 +28,7 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => bool
 }
 
 const BR_PAYER = { first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com', document: cpf('529982247'), address: { street: 'Av. Paulista 1000', city: 'São Paulo', state: 'SP', zip_code: '01310-100' } };
-const MX_PAYER = { first_name: 'Luis', last_name: 'Pérez', email: 'luis@example.com' };
+const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Luis', last_name: 'Pérez', email: 'luis@example.com' };
 
 for (const backend of backends()) {
   describe(`Adyen connector through the Adyen simulator (${backend})`, () => {
@@ -218,10 +219,11 @@ for (const backend of backends()) {
     test('boleto: the acquirer\'s voucher (digitable line, bar code, download URL, expiry) shown; paid days later through the notification; its refund refused clearly', async () => {
       const d = await deposit('BR', 'BL', '250.00');
       const info = d.body.payment_info;
-      const psp = (await row(d.id)).payment_info.metadata.psp_reference as string;
+      const psp = d.body.payment_info.metadata.psp_reference as string;
       const voucher = (await sim.state()).payments.find((p: any) => p.pspReference === psp);
       assert.equal(info.metadata.digitable_line, voucher.voucher.reference, 'the acquirer\'s number, not caja\'s');
       assert.equal(info.metadata.bar_code.length, 44);
+      assert.ok(boletoFromDigitableLine(info.metadata.digitable_line).ok);
       assert.equal(info.metadata.receipt_url, voucher.voucher.downloadUrl);
       await sim.control.payVoucher(psp);
       await until('boleto paid', () => status(d.id), (v) => v === 'COMPLETED');
@@ -232,7 +234,7 @@ for (const backend of backends()) {
 
     test('OXXO: expired (OFFER_CLOSED) cancels the deposit; a late duplicate changes nothing', async () => {
       const d = await deposit('MX', 'OX', '300.00');
-      const psp = (await row(d.id)).payment_info.metadata.psp_reference as string;
+      const psp = d.body.payment_info.metadata.psp_reference as string;
       assert.match(d.body.payment_info.metadata.digitable_line, /^\d{15}$/);
       await sim.control.expireVoucher(psp);
       await until('cancelled', () => status(d.id), (v) => v === 'CANCELLED');

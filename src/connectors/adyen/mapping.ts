@@ -5,6 +5,7 @@ import { type Decimal, eq, rescale, toFixed } from '../../domain/money.ts';
 import { depositReference, formatDateTime, type PaymentInfo } from '../../domain/payment-info.ts';
 import { newReference, UPPER_ALPHANUMERIC } from '../../domain/references.ts';
 import type { CardDetail } from '../../domain/cards.ts';
+import { boletoFromDigitableLine } from '../../domain/vouchers.ts';
 import type { ChargeOrder, ProviderPayment, ReturnResult } from '../payin.ts';
 
 /** Catalog method code → Adyen paymentMethod type, per country ('scheme': a card on the hosted page). */
@@ -56,22 +57,15 @@ export function voucherBody(order: ChargeOrder, type: 'boletobancario' | 'oxxo',
   };
 }
 
-/**
- * The 44-digit bar code of a boleto from its 47-digit digitable line (FEBRABAN's layout: the line
- * is the bar code's fields regrouped with check digits): never a number of caja's own.
- */
-export function boletoBarCode(line: string): string | null {
-  const d = line.replace(/\D/g, '');
-  if (d.length !== 47) return null;
-  return d.slice(0, 4) + d.slice(32, 33) + d.slice(33, 47) + d.slice(4, 9) + d.slice(10, 20) + d.slice(21, 31);
-}
-
 /** The voucher action Adyen answered, as the deposit's payment_info (what the pages show). Throws when it is not one. */
 export function paymentInfoFromVoucher(order: ChargeOrder, pspReference: string, action: unknown): PaymentInfo {
   const a = (action && typeof action === 'object' ? action : {}) as Record<string, unknown>;
   if (a.type !== 'voucher' || typeof a.reference !== 'string' || !a.reference) throw new Error('the answer has no voucher action with a reference');
   const ref = a.reference;
-  const barCode = a.paymentMethodType === 'boletobancario' ? boletoBarCode(ref) : ref.replace(/\s/g, '');
+  // A boleto's bar code is the digitable line's fields regrouped (FEBRABAN), every check digit
+  // verified: never a number of caja's own; an OXXO reference is what its bar code encodes.
+  const boleto = a.paymentMethodType === 'boletobancario' ? boletoFromDigitableLine(ref) : null;
+  const barCode = boleto ? (boleto.ok ? boleto.barCode : null) : ref.replace(/\s/g, '');
   const expires = typeof a.expiresAt === 'string' && !Number.isNaN(Date.parse(a.expiresAt)) ? new Date(a.expiresAt) : order.expiresAt;
   const metadata: Record<string, string> = { reference: depositReference(order.depositId), digitable_line: ref, psp_reference: pspReference };
   if (barCode) metadata.bar_code = barCode;

@@ -17,6 +17,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { loadOrCreatePki } from '../../pix/simulator/certs.ts';
+import { buildBoleto } from '../../../domain/vouchers.ts';
 
 type Json = any;
 export type Delivery = 'deliver' | 'drop' | 'duplicate' | 'hold';
@@ -306,10 +307,11 @@ ${err ? `<p class="err" id="error">Refused: ${escapeHtml(err)}</p>` : ''}
     return reply.redirect(finish(s, 'canceled'), 303);
   });
 
-  function boletoLine(): string {
-    let d = '';
-    while (d.length < 47) d += String(randomInt(0, 10));
-    return d;
+  /** A boleto as the issuing bank (Adyen's, 341 Itaú here) prints it: the amount and due date in its bar code. */
+  function boletoLine(amount: { value: number }, due: string): string {
+    let free = '';
+    while (free.length < 25) free += String(randomInt(0, 10));
+    return buildBoleto({ bankCode: '341', dueDate: due.slice(0, 10), amount: (amount.value / 100).toFixed(2), freeField25: free }).digitableLineFormatted;
   }
 
   api.post('/checkout/v71/payments', async (req, reply) => {
@@ -325,7 +327,7 @@ ${err ? `<p class="err" id="error">Refused: ${escapeHtml(err)}</p>` : ''}
     } else if (b.amount.currency !== 'MXN' || b.countryCode !== 'MX') return error(reply, 422, '905_1', 'oxxo is MXN in MX only');
     const psp = pspReference();
     const expiresAt = typeof b.deliveryDate === 'string' ? b.deliveryDate : new Date(Date.now() + 3 * 86400_000).toISOString();
-    const ref = type === 'boletobancario' ? boletoLine() : String(randomInt(1e7, 1e8)) + String(randomInt(1e6, 1e7));
+    const ref = type === 'boletobancario' ? boletoLine(b.amount, expiresAt) : String(randomInt(1e7, 1e8)) + String(randomInt(1e6, 1e7));
     const action: Json = {
       type: 'voucher', paymentMethodType: type, reference: ref, expiresAt, initialAmount: b.amount, totalAmount: b.amount,
       merchantName: 'Caja test', downloadUrl: `${base}/vouchers/${psp}.pdf`, instructionsUrl: `${base}/vouchers/${psp}/instructions`,
