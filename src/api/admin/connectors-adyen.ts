@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { ADYEN_CONNECTOR } from '../../connectors/adyen/connector.ts';
 import { validateAdyenConfig } from '../../connectors/adyen/settings.ts';
-import { adyenPayments, adyenView } from '../../connectors/adyen/view.ts';
+import { adyenView } from '../../connectors/adyen/view.ts';
+import { keptPayments } from '../../deposits/payments.ts';
 import { registerConnectorAdmin } from './connector-routes.ts';
 
 const when = { type: ['string', 'null'] } as const;
@@ -47,6 +48,14 @@ const configBody = {
     methods: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
   },
 } as const;
+
+/** The payments recorded for deposits (GET /admin/connectors/adyen/payments), newest first. */
+async function adyenPayments(ctx: Pick<AppContext, 'db'>, status: 'applied' | 'unmatched' | null, limit: number) {
+  return (await keptPayments(ctx.db, ADYEN_CONNECTOR, status, limit)).map((r) => ({
+    payment_id: r.payment_id, charge_reference: r.charge_reference, deposit_id: r.deposit_id, amount: r.amount, currency: r.currency,
+    paid_at: r.paid_at.toISOString(), status: r.status, reason: r.reason, seen_via: r.seen_via, recorded_at: r.created_at.toISOString(),
+  }));
+}
 
 export function registerAdminAdyen(app: FastifyInstance, ctx: AppContext): void {
   registerConnectorAdmin(app, ctx, {

@@ -15,7 +15,6 @@
 import type { AppContext } from '../../config/context.ts';
 import { fromDb, toDb } from '../../domain/money.ts';
 import { ConnectorError, type PayinConnector, type ProviderPayment, type RefundOutcome } from '../payin.ts';
-import type { ConnectorKind } from '../registry.ts';
 import { returnPath } from '../staging/card.ts';
 import { recordHealth, type StoredConnector } from '../store.ts';
 import { AdyenClient } from './client.ts';
@@ -226,9 +225,10 @@ export async function adyenHealth(ctx: Pick<AppContext, 'db' | 'now'>) {
   };
 }
 
-export const adyenKind: ConnectorKind = {
+/** The kind src/connectors/registry.ts lists (its ConnectorKind; not imported here: no cycle). */
+export const adyenKind = {
   name: ADYEN_CONNECTOR,
   serves: Object.entries(ADYEN_METHODS).flatMap(([country, m]) => Object.keys(m).map((method) => ({ country, method }))),
   servesOf: servedPairs,
   build: buildAdyenConnector,
-};
+} as const;

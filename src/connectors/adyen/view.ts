@@ -2,7 +2,6 @@
 // adyen show`): its settings without api_key and the HMAC keys, where Adyen must post its
 // notifications, and its health (last authorisation, last notification, failures).
 import type { AppContext } from '../../config/context.ts';
-import { keptPayments } from '../../deposits/payments.ts';
 import { connectorView } from '../store.ts';
 import { ADYEN_CONNECTOR, adyenHealth } from './connector.ts';
 
@@ -36,10 +35,3 @@ export async function adyenView(ctx: Pick<AppContext, 'db' | 'config' | 'now'>) 
   };
 }
 
-/** The payments recorded for deposits (GET /admin/connectors/adyen/payments), newest first. */
-export async function adyenPayments(ctx: Pick<AppContext, 'db'>, status: 'applied' | 'unmatched' | null, limit: number) {
-  return (await keptPayments(ctx.db, ADYEN_CONNECTOR, status, limit)).map((r) => ({
-    payment_id: r.payment_id, charge_reference: r.charge_reference, deposit_id: r.deposit_id, amount: r.amount, currency: r.currency,
-    paid_at: r.paid_at.toISOString(), status: r.status, reason: r.reason, seen_via: r.seen_via, recorded_at: r.created_at.toISOString(),
-  }));
-}
