@@ -12,6 +12,8 @@
 //   OFFER_CLOSED          a voucher expired unpaid: its PENDING deposit is cancelled
 //   REFUND, REFUND_FAILED the refund with that reference is looked up now (hintConnectorRefund,
 //                         by the caller), which reads this record
+//   chargebacks           NOTIFICATION_OF_CHARGEBACK, CHARGEBACK, CHARGEBACK_REVERSED,
+//                         SECOND_CHARGEBACK: src/deposits/disputes.ts
 //   anything else         recorded only
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
@@ -21,6 +23,7 @@ import { cardFrom, fromMinor } from '../connectors/adyen/mapping.ts';
 import type { AdyenNotification } from '../connectors/adyen/notifications.ts';
 import { applyPayment } from './payments.ts';
 import { transitionDepositIn } from './service.ts';
+import { applyDispute, DISPUTE_EVENTS } from './disputes.ts';
 
 export type NotificationsOutcome =
   | { kind: 'accepted'; applied: number; duplicates: number; refundReferences: string[] }
@@ -79,7 +82,14 @@ export async function receiveAdyenNotifications(ctx: AppContext, connector: Adye
         refundReferences.push(n.merchantReference);
         break;
       default:
-        // Recorded only (CANCELLATION, CAPTURE, the dispute events until disputes are applied).
+        if (DISPUTE_EVENTS.has(n.eventCode) && n.originalReference) {
+          const deadline = n.additionalData.defensePeriodEndsAt;
+          await applyDispute(ctx, connector.name, {
+            pspReference: n.pspReference, eventCode: n.eventCode, paymentReference: n.originalReference, amount: fromMinor(n.value), currency: n.currency,
+            reason: n.reason, reasonCode: n.additionalData.chargebackReasonCode ?? null, deadlineAt: deadline && !Number.isNaN(Date.parse(deadline)) ? new Date(deadline) : null,
+          });
+        }
+        // Anything else (CANCELLATION, CAPTURE, reports) is recorded only.
         break;
     }
     if (await recordEvent(ctx.db, n, ctx.now())) applied++;

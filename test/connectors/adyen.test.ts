@@ -15,6 +15,8 @@ import { setRates } from '../helpers/four-eyes.ts';
 import { startAdyenSimulator, type AdyenSimulator } from '../helpers/adyen-simulator.ts';
 import { trackConnectorRefunds } from '../../src/refunds/provider-refunds.ts';
 import { boletoFromDigitableLine } from '../../src/domain/vouchers.ts';
+import { merchantBalances } from '../../src/ledger/ledger.ts';
+import { toDb } from '../../src/domain/money.ts';
 
 async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
@@ -265,6 +267,69 @@ for (const backend of backends()) {
       const st = await sim.state();
       const p = st.payments.find((x: any) => x.merchantReference === d.ref && x.status === 'authorised');
       assert.equal(p.refunded, 5000, 'only the settled refund stays refunded at the acquirer');
+    });
+
+    test('chargebacks: notified (deadline shown, no money), charged once (duplicate and second notice), reversed (given back), second chargeback charged again', async () => {
+      const d = await cardCheckout('VI', 'BR', '150.00');
+      const paid = await sim.control.pay(d.sessionId, { number: '4111111145551142', holder: 'Ana Silva' });
+      await comeBack(paid.redirect!);
+      assert.equal(await status(d.id), 'COMPLETED');
+      const psp = (await payments(d.ref))[0]!.payment_id;
+      const mId = (await s.ctx.db.query<{ merchant_id: number }>('SELECT merchant_id FROM deposits WHERE id = $1', [d.id])).rows[0]!.merchant_id;
+      const available = async () => (await merchantBalances(s.ctx.db, mId)).map((b) => [b.currency, toDb(b.available)]);
+      const dispute = async () => (await admin(s.url, 'GET', '/admin/connectors/adyen/disputes')).body.disputes.find((x: any) => x.deposit_id === d.id);
+      const start = await available();
+
+      await sim.control.dispute(psp, 'NOTIFICATION_OF_CHARGEBACK', { defensePeriodEndsAt: '2027-01-15T00:00:00Z', reasonCode: '10.4' });
+      const notified = await until('notified', dispute, (x) => x?.status === 'notified');
+      assert.equal(notified.deadline_at, '2027-01-15T00:00:00.000Z');
+      assert.equal(notified.reason_code, '10.4');
+      assert.deepEqual(await available(), start, 'no money moves on the notice');
+
+      await sim.control.delivery('duplicate');
+      await sim.control.dispute(psp, 'CHARGEBACK');
+      await sim.control.delivery('deliver');
+      const charged = await until('charged', dispute, (x) => x?.status === 'charged');
+      const taken = charged.amount;
+      assert.ok(Number(taken) > 0);
+      const after1 = await available();
+      const [cur, startAmt] = start[0]!;
+      assert.equal(after1[0]![0], cur);
+      assert.equal(Number(after1[0]![1]).toFixed(2), (Number(startAmt) - Number(taken)).toFixed(2), 'taken once');
+
+      await sim.control.dispute(psp, 'CHARGEBACK_REVERSED');
+      await until('reversed', dispute, (x) => x?.status === 'reversed');
+      assert.deepEqual(await available(), start, 'given back');
+
+      await sim.control.dispute(psp, 'SECOND_CHARGEBACK');
+      await until('charged again', dispute, (x) => x?.status === 'charged');
+      assert.deepEqual(await available(), after1);
+      const events = (await s.ctx.db.query<{ type: string }>(`SELECT type FROM events WHERE subject_type = 'deposit' AND subject_id = $1 AND type LIKE 'deposit.dispute%' ORDER BY id`, [d.id])).rows.map((r) => r.type);
+      assert.deepEqual(events, ['deposit.dispute_opened', 'deposit.dispute_charged', 'deposit.dispute_reversed', 'deposit.dispute_charged']);
+      await assertLedgerOk(s.ctx.db);
+    });
+
+    test('HMAC key rotation: notifications under a new key are refused until it is configured as hmac_key_next; both verify then', async () => {
+      const { hmac_key: next } = await sim.control.rotateHmac();
+      try {
+        const d = await cardCheckout('VI');
+        await sim.control.pay(d.sessionId, { number: '4111111145551142', holder: 'Ana Silva' });
+        const st = await sim.state();
+        const last = st.deliveries.at(-1)!;
+        assert.equal(last.status, 401, 'signed with a key caja does not know yet');
+        assert.equal(await status(d.id), 'PENDING');
+        const put = await admin(s.url, 'PUT', '/admin/connectors/adyen', sim.config({ hmac_key_next: next }));
+        assert.equal(put.status, 200, put.text);
+        assert.equal(put.body.hmac_key_next, '(set)');
+        assert.ok(!put.text.includes(next));
+        // Adyen retries the refused batch: posted again, now accepted.
+        const again = await fetch(`${s.url}/connectors/adyen/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(last.body) });
+        assert.equal(await again.text(), '[accepted]');
+        assert.equal(await status(d.id), 'COMPLETED');
+      } finally {
+        // The rotation done: the new key alone.
+        await admin(s.url, 'PUT', '/admin/connectors/adyen', sim.config({ hmac_key: next }));
+      }
     });
 
     test('Adyen down: the deposit is refused cleanly (no 500) and the failure shows in health', async () => {

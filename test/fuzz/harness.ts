@@ -201,6 +201,7 @@ export function routes(fx: Fixtures): Route[] {
     { style: 'public', method: 'POST', path: '/connectors/stp/abono', body: { id: 1, fechaOperacion: 20261126, institucionOrdenante: 40012, claveRastreo: 'MBAN01001', monto: 100.5, cuentaBeneficiario: '646180123400000007', nombreOrdenante: 'JUAN', conceptoPago: 'PAGO', referenciaNumerica: 1234567, tsLiquidacion: '1764158400000' } },
     { style: 'public', method: 'POST', path: '/connectors/stp/estado', body: { id: 4000001, empresa: 'CAJA', folioOrigen: 'CAJA0000000001ABCDEF0123', estado: 'LIQUIDACION' } },
     { style: 'admin', method: 'GET', path: '/admin/connectors/adyen' },
+    { style: 'admin', method: 'GET', path: '/admin/connectors/adyen/disputes', query: { limit: '10' } },
     { style: 'admin', method: 'GET', path: '/admin/connectors/adyen/payments', query: { status: 'applied', limit: '10' } },
     { style: 'admin', method: 'PUT', path: '/admin/connectors/adyen', body: { api_key: 'AQEkey', merchant_account: 'CajaECOM', hmac_key: '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056', hmac_key_next: null, endpoint: 'test', methods: { BR: ['VI', 'BL'], MX: ['OX'] }, ca: null } },
     { style: 'public', method: 'POST', path: '/connectors/adyen/notifications', body: { live: 'false', notificationItems: [{ NotificationRequestItem: { pspReference: '8815658961765250', merchantAccountCode: 'CajaECOM', merchantReference: 'CJ0123', amount: { value: 12000, currency: 'BRL' }, eventCode: 'AUTHORISATION', success: 'true', additionalData: { hmacSignature: 'c2lnbmF0dXJl' } } }] } },

@@ -6,6 +6,7 @@ import { ADYEN_CONNECTOR } from '../../connectors/adyen/connector.ts';
 import { validateAdyenConfig } from '../../connectors/adyen/settings.ts';
 import { adyenView } from '../../connectors/adyen/view.ts';
 import { keptPayments } from '../../deposits/payments.ts';
+import { listDisputes } from '../../deposits/disputes.ts';
 import { registerConnectorAdmin } from './connector-routes.ts';
 
 const when = { type: ['string', 'null'] } as const;
@@ -75,4 +76,37 @@ export function registerAdminAdyen(app: FastifyInstance, ctx: AppContext): void 
     view: adyenView,
     payments: adyenPayments,
   });
+
+  // Chargebacks on Adyen payments (src/deposits/disputes.ts), with their defence deadline.
+  app.get<{ Querystring: { limit?: number } }>('/admin/connectors/adyen/disputes', {
+    schema: {
+      tags: ['admin'], summary: 'Chargebacks on Adyen card payments, newest first: status notified | charged | reversed, amounts taken, defence deadline', security: [{ adminToken: [] }],
+      querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 } } },
+      response: {
+        200: {
+          type: 'object', required: ['disputes'],
+          properties: {
+            disputes: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  id: { type: 'integer' }, deposit_id: { type: 'integer' }, payment_reference: { type: 'string' }, kind: { type: 'string' },
+                  status: { type: 'string', enum: ['notified', 'charged', 'reversed'] }, reason: when, reason_code: when,
+                  disputed_amount: { type: 'string' }, disputed_currency: { type: 'string' }, amount: when, fee: when, currency: when,
+                  unrecovered: { type: 'boolean' }, deadline_at: when, updated_at: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  }, async (request) => ({
+    disputes: (await listDisputes(ctx.db, ADYEN_CONNECTOR, request.query.limit ?? 100)).map((d) => ({
+      id: Number(d.id), deposit_id: d.deposit_id, payment_reference: d.payment_reference, kind: d.kind, status: d.status, reason: d.reason, reason_code: d.reason_code,
+      disputed_amount: d.disputed_amount, disputed_currency: d.disputed_currency, amount: d.amount, fee: d.fee, currency: d.currency, unrecovered: d.unrecovered,
+      deadline_at: d.deadline_at?.toISOString() ?? null, updated_at: d.updated_at.toISOString(),
+    })),
+  }));
 }
