@@ -110,10 +110,10 @@ function signedString(item: Json): string {
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(title: string, body: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>body{font-family:sans-serif;max-width:28rem;margin:2rem auto;color:#00112c}h1{font-size:1.3rem}label{display:block;margin:.6rem 0 .2rem}
-input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}button{margin-top:1rem;padding:.6rem 1.2rem;background:#0abf53;color:#fff;border:0;font-size:1rem}
-.err{color:#c00}.brand{color:#888;font-size:.8rem}</style></head><body><p class="brand">Adyen simulator · hosted checkout</p>${body}</body></html>`;
+input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}button{margin-top:1rem;padding:.6rem 1.2rem;background:#006b2d;color:#fff;border:0;font-size:1rem}
+.err{color:#c00}.brand{color:#444;font-size:.8rem}</style></head><body><main><p class="brand">Adyen simulator · hosted checkout</p>${body}</main></body></html>`;
 }
 
 export async function startAdyenSimulator(opts: { dir: string; port?: number; controlPort?: number }) {
@@ -273,7 +273,7 @@ ${err ? `<p class="err" id="error">Refused: ${escapeHtml(err)}</p>` : ''}
 <form method="post" action="/hosted/${s.id}"><label for="number">Card number</label><input id="number" name="number" autocomplete="cc-number">
 <label for="expiry">Expiry (MM/YY)</label><input id="expiry" name="expiry"><label for="cvc">Security code</label><input id="cvc" name="cvc">
 <label for="holder">Name on card</label><input id="holder" name="holder"><button id="pay" type="submit">Pay</button></form>
-<form method="post" action="/hosted/${s.id}/cancel"><button id="cancel" type="submit" style="background:#888">Cancel</button></form>`);
+<form method="post" action="/hosted/${s.id}/cancel"><button id="cancel" type="submit" style="background:#444">Cancel</button></form>`);
 
   api.get<{ Params: { id: string } }>('/hosted/:id', async (req, reply) => {
     const s = sessions.get(req.params.id);
