@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
-import { admin, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
+import { admin, createMerchant, formPost, V3Client, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { setRates } from '../helpers/four-eyes.ts';
@@ -63,12 +63,13 @@ for (const backend of backends()) {
     const payments = async (ref: string) => (await s.ctx.db.query<{ payment_id: string; seen_via: string; status: string }>('SELECT payment_id, seen_via, status FROM connector_payments WHERE charge_reference = $1', [ref])).rows;
 
     async function deposit(country: 'BR' | 'MX', method: string, amount = '120.00') {
+      const invoice = `ad-${backend}-${++n}-${Date.now()}`;
       const r = await v3.post('/v3/deposits', {
-        invoice_id: `ad-${backend}-${++n}-${Date.now()}`, country, currency: country === 'BR' ? 'BRL' : 'MXN', amount, payment_method: method,
+        invoice_id: invoice, country, currency: country === 'BR' ? 'BRL' : 'MXN', amount, payment_method: method,
         payer: country === 'BR' ? BR_PAYER : MX_PAYER,
       });
       assert.equal(r.status, 200, r.text);
-      return { id: r.body.deposit_id as number, body: r.body, token: typeof r.body.redirect_url === 'string' ? (r.body.redirect_url as string).split('/').pop()! : '' };
+      return { id: r.body.deposit_id as number, invoice, body: r.body, token: typeof r.body.redirect_url === 'string' ? (r.body.redirect_url as string).split('/').pop()! : '' };
     }
 
     /** A card deposit's checkout: caja creates the session and sends the customer to Adyen's hosted page. */
@@ -141,6 +142,10 @@ for (const backend of backends()) {
       assert.deepEqual(auth.map((x) => [x.status, x.answer]), [[200, '[accepted]']]);
       const health = (await admin(s.url, 'GET', '/admin/connectors/adyen')).body.health;
       assert.ok(health.last_authorisation_at && health.last_notification_at);
+      // Streamline's status: approved, with the masked card.
+      const ws = await formPost(s.url, '/apd/webpaystatus', { x_login: m.web_status.login, x_trans_key: m.web_status.trans_key, x_invoice: d.invoice });
+      const parts = ws.text.split('|');
+      assert.deepEqual([parts[0], parts[9 - 2], parts[11], parts[12]], ['9', 'VI', 'Approved', '************1142']);
     });
 
     test('notification dropped: the return leg reads the session result back and completes; the late notification is a no-op', async () => {
