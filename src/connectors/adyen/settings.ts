@@ -41,29 +41,41 @@ export function validateAdyenConfig(body: unknown): AdyenConfigResult {
   const hmac = hexKey('hmac_key', b.hmac_key, true, details);
   const hmacNext = b.hmac_key_next === null ? '' : hexKey('hmac_key_next', b.hmac_key_next, false, details);
 
-  const endpoint = str(b.endpoint) || (b.api_url ? 'custom' : '');
+  // endpoint test|live names Adyen's base; api_url names another (a proxy; tests: the simulator).
+  // Both may be given when they agree (a form shows the stored api_url back).
+  const endpoint = str(b.endpoint);
+  const givenUrl = b.api_url === undefined || b.api_url === null ? '' : str(b.api_url).replace(/\/+$/, '');
   let apiUrl = '';
   let livePrefix = '';
-  if (b.api_url !== undefined && b.api_url !== null && str(b.api_url)) {
-    if (b.endpoint !== undefined && str(b.endpoint) !== 'custom') details.push('api_url: give either endpoint (test|live) or api_url, not both');
-    try {
-      const u = new URL(str(b.api_url));
-      if (u.protocol !== 'https:') details.push('api_url: must be an https URL');
-      else if (u.username || u.password || u.search || u.hash) details.push('api_url: must carry no credentials, query or fragment');
-      else if (!/\/v71\/?$/.test(u.pathname)) details.push('api_url: must end in /v71 (the Checkout API version caja speaks)');
-      apiUrl = str(b.api_url).replace(/\/+$/, '');
-    } catch {
-      details.push('api_url: is not a URL');
-    }
-  } else if (endpoint === 'test') apiUrl = TEST_API_URL;
+  if (endpoint === 'test') apiUrl = TEST_API_URL;
   else if (endpoint === 'live') {
     livePrefix = str(b.live_prefix);
     if (!/^[A-Za-z0-9]+-[A-Za-z0-9]+$/.test(livePrefix)) details.push('live_prefix: is required for endpoint live (the Customer Area\'s prefix, e.g. 1797a841fbb37ca7-AdyenDemo)');
     else apiUrl = liveApiUrl(livePrefix);
-  } else details.push('endpoint: must be "test" or "live" (or give api_url)');
+  } else if (endpoint !== '' && endpoint !== 'custom') details.push('endpoint: must be "test" or "live" (or give api_url)');
+  if (givenUrl && apiUrl && givenUrl !== apiUrl) details.push(`api_url: endpoint ${endpoint} is ${apiUrl}; give either endpoint or another api_url, not both`);
+  else if (givenUrl && !apiUrl && (endpoint === '' || endpoint === 'custom')) {
+    try {
+      const u = new URL(givenUrl);
+      if (u.protocol !== 'https:') details.push('api_url: must be an https URL');
+      else if (u.username || u.password || u.search || u.hash) details.push('api_url: must carry no credentials, query or fragment');
+      else if (!/\/v71$/.test(u.pathname)) details.push('api_url: must end in /v71 (the Checkout API version caja speaks)');
+      apiUrl = givenUrl;
+    } catch {
+      details.push('api_url: is not a URL');
+    }
+  } else if (!apiUrl && (endpoint === '' || endpoint === 'custom')) details.push('endpoint: must be "test" or "live" (or give api_url)');
 
   const methods: Record<string, string[]> = {};
-  const m = b.methods;
+  // An object, or (a form's text box) its JSON.
+  let m = b.methods;
+  if (typeof m === 'string') {
+    try {
+      m = JSON.parse(m);
+    } catch {
+      m = null;
+    }
+  }
   if (!m || typeof m !== 'object' || Array.isArray(m)) details.push(`methods: is required, e.g. {"BR": ["VI","MC","BL"], "MX": ["VI","MC","OX"]}`);
   else {
     for (const [country, list] of Object.entries(m as Record<string, unknown>)) {
