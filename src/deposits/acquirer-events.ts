@@ -63,7 +63,7 @@ export async function receiveAdyenNotifications(ctx: AppContext, connector: Adye
             id: n.pspReference, chargeReference: n.merchantReference, amount: fromMinor(n.value), currency: n.currency, receiver: n.merchantAccountCode,
             paidAt: n.eventDate && !Number.isNaN(Date.parse(n.eventDate)) ? new Date(n.eventDate) : ctx.now(), raw: { paymentMethod: n.paymentMethod },
           }, 'webhook');
-          const card = cardFrom(n.paymentMethod, n.additionalData.cardSummary, n.additionalData.cardHolderName);
+          const card = cardFrom(n.paymentMethod, n.additionalData.cardSummary);
           if (card && result !== 'unmatched') {
             await ctx.db.query(`UPDATE deposits SET card_detail = $3 WHERE connector = $1 AND connector_reference = $2 AND card_detail IS NULL`, [connector.name, n.merchantReference, JSON.stringify(card)]);
           }

@@ -80,10 +80,10 @@ export function paymentInfoFromVoucher(order: ChargeOrder, pspReference: string,
 
 const BRANDS: Record<string, string> = { visa: 'VISA', mc: 'MASTERCARD', amex: 'AMEX', elo: 'ELO', hipercard: 'HIPERCARD' };
 
-/** The card as caja keeps it: brand and last four only (Adyen's cardSummary), never more. */
-export function cardFrom(brand: string | null | undefined, last4: string | null | undefined, holder?: string | null): CardDetail | undefined {
+/** The card as caja keeps it: brand and last four only (Adyen's cardSummary), never more (not even the holder's name). */
+export function cardFrom(brand: string | null | undefined, last4: string | null | undefined): CardDetail | undefined {
   if (!last4 || !/^\d{4}$/.test(last4)) return undefined;
-  return { card_holder: (holder ?? '').slice(0, 100), masked_card: `************${last4}`, brand: BRANDS[(brand ?? '').toLowerCase()] ?? (brand ?? 'OTHER').toUpperCase(), expiration: '' };
+  return { card_holder: '', masked_card: `************${last4}`, brand: BRANDS[(brand ?? '').toLowerCase()] ?? (brand ?? 'OTHER').toUpperCase(), expiration: '' };
 }
 
 /**
@@ -102,7 +102,7 @@ export function sessionResult(body: unknown, reference: string, expected: { valu
       if (!p || typeof p.pspReference !== 'string') return { status: 'pending' };
       if (p.amount?.value !== expected.value || p.amount?.currency !== expected.currency) return { status: 'failed', reason: 'the authorised amount is not the charge\'s' };
       const ad = b.additionalData ?? {};
-      const card = cardFrom(String(p.paymentMethod?.brand ?? ad.paymentMethod ?? ''), typeof ad.cardSummary === 'string' ? ad.cardSummary : null, typeof ad.cardHolderName === 'string' ? ad.cardHolderName : null);
+      const card = cardFrom(String(p.paymentMethod?.brand ?? ad.paymentMethod ?? ''), typeof ad.cardSummary === 'string' ? ad.cardSummary : null);
       return {
         status: 'paid', ...(card ? { card } : {}),
         payment: { id: p.pspReference, chargeReference: reference, amount: fromMinor(p.amount.value), currency: p.amount.currency, receiver: merchantAccount, paidAt: new Date(), raw: { paymentMethod: 'scheme', brand: p.paymentMethod?.brand ?? null, source: 'session result' } },
