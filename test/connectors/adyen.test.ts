@@ -337,6 +337,38 @@ for (const backend of backends()) {
       }
     });
 
+    test('an answer lost (timeout): sent again under the same Idempotency-Key, Adyen replays the first: one session, one voucher', async () => {
+      await sim.control.loseAnswers(1);
+      const d = await cardCheckout('VI');
+      const st = await sim.state();
+      assert.equal(st.sessions.filter((x: any) => x.reference === d.ref).length, 1, 'one session for the charge');
+      assert.equal(st.sessions.find((x: any) => x.reference === d.ref).id, d.sessionId);
+      await sim.control.loseAnswers(1);
+      const v = await deposit('MX', 'OX', '120.00');
+      const vref = (await row(v.id)).connector_reference;
+      const vouchers = (await sim.state()).payments.filter((p: any) => p.merchantReference === vref);
+      assert.equal(vouchers.length, 1, 'one voucher for the charge');
+      assert.equal(vouchers[0].pspReference, v.body.payment_info.metadata.psp_reference);
+    });
+
+    test('out of order: a chargeback arriving before its notice, then the notice: charged once, still charged', async () => {
+      const d = await cardCheckout('MC', 'MX', '500.00');
+      const paid = await sim.control.pay(d.sessionId, { number: '5555341244441115', holder: 'Luis Perez' });
+      await comeBack(paid.redirect!);
+      const psp = (await payments(d.ref))[0]!.payment_id;
+      await sim.control.delivery('hold');
+      try {
+        await sim.control.dispute(psp, 'NOTIFICATION_OF_CHARGEBACK');
+        await sim.control.dispute(psp, 'CHARGEBACK');
+      } finally {
+        await sim.control.delivery('deliver');
+      }
+      assert.deepEqual(await sim.control.release(), { released: 2 });
+      const { rows } = await s.ctx.db.query<{ status: string; n: number }>(
+        `SELECT d.status, (SELECT count(*)::integer FROM dispute_events e WHERE e.dispute_id = d.id AND e.adjustment_id IS NOT NULL) AS n FROM deposit_disputes d WHERE d.deposit_id = $1`, [d.id]);
+      assert.deepEqual(rows, [{ status: 'charged', n: 1 }]);
+    });
+
     test('Adyen down: the deposit is refused cleanly (no 500) and the failure shows in health', async () => {
       await sim.control.outage('503');
       try {

@@ -22,6 +22,8 @@ export interface AdyenSimulator {
     delivery(mode: Delivery): Promise<void>;
     release(): Promise<{ released: number }>;
     outage(mode: 'none' | '503' | 'hang'): Promise<void>;
+    /** The next `count` answers are lost (the request is carried out). */
+    loseAnswers(count: number): Promise<void>;
     refundOutcome(mode: 'settle' | 'fail' | 'hold'): Promise<void>;
     releaseRefunds(mode: 'settle' | 'fail'): Promise<{ released: number }>;
     pay(sessionId: string, card: { number?: string; holder?: string; challenge?: string }): Promise<{ redirect?: string; challenge?: boolean; refused?: string }>;
@@ -54,6 +56,7 @@ export async function startAdyenSimulator(): Promise<AdyenSimulator> {
       delivery: (mode) => call('POST', '/delivery', { mode }),
       release: () => call('POST', '/release', {}),
       outage: (mode) => call('POST', '/outage', { mode }),
+      loseAnswers: (count) => call('POST', '/lose-answers', { count }),
       refundOutcome: (mode) => call('POST', '/refund-outcome', { mode }),
       releaseRefunds: (mode) => call('POST', '/refunds/release', { mode }),
       pay: (id, card) => call('POST', `/sessions/${id}/pay`, card),

@@ -129,6 +129,8 @@ export async function startAdyenSimulator(opts: { dir: string; port?: number; co
   let receiver: string | null = null;
   let delivery: Delivery = 'deliver';
   let outage: 'none' | '503' | 'hang' = 'none';
+  /** The next n API answers are lost: the request is carried out, its answer never sent. */
+  let loseAnswers = 0;
   let refundOutcome: 'settle' | 'fail' | 'hold' = 'settle';
   const pendingRefunds: Json[] = [];
 
@@ -176,6 +178,14 @@ export async function startAdyenSimulator(opts: { dir: string; port?: number; co
 
   api.addHook('onResponse', async (req, reply) => {
     if (!req.url.startsWith('/hosted')) requests.push({ method: req.method, path: req.url.split('?')[0]!, status: reply.statusCode });
+  });
+
+  api.addHook('onSend', async (req, _reply, payload) => {
+    if (loseAnswers > 0 && req.url.startsWith('/checkout/')) {
+      loseAnswers--;
+      return new Promise<never>(() => undefined);
+    }
+    return payload;
   });
 
   api.addHook('preHandler', async (req, reply) => {
@@ -406,6 +416,12 @@ ${err ? `<p class="err" id="error">Refused: ${escapeHtml(err)}</p>` : ''}
     const m = (req.body as Json)?.mode;
     if (!['none', '503', 'hang'].includes(m)) return bad(reply, 'mode: none|503|hang');
     outage = m;
+    return { ok: true };
+  });
+  control.post('/lose-answers', async (req, reply) => {
+    const count = (req.body as Json)?.count;
+    if (!Number.isInteger(count) || count < 0) return bad(reply, 'count: a whole number');
+    loseAnswers = count;
     return { ok: true };
   });
   control.post('/refund-outcome', async (req, reply) => {
