@@ -98,6 +98,11 @@ async function applyIn(q: Queryable, ctx: AppContext, connector: string, n: Disp
   let d = rows[0]!;
   // Locked for the change (a concurrent notification of the same dispute waits).
   d = (await q.query<DisputeRow>('SELECT * FROM deposit_disputes WHERE id = $1 FOR UPDATE', [d.id])).rows[0]!;
+  // The notification is claimed before anything moves: a concurrent copy of it waits here for
+  // this transaction and then finds it taken.
+  const claimed = await q.query('INSERT INTO dispute_events (connector, psp_reference, event_code, dispute_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING dispute_id',
+    [connector, n.pspReference, n.eventCode, d.id]);
+  if (!claimed.rows.length) return 'duplicate';
   let adjustmentId: number | null = null;
   let type = 'deposit.dispute_updated';
   const charge = n.eventCode === 'CHARGEBACK' || n.eventCode === 'SECOND_CHARGEBACK';
@@ -120,7 +125,7 @@ async function applyIn(q: Queryable, ctx: AppContext, connector: string, n: Disp
   } else if (n.eventCode === 'NOTIFICATION_OF_CHARGEBACK' && d.status === 'notified') {
     type = 'deposit.dispute_opened';
   }
-  await q.query('INSERT INTO dispute_events (connector, psp_reference, event_code, dispute_id, adjustment_id) VALUES ($1, $2, $3, $4, $5)', [connector, n.pspReference, n.eventCode, d.id, adjustmentId]);
+  if (adjustmentId !== null) await q.query('UPDATE dispute_events SET adjustment_id = $4 WHERE connector = $1 AND psp_reference = $2 AND event_code = $3', [connector, n.pspReference, n.eventCode, adjustmentId]);
   const after = (await q.query<DisputeRow>('SELECT * FROM deposit_disputes WHERE id = $1', [d.id])).rows[0]!;
   await recordEvent(q, {
     merchantId: p.merchant_id, type, subjectType: 'deposit', subjectId: p.deposit_id,

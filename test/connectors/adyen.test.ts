@@ -369,6 +369,38 @@ for (const backend of backends()) {
       assert.deepEqual(rows, [{ status: 'charged', n: 1 }]);
     });
 
+    test('the same notification posted 8 times at once: one completion, one payment; the same chargeback 8 times: taken once', async () => {
+      const d = await cardCheckout('VI', 'BR', '180.00');
+      await sim.control.delivery('drop');
+      let auth: any;
+      try {
+        await sim.control.pay(d.sessionId, { number: '4111111145551142', holder: 'Ana Silva' });
+        auth = (await sim.state()).deliveries.filter((x) => x.answer === 'dropped').at(-1)!.body;
+      } finally {
+        await sim.control.delivery('deliver');
+      }
+      const post = (body: unknown) => fetch(`${s.url}/connectors/adyen/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => [r.status, await r.text()]);
+      const answers = await Promise.all(Array.from({ length: 8 }, () => post(auth)));
+      assert.deepEqual(answers, Array.from({ length: 8 }, () => [200, '[accepted]']));
+      assert.equal(await status(d.id), 'COMPLETED');
+      assert.equal(await completions(d.id), 1);
+      assert.equal((await payments(d.ref)).length, 1);
+      const psp = (await payments(d.ref))[0]!.payment_id;
+      await sim.control.delivery('drop');
+      let cb: any;
+      try {
+        await sim.control.dispute(psp, 'CHARGEBACK');
+        cb = (await sim.state()).deliveries.filter((x) => x.answer === 'dropped').at(-1)!.body;
+      } finally {
+        await sim.control.delivery('deliver');
+      }
+      const cbAnswers = await Promise.all(Array.from({ length: 8 }, () => post(cb)));
+      assert.deepEqual(cbAnswers, Array.from({ length: 8 }, () => [200, '[accepted]']));
+      const { rows } = await s.ctx.db.query<{ n: number }>(
+        `SELECT count(*)::integer AS n FROM balance_adjustments WHERE reason LIKE $1`, [`chargeback of deposit ${d.id} %`]);
+      assert.equal(rows[0]!.n, 1, 'taken once');
+    });
+
     test('Adyen down: the deposit is refused cleanly (no 500) and the failure shows in health', async () => {
       await sim.control.outage('503');
       try {
