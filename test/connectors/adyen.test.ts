@@ -311,6 +311,11 @@ for (const backend of backends()) {
       assert.deepEqual(await available(), after1);
       const events = (await s.ctx.db.query<{ type: string }>(`SELECT type FROM events WHERE subject_type = 'deposit' AND subject_id = $1 AND type LIKE 'deposit.dispute%' ORDER BY id`, [d.id])).rows.map((r) => r.type);
       assert.deepEqual(events, ['deposit.dispute_opened', 'deposit.dispute_charged', 'deposit.dispute_reversed', 'deposit.dispute_charged']);
+      // The merchant reads them (GET /v3/events), with the defence deadline.
+      const seen = (await v3.get('/v3/events?limit=500')).body.events.filter((e: any) => e.subject_id === d.id && e.type.startsWith('deposit.dispute'));
+      assert.equal(seen.length, 4);
+      assert.equal(seen[0].data.deadline_at, '2027-01-15T00:00:00.000Z');
+      assert.equal(seen[1].data.amount, taken);
       await assertLedgerOk(s.ctx.db);
     });
 
