@@ -14,6 +14,7 @@ import { assertLedgerOk } from '../helpers/ledger.ts';
 import { setRates } from '../helpers/four-eyes.ts';
 import { startAdyenSimulator, type AdyenSimulator } from '../helpers/adyen-simulator.ts';
 import { trackConnectorRefunds } from '../../src/refunds/provider-refunds.ts';
+import { withdrawCharge } from '../../src/connectors/charges.ts';
 import { boletoFromDigitableLine } from '../../src/domain/vouchers.ts';
 import { merchantBalances } from '../../src/ledger/ledger.ts';
 import { toDb } from '../../src/domain/money.ts';
@@ -239,12 +240,21 @@ for (const backend of backends()) {
       assert.match(refund.text, /Adyen does not refund boleto/);
     });
 
-    test('OXXO: expired (OFFER_CLOSED) cancels the deposit; a late duplicate changes nothing', async () => {
+    test('OXXO: expired (OFFER_CLOSED) cancels the deposit', async () => {
       const d = await deposit('MX', 'OX', '300.00');
       const psp = d.body.payment_info.metadata.psp_reference as string;
       assert.match(d.body.payment_info.metadata.digitable_line, /^\d{15}$/);
       await sim.control.expireVoucher(psp);
       await until('cancelled', () => status(d.id), (v) => v === 'CANCELLED');
+    });
+
+    test('a voucher withdrawn (its deposit cancelled: withdrawCharge) is cancelled at Adyen, so it can no longer be paid', async () => {
+      const d = await deposit('MX', 'OX', '90.00');
+      const psp = d.body.payment_info.metadata.psp_reference as string;
+      const r = await row(d.id);
+      await withdrawCharge(s.ctx, { id: d.id, connector: r.connector, connector_reference: r.connector_reference });
+      await until('cancelled at Adyen', async () => (await sim.state()).payments.find((p: any) => p.pspReference === psp).status, (v) => v === 'cancelled');
+      assert.ok((await sim.state()).requests.some((r) => r.method === 'POST' && r.path === `/checkout/v71/payments/${psp}/cancels` && r.status === 201));
     });
 
     test('card refunds: partial settled by REFUND, another failed by REFUND_FAILED; the balance follows', async () => {
