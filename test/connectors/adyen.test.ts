@@ -16,6 +16,8 @@ import { startAdyenSimulator, type AdyenSimulator } from '../helpers/adyen-simul
 import { trackConnectorRefunds } from '../../src/refunds/provider-refunds.ts';
 import { withdrawCharge } from '../../src/connectors/charges.ts';
 import { boletoFromDigitableLine } from '../../src/domain/vouchers.ts';
+import { storedSecrets } from '../../src/connectors/store.ts';
+import { makeOperator, signedIn } from '../ops/helpers.ts';
 import { merchantBalances } from '../../src/ledger/ledger.ts';
 import { toDb } from '../../src/domain/money.ts';
 
@@ -117,6 +119,29 @@ for (const backend of backends()) {
       assert.notEqual(mc.status, 200, 'MC not configured');
       await admin(s.url, 'PUT', '/admin/connectors/adyen', sim.config());
       assert.equal((await admin(s.url, 'GET', '/admin/connectors/adyen', undefined, 'wrong-token-0123456789')).status, 401);
+    });
+
+    test('console: Adyen configured by an admin with write-only secrets; methods as JSON; a stored secret kept when left empty', async () => {
+      const admin_ = await signedIn(s, await makeOperator(s, 'admin'));
+      assert.match((await admin_.get('/ops/connectors')).html, /href="\/ops\/connectors\/adyen">Configure Adyen</);
+      const fields: Record<string, string> = {
+        endpoint: 'custom', api_url: sim.info.api_url, merchant_account: sim.info.merchant_account, api_key: sim.info.api_key, hmac_key: sim.info.hmac_key,
+        methods: JSON.stringify({ BR: ['VI', 'MC', 'BL'], MX: ['VI', 'MC', 'OX'] }), ca: sim.ca,
+      };
+      const bad = await admin_.submit('/ops/connectors/adyen', '/ops/connectors/adyen', { ...fields, methods: '{"BR":["IX"]}' });
+      assert.equal(bad.status, 400);
+      assert.ok(!bad.html.includes(sim.info.api_key) && !bad.html.includes(sim.info.hmac_key), 'a secret sent back');
+      const saved = await admin_.submit('/ops/connectors/adyen', '/ops/connectors/adyen', fields);
+      assert.equal(saved.url, '/ops/connectors/adyen?done=saved', saved.html.slice(0, 500));
+      assert.ok(!saved.html.includes(sim.info.api_key) && !saved.html.includes(sim.info.hmac_key));
+      const first = await storedSecrets(s.ctx, 'adyen');
+      const again = await admin_.submit('/ops/connectors/adyen', '/ops/connectors/adyen', { ...fields, api_key: '', hmac_key: '' });
+      assert.equal(again.url, '/ops/connectors/adyen?done=saved', again.html.slice(0, 500));
+      assert.deepEqual(await storedSecrets(s.ctx, 'adyen'), first);
+      // Pointing api_url elsewhere with the secrets left empty: refused (a stored secret never follows a changed endpoint).
+      const moved = await admin_.submit('/ops/connectors/adyen', '/ops/connectors/adyen', { ...fields, api_url: 'https://evil.example/checkout/v71', api_key: '', hmac_key: '' });
+      assert.equal(moved.status, 400);
+      assert.deepEqual(await storedSecrets(s.ctx, 'adyen'), first);
     });
 
     test('card authorised on the hosted page: read back server-to-server, completed once, confirmed by the notification; only brand and last four kept', async () => {
