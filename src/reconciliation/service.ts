@@ -84,6 +84,8 @@ async function applyEffect(q: Queryable, ctx: AppContext, t: Target, effect: Eff
       }
       return true;
     }
+    // A refund's provider completes it; its debit on a statement only confirms (matching.ts refundDebitEffect).
+    if (t.type === 'refund') return effect === 'confirm';
     if (effect === 'complete') await transitionCashoutIn(q, ctx, t.id, 'complete', { actor: 'bank', cause: `paid on the bank statement (entry ${entry.id})` });
     // The late-rejection rule of transitionCashoutIn: a COMPLETED cashout returned is REJECTED 809
     // and its money goes back to available; a DELIVERED one is rejected 808 and its reservation voided.
@@ -362,11 +364,11 @@ export function validateResolution(body: unknown): { ok: true; value: Resolution
     const targetOf = (v: unknown, at: string): Target | null => {
       const t = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
       if (!t) {
-        details.push(`${at}: must be {type: deposit|cashout, id}`);
+        details.push(`${at}: must be {type: deposit|cashout|refund, id}`);
         return null;
       }
       const before = details.length;
-      if (t.type !== 'deposit' && t.type !== 'cashout') details.push(`${at}.type: must be deposit or cashout`);
+      if (t.type !== 'deposit' && t.type !== 'cashout' && t.type !== 'refund') details.push(`${at}.type: must be deposit, cashout or refund`);
       if (typeof t.id !== 'number' || !Number.isInteger(t.id) || t.id < 1 || t.id > 2147483647) details.push(`${at}.id: must be a positive integer id`);
       return details.length === before ? { type: t.type as Target['type'], id: t.id as number } : null;
     };
@@ -379,7 +381,7 @@ export function validateResolution(body: unknown): { ok: true; value: Resolution
       if (targets.some((t) => t!.type !== 'deposit')) return { ok: false, details: ['targets: a settlement batch is of deposits'] };
       return { ok: true, value: { action, targets: targets as Target[], ...note } };
     }
-    if (b.target === undefined) return { ok: false, details: ['target: required for match, {type: deposit|cashout, id} (or targets: [...] for a settlement batch)'] };
+    if (b.target === undefined) return { ok: false, details: ['target: required for match, {type: deposit|cashout|refund, id} (or targets: [...] for a settlement batch)'] };
     const target = targetOf(b.target, 'target');
     if (!target) return { ok: false, details };
     return { ok: true, value: { action, target, ...note } };
@@ -421,11 +423,14 @@ export async function resolutionCredits(q: Queryable, exceptionId: number, resol
   if (x.status !== 'open') throw new ReconciliationError('already_resolved', `Reconciliation exception ${exceptionId} is already resolved`);
   const entry = storedEntry((await q.query<EntryRow>(`${ENTRY_SELECT} WHERE e.id = $1`, [x.entry_id])).rows[0]!);
   const t = resolution.target;
-  const k = await loadKnowledge(q, [], t.type === 'deposit' ? { deposits: [t.id] } : { cashouts: [t.id] });
+  const k = await loadKnowledge(q, [], knowledgeOf(t));
   const fit = operatorDecision(k, entry, t);
   if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
   return CREDITS_MERCHANT(t, fit.effect);
 }
+
+/** What to load for an operator's chosen target. */
+const knowledgeOf = (t: Target) => (t.type === 'deposit' ? { deposits: [t.id] } : t.type === 'cashout' ? { cashouts: [t.id] } : { refunds: [t.id] });
 
 /** Effects that put money in a merchant's available balance. */
 const CREDITS_MERCHANT = (t: Target, effect: Effect | 'late_payment'): boolean =>
@@ -456,7 +461,7 @@ export async function resolveExceptionIn(q: Queryable, ctx: AppContext, exceptio
     await bookEntry(q, entry.id, entry.bankAccountId, entry, 'settlement', fit.fee, `operator match to deposits ${ids.join(', ')}`);
   } else if (resolution.action === 'match') {
     const t = resolution.target;
-    const k = await loadKnowledge(q, [], t.type === 'deposit' ? { deposits: [t.id] } : { cashouts: [t.id] });
+    const k = await loadKnowledge(q, [], knowledgeOf(t));
     const fit = operatorDecision(k, entry, t);
     if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
     if (!(await insertMatch(q, entry.id, 'operator', t, fit.effect, entry.amount))) throw new ReconciliationError('target_mismatch', `${t.type} ${t.id} is already matched`);

@@ -36,7 +36,7 @@ const figures = {
     repeated: { type: 'integer', description: 'entries already imported from an earlier statement, stored once' },
   },
 } as const;
-const target = { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string', enum: ['deposit', 'cashout'] }, id: { type: 'integer' } } } as const;
+const target = { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string', enum: ['deposit', 'cashout', 'refund'] }, id: { type: 'integer' } } } as const;
 const candidate = {
   type: 'object',
   properties: { type: { type: 'string' }, id: { type: 'integer' }, status: { type: 'string' }, amount: { type: 'string' }, currency: { type: 'string' } },
