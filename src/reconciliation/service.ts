@@ -20,6 +20,7 @@ import { type OpsActor, opsActorName, recordAudit } from '../audit/audit.ts';
 import { OWN_ACCOUNTS_CONNECTOR, storedAccounts } from '../connectors/own-accounts.ts';
 import { applyStatementPayment } from '../deposits/payments.ts';
 import { loadConnectorRows } from '../connectors/store.ts';
+import { pixAccountId } from '../connectors/pix/day.ts';
 import { CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
 import { DepositError, transitionDepositIn } from '../deposits/service.ts';
 import { add, dec, type Decimal, fromDb, neg, sub, toDb } from '../domain/money.ts';
@@ -169,7 +170,8 @@ export function statementAccountKeys(identifier: string): string[] {
 
 /**
  * The accounts the operator registered: the own accounts' (account, or agency and account), the
- * STP connector's ordering CLABE, and CAJA_STATEMENT_ACCOUNTS (the PSP's settlement account).
+ * STP connector's ordering CLABE, the Pix connector's PSP account (connectors/pix/day.ts
+ * pixAccountId), and CAJA_STATEMENT_ACCOUNTS (a PSP's settlement account at a bank).
  */
 export async function registeredAccounts(ctx: AppContext): Promise<Set<string>> {
   const keys = new Set(ctx.config.statementAccounts.map(accountKey));
@@ -181,6 +183,8 @@ export async function registeredAccounts(ctx: AppContext): Promise<Set<string>> 
       }
     }
     if (c.settings.ordering_clabe) keys.add(accountKey(c.settings.ordering_clabe));
+    // The PSP account as its statements (fetched or uploaded from the provider) name it.
+    if (c.name === 'pix' && c.settings.pix_key) keys.add(accountKey(pixAccountId(c.settings.pix_key)));
   }
   keys.delete('');
   return keys;

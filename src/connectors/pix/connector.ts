@@ -4,6 +4,7 @@
 // refund is a devolução (PUT/GET /pix/{e2eid}/devolucao/{id}). docs/connectors.md.
 import type { AppContext } from '../../config/context.ts';
 import { ConnectorError, type PayinConnector, type ProviderPayment } from '../payin.ts';
+import { DEVOLUCAO_LOOKBACK_DAYS, pixAccountId, pixDayMovements } from './day.ts';
 import type { ConnectorKind } from '../registry.ts';
 import { recordHealth, type StoredConnector } from '../store.ts';
 import { PixClient } from './client.ts';
@@ -49,6 +50,21 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
     onToken: () => void recordHealth(ctx, PIX_CONNECTOR, { kind: 'token' }),
   });
   const pixKey = settings.pix_key;
+
+  /** GET /pix?inicio&fim, page by page: every Pix the PSP lists as received in [from, to]. */
+  async function* pixBetween(from: Date, to: Date): AsyncIterable<unknown> {
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const { body } = await guarded('pix list', () => client.call<{ pix?: unknown; parametros?: { paginacao?: { quantidadeDePaginas?: unknown } } }>('GET', '/pix', undefined, {
+        inicio: from.toISOString(),
+        fim: to.toISOString(),
+        'paginacao.paginaAtual': String(page),
+      }));
+      const list = Array.isArray(body?.pix) ? body.pix : [];
+      yield* list;
+      const pages = body?.parametros?.paginacao?.quantidadeDePaginas;
+      if (typeof pages !== 'number' || page + 1 >= pages || list.length === 0) return;
+    }
+  }
 
   /** Runs a PSP call; a failure is recorded as the connector's last error and rethrown. */
   async function guarded<T>(what: string, run: () => Promise<T>): Promise<T> {
@@ -152,20 +168,20 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
     },
 
     async *paymentsBetween(from, to) {
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const { body } = await guarded('pix list', () => client.call<{ pix?: unknown; parametros?: { paginacao?: { quantidadeDePaginas?: unknown } } }>('GET', '/pix', undefined, {
-          inicio: from.toISOString(),
-          fim: to.toISOString(),
-          'paginacao.paginaAtual': String(page),
-        }));
-        const list = Array.isArray(body?.pix) ? body.pix : [];
-        for (const entry of list) {
-          const payment = pixToPayment(entry);
-          if (payment) yield payment;
-        }
-        const pages = body?.parametros?.paginacao?.quantidadeDePaginas;
-        if (typeof pages !== 'number' || page + 1 >= pages || list.length === 0) return;
+      for await (const entry of pixBetween(from, to)) {
+        const payment = pixToPayment(entry);
+        if (payment) yield payment;
       }
+    },
+
+    async dayMovements(date) {
+      // Pix received that day, and devoluções settled that day of Pix received up to the lookback before it.
+      const end = new Date(`${date}T23:59:59.999Z`);
+      const list: unknown[] = [];
+      for await (const entry of pixBetween(new Date(end.getTime() + 1 - (DEVOLUCAO_LOOKBACK_DAYS + 1) * 86_400_000), end)) list.push(entry);
+      const { movements, unreadable } = pixDayMovements(list, date);
+      if (unreadable.length) throw new ConnectorError('invalid_response', `pix list of ${date}: unreadable ${unreadable.slice(0, 5).join(', ')}`);
+      return { account: pixAccountId(pixKey), currency: 'BRL', date, movements };
     },
 
     close() {
