@@ -5,7 +5,8 @@
 //
 //   received order, liquidated        credit, its clave de rastreo, the ordering account and name
 //   sent order, liquidated (LQ/TLQ)   debit, its clave, the beneficiary's account and name
-//   sent order, returned (D)          debit, and a reversal credit (the receiving bank returned it)
+//   sent order, returned (D)          nothing: the money left and came back (net nothing on the
+//                                     account); the connector rejected its cashout or refund
 //   sent order cancelled or pending   nothing: no money moved
 import { parseAmount, toFixed } from '../../domain/money.ts';
 import type { ProviderMovement } from '../payin.ts';
@@ -48,10 +49,8 @@ export function stpDayMovements(received: Record<string, unknown>[], sent: Recor
       continue;
     }
     const estado = str(o.estado);
-    if (estado !== 'LQ' && estado !== 'TLQ' && estado !== 'D') continue;
-    const who = party(o.nombreBeneficiario, o.cuentaBeneficiario);
-    movements.push({ amount, direction: 'debit', date, bankId: `E${id}`, claveRastreo: clave, ...who });
-    if (estado === 'D') movements.push({ amount, direction: 'credit', date, bankId: `D${id}`, claveRastreo: clave, reversal: true, ...who, info: `returned by the receiving bank (causa ${str(o.causaDevolucion) || '?'})` });
+    if (estado !== 'LQ' && estado !== 'TLQ') continue;
+    movements.push({ amount, direction: 'debit', date, bankId: `E${id}`, claveRastreo: clave, ...party(o.nombreBeneficiario, o.cuentaBeneficiario) });
   }
   return { movements, unreadable };
 }
