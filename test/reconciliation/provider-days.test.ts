@@ -17,6 +17,7 @@ import { buildClabe } from '../../src/domain/clabe.ts';
 import { runCashoutJobs } from '../../src/cashouts/worker.ts';
 import { fechaOperacion } from '../../src/connectors/stp/mapping.ts';
 import { parseStatement } from '../../src/reconciliation/formats.ts';
+import { providerStatementsWorker } from '../../src/reconciliation/statements-worker.ts';
 
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
 const BENEFICIARY_CLABE = buildClabe('012', '180', '00123456789');
@@ -149,6 +150,28 @@ for (const backend of backends()) {
       await speiPaid('99.99');
       const late = (await admin(s.url, 'POST', '/admin/reconciliation/provider-statements', { date: stpDay, connector: 'stp' })).body.data;
       assert.deepEqual(late.map((d: any) => [d.status, d.entries, d.matched, d.exceptions, d.repeated]), [['imported', 5, 1, 0, 4]]);
+    });
+
+    test('the worker: once the day is closed it fetches it by itself, each provider, and reconciles what is new', async () => {
+      const before = (await admin(s.url, 'GET', '/admin/reconciliation/statements?limit=100')).body.data as { id: number }[];
+      await pixPaid('12.34');
+      await speiPaid('56.78');
+      // The worker as a process runs it, a day later (today is closed), every second.
+      const tomorrow = () => new Date(Date.now() + 86_400_000);
+      const worker = providerStatementsWorker({ ...s.ctx, now: tomorrow, config: { ...s.ctx.config, providerStatements: { intervalSeconds: 1, days: 2 } } })!;
+      try {
+        const mine = await until('the worker imported both days', async () => ((await admin(s.url, 'GET', '/admin/reconciliation/statements?limit=100')).body.data as
+          { id: number; imported_by: string; entries: number; matched: number; exceptions: number; repeated: number }[]).filter((x) => !before.some((b) => b.id === x.id)),
+          (x) => x.length >= 2, 20_000);
+        for (const st of mine) {
+          assert.equal(st.imported_by, 'token:provider-statements-worker');
+          assert.equal(st.exceptions, 0, JSON.stringify(st));
+          assert.equal(st.entries - st.repeated, st.matched, 'only what is new is reconciled, all of it');
+        }
+        assert.deepEqual((await admin(s.url, 'GET', '/admin/reconciliation/exceptions?status=open')).body.data, []);
+      } finally {
+        await worker.stop();
+      }
     });
 
     test('a day the provider cannot be read is reported failed; a bad day is refused in the API\'s format', async () => {

@@ -32,6 +32,9 @@ export interface PixConnector extends PayinConnector {
   readonly client: PixClient;
 }
 
+/** Days one GET /pix of the day's statement asks at most (a PSP may bound the interval). */
+const WINDOW_DAYS = 5;
+
 /** Pages of GET /pix read in one reconciliation pass at most (100 items each by default). */
 const MAX_PAGES = 1000;
 
@@ -176,9 +179,13 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
 
     async dayMovements(date) {
       // Pix received that day, and devoluções settled that day of Pix received up to the lookback before it.
-      const end = new Date(`${date}T23:59:59.999Z`);
+      // Read in windows of a few days: PSPs bound the interval one GET /pix may ask.
+      const end = new Date(`${date}T23:59:59.999Z`).getTime();
+      const start = end + 1 - (DEVOLUCAO_LOOKBACK_DAYS + 1) * 86_400_000;
       const list: unknown[] = [];
-      for await (const entry of pixBetween(new Date(end.getTime() + 1 - (DEVOLUCAO_LOOKBACK_DAYS + 1) * 86_400_000), end)) list.push(entry);
+      for (let from = start; from <= end; from += WINDOW_DAYS * 86_400_000) {
+        for await (const entry of pixBetween(new Date(from), new Date(Math.min(end, from + WINDOW_DAYS * 86_400_000 - 1)))) list.push(entry);
+      }
       const { movements, unreadable } = pixDayMovements(list, date);
       if (unreadable.length) throw new ConnectorError('invalid_response', `pix list of ${date}: unreadable ${unreadable.slice(0, 5).join(', ')}`);
       return { account: pixAccountId(pixKey), currency: 'BRL', date, movements };
