@@ -19,7 +19,11 @@ interface CashoutDbRow {
 const DEPOSIT_COLUMNS = 'id, status, connector, payer_amount::text, local_currency, country, payer_document, created_at';
 const CASHOUT_COLUMNS = 'id, status, local_amount::text, local_currency, bank_account, bank_reference_id, document_id, created_at';
 
-/** The STP connector's name (src/connectors/stp/connector.ts): its abonos are stored as `clave:institution:date`. */
+/**
+ * The STP connector's name (src/connectors/stp/connector.ts): its abonos are stored as
+ * `clave:institution:date`. Written into the query (not a parameter), so the partial index of
+ * migration 080 applies to every plan.
+ */
 const STP = 'stp';
 
 /** `also`: deposits, cashouts and refunds to load whatever the entries say (an operator's chosen target). */
@@ -56,8 +60,8 @@ export async function loadKnowledge(q: Queryable, entries: StatementEntry[], als
   const claves = [...new Set(allRefs.map((r) => r.claveRastreo).filter((v): v is string => !!v))];
   const abonos = claves.length === 0 ? { rows: [] } : await q.query<{ clave: string; deposit_id: number; receiver: string | null; ordenante: string | null }>(
     `SELECT split_part(payment_id, ':', 1) AS clave, deposit_id, receiver, raw->>'cuentaOrdenante' AS ordenante FROM connector_payments
-     WHERE connector = $1 AND split_part(payment_id, ':', 1) = ANY($2::text[]) AND status = 'applied' AND deposit_id IS NOT NULL`,
-    [STP, claves],
+     WHERE connector = '${STP}' AND split_part(payment_id, ':', 1) = ANY($1::text[]) AND status = 'applied' AND deposit_id IS NOT NULL`,
+    [claves],
   );
   for (const a of abonos.rows) depositIds.add(a.deposit_id);
   // Money sent: a payout's reference at its provider (STP's clave), a refund's (devolução id, return id, clave).
