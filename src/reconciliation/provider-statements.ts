@@ -50,14 +50,14 @@ export const isDay = (d: string) => ISO_DAY.test(d) && new Date(`${d}T00:00:00Z`
 /**
  * Fetches one day from every configured connector that lists its days (or the one named) and
  * imports it. A provider that cannot be read is reported failed (and tried again at the next
- * pass); the others go on. Throws ReconciliationError 'malformed' for a bad day or a connector
+ * pass); the others go on. Throws ReconciliationError 'invalid_day' for a bad day or a connector
  * that lists no days.
  */
 export async function fetchProviderDay(ctx: AppContext, date: string, by: OpsActor, only?: string): Promise<FetchedDay[]> {
-  if (!isDay(date)) throw new ReconciliationError('malformed', `date: ${date} is not a yyyy-mm-dd day`, ['date: must be a yyyy-mm-dd day']);
-  if (date > ctx.now().toISOString().slice(0, 10)) throw new ReconciliationError('malformed', `date: ${date} has not begun`, ['date: must be today or before']);
+  if (!isDay(date)) throw new ReconciliationError('invalid_day', `date: ${date} is not a yyyy-mm-dd day`, ['date: must be a yyyy-mm-dd day']);
+  if (date > ctx.now().toISOString().slice(0, 10)) throw new ReconciliationError('invalid_day', `date: ${date} has not begun`, ['date: must be today or before']);
   const connectors = (await configuredConnectors(ctx)).filter((c) => c.dayMovements && (!only || c.name === only));
-  if (only && connectors.length === 0) throw new ReconciliationError('malformed', `connector: ${only} is not configured or lists no days`, ['connector: a configured connector that lists its days (stp, pix)']);
+  if (only && connectors.length === 0) throw new ReconciliationError('invalid_day', `connector: ${only} is not configured or lists no days`, ['connector: a configured connector that lists its days (stp, pix)']);
   const out: FetchedDay[] = [];
   for (const c of connectors) {
     let day: ProviderDay;
