@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stpDayMovements } from '../../src/connectors/stp/day.ts';
-import { pixAccountId, pixDayMovements } from '../../src/connectors/pix/day.ts';
+import { pixAccountId, pixDayMovements, pixSendMovements } from '../../src/connectors/pix/day.ts';
 import { devolucaoOutcome } from '../../src/connectors/pix/mapping.ts';
 import { daysToFetch, isDay, providerDayFile } from '../../src/reconciliation/provider-statements.ts';
 import { parseStatement } from '../../src/reconciliation/formats.ts';
@@ -55,6 +55,20 @@ test('Pix: a Pix received on the day is a credit; a devolução settled on the d
   assert.match(pixAccountId('chave@example.com'), /^PIX[0-9A-F]{16}$/);
   // The connector keeps the return id the statement shows (BACEN's rtrId) with the refund.
   assert.deepEqual(devolucaoOutcome({ id: 'cajadev1', rtrId: rtr, valor: '20.00', status: 'DEVOLVIDO' }), { status: 'COMPLETED', reference: 'cajadev1', providerId: rtr, providerState: 'DEVOLVIDO' });
+});
+
+test('Pix sends: a send made (REALIZADO) and settled on the day is a debit under its end-to-end id; processing, not made or another day is not', () => {
+  const e2e = 'E12345678202611271400abcdefghijk';
+  const list = [
+    { idEnvio: 'caja1', endToEndId: e2e, valor: '20.00', status: 'REALIZADO', horario: { solicitacao: '2026-11-26T23:59:00Z', liquidacao: `${DATE}T00:00:05Z` } },
+    { idEnvio: 'caja2', endToEndId: 'E12345678202611271401abcdefghijk', valor: '5.00', status: 'EM_PROCESSAMENTO', horario: { solicitacao: `${DATE}T14:00:00Z` } },
+    { idEnvio: 'caja3', endToEndId: 'E12345678202611271402abcdefghijk', valor: '6.00', status: 'NAO_REALIZADO', horario: { solicitacao: `${DATE}T14:00:00Z` } },
+    { idEnvio: 'caja4', endToEndId: 'E12345678202611281403abcdefghijk', valor: '7.00', status: 'REALIZADO', horario: { solicitacao: '2026-11-28T00:00:00Z', liquidacao: '2026-11-28T00:00:01Z' } },
+    { idEnvio: 'caja5', endToEndId: 'E12345678202611271404abcdefghijk', valor: 'x', status: 'REALIZADO', horario: { solicitacao: `${DATE}T14:00:00Z`, liquidacao: `${DATE}T14:00:01Z` } },
+  ];
+  const { movements, unreadable } = pixSendMovements(list, DATE);
+  assert.deepEqual(movements, [{ amount: '20.00', direction: 'debit', date: DATE, bankId: e2e, endToEndId: e2e, info: 'pix sent caja1' }]);
+  assert.deepEqual(unreadable, ['send caja5']);
 });
 
 test('a day\'s file: the same movements are the same bytes; a late movement another statement; it reads back with its references', () => {

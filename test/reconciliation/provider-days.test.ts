@@ -1,7 +1,7 @@
 // The day closes by itself: caja in production with Pix and STP configured against their
 // simulators (separate processes, own TLS and keys), a day of deposits, refunds (a Pix devolução,
-// an STP order back to the payer) and an STP payout; then the providers' own lists of the day
-// (STP's received and sent orders, the PSP's received Pix with devoluções), fetched by caja and
+// an STP order back to the payer) and payouts (an STP order, a Pix send); then the providers' own lists of the day
+// (STP's received and sent orders, the PSP's received Pix with devoluções and its sent Pix), fetched by caja and
 // imported through the upload path, reconcile every movement with 0 exceptions. Fetched again,
 // the day changes nothing. On PGlite and PostgreSQL.
 import { after, before, describe, test } from 'node:test';
@@ -47,7 +47,8 @@ for (const backend of backends()) {
       s = await startTestServer(backend, { CAJA_ENV: 'production', CAJA_PIX_POLL_SECONDS: '3600', CAJA_CONNECTOR_TIMEOUT_MS: '3000', CAJA_CASHOUT_DELAY_SECONDS: '0' }, { workers: true });
       await stp.control.receiver(s.url);
       await setRates(s, { MXN: '18.00', BRL: '5.00' });
-      assert.equal((await admin(s.url, 'PUT', '/admin/connectors/pix', pix.config)).status, 200);
+      const pixConfigured = await admin(s.url, 'PUT', '/admin/connectors/pix', { ...pix.config, payouts: { max_amount: '500.00', check_seconds: 1 } });
+      assert.equal(pixConfigured.status, 200, pixConfigured.text);
       assert.equal((await admin(s.url, 'PUT', '/admin/connectors/stp', stp.config)).status, 200);
       m = await createMerchant(s.url, 'Day shop');
       v3 = V3Client.deposits(s.url, m);
@@ -114,6 +115,16 @@ for (const backend of backends()) {
       await stp.control.estado(payoutClave, 'LQ');
       await until('payout completed', async () => (await cashoutRequest(s.url, m, 'POST', '/v3/cashout/status', { cashout_id: cashoutId })).body.cashout_status, (x) => x === 1);
 
+      // Pix: a cashout paid as a Pix send (Efí's send API), made by the PSP.
+      const brCashout = await cashoutRequest(s.url, m, 'POST', '/v3/cashout', {
+        country: 'BR', currency: 'BRL', amount: '20.00', document_id: cpf('529982247'), beneficiary_name: 'Maria', beneficiary_lastname: 'Souza',
+        bank_code: '260', bank_account: '12345-6', bank_branch: '0001', account_type: 'C', external_id: `day-br-${backend}-${Date.now()}`,
+      });
+      assert.equal(brCashout.status, 200, brCashout.text);
+      const brCashoutId = brCashout.body.cashout_id as number;
+      await runCashoutJobs(s.ctx);
+      await until('pix payout completed', async () => (await cashoutRequest(s.url, m, 'POST', '/v3/cashout/status', { cashout_id: brCashoutId })).body.cashout_status, (x) => x === 1);
+
       // The simulators' own statements of the day show every movement (the STP one as caja reads STP's lists).
       const stpDay = `${fechaOperacion(new Date()).slice(0, 4)}-${fechaOperacion(new Date()).slice(4, 6)}-${fechaOperacion(new Date()).slice(6)}`;
       const pixDay = new Date().toISOString().slice(0, 10);
@@ -128,7 +139,7 @@ for (const backend of backends()) {
       ];
       assert.deepEqual(fetched.map((d: any) => [d.connector, d.status, d.entries, d.matched, d.exceptions]), [
         ['stp', 'imported', 4, 4, 0],
-        ['pix', 'imported', 3, 3, 0],
+        ['pix', 'imported', 4, 4, 0],
       ], JSON.stringify(fetched));
       const open = await admin(s.url, 'GET', '/admin/reconciliation/exceptions?status=open');
       assert.deepEqual(open.body.data, [], 'nothing left for the operator');
@@ -136,7 +147,7 @@ for (const backend of backends()) {
       // Each outgoing movement is matched to its refund or cashout, never booked as an adjustment.
       const matches = (await admin(s.url, 'GET', '/admin/reconciliation/matches?limit=100')).body.data as { target: { type: string; id: number }; effect: string }[];
       const targets = matches.map((x) => `${x.target.type}:${x.target.id}:${x.effect}`);
-      for (const t of [`refund:${pixRefund.body.refund_id}:confirmed`, `refund:${speiRefund.body.refund_id}:confirmed`, `cashout:${cashoutId}:confirmed`, `deposit:${speiA}:confirmed`, `deposit:${pixA}:confirmed`]) {
+      for (const t of [`refund:${pixRefund.body.refund_id}:confirmed`, `refund:${speiRefund.body.refund_id}:confirmed`, `cashout:${cashoutId}:confirmed`, `cashout:${brCashoutId}:confirmed`, `deposit:${speiA}:confirmed`, `deposit:${pixA}:confirmed`]) {
         assert.ok(targets.includes(t), `${t} in ${targets.join(', ')}`);
       }
 

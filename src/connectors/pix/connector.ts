@@ -4,7 +4,7 @@
 // refund is a devolução (PUT/GET /pix/{e2eid}/devolucao/{id}). docs/connectors.md.
 import type { AppContext } from '../../config/context.ts';
 import { ConnectorError, type PayinConnector, type ProviderPayment } from '../payin.ts';
-import { DEVOLUCAO_LOOKBACK_DAYS, pixAccountId, pixDayMovements } from './day.ts';
+import { DEVOLUCAO_LOOKBACK_DAYS, pixAccountId, pixDayMovements, pixSendMovements, SEND_LOOKBACK_DAYS } from './day.ts';
 import type { ConnectorKind } from '../registry.ts';
 import { recordHealth, type StoredConnector } from '../store.ts';
 import { PixClient } from './client.ts';
@@ -57,10 +57,10 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
   });
   const pixKey = settings.pix_key;
 
-  /** GET /pix?inicio&fim, page by page: every Pix the PSP lists as received in [from, to]. */
-  async function* pixBetween(from: Date, to: Date): AsyncIterable<unknown> {
+  /** GET /pix?inicio&fim (or Efí's list of sends), page by page: every Pix the PSP lists in [from, to]. */
+  async function* pixBetween(from: Date, to: Date, path = '/pix'): AsyncIterable<unknown> {
     for (let page = 0; page < MAX_PAGES; page++) {
-      const { body } = await guarded('pix list', () => client.call<{ pix?: unknown; parametros?: { paginacao?: { quantidadeDePaginas?: unknown } } }>('GET', '/pix', undefined, {
+      const { body } = await guarded('pix list', () => client.call<{ pix?: unknown; parametros?: { paginacao?: { quantidadeDePaginas?: unknown } } }>('GET', path, undefined, {
         inicio: from.toISOString(),
         fim: to.toISOString(),
         'paginacao.paginaAtual': String(page),
@@ -196,9 +196,16 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
       for (let from = start; from <= end; from += WINDOW_DAYS * 86_400_000) {
         for await (const entry of pixBetween(new Date(from), new Date(Math.min(end, from + WINDOW_DAYS * 86_400_000 - 1)))) list.push(entry);
       }
-      const { movements, unreadable } = pixDayMovements(list, date);
-      if (unreadable.length) throw new ConnectorError('invalid_response', `pix list of ${date}: unreadable ${unreadable.slice(0, 5).join(', ')}`);
-      return { account: pixAccountId(pixKey), currency: 'BRL', date, movements };
+      const received = pixDayMovements(list, date);
+      // The cashouts paid as Pix sends, when this connector pays them.
+      const sends: unknown[] = [];
+      if (payout) {
+        for await (const entry of pixBetween(new Date(end + 1 - (SEND_LOOKBACK_DAYS + 1) * 86_400_000), new Date(end), '/gn/pix/enviados')) sends.push(entry);
+      }
+      const sent = pixSendMovements(sends, date);
+      const unreadable = [...received.unreadable, ...sent.unreadable];
+      if (unreadable.length) throw new ConnectorError('invalid_response', `pix lists of ${date}: unreadable ${unreadable.slice(0, 5).join(', ')}`);
+      return { account: pixAccountId(pixKey), currency: 'BRL', date, movements: [...received.movements, ...sent.movements] };
     },
 
     close() {
