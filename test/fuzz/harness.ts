@@ -188,6 +188,7 @@ export function routes(fx: Fixtures): Route[] {
     { style: 'admin', method: 'GET', path: '/admin/reconciliation/statements', query: { limit: '10', before: '1000' } },
     { style: 'admin', method: 'GET', path: '/admin/reconciliation/matches', query: { limit: '10', statement_id: '1' } },
     { style: 'admin', method: 'GET', path: '/admin/reconciliation/exceptions', query: { status: 'open', limit: '10' } },
+    { style: 'admin', method: 'POST', path: '/admin/reconciliation/provider-statements', body: { date: '2026-01-05', connector: 'stp' } },
     { style: 'admin', method: 'POST', path: '/admin/reconciliation/exceptions/{deposit}/resolve', body: { action: 'match', target: { type: 'deposit', id: fx.depositId }, reason: 'fuzz' } },
     { style: 'admin', method: 'PUT', path: '/admin/connectors/own_accounts', body: { accounts: [{ country: 'BR', method: 'B', beneficiary_name: 'Operadora Ltda', agency: '1234', account: '98765-4', document: '11444777000161' }] } },
     { style: 'public', method: 'POST', path: '/connectors/pix/webhook/pix', body: { pix: [{ endToEndId: 'E1234567820261126120012345678901', txid: 'caja000000000001abcdefabcdefabcd', valor: '10.00', chave: 'pix@operator.example', horario: '2026-11-26T12:00:00.000Z' }] } },

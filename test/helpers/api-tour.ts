@@ -140,6 +140,10 @@ export async function apiTour(base: string, o: { settle: () => Promise<unknown> 
   const resolution = { action: 'book_adjustment', reason: 'unidentified transfer, kept pending the payer' };
   await rec('post', '/admin/reconciliation/exceptions/{id}/resolve', resolution, admin(base, 'POST', `/admin/reconciliation/exceptions/${open.body.data[0].id}/resolve`, resolution));
   await rec('post', '/admin/reconciliation/exceptions/{id}/resolve', resolution, admin(base, 'POST', `/admin/reconciliation/exceptions/${open.body.data[0].id}/resolve`, resolution));
+  const fetchDay = { date: '2026-11-25' };
+  await rec('post', '/admin/reconciliation/provider-statements', fetchDay, admin(base, 'POST', '/admin/reconciliation/provider-statements', fetchDay));
+  const notConfigured = { date: '2026-11-25', connector: 'stp' };
+  await rec('post', '/admin/reconciliation/provider-statements', notConfigured, admin(base, 'POST', '/admin/reconciliation/provider-statements', notConfigured));
   await rec('get', '/v3/balance', undefined, v3.get('/v3/balance'));
   await rec('get', '/v3/balance/transactions', undefined, v3.get('/v3/balance/transactions?limit=2'));
   const cashoutBody = {
