@@ -89,8 +89,12 @@ export interface Charge {
  * (an acquirer's payment details or session result), never as the customer's return says it.
  */
 export type ReturnResult =
-  /** Paid: the deposit completes; `card` is the masked card (deposits.card_detail) for a card. */
-  | { status: 'paid'; card?: CardDetail }
+  /**
+   * Paid: the deposit completes; `card` is the masked card (deposits.card_detail) for a card;
+   * `payment` the provider's payment, recorded once under its id (an acquirer's pspReference:
+   * what its refunds and its notification name).
+   */
+  | { status: 'paid'; card?: CardDetail; payment?: ProviderPayment }
   /** Refused, cancelled or failed at the provider: the deposit stays payable (another card, another method). */
   | { status: 'failed'; reason: string }
   /** Not decided yet (a challenge still open, an asynchronous method): its callback or poll completes it. */
