@@ -103,6 +103,11 @@ export interface Config extends Capabilities {
   retention: RetentionConfig;
   /** Daily settlement reports (src/settlements/, docs/balance.md): how often the worker looks, how long after a day's end. */
   settlements: { intervalSeconds: number; delayMinutes: number };
+  /**
+   * The daily provider statements (src/reconciliation/provider-statements.ts, docs/reconciliation.md):
+   * how often the worker fetches (0: never), and how many closed days back it fetches each time.
+   */
+  providerStatements: { intervalSeconds: number; days: number };
 }
 
 export interface RetentionConfig {
@@ -256,6 +261,10 @@ function databaseTimeouts(env: Env): Config['database'] {
     lockMs: int(env, 'CAJA_DB_LOCK_TIMEOUT_MS', 10000, 100, 3600000),
     idleInTransactionMs: int(env, 'CAJA_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 20000, 100, 3600000),
     healthTimeoutMs: int(env, 'CAJA_HEALTH_TIMEOUT_MS', 2000, 50, 60000),
+    // A failover (no primary for ~10 s): requests wait this long for a primary, up to this many
+    // at once, before the 503 (docs/operations.md, Failover hold). 0 answers 503 at once.
+    holdMs: int(env, 'CAJA_DB_HOLD_MS', 20000, 0, 600000),
+    holdQueue: int(env, 'CAJA_DB_HOLD_QUEUE', 10000, 1, 1000000),
   };
   if (t.statementMs >= t.queryMs) {
     throw new ConfigError(`CAJA_DB_STATEMENT_TIMEOUT_MS (${t.statementMs}) must be below CAJA_DB_QUERY_TIMEOUT_MS (${t.queryMs}): the server cancels a slow statement before caja drops its connection`);
@@ -385,6 +394,10 @@ export function loadConfig(env: Env = process.env): Config {
       leaseSeconds: int(env, 'CAJA_NOTIFY_LEASE_SECONDS', 60, 1, 3600),
     },
     retention: retentionConfig(env, dataDir),
+    providerStatements: {
+      intervalSeconds: int(env, 'CAJA_PROVIDER_STATEMENTS_SECONDS', 3600, 0, 86400),
+      days: int(env, 'CAJA_PROVIDER_STATEMENTS_DAYS', 3, 1, 31),
+    },
     settlements: {
       intervalSeconds: int(env, 'CAJA_SETTLEMENT_INTERVAL_SECONDS', 300, 1, 86400),
       delayMinutes: int(env, 'CAJA_SETTLEMENT_DELAY_MINUTES', 60, 0, 24 * 60),

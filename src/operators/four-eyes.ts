@@ -6,6 +6,7 @@
 // approves in the console. Staging moves test money: these apply at once, as before.
 import { depositMerchantId } from '../deposits/lookups.ts';
 import { cashoutMerchantId } from '../cashouts/lookups.ts';
+import { refundMerchantId } from '../refunds/lookups.ts';
 import type { AppContext } from '../config/context.ts';
 import { type AdjustmentRow, adjustBalance } from '../balances/service.ts';
 import type { Audit } from '../audit/audit.ts';
@@ -60,7 +61,7 @@ async function requestMatch(q: Queryable, ctx: Pick<AppContext, 'now'>, exceptio
   if (open.rows[0]) return open.rows[0].id;
   const target = 'target' in resolution ? resolution.target : null;
   const merchant = target
-    ? await (target.type === 'deposit' ? depositMerchantId : cashoutMerchantId)(q, target.id)
+    ? await (target.type === 'deposit' ? depositMerchantId : target.type === 'refund' ? refundMerchantId : cashoutMerchantId)(q, target.id)
     : null;
   return insertRequest(q, 'reconciliation_match', merchant, null, {
     exception_id: String(exceptionId), resolution: JSON.stringify(resolution), target: target ? `${target.type} ${target.id}` : '',

@@ -84,7 +84,13 @@ async function signedFields(ctx: AppContext, d: DepositRow): Promise<Record<stri
   return streamlineFields(d, signer.login, signer.secret);
 }
 
-/** A deposit as webpaystatus needs it (its eleven columns: depositStatusRow). */
+/** The masked card of a card deposit (deposits.card_detail: brand and last four, never more), or ''. */
+function maskedCard(detail: unknown): string {
+  const m = (detail as { masked_card?: unknown } | null)?.masked_card;
+  return typeof m === 'string' ? m : '';
+}
+
+/** A deposit as webpaystatus needs it (its twelve columns: depositStatusRow). */
 async function findStatusRow(ctx: AppContext, merchantId: number, invoiceId: string): Promise<DepositRow | null> {
   // streamlineFields reads only DepositStatusRow's columns (a test compares the answer with the whole row's).
   return (await depositStatusRow(ctx.db, merchantId, invoiceId)) as DepositRow | null;
@@ -240,7 +246,7 @@ export function registerStreamlineDeposits(app: FastifyInstance, ctx: AppContext
         ['PT', d.test || ctx.config.sandbox ? '1' : '0'], ['Sign', f.x_control],
         ['x_document', f.x_document], ['x_bank', f.x_bank], ['x_payment_type', f.x_payment_type], ['x_bank_name', f.x_bank_name],
         ['x_currency', f.x_currency],
-        ...(card ? ([['x_approval_detail', d.status === 'COMPLETED' ? 'Approved' : d.status === 'CANCELLED' ? 'Not approved' : 'Pending'], ['card_number', '']] as [string, string][]) : []),
+        ...(card ? ([['x_approval_detail', d.status === 'COMPLETED' ? 'Approved' : d.status === 'CANCELLED' ? 'Not approved' : 'Pending'], ['card_number', maskedCard(d.card_detail)]] as [string, string][]) : []),
       ]);
     },
   );
