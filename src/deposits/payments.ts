@@ -19,11 +19,16 @@
 //                                           caller's transaction
 //   reconcile(ctx, connector)               one reconciliation poll (a lease makes it one
 //                                           process at a time) over a window that overlaps the
-//                                           previous one.
+//                                           previous one, and (every 10 minutes) a read of the
+//                                           last 90 days' payments that have returns
+//   applyReturns(ctx, connector, p, via)    the bank-initiated returns (MED) a payment read from
+//                                           the provider shows, each recorded once
+//                                           (src/deposits/returns.ts)
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { fromDb, toDb } from '../domain/money.ts';
 import { transitionDepositIn } from './service.ts';
+import { recordReturn } from './returns.ts';
 import { knownUnknown, READS_PER_CALLBACK, rememberUnknown, takeRead } from '../connectors/callback-bounds.ts';
 import type { PayinConnector, ProviderPayment } from '../connectors/payin.ts';
 import { recordHealth } from '../connectors/store.ts';
@@ -68,7 +73,52 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
     ctx.log.warn({ connector: connector.name, payment: payment.id, txid: payment.chargeReference, depositId: result.depositId, reason: result.reason, via },
       'provider payment matches no pending deposit: kept as unmatched for the operator');
   }
+  // Whether new or seen before: the returns its payer's bank made since (a MED devolução).
+  await applyReturns(ctx, connector.name, payment, via);
   return result.status;
+}
+
+/**
+ * The bank-initiated returns a payment read from the provider shows (Pix: devoluções of natureza
+ * MED_*, settled), each recorded once against the deposit the payment completed
+ * (src/deposits/returns.ts); a return on a payment no deposit took is kept unmatched for the
+ * operator. Returns caja asked for (its refunds) are not bank-initiated and are left alone.
+ */
+export async function applyReturns(ctx: AppContext, connector: string, payment: ProviderPayment, via: 'webhook' | 'poll' | 'callback'): Promise<number> {
+  const bank = (payment.returns ?? []).filter((r) => r.bankInitiated && r.status === 'settled');
+  if (bank.length === 0) return 0;
+  const known = new Set((await ctx.db.query<{ provider_return_id: string }>(
+    'SELECT provider_return_id FROM deposit_returns WHERE provider = $1 AND provider_return_id = ANY($2::text[])', [connector, bank.map((r) => r.id)],
+  )).rows.map((r) => r.provider_return_id));
+  let recorded = 0;
+  for (const r of bank) {
+    if (known.has(r.id)) continue;
+    const done = await ctx.db.tx(async (q) => {
+      const { rows } = await q.query<{ deposit_id: number | null }>('SELECT deposit_id FROM connector_payments WHERE connector = $1 AND payment_id = $2', [connector, payment.id]);
+      return recordReturn(q, ctx, {
+        provider: connector, providerReturnId: r.id, paymentId: payment.id, depositId: rows[0]?.deposit_id ?? null, kind: r.kind, reason: r.reason,
+        description: r.description, amount: r.amount, currency: payment.currency, returnedAt: r.returnedAt, via, raw: { ...r, amount: toDb(r.amount) },
+      });
+    });
+    if (done.status === 'duplicate') continue;
+    recorded++;
+    if (done.status === 'unmatched') {
+      ctx.log.warn({ connector, payment: payment.id, return: r.id, reason: r.reason, amount: toDb(r.amount) },
+        'bank-initiated return on a payment no completed deposit took: kept as unmatched for the operator');
+    } else {
+      ctx.log.info({ connector, payment: payment.id, return: r.id, reason: r.reason, depositId: done.row.deposit_id }, 'bank-initiated return recorded');
+    }
+  }
+  return recorded;
+}
+
+/** Whether any of these returns is not yet recorded (a payment's callback naming them is worth a read). */
+async function unrecordedReturns(ctx: AppContext, connector: string, ids: string[]): Promise<boolean> {
+  if (ids.length === 0) return false;
+  const { rows } = await ctx.db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM deposit_returns WHERE provider = $1 AND provider_return_id = ANY($2::text[])', [connector, ids],
+  );
+  return rows[0]!.n < new Set(ids).size;
 }
 
 /**
@@ -119,7 +169,8 @@ export async function applyHints(ctx: AppContext, connector: PayinConnector, bod
   const mayRead = () => reads < READS_PER_CALLBACK && takeRead(ctx, connector.name) && ++reads > 0;
   for (const hint of distinct) {
     if (hint.kind === 'payment') {
-      if (applied_.has(hint.id)) continue;
+      // Applied already: read again only for a bank-initiated return caja has not recorded.
+      if (applied_.has(hint.id) && !(await unrecordedReturns(ctx, connector.name, hint.returns ?? []))) continue;
       if (knownUnknown(ctx, connector.name, hint.id)) {
         unknown++;
         continue;
@@ -154,6 +205,11 @@ export async function applyHints(ctx: AppContext, connector: PayinConnector, bod
   return { hints: hints.length, applied, unknown, deferred };
 }
 
+/** MED requests reach a Pix up to 80 days after it (and MED 2.0 traces onward): a margin on that. */
+const RETURNS_LOOKBACK_DAYS = 90;
+const RETURNS_EVERY_MS = 10 * 60_000;
+const lastReturnsPass = new Map<string, number>();
+
 /** How far back the first poll reads, and how much each window overlaps the previous one. */
 const FIRST_WINDOW_MS = 24 * 3600_000;
 const overlapMs = (intervalSeconds: number) => Math.max(5 * 60_000, 2 * intervalSeconds * 1000);
@@ -180,6 +236,15 @@ export async function reconcile(ctx: AppContext, connector: PayinConnector, inte
     for await (const payment of connector.paymentsBetween(from, now)) {
       payments++;
       await applyPayment(ctx, connector, payment, 'poll');
+    }
+    // Returns come days after their payment, outside the window: payments with returns received
+    // in the last RETURNS_LOOKBACK_DAYS are read at most every RETURNS_EVERY_MS (or when forced).
+    const last = lastReturnsPass.get(connector.name) ?? 0;
+    if (force || now.getTime() - last >= RETURNS_EVERY_MS) {
+      for await (const payment of connector.paymentsBetween(new Date(now.getTime() - RETURNS_LOOKBACK_DAYS * 86_400_000), now, { withReturns: true })) {
+        if ((payment.returns ?? []).some((r) => r.bankInitiated)) await applyPayment(ctx, connector, payment, 'poll');
+      }
+      lastReturnsPass.set(connector.name, now.getTime());
     }
     await recordHealth(ctx, connector.name, { kind: 'poll', ok: true, until: now });
   } catch (err) {

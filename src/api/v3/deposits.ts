@@ -162,6 +162,11 @@ export const depositStatusSchema = {
     fee_currency: { type: 'string' },
     refunded: { type: 'boolean' },
     refunded_amount: { type: 'number', description: 'Sum of the completed refunds, in the deposit currency' },
+    returned: {
+      type: ['string', 'null'], enum: ['PARTIALLY_RETURNED', 'RETURNED', null],
+      description: 'Money the payer\'s bank took back without the merchant asking (a Pix MED devolução, a SPEI return, a chargeback): PARTIALLY_RETURNED or RETURNED (the whole paid amount); null when none. The status stays COMPLETED; a deposit.returned event and the deposit notification announce each return.',
+    },
+    returned_amount: { type: 'number', description: 'Sum of the bank-initiated returns, in the local currency (currency)' },
     test: { type: 'boolean' },
     times: timesSchema,
   },

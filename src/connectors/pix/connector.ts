@@ -151,12 +151,13 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
       await recordHealth(ctx, PIX_CONNECTOR, { kind: 'webhook', url });
     },
 
-    async *paymentsBetween(from, to) {
+    async *paymentsBetween(from, to, opts) {
       for (let page = 0; page < MAX_PAGES; page++) {
         const { body } = await guarded('pix list', () => client.call<{ pix?: unknown; parametros?: { paginacao?: { quantidadeDePaginas?: unknown } } }>('GET', '/pix', undefined, {
           inicio: from.toISOString(),
           fim: to.toISOString(),
           'paginacao.paginaAtual': String(page),
+          ...(opts?.withReturns ? { devolucaoPresente: 'true' } : {}),
         }));
         const list = Array.isArray(body?.pix) ? body.pix : [];
         for (const entry of list) {
