@@ -37,9 +37,14 @@ import type { OrderPayoutConnector, OrderState } from '../connectors/payout.ts';
 import { orderPayoutConnectors } from '../connectors/registry.ts';
 import { STP_CONNECTOR } from '../connectors/stp/connector.ts';
 import { newClaveRastreo } from '../connectors/stp/mapping.ts';
+import { PIX_CONNECTOR } from '../connectors/pix/connector.ts';
+import { newIdEnvio } from '../connectors/pix/payout-mapping.ts';
 
 /** A fresh reference per order network, for a stopped order sent again (resendStoppedPayout). */
-const NEW_REFERENCE: Record<string, () => string> = { [STP_CONNECTOR]: newClaveRastreo };
+const NEW_REFERENCE: Record<string, () => string> = { [STP_CONNECTOR]: newClaveRastreo, [PIX_CONNECTOR]: newIdEnvio };
+
+/** Seconds after which a sent order not heard of is looked up: the network's own setting, else CAJA_STP_ORDER_CHECK_SECONDS. */
+const checkSecondsOf = (ctx: AppContext, connector: OrderPayoutConnector) => connector.checkSeconds ?? ctx.config.connectors.stpOrderCheckSeconds;
 
 const BATCH = 50;
 /** Seconds before the next attempt of an order not yet sent, by attempts so far. */
@@ -165,7 +170,7 @@ async function apply(ctx: AppContext, id: number, trigger: 'complete' | 'reject'
 
 /** What the provider's state of the order means for the cashout; answers the row's next state. */
 async function settle(ctx: AppContext, connector: OrderPayoutConnector, row: Row, c: CashoutRow, found: OrderState): Promise<void> {
-  const checkSeconds = ctx.config.connectors.stpOrderCheckSeconds;
+  const checkSeconds = checkSecondsOf(ctx, connector);
   if (found.mismatch) {
     // Not this cashout's order (a reference a restored database or another installation gave
     // again): neither completed nor rejected by it, nor sent again. Raised to the operator.
@@ -178,7 +183,10 @@ async function settle(ctx: AppContext, connector: OrderPayoutConnector, row: Row
       await save(ctx, row, 'sent', { waitSeconds: checkSeconds, heard: found });
       return;
     case 'paid': {
-      if (c.status === 'DELIVERED') await apply(ctx, c.id, 'complete', { actor: 'bank', cause: `paid by ${connector.name} (${found.state})` });
+      if (c.status === 'DELIVERED') {
+        await apply(ctx, c.id, 'complete', { actor: 'bank', cause: `paid by ${connector.name} (${found.state})`, ...(connector.providerIdIsBankReference && found.providerId ? { bankReference: found.providerId } : {}) });
+        ctx.metrics.payoutTimeToPaid.observe({ connector: connector.name }, Math.max(0, (ctx.now().getTime() - c.created_at.getTime()) / 1000));
+      }
       const watchedUntil = (c.completed_at ?? ctx.now()).getTime() + RETURN_WATCH_DAYS * 24 * 3600_000;
       await save(ctx, row, ctx.now().getTime() > watchedUntil ? 'done' : 'sent', { waitSeconds: checkSeconds, heard: found });
       return;
@@ -218,7 +226,7 @@ async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row, 
       }
       if (state === 'sent') {
         // Accepted, yet not found (yet): asked again later, never sent again.
-        await save(ctx, row, 'sent', { waitSeconds: ctx.config.connectors.stpOrderCheckSeconds, error: 'the provider does not show the order yet' });
+        await save(ctx, row, 'sent', { waitSeconds: checkSecondsOf(ctx, connector), error: 'the provider does not show the order yet' });
         return;
       }
     }
@@ -230,7 +238,7 @@ async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row, 
     if (result.kind !== 'retry') heard.answered = true;
     switch (result.kind) {
       case 'accepted':
-        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sent', { waitSeconds: ctx.config.connectors.stpOrderCheckSeconds, heard: { providerId: result.providerId, state: 'registered' } });
+        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sent', { waitSeconds: checkSecondsOf(ctx, connector), heard: { providerId: result.providerId, state: 'registered' } });
         return;
       case 'exists':
         // The provider holds an order with this reference already (an earlier request arrived):

@@ -59,6 +59,17 @@ export async function connectorCommand(db: Db, config: Config, name: string | un
   const connector = name === undefined ? undefined : CLI_CONNECTORS[name];
   if (!connector) throw new UsageError(`unknown connector '${name ?? ''}' (known: ${Object.keys(CLI_CONNECTORS).join(', ')})`);
   const [action, ...args] = rest;
+  if (action === 'resend-cashout' && name === 'pix') {
+    // `caja connector pix resend-cashout CASHOUT_ID`: a stopped Pix send (docs/connectors.md, "Pix
+    // payouts") sent again under a new idEnvio, once the operator checked at the PSP that it never left.
+    const id = Number(args[0]);
+    if (!Number.isSafeInteger(id) || id < 1) throw new UsageError('connector pix resend-cashout needs a cashout id');
+    const done = await resendStoppedPayout(db, id, CLI_ACTOR);
+    if (!done) throw new UsageError(`cashout ${id} has no stopped Pix send (or is settled already)`);
+    console.log(JSON.stringify({ cashout_id: id, stopped_reference: done.from, new_reference: done.to }, null, 2));
+    console.error('sent under its new idEnvio by the running caja processes\' next pass');
+    return;
+  }
   if (action === 'resend' && (name === 'stp' || name === 'pix')) {
     // `caja connector stp resend CASHOUT_ID`, `caja connector pix resend REFUND_ID`: a stopped
     // order or devolução sent again under a new reference (docs/operations.md, "After a restore"),

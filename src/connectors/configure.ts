@@ -57,6 +57,8 @@ export const CONFIGURABLE_CONNECTORS: readonly ConfigurableConnector[] = [
     fields: [
       { name: 'api_url', endpoint: true }, { name: 'token_url', endpoint: true }, { name: 'client_id' }, { name: 'client_secret', secret: true }, { name: 'pix_key' },
       { name: 'certificate', multiline: true, endpoint: true }, { name: 'private_key', secret: true, multiline: true }, { name: 'ca', multiline: true, optional: true, endpoint: true },
+      // BR cashouts as Pix sends (JSON: {"max_amount": "5000.00", "check_seconds": 60, …}; docs/connectors.md "Pix payouts").
+      { name: 'payouts', multiline: true, optional: true },
     ],
   },
   {

@@ -18,6 +18,19 @@ const pixViewSchema = {
     certificate: { type: 'string', description: 'PEM of the client certificate (public)' }, ca: { type: 'string' },
     client_secret: { type: 'string', enum: ['(set)'], description: 'never answered' }, private_key: { type: 'string', enum: ['(set)'], description: 'never answered' },
     updated_at: { type: 'string' },
+    payouts: {
+      type: ['object', 'null'],
+      description: 'BR cashouts paid as Pix sends through the same PSP (docs/connectors.md "Pix payouts"); null: payouts off',
+      properties: {
+        payer_key: { type: 'string' }, max_amount: { type: 'string' }, daily_limit: { type: 'string' }, check_seconds: { type: 'integer' }, info_pagador: { type: 'string' },
+        health: {
+          type: 'object',
+          properties: {
+            sends_in_flight: { type: 'integer' }, sends_stopped: { type: 'integer' }, last_send_at: when, last_send_error: when, last_send_error_at: when,
+          },
+        },
+      },
+    },
     health: {
       type: 'object',
       properties: {
@@ -41,6 +54,10 @@ const configBody = {
   properties: {
     api_url: { type: 'string' }, token_url: { type: 'string' }, client_id: { type: 'string' }, client_secret: { type: 'string' },
     certificate: { type: 'string' }, private_key: { type: 'string' }, ca: { type: ['string', 'null'] }, pix_key: { type: 'string' },
+    payouts: {
+      type: ['object', 'null'],
+      description: 'Optional: pay BR cashouts as Pix sends (Efí\'s send API) with {max_amount, daily_limit?, payer_key?, check_seconds?, info_pagador?}',
+    },
   },
 } as const;
 
@@ -49,7 +66,7 @@ export function registerAdminConnectors(app: FastifyInstance, ctx: AppContext): 
     name: PIX_CONNECTOR,
     label: 'Pix',
     summaries: {
-      put: 'Configure the API Pix connector (BR/IX through a PSP): {api_url, token_url, client_id, client_secret, certificate, private_key, ca?, pix_key}',
+      put: 'Configure the API Pix connector (BR/IX through a PSP): {api_url, token_url, client_id, client_secret, certificate, private_key, ca?, pix_key, payouts?}',
       putDescription: 'Secrets (client_secret, private_key) are encrypted at rest and never answered. The webhook is registered at the PSP at once (best effort; see health).',
       get: 'The API Pix connector: configuration without secrets, and health',
       payments: 'Pix payments read from the PSP, newest first; status=unmatched: those no pending deposit took (expired, cancelled, other amount)',

@@ -11,12 +11,21 @@ import { ConnectorError } from '../../connectors/payin.ts';
 import { applyHints } from '../../deposits/payments.ts';
 import { payinConnectorNamed } from '../../connectors/registry.ts';
 import { type CallbackOutcome, receiveAbono, receiveEstado } from '../../connectors/stp/callbacks.ts';
+import { hintPayout } from '../../cashouts/payouts.ts';
+import { PIX_CONNECTOR } from '../../connectors/pix/connector.ts';
+import { parseSendHints } from '../../connectors/pix/payout-mapping.ts';
 
 export function registerConnectorCallbacks(app: FastifyInstance, ctx: AppContext): void {
   const handler = async (request: { params: { name: string }; body: unknown; log: FastifyInstance['log'] }, reply: import('fastify').FastifyReply) => {
     const connector = await payinConnectorNamed(ctx, request.params.name.toLowerCase());
     if (!connector || connector.simulated) return reply.status(404).send(v3ErrorBody(v3Errors.notFound('No such connector')));
     try {
+      // A Pix send's notification (Efí: gnExtras.idEnvio) is a hint for that payout: the send is
+      // read back from the PSP before anything moves (src/cashouts/payouts.ts hintPayout); one
+      // naming a send caja does not know changes nothing.
+      if (connector.name === PIX_CONNECTOR && connector.payout) {
+        for (const h of parseSendHints(request.body).slice(0, 50)) await hintPayout(ctx, PIX_CONNECTOR, { reference: h.idEnvio, providerId: h.e2eId });
+      }
       const result = await applyHints(ctx, connector, request.body);
       return reply.status(200).send({ received: result.hints });
     } catch (err) {

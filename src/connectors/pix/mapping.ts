@@ -167,6 +167,8 @@ export function parsePixHint(body: unknown): Hint[] {
   if (!Array.isArray(list)) return [];
   const ids = new Map<string, string[]>();
   for (const entry of list.slice(0, 200)) {
+    // A send's notification (Efí: gnExtras.idEnvio) is a payout's hint (payout-mapping.ts parseSendHints), no payment received.
+    if ((entry as { gnExtras?: { idEnvio?: unknown } } | null)?.gnExtras?.idEnvio !== undefined) continue;
     const e = entry as { endToEndId?: unknown; devolucoes?: unknown } | null;
     const id = e?.endToEndId;
     if (typeof id !== 'string' || !E2E.test(id)) continue;
