@@ -218,6 +218,8 @@ export interface PayinConnector {
   close?(): void;
   /** Whether a payment read from the provider completes the deposit (its matching rule). */
   checkPayment?(payment: ProviderPayment, deposit: { status: string; payerAmount: Decimal; reference: string | null; expiresAt: Date | null }): { ok: true } | { ok: false; reason: string };
+  /** Sends a received payment back in full under `reference` (Pix: PUT /pix/{e2eid}/devolucao/{reference}); idempotent under it. */
+  returnPayment?(payment: ProviderPayment, reference: string, reason: string): Promise<void>;
   /** Registers the address the provider posts its callbacks to (Pix: PUT /webhook/{chave}). */
   registerCallback?(url: string): Promise<void>;
   /** Every payment received in [from, to] (Pix: GET /pix?inicio&fim, page by page): reconciliation; `withReturns`: only those with returns (Pix: devolucaoPresente=true). */

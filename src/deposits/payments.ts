@@ -29,11 +29,16 @@ import type { Queryable } from '../db/db.ts';
 import { fromDb, toDb } from '../domain/money.ts';
 import { transitionDepositIn } from './service.ts';
 import { recordReturn } from './returns.ts';
+import { depositNotifications } from './notifications.ts';
+import type { DepositRow } from './store.ts';
+import { checkPayer, PAYER_MISMATCH_REASON } from '../domain/payer-rule.ts';
+import { newReference } from '../domain/references.ts';
+import { recordEvent } from '../notifications/outbox.ts';
 import { knownUnknown, READS_PER_CALLBACK, rememberUnknown, takeRead } from '../connectors/callback-bounds.ts';
 import type { PayinConnector, ProviderPayment } from '../connectors/payin.ts';
 import { recordHealth } from '../connectors/store.ts';
 
-export type Applied = 'applied' | 'unmatched' | 'duplicate';
+export type Applied = 'applied' | 'unmatched' | 'duplicate' | 'refused';
 
 export async function applyPayment(ctx: AppContext, connector: PayinConnector, payment: ProviderPayment, via: 'webhook' | 'poll'): Promise<Applied> {
   const result = await ctx.db.tx(async (q): Promise<{ status: Applied; depositId?: number; reason?: string }> => {
@@ -51,21 +56,42 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
         ? { status: d.status, payerAmount: fromDb(d.payer_amount), reference: d.connector_reference, expiresAt: d.expires_at }
         : { status: 'NONE', payerAmount: payment.amount, reference: null, expiresAt: null })
       : { ok: false as const, reason: 'the connector has no matching rule' };
-    const status = check.ok ? 'applied' : 'unmatched';
-    const reason = check.ok ? null : check.reason;
+    // The payer rule (the merchant's payer_must_match): a payer the provider reports must be the deposit's.
+    const rule = check.ok && d
+      ? (await q.query<{ payer_must_match: boolean; payer_document: string | null }>(
+          'SELECT m.payer_must_match, d.payer_document FROM deposits d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1', [d.id])).rows[0]!
+      : null;
+    const payer = rule?.payer_must_match ? checkPayer(payment.payerDocument, rule.payer_document) : null;
+    const refused = payer === 'mismatch' && d !== null;
+    const status = refused ? 'refused' : check.ok ? 'applied' : 'unmatched';
+    const reason = refused ? PAYER_MISMATCH_REASON : check.ok ? null : check.reason;
     const inserted = await q.query(
-      `INSERT INTO connector_payments (connector, payment_id, charge_reference, deposit_id, amount, currency, receiver, paid_at, status, reason, seen_via, raw)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING RETURNING payment_id`,
+      `INSERT INTO connector_payments (connector, payment_id, charge_reference, deposit_id, amount, currency, receiver, paid_at, status, reason, seen_via, raw,
+         payer_document, return_reference)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING RETURNING payment_id`,
       [connector.name, payment.id, payment.chargeReference, d?.id ?? null, toDb(payment.amount), payment.currency, payment.receiver,
-        payment.paidAt, status, reason, via, payment.raw === undefined ? null : JSON.stringify(payment.raw)],
+        payment.paidAt, status, reason, via, payment.raw === undefined ? null : JSON.stringify(payment.raw), payment.payerDocument ?? null,
+        refused ? newReference('cajaret', 25) : null],
     );
     // Another process applied it between the two reads (it waited for that one to commit).
     if (inserted.rows.length === 0) return { status: 'duplicate' };
-    if (check.ok && d) {
+    if (refused && d) {
+      // The deposit stays PENDING (its own payer may still pay); the merchant hears of the refused payment.
+      const { rows: [dep] } = await q.query<DepositRow & { merchant_notification_url: string | null }>(
+        'SELECT d.*, m.notification_url AS merchant_notification_url FROM deposits d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1', [d.id]);
+      await recordEvent(q, {
+        merchantId: dep!.merchant_id, type: 'deposit.payment_refused', subjectType: 'deposit', subjectId: d.id,
+        data: { deposit_id: d.id, payment_id: payment.id, amount: toDb(payment.amount), currency: payment.currency, reason: 'payer_mismatch' },
+        notifications: await depositNotifications(q, ctx, dep!, dep!.merchant_notification_url),
+      });
+    } else if (check.ok && d) {
       await transitionDepositIn(q, ctx, d.id, 'COMPLETED', 'payment', { actor: 'provider', note: `${connector.name} payment ${payment.id}` });
+      if (payer !== null) await q.query('UPDATE deposits SET payer_checked = $2 WHERE id = $1', [d.id, payer === 'match']);
     }
-    return { status, depositId: d?.id, reason: reason ?? undefined };
+    return { status: refused ? 'refused' : status as Applied, depositId: d?.id, reason: reason ?? undefined };
   });
+  // A refused payment goes back in full, under the reference stored with it (again on every later read until sent).
+  await sendBackRefused(ctx, connector, payment);
   // A payment counts once; reading it again (the next poll's overlapping window) is not a payment.
   if (result.status === 'duplicate') ctx.metrics.connectorPaymentsSeenAgain.inc({ connector: connector.name, via });
   else ctx.metrics.connectorPayments.inc({ connector: connector.name, status: result.status });
@@ -76,6 +102,26 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
   // Whether new or seen before: the returns its payer's bank made since (a MED devolução).
   await applyReturns(ctx, connector.name, payment, via);
   return result.status;
+}
+
+/**
+ * Sends back a payment the payer rule refused (Pix: a devolução of the full amount), once: the
+ * reference was stored with the payment before the first send, the provider's PUT is idempotent
+ * under it, and returned_at marks it sent. A send that fails is tried again on the next read.
+ */
+async function sendBackRefused(ctx: AppContext, connector: PayinConnector, payment: ProviderPayment): Promise<void> {
+  const { rows } = await ctx.db.query<{ return_reference: string }>(
+    `SELECT return_reference FROM connector_payments WHERE connector = $1 AND payment_id = $2 AND status = 'refused' AND returned_at IS NULL`,
+    [connector.name, payment.id],
+  );
+  if (!rows[0] || !connector.returnPayment) return;
+  try {
+    await connector.returnPayment(payment, rows[0].return_reference, PAYER_MISMATCH_REASON);
+    await ctx.db.query('UPDATE connector_payments SET returned_at = now() WHERE connector = $1 AND payment_id = $2', [connector.name, payment.id]);
+    ctx.log.info({ connector: connector.name, payment: payment.id }, 'payment from another payer sent back (payer_must_match)');
+  } catch (err) {
+    ctx.log.warn({ connector: connector.name, payment: payment.id, err: err instanceof Error ? err.message : String(err) }, 'sending back a refused payment failed: tried again on the next read');
+  }
 }
 
 /**

@@ -149,6 +149,10 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
       }
     },
 
+    async returnPayment(payment, reference, reason) {
+      await guarded('devolucao', () => client.call('PUT', `/pix/${encodeURIComponent(payment.id)}/devolucao/${reference}`, { valor: formatValor(payment.amount), descricao: reason.slice(0, 140) }));
+    },
+
     async cancelCharge(txid) {
       await guarded('cob removal', () => client.call('PATCH', `/cob/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }));
     },
