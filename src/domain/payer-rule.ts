@@ -20,5 +20,5 @@ export function checkPayer(reported: string | null | undefined, expected: string
   return normalizeDocument(reported) === normalizeDocument(expected) ? 'match' : 'mismatch';
 }
 
-/** Why a refused payment was sent back, as the devolução's descricao and the STP devolución's reason text. */
-export const PAYER_MISMATCH_REASON = 'payer document differs from the deposit payer (payer_must_match)';
+/** Why a refused payment was sent back: its kept reason, the devolução's descricao; STP answers the abono devolver 13 (its rule, payer_mismatch). */
+export const PAYER_MISMATCH_REASON = 'payer_mismatch: payer document differs from the deposit payer (payer_must_match)';

@@ -11,6 +11,7 @@ import { admin, createMerchant, V3Client } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
+import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
 import { reconcile } from '../../src/deposits/payments.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
 import { setRates } from '../helpers/four-eyes.ts';
@@ -127,6 +128,63 @@ for (const backend of backends()) {
       await sim.control.pay(d.txid);
       await until('completed', async () => (await view(d.id)).status, (x) => x === 'COMPLETED');
       assert.equal((await view(d.id)).payer_checked, false);
+      await assertLedgerOk(s.ctx.db);
+    });
+  });
+}
+
+for (const backend of backends()) {
+  describe(`payer_must_match on SPEI through the STP simulator (${backend})`, () => {
+    let sim: StpSimulator;
+    let s: TestServer;
+    let v3: V3Client;
+    let n = 0;
+    before(async () => {
+      sim = await startStpSimulator();
+      s = await startTestServer(backend, { CAJA_ENV: 'production', CAJA_CONNECTOR_TIMEOUT_MS: '1500' });
+      await sim.control.receiver(s.url);
+      assert.equal((await admin(s.url, 'PUT', '/admin/connectors/stp', sim.config)).status, 200);
+      await setRates(s, { MXN: '18.00' });
+      const m = await createMerchant(s.url, 'Mexican fintech');
+      v3 = V3Client.deposits(s.url, m);
+      const r = await admin(s.url, 'PATCH', `/admin/merchants/${m.merchant_id}`, { payer_must_match: true });
+      assert.equal(r.status, 200, r.text);
+    });
+    after(async () => {
+      await assertLedgerOk(s.ctx.db);
+      await s.close();
+      await sim.stop();
+    });
+    async function speiDeposit() {
+      const r = await v3.post('/v3/deposits', {
+        country: 'MX', amount: '100.00', currency: 'MXN', payment_method: 'SE', invoice_id: `payer-stp-${backend}-${++n}-${Date.now()}`,
+        payer: { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' },
+      });
+      assert.equal(r.status, 200, r.text);
+      return { id: r.body.deposit_id as number, clabe: r.body.payment_info.metadata.account as string, amount: Number(r.body.payment_info.amount) };
+    }
+
+    test('the ordering RFC is the deposit payer\'s: confirmed, completed, payer_checked true', async () => {
+      const d = await speiDeposit();
+      const r = await sim.control.abono({ cuentaBeneficiario: d.clabe, monto: d.amount, rfcCurpOrdenante: 'GODE561231GR8' });
+      assert.deepEqual(r.answers[0]!.answer, { mensaje: 'confirmar' });
+      const view = (await v3.get(`/v3/deposits/${d.id}`)).body;
+      assert.equal(view.status, 'COMPLETED');
+      assert.equal(view.payer_checked, true);
+    });
+
+    test('another RFC (the issue\'s PELJ800101AB1 paying for GODE561231GR8): devolver 13, the deposit PENDING, the merchant notified', async () => {
+      const d = await speiDeposit();
+      const r = await sim.control.abono({ cuentaBeneficiario: d.clabe, monto: d.amount, rfcCurpOrdenante: 'PELJ800101AB1' });
+      assert.deepEqual(r.answers[0]!.answer, { mensaje: 'devolver', id: 13 });
+      assert.equal((await v3.get(`/v3/deposits/${d.id}`)).body.status, 'PENDING');
+      const { rows } = await s.ctx.db.query<{ status: string; payer_document: string }>(
+        `SELECT status, payer_document FROM connector_payments WHERE connector = 'stp' AND charge_reference = $1`, [d.clabe]);
+      assert.deepEqual(rows, [{ status: 'refused', payer_document: 'PELJ800101AB1' }]);
+      const ev = await s.ctx.db.query(`SELECT 1 FROM events WHERE type = 'deposit.payment_refused' AND subject_id = $1`, [d.id]);
+      assert.equal(ev.rows.length, 1);
+      // The same abono posted again is answered the same.
+      assert.equal((await s.ctx.db.query(`SELECT 1 FROM ledger_transfers WHERE subject_type = 'deposit' AND subject_id = $1`, [d.id])).rows.length, 0);
       await assertLedgerOk(s.ctx.db);
     });
   });

@@ -48,7 +48,7 @@ export interface StpSimulator {
   info: StpSimulatorInfo;
   control: {
     receiver(url: string, secret?: string): Promise<void>;
-    abono(b: { cuentaBeneficiario: string; monto: number; claveRastreo?: string; institucionOrdenante?: number; tsLiquidacion?: number; conceptoPago?: string; referenciaNumerica?: number; delivery?: Delivery }): Promise<{ order: Json; answers: Answer[] }>;
+    abono(b: { cuentaBeneficiario: string; monto: number; rfcCurpOrdenante?: string; claveRastreo?: string; institucionOrdenante?: number; tsLiquidacion?: number; conceptoPago?: string; referenciaNumerica?: number; delivery?: Delivery }): Promise<{ order: Json; answers: Answer[] }>;
     repostAbono(claveRastreo: string): Promise<{ answers: Answer[] }>;
     estado(claveRastreo: string, estado: 'LQ' | 'CN' | 'D', o?: { causaDevolucion?: number; delivery?: Delivery }): Promise<{ order: Json; answers: Answer[] }>;
     outage(mode: 'none' | '503' | 'hang' | 'reset'): Promise<void>;
