@@ -6,6 +6,8 @@ import type { Config } from '../config/config.ts';
 import type { Db } from '../db/db.ts';
 import { validateStpConfig } from '../connectors/stp/settings.ts';
 import { stpView } from '../connectors/stp/view.ts';
+import { validateAdyenConfig } from '../connectors/adyen/settings.ts';
+import { adyenView } from '../connectors/adyen/view.ts';
 import { resendStoppedPayout } from '../cashouts/payouts.ts';
 import { resendStoppedRefund } from '../refunds/provider-refunds.ts';
 import { validatePixConfig } from '../connectors/pix/settings.ts';
@@ -51,6 +53,16 @@ const CLI_CONNECTORS: Record<string, {
     },
     view: stpView,
     savedNote: 'saved; running caja processes take it at once on PostgreSQL (else within CAJA_CACHE_SECONDS) (MX SPEI deposits and cashouts go through STP)',
+  },
+  // Adyen (src/connectors/adyen/): cards (hosted checkout, 3-D Secure), boleto and OXXO.
+  adyen: {
+    label: 'Adyen connector',
+    validate(body) {
+      const r = validateAdyenConfig(body);
+      return r.ok ? { ok: true, settings: { ...r.settings }, secrets: { ...r.secrets } } : r;
+    },
+    view: (ctx) => adyenView({ ...ctx, now: () => new Date() }),
+    savedNote: 'saved; running caja processes take it at once on PostgreSQL (else within CAJA_CACHE_SECONDS); point Adyen\'s standard notification webhook at health.notification_url',
   },
 };
 

@@ -11,6 +11,8 @@ import type { AppContext } from '../config/context.ts';
 import { type OwnAccount, validateOwnAccounts } from '../domain/own-accounts.ts';
 import { OWN_ACCOUNTS_CONNECTOR, storedAccounts } from './own-accounts.ts';
 import { PIX_CONNECTOR } from './pix/connector.ts';
+import { ADYEN_CONNECTOR } from './adyen/connector.ts';
+import { validateAdyenConfig } from './adyen/settings.ts';
 import { validatePixConfig } from './pix/settings.ts';
 import { payinConnectorNamed } from './registry.ts';
 import { STP_CONNECTOR } from './stp/connector.ts';
@@ -67,6 +69,14 @@ export const CONFIGURABLE_CONNECTORS: readonly ConfigurableConnector[] = [
       { name: 'api_url', endpoint: true }, { name: 'empresa' }, { name: 'clabe_prefix' }, { name: 'ordering_clabe' }, { name: 'ordering_name' }, { name: 'ordering_rfc' },
       { name: 'private_key', secret: true, multiline: true }, { name: 'private_key_passphrase', secret: true },
       { name: 'webhook_secret', secret: true, optional: true }, { name: 'ca', multiline: true, optional: true, endpoint: true },
+    ],
+  },
+  {
+    name: ADYEN_CONNECTOR, label: 'Adyen', validate: validateAdyenConfig, afterSave: async () => undefined,
+    fields: [
+      { name: 'endpoint' }, { name: 'live_prefix', optional: true, endpoint: true }, { name: 'api_url', optional: true, endpoint: true }, { name: 'merchant_account' },
+      { name: 'api_key', secret: true }, { name: 'hmac_key', secret: true }, { name: 'hmac_key_next', secret: true, optional: true },
+      { name: 'methods' }, { name: 'ca', multiline: true, optional: true, endpoint: true },
     ],
   },
 ];

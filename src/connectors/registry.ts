@@ -35,6 +35,7 @@ import { loadConnectorRows, type StoredConnector } from './store.ts';
 import { pixKind } from './pix/connector.ts';
 import { ownAccountsKind } from './own-accounts.ts';
 import { stpKind } from './stp/connector.ts';
+import { adyenKind } from './adyen/connector.ts';
 
 /** A kind of real connector: what it can serve and how it is built from its stored configuration. */
 export interface ConnectorKind {
@@ -47,7 +48,7 @@ export interface ConnectorKind {
 }
 
 /** Every kind of real connector caja has; a new connector is one more entry (docs/connectors.md). */
-const KINDS: readonly ConnectorKind[] = [pixKind, ownAccountsKind, stpKind];
+const KINDS: readonly ConnectorKind[] = [pixKind, ownAccountsKind, stpKind, adyenKind];
 
 const pairKey = (country: string, method: string) => `${country.trim().toUpperCase()}|${method.trim().toUpperCase()}`;
 

@@ -33,6 +33,7 @@ import { registerAdminExchangeRates } from '../api/admin/exchange-rates.ts';
 import { registerAdminBalance } from '../api/admin/balance.ts';
 import { registerAdminConnectors } from '../api/admin/connectors.ts';
 import { registerAdminStp } from '../api/admin/connectors-stp.ts';
+import { registerAdminAdyen } from '../api/admin/connectors-adyen.ts';
 import { registerAdminOwnAccounts } from '../api/admin/own-accounts.ts';
 import { registerAdminTokens } from '../api/admin/tokens.ts';
 import { registerAdminReconciliation } from '../api/admin/reconciliation.ts';
@@ -104,6 +105,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerAdminConnectors(admin, ctx);
     registerAdminOwnAccounts(admin, ctx);
     registerAdminStp(admin, ctx);
+    registerAdminAdyen(admin, ctx);
     registerAdminTokens(admin, ctx);
     registerAdminReconciliation(admin, ctx);
   });
