@@ -116,6 +116,8 @@ export interface ProviderPayment {
    * STP's rfcCurpOrdenante); undefined when the provider does not say who paid.
    */
   payerDocument?: string | null;
+  /** false: the provider shows the money did not stay (STP: a received order devuelta): never applied, only its returns are. */
+  kept?: boolean;
   /** Money the provider sent back from this payment (Pix: its devoluções), as it reports them. */
   returns?: ProviderReturn[];
   raw?: unknown;

@@ -41,6 +41,11 @@ import { recordHealth } from '../connectors/store.ts';
 export type Applied = 'applied' | 'unmatched' | 'duplicate' | 'refused';
 
 export async function applyPayment(ctx: AppContext, connector: PayinConnector, payment: ProviderPayment, via: 'webhook' | 'poll'): Promise<Applied> {
+  // Money the provider shows did not stay: nothing to apply; a return if caja had applied it.
+  if (payment.kept === false) {
+    await applyReturns(ctx, connector.name, payment, via);
+    return 'duplicate';
+  }
   const result = await ctx.db.tx(async (q): Promise<{ status: Applied; depositId?: number; reason?: string }> => {
     const seen = await q.query('SELECT 1 FROM connector_payments WHERE connector = $1 AND payment_id = $2', [connector.name, payment.id]);
     if (seen.rows.length > 0) return { status: 'duplicate' };
@@ -140,13 +145,15 @@ export async function applyReturns(ctx: AppContext, connector: string, payment: 
   for (const r of bank) {
     if (known.has(r.id)) continue;
     const done = await ctx.db.tx(async (q) => {
-      const { rows } = await q.query<{ deposit_id: number | null }>('SELECT deposit_id FROM connector_payments WHERE connector = $1 AND payment_id = $2', [connector, payment.id]);
+      const { rows } = await q.query<{ deposit_id: number | null; status: string }>('SELECT deposit_id, status FROM connector_payments WHERE connector = $1 AND payment_id = $2', [connector, payment.id]);
+      // A SPEI transfer taken back is a return only of money caja applied (one it answered devolver, or never saw, is not).
+      if (r.kind === 'spei_return' && rows[0]?.status !== 'applied') return null;
       return recordReturn(q, ctx, {
         provider: connector, providerReturnId: r.id, paymentId: payment.id, depositId: rows[0]?.deposit_id ?? null, kind: r.kind, reason: r.reason,
         description: r.description, amount: r.amount, currency: payment.currency, returnedAt: r.returnedAt, via, raw: { ...r, amount: toDb(r.amount) },
       });
     });
-    if (done.status === 'duplicate') continue;
+    if (done === null || done.status === 'duplicate') continue;
     recorded++;
     if (done.status === 'unmatched') {
       ctx.log.warn({ connector, payment: payment.id, return: r.id, reason: r.reason, amount: toDb(r.amount) },

@@ -173,6 +173,22 @@ for (const backend of backends()) {
       assert.equal(view.payer_checked, true);
     });
 
+    test('a confirmed abono the ordering bank takes back: a spei_return found by the reconciliation, once; the deposit RETURNED', async () => {
+      const d = await speiDeposit();
+      const r = await sim.control.abono({ cuentaBeneficiario: d.clabe, monto: d.amount, rfcCurpOrdenante: 'GODE561231GR8' });
+      assert.deepEqual(r.answers[0]!.answer, { mensaje: 'confirmar' });
+      await sim.control.returnAbono(r.order.claveRastreo);
+      const stp = (await payinConnectorNamed(s.ctx, 'stp'))!;
+      await reconcile(s.ctx, stp, 3600, true);
+      await reconcile(s.ctx, stp, 3600, true);
+      const { rows } = await s.ctx.db.query<{ kind: string; status: string; reason: string }>('SELECT kind, status, reason FROM deposit_returns WHERE deposit_id = $1', [d.id]);
+      assert.deepEqual(rows, [{ kind: 'spei_return', status: 'applied', reason: 'estado D' }]);
+      const view = (await v3.get(`/v3/deposits/${d.id}`)).body;
+      assert.equal(view.status, 'COMPLETED');
+      assert.equal(view.returned, 'RETURNED');
+      await assertLedgerOk(s.ctx.db);
+    });
+
     test('another RFC (the issue\'s PELJ800101AB1 paying for GODE561231GR8): devolver 13, the deposit PENDING, the merchant notified', async () => {
       const d = await speiDeposit();
       const r = await sim.control.abono({ cuentaBeneficiario: d.clabe, monto: d.amount, rfcCurpOrdenante: 'PELJ800101AB1' });
