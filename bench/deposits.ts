@@ -196,7 +196,7 @@ function depositRequest(login: string, secret: string, phase: Phase, tag: string
   };
 }
 
-function depositRequests(login: string, secret: string, phase: Phase, tag: string, keyed = false) {
+export function depositRequests(login: string, secret: string, phase: Phase, tag: string, keyed = false) {
   const next = depositRequest(login, secret, phase, tag, keyed);
   return [{ method: 'POST', path: '/v3/deposits', setupRequest: (req: Record<string, unknown>) => ({ ...req, ...next() }) }];
 }

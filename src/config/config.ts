@@ -261,6 +261,10 @@ function databaseTimeouts(env: Env): Config['database'] {
     lockMs: int(env, 'CAJA_DB_LOCK_TIMEOUT_MS', 10000, 100, 3600000),
     idleInTransactionMs: int(env, 'CAJA_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 20000, 100, 3600000),
     healthTimeoutMs: int(env, 'CAJA_HEALTH_TIMEOUT_MS', 2000, 50, 60000),
+    // A failover (no primary for ~10 s): requests wait this long for a primary, up to this many
+    // at once, before the 503 (docs/operations.md, Failover hold). 0 answers 503 at once.
+    holdMs: int(env, 'CAJA_DB_HOLD_MS', 20000, 0, 600000),
+    holdQueue: int(env, 'CAJA_DB_HOLD_QUEUE', 10000, 1, 1000000),
   };
   if (t.statementMs >= t.queryMs) {
     throw new ConfigError(`CAJA_DB_STATEMENT_TIMEOUT_MS (${t.statementMs}) must be below CAJA_DB_QUERY_TIMEOUT_MS (${t.queryMs}): the server cancels a slow statement before caja drops its connection`);

@@ -2,9 +2,10 @@
 // The same SQL and migrations run on both.
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
-import { asUnavailable } from './unavailable.ts';
+import { asUnavailable, DatabaseUnavailableError, isDatabaseUnavailable } from './unavailable.ts';
 
 export interface QueryResult<T> {
   rows: T[];
@@ -16,6 +17,14 @@ export interface QueryOptions {
    * statement per connection instead of planning it on every call. Ignored by PGlite, and on
    * PostgreSQL with `prepared_statements=false` in DATABASE_URL (poolers: openPostgres). */
   name?: string;
+  /**
+   * PostgreSQL, a write outside a transaction: its answer read back (the rows it returned) after
+   * it committed with its answer lost (a failover). With it, the statement keeps its one round
+   * trip (its outcome token goes in a CTE of its own, src/db/db.ts); without it, it runs in a
+   * transaction, whose answer is known before its COMMIT. Only for statements that start with
+   * WITH, INSERT, UPDATE or DELETE.
+   */
+  reread?: () => Promise<QueryResult<any>>;
 }
 
 export interface Queryable {
@@ -47,6 +56,8 @@ export interface Db extends Queryable {
    * missed meanwhile). Answers the function that stops listening. Absent on PGlite (one process).
    */
   listen?(channel: string, onEvent: () => void): Promise<() => Promise<void>>;
+  /** PostgreSQL: what the failover hold did (counts since the pool opened). */
+  readonly holdStats?: HoldStats;
 }
 
 const INT8 = 20;
@@ -98,9 +109,56 @@ export interface PostgresTimeouts {
   lockMs: number;
   /** Server side: a transaction left open this long is ended by the server (`idle_in_transaction_session_timeout`). */
   idleInTransactionMs: number;
+  /**
+   * Failover hold: how long an operation that found no primary waits for one (then runs, or
+   * resolves its in-doubt COMMIT) before failing with DatabaseUnavailableError. 0: fail at once.
+   */
+  holdMs?: number;
+  /** Operations held at once at most; one more fails at once. */
+  holdQueue?: number;
 }
 
-export const DEFAULT_POSTGRES_TIMEOUTS: PostgresTimeouts = { connectMs: 5000, queryMs: 20000, statementMs: 15000, lockMs: 10000, idleInTransactionMs: 20000 };
+export const DEFAULT_POSTGRES_TIMEOUTS: PostgresTimeouts = { connectMs: 5000, queryMs: 20000, statementMs: 15000, lockMs: 10000, idleInTransactionMs: 20000, holdMs: 20000, holdQueue: 10000 };
+
+/**
+ * A statement that changes nothing when sent again: run again after its connection broke. Other
+ * statements outside a transaction run in one (Db.query on PostgreSQL), so that a lost COMMIT
+ * can be resolved (tx_outcomes).
+ */
+export function isReadStatement(sql: string): boolean {
+  return /^\s*(select|show|values)\b/i.test(sql);
+}
+
+/**
+ * A write statement with an insert of its outcome token ($tokenParam) as a CTE of its own, so
+ * that the token commits with it in its one round trip; null for a statement that cannot take
+ * a CTE (it starts with neither WITH nor INSERT, UPDATE, DELETE).
+ */
+export function outcomeStatement(sql: string, tokenParam: number): string | null {
+  const cte = `caja_outcome AS (INSERT INTO tx_outcomes (token) VALUES ($${tokenParam}::uuid))`;
+  const w = /^\s*with\s+(recursive\s+)?/i.exec(sql);
+  if (w) return `WITH ${w[1] ? 'RECURSIVE ' : ''}${cte}, ${sql.slice(w[0].length)}`;
+  if (/^\s*(insert|update|delete)\s/i.test(sql)) return `WITH ${cte} ${sql.trimStart()}`;
+  return null;
+}
+
+// The database's own answers about this request's slowness or the server's resources: not a
+// failover. They fail at once (a 503) rather than being held and run again.
+const NOT_HELD = new Set(['statement_timeout', 'lock_timeout', 'idle_in_transaction_timeout', 'disk_full', 'out_of_memory', 'insufficient_resources', 'system_error', 'io_error']);
+
+/** A database-unavailable failure that a failover makes, and that the hold waits out. */
+export function heldOver(err: unknown): boolean {
+  return isDatabaseUnavailable(err) && !NOT_HELD.has(err.reason);
+}
+
+/** Counts of the failover hold, for tests and metrics. */
+export interface HoldStats {
+  held: number;
+  inDoubt: number;
+  inDoubtCommitted: number;
+  rerun: number;
+  refused: number;
+}
 
 export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeouts = DEFAULT_POSTGRES_TIMEOUTS): Db {
   // Behind a pooler in transaction mode that does not track protocol-level prepared statements
@@ -158,16 +216,208 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
   // scripts, has no client-side bound.
   const statement = (sql: string, params: unknown[] | undefined, opts: QueryOptions | undefined) =>
     ({ ...(opts?.name && prepared ? { name: opts.name } : {}), text: sql, values: params as any[], query_timeout: timeouts.queryMs });
+  const holdMs = timeouts.holdMs ?? 0;
+  const holdQueue = timeouts.holdQueue ?? 10000;
+  const stats: HoldStats = { held: 0, inDoubt: 0, inDoubtCommitted: 0, rerun: 0, refused: 0 };
+  let holding = 0;
+  /** The shared wait for a primary: one probe loop however many operations are held. */
+  let primaryBack: Promise<void> | null = null;
+  let closed = false;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const probe = async (): Promise<void> => {
+    for (;;) {
+      if (closed) throw new DatabaseUnavailableError('closed');
+      try {
+        const r = await pool.query({ text: 'SELECT pg_is_in_recovery() AS standby', query_timeout: Math.min(timeouts.queryMs, 2000) } as any);
+        if (r.rows[0]?.standby === false) return;
+      } catch {
+        // still no primary
+      }
+      await sleep(200);
+    }
+  };
+  /**
+   * Waits for a primary that accepts writes, until `deadline` (then `cause`, the failure that
+   * started the wait, is thrown). Bounded: past holdQueue operations waiting, fails at once.
+   */
+  const hold = async (deadline: number, cause: unknown): Promise<void> => {
+    const left = deadline - Date.now();
+    if (left <= 0 || closed) throw cause;
+    if (holding >= holdQueue) {
+      stats.refused++;
+      throw cause;
+    }
+    holding++;
+    stats.held++;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      primaryBack ??= probe().finally(() => (primaryBack = null));
+      const expired = new Promise<'expired'>((r) => (timer = setTimeout(() => r('expired'), left)));
+      if ((await Promise.race([primaryBack, expired])) === 'expired') throw cause;
+    } finally {
+      clearTimeout(timer);
+      holding--;
+    }
+  };
+  /**
+   * A write transaction's COMMIT was lost with its connection: inserting its token tells whether
+   * it committed (conflict) or not (inserted: and now it never can, the token being taken). A
+   * transaction still running on the same server holds the token's index entry: the insert waits
+   * for its end. Held, and asked again, until the deadline.
+   */
+  const committed = async (token: string, deadline: number, cause: unknown): Promise<boolean> => {
+    stats.inDoubt++;
+    for (;;) {
+      await hold(deadline, cause);
+      try {
+        const r = await pool.query({ text: 'INSERT INTO tx_outcomes (token) VALUES ($1) ON CONFLICT DO NOTHING', values: [token], query_timeout: timeouts.queryMs } as any);
+        const done = r.rowCount === 0;
+        if (done) stats.inDoubtCommitted++;
+        return done;
+      } catch (err) {
+        if (!isDatabaseUnavailable(asUnavailable(err))) throw err;
+      }
+    }
+  };
+  /** One attempt of a transaction; `state` says whether it wrote and whether COMMIT was sent. */
+  const attempt = async <T>(fn: (q: Queryable) => Promise<T>, opts: TxOptions | undefined, token: string, state: { wrote: boolean; commitSent: boolean; result?: T }): Promise<T> => {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw asUnavailable(err);
+    }
+    // A connection that drops while checked out emits 'error' on the client: without a
+    // listener the event would crash the process. The query in flight rejects anyway, and the
+    // broken client is destroyed on release rather than handed to the next transaction.
+    let broken: Error | undefined;
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
+    const run = async (text: string | object) => {
+      try {
+        return await client.query(text as any);
+      } catch (err) {
+        const e = asUnavailable(err);
+        // A timed-out or cut connection may still have a statement running or be half-read:
+        // it is not reused.
+        if (e !== err) broken ??= e as Error;
+        throw e;
+      }
+    };
+    try {
+      await run(opts?.genericPlans ? `${begin}; SET LOCAL plan_cache_mode = force_generic_plan` : begin);
+      const q: Queryable = {
+        async query<R>(sql: string, params?: unknown[], opts?: QueryOptions) {
+          if (!state.wrote && !isReadStatement(sql)) state.wrote = true;
+          const r = await run(statement(sql, params, opts));
+          return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+        },
+        async exec(sql: string) {
+          state.wrote = true;
+          await run(sql);
+        },
+      };
+      const result = await fn(q);
+      state.result = result;
+      // Lost here, the transaction may or may not have committed: tx() finds out (tx_outcomes).
+      // The token goes in the COMMIT's own round trip (one simple-protocol message).
+      state.commitSent = true;
+      await run(state.wrote ? `INSERT INTO tx_outcomes (token) VALUES ('${token}'); COMMIT` : 'COMMIT');
+      return result;
+    } catch (err) {
+      if (!broken) await client.query({ text: 'ROLLBACK', query_timeout: timeouts.queryMs } as any).catch((e: Error) => (broken = e));
+      throw asUnavailable(err);
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
+  };
+  const tx = async <T>(fn: (q: Queryable) => Promise<T>, opts?: TxOptions): Promise<T> => {
+    const deadline = Date.now() + holdMs;
+    let reruns = 0;
+    for (;;) {
+      const token = randomUUID();
+      const state: { wrote: boolean; commitSent: boolean; result?: T } = { wrote: false, commitSent: false };
+      try {
+        return await withRetry(() => {
+          state.wrote = false;
+          state.commitSent = false;
+          return attempt(fn, opts, token, state);
+        });
+      } catch (err) {
+        if (!heldOver(err) || holdMs <= 0) throw err;
+        // In doubt: a write whose COMMIT was sent. Committed: its answer is the one computed.
+        if (state.commitSent && state.wrote) {
+          if (await committed(token, deadline, err)) return state.result as T;
+        } else {
+          await hold(deadline, err);
+        }
+        // It did not commit (and cannot any more): run it again on the primary, backing off if
+        // it keeps failing so (a node refusing writes while its pooler still answers).
+        if (reruns > 0) await sleep(Math.min(50 * 2 ** reruns, 1000));
+        reruns++;
+        stats.rerun++;
+      }
+    }
+  };
+  // Tokens are needed for seconds (a hold lasts holdMs at most): older ones are pruned, in small
+  // deletes, by every process (concurrent deletes of the same rows cost nothing more than a wait).
+  let pruning = false;
+  const prune = setInterval(() => {
+    if (holding > 0 || pruning) return;
+    pruning = true;
+    void (async () => {
+      for (let i = 0; i < 50 && !closed; i++) {
+        const r = await pool.query({ text: `DELETE FROM tx_outcomes WHERE token IN (SELECT token FROM tx_outcomes WHERE at < now() - interval '10 minutes' LIMIT 5000)`, query_timeout: timeouts.queryMs } as any);
+        if ((r.rowCount ?? 0) < 5000) break;
+      }
+    })().catch(() => undefined).finally(() => (pruning = false));
+  }, 30_000);
+  prune.unref();
   return {
     kind: 'pg',
+    holdStats: stats,
     async query<T>(sql: string, params?: unknown[], opts?: QueryOptions) {
-      try {
-        // pg-pool destroys a client whose query failed (release(err)), so a connection that
-        // timed out or broke is never handed out again; the pool opens new ones as needed.
-        const r = await pool.query(statement(sql, params, opts) as any);
-        return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
-      } catch (err) {
-        throw asUnavailable(err);
+      // A write outside a transaction runs in one while a hold is possible, so that its outcome
+      // can be found out after a lost connection (its BEGIN and COMMIT travel with other
+      // messages: two more round trips for a statement that is usually a batch's).
+      if (holdMs > 0 && !isReadStatement(sql)) {
+        const withOutcome = opts?.reread ? outcomeStatement(sql, (params?.length ?? 0) + 1) : null;
+        if (!withOutcome) return tx((q) => q.query<T>(sql, params, opts));
+        const named = opts?.name ? { ...opts, name: `${opts.name}_o` } : opts;
+        const deadline = Date.now() + holdMs;
+        let reruns = 0;
+        for (;;) {
+          const token = randomUUID();
+          try {
+            const r = await pool.query(statement(withOutcome, [...(params ?? []), token], named) as any);
+            return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+          } catch (err) {
+            const e = asUnavailable(err);
+            if (!heldOver(e)) throw e;
+            // Sent or not, its token says whether it committed; committed, its answer is read back.
+            if (await committed(token, deadline, e)) return (await opts!.reread!()) as QueryResult<T>;
+            if (reruns > 0) await sleep(Math.min(50 * 2 ** reruns, 1000));
+            reruns++;
+            stats.rerun++;
+          }
+        }
+      }
+      const deadline = Date.now() + holdMs;
+      for (;;) {
+        try {
+          // pg-pool destroys a client whose query failed (release(err)), so a connection that
+          // timed out or broke is never handed out again; the pool opens new ones as needed.
+          const r = await pool.query(statement(sql, params, opts) as any);
+          return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+        } catch (err) {
+          const e = asUnavailable(err);
+          if (!heldOver(e) || holdMs <= 0) throw e;
+          // A read: asked again once a primary is back.
+          await hold(deadline, e);
+        }
       }
     },
     async exec(sql: string) {
@@ -177,58 +427,7 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
         throw asUnavailable(err);
       }
     },
-    tx<T>(fn: (q: Queryable) => Promise<T>, opts?: TxOptions) {
-      return withRetry(async () => {
-        let client: pg.PoolClient;
-        try {
-          client = await pool.connect();
-        } catch (err) {
-          throw asUnavailable(err);
-        }
-        // A connection that drops while checked out emits 'error' on the client: without a
-        // listener the event would crash the process. The query in flight rejects anyway, and the
-        // broken client is destroyed on release rather than handed to the next transaction.
-        let broken: Error | undefined;
-        const onError = (err: Error) => {
-          broken = err;
-        };
-        client.on('error', onError);
-        const run = async (text: string | object) => {
-          try {
-            return await client.query(text as any);
-          } catch (err) {
-            const e = asUnavailable(err);
-            // A timed-out or cut connection may still have a statement running or be half-read:
-            // it is not reused.
-            if (e !== err) broken ??= e as Error;
-            throw e;
-          }
-        };
-        try {
-          await run(opts?.genericPlans ? `${begin}; SET LOCAL plan_cache_mode = force_generic_plan` : begin);
-          const q: Queryable = {
-            async query<R>(sql: string, params?: unknown[], opts?: QueryOptions) {
-              const r = await run(statement(sql, params, opts));
-              return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
-            },
-            async exec(sql: string) {
-              await run(sql);
-            },
-          };
-          const result = await fn(q);
-          // Lost here, the transaction may or may not have committed: DatabaseUnavailableError,
-          // never success and never a definite failure (src/db/unavailable.ts).
-          await run('COMMIT');
-          return result;
-        } catch (err) {
-          if (!broken) await client.query({ text: 'ROLLBACK', query_timeout: timeouts.queryMs } as any).catch((e: Error) => (broken = e));
-          throw asUnavailable(err);
-        } finally {
-          client.off('error', onError);
-          client.release(broken);
-        }
-      });
-    },
+    tx,
     async listen(channel: string, onEvent: () => void) {
       if (!/^[a-z_]+$/.test(channel)) throw new Error(`listen: bad channel name ${channel}`);
       let stopped = false;
@@ -270,6 +469,8 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
       return stop;
     },
     close: async () => {
+      closed = true;
+      clearInterval(prune);
       await Promise.all([...listeners].map((stop) => stop()));
       await pool.end();
     },

@@ -252,7 +252,11 @@ type NewDepositRow = Record<(typeof COLUMNS)[number], unknown> & {
 async function writeDeposits(q: Queryable, rows: NewDepositRow[]): Promise<(CreatedDeposit | null)[]> {
   // Rows keep payment_info without its QR image (stored-payment-info.ts); the answer has it.
   const stored = rows.map((r) => (r.payment_info ? { ...r, payment_info: storedPaymentInfo(r.payment_info as string) } : r));
-  const { rows: written } = await q.query<CreatedDeposit>(INSERT_SQL, [JSON.stringify(stored)], { name: 'caja_deposit_insert' });
+  // Committed with its answer lost (a failover, src/db/db.ts): the rows are read back by their
+  // tokens (a deposit left out has none of them).
+  const tokens = rows.map((r) => r.token as string);
+  const reread = () => q.query<CreatedDeposit>(`SELECT ${CREATED_COLUMNS.join(', ')} FROM deposits WHERE token = ANY($1::text[])`, [tokens]);
+  const { rows: written } = await q.query<CreatedDeposit>(INSERT_SQL, [JSON.stringify(stored)], { name: 'caja_deposit_insert', reread });
   // Tokens are random per deposit: they say which row is whose.
   const byToken = new Map(written.map((r) => [r.token, r]));
   return rows.map((r) => {

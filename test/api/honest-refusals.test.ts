@@ -201,7 +201,7 @@ describe('the operator console during a database outage (pg, through a TCP proxy
     proxy = await new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) }).start();
     const through = new URL(db.url);
     through.host = `127.0.0.1:${proxy.port}`;
-    s = await startTestServer('pglite', { DATABASE_URL: through.toString(), CAJA_DB_CONNECT_TIMEOUT_MS: '500', CAJA_DB_QUERY_TIMEOUT_MS: '1000', CAJA_DB_STATEMENT_TIMEOUT_MS: '800', CAJA_CACHE_SECONDS: '0' });
+    s = await startTestServer('pglite', { DATABASE_URL: through.toString(), CAJA_DB_CONNECT_TIMEOUT_MS: '500', CAJA_DB_QUERY_TIMEOUT_MS: '1000', CAJA_DB_STATEMENT_TIMEOUT_MS: '800', CAJA_DB_HOLD_MS: '500', CAJA_CACHE_SECONDS: '0' });
   });
   after(async () => {
     await s?.close();

@@ -77,8 +77,9 @@ describe('connections terminated during concurrent writes (pg)', { skip }, () =>
         assert.equal(created.status, 200, created.text);
         const id = created.body.deposit_id as number;
         const approved = await untilAnswered(() => v3.post(`/v3/sandbox/deposits/${id}/approve`, ''), seen);
-        // 409: an earlier attempt committed and its answer was lost with the connection.
-        assert.ok(approved.status === 200 || (approved.status === 409 && approved.text.includes('COMPLETED')), approved.text);
+        // Held and resolved in caja (src/db/db.ts): the approval is answered as it happened, never
+        // a 503 to retry and a 409 for the retry of one that had committed.
+        assert.equal(approved.status, 200, approved.text);
         const refund = await untilAnswered(() => v3.post('/v3/refunds', { deposit_id: id, amount: '20.00', bank_account: ACCOUNT }, { 'X-Idempotency-Key': `refund-${key}` }), seen);
         assert.equal(refund.status, 200, refund.text);
         acknowledged.set(key, { deposit: id, refund: refund.body.refund_id });
@@ -93,8 +94,9 @@ describe('connections terminated during concurrent writes (pg)', { skip }, () =>
 
     const statuses = Object.fromEntries(seen);
     assert.equal(seen.get(500) ?? 0, 0, `no 500 (${JSON.stringify(statuses)})`);
-    assert.ok([...seen.keys()].every((c) => c === 200 || c === 409 || c === 503), JSON.stringify(statuses));
-    assert.ok(terminated > 0 && (seen.get(503) ?? 0) > 0, `connections were cut mid-request (${terminated} terminated, ${JSON.stringify(statuses)})`);
+    assert.ok(terminated > 0, `connections were cut mid-request (${terminated} terminated)`);
+    // Every cut connection was held over and its in-doubt COMMIT resolved: the client saw none.
+    assert.deepEqual([...seen.keys()], [200], `only normal answers (${JSON.stringify(statuses)}; hold ${JSON.stringify(s.ctx.db.holdStats)})`);
 
     const { rows: deps } = await s.ctx.db.query<{ id: number; invoice_id: string; status: string }>('SELECT id, invoice_id, status FROM deposits WHERE merchant_id = $1', [m.merchant_id]);
     assert.equal(deps.length, N, 'one deposit per idempotency key, none lost, none doubled');
@@ -110,10 +112,14 @@ describe('connections terminated during concurrent writes (pg)', { skip }, () =>
       `SELECT count(*)::int AS n FROM deposit_status_changes c JOIN deposits d ON d.id = c.deposit_id WHERE d.merchant_id = $1 AND c.to_status = 'COMPLETED'`, [m.merchant_id]);
     assert.equal(changes!.n, N, 'each deposit completed once');
     await assertLedgerOk(s.ctx.db);
-    console.log(`# terminated ${terminated} connections; answers ${JSON.stringify(statuses)}`);
+    console.log(`# terminated ${terminated} connections; answers ${JSON.stringify(statuses)}; hold ${JSON.stringify(s.ctx.db.holdStats)}`);
   });
 
-  test('the replay store failing after the handler ran does not change the answer', async () => {
+  test('the replay store failing after the handler ran does not change the answer', async (t) => {
+    // Its statements fail for good here (a trigger raises 57P01 on every try): a server without
+    // the failover hold, which would otherwise retry them for the hold's 20 s.
+    const s = await startTestServer('pg', { CAJA_CASHOUT_DELAY_SECONDS: '0', CAJA_DB_HOLD_MS: '0' });
+    t.after(() => s.close());
     const m = await createMerchant(s.url, 'Bookkeeping');
     const v3 = V3Client.deposits(s.url, m);
     const dep = await v3.post('/v3/deposits', { country: 'BR', amount: '10.00', currency: 'USD', payment_method: 'IX', payer: PAYER });
@@ -137,7 +143,8 @@ describe('connections terminated during concurrent writes (pg)', { skip }, () =>
 });
 
 describe('a partition between caja and PostgreSQL (pg, through a TCP proxy)', { skip }, () => {
-  const bounds = { CAJA_DB_CONNECT_TIMEOUT_MS: '1000', CAJA_DB_QUERY_TIMEOUT_MS: '1500', CAJA_DB_STATEMENT_TIMEOUT_MS: '1000', CAJA_HEALTH_TIMEOUT_MS: '500', CAJA_CACHE_SECONDS: '0' };
+  // The failover hold is shorter than the statement bounds here: past them, the hold has expired.
+  const bounds = { CAJA_DB_CONNECT_TIMEOUT_MS: '1000', CAJA_DB_QUERY_TIMEOUT_MS: '1500', CAJA_DB_STATEMENT_TIMEOUT_MS: '1000', CAJA_DB_HOLD_MS: '1000', CAJA_HEALTH_TIMEOUT_MS: '500', CAJA_CACHE_SECONDS: '0' };
   // The longest a request may wait: a connection attempt, then one statement (plus slack for a loaded CI machine).
   const REQUEST_BOUND_MS = 1000 + 1500 + 1500;
   let db: { url: string; drop: () => Promise<void> };

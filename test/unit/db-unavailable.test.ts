@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { asUnavailable, DatabaseUnavailableError, unavailableReason } from '../../src/db/unavailable.ts';
 import { DepositError } from '../../src/deposits/errors.ts';
 import { Batcher } from '../../src/db/batcher.ts';
+import { heldOver, isReadStatement, outcomeStatement } from '../../src/db/db.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -121,9 +122,26 @@ test('streamline face: HTTP 503 (not its usual 200) with the endpoint\'s error f
 
 test('the database bounds: defaults, overrides, and statement_timeout below the query timeout', () => {
   const dir = mkdtempSync(join(tmpdir(), 'caja-db-bounds-'));
-  assert.deepEqual(loadConfig({ DATA_DIR: dir }).database, { connectMs: 5000, queryMs: 20000, statementMs: 15000, lockMs: 10000, idleInTransactionMs: 20000, healthTimeoutMs: 2000 });
-  const set = loadConfig({ DATA_DIR: dir, CAJA_DB_QUERY_TIMEOUT_MS: '3000', CAJA_DB_STATEMENT_TIMEOUT_MS: '2000', CAJA_HEALTH_TIMEOUT_MS: '500' }).database;
-  assert.deepEqual([set.queryMs, set.statementMs, set.healthTimeoutMs], [3000, 2000, 500]);
+  assert.deepEqual(loadConfig({ DATA_DIR: dir }).database, { connectMs: 5000, queryMs: 20000, statementMs: 15000, lockMs: 10000, idleInTransactionMs: 20000, healthTimeoutMs: 2000, holdMs: 20000, holdQueue: 10000 });
+  const set = loadConfig({ DATA_DIR: dir, CAJA_DB_QUERY_TIMEOUT_MS: '3000', CAJA_DB_STATEMENT_TIMEOUT_MS: '2000', CAJA_HEALTH_TIMEOUT_MS: '500', CAJA_DB_HOLD_MS: '0', CAJA_DB_HOLD_QUEUE: '50' }).database;
+  assert.deepEqual([set.queryMs, set.statementMs, set.healthTimeoutMs, set.holdMs, set.holdQueue], [3000, 2000, 500, 0, 50]);
+  assert.throws(() => loadConfig({ DATA_DIR: dir, CAJA_DB_HOLD_QUEUE: '0' }), /CAJA_DB_HOLD_QUEUE/);
   assert.throws(() => loadConfig({ DATA_DIR: dir, CAJA_DB_STATEMENT_TIMEOUT_MS: '20000' }), /must be below CAJA_DB_QUERY_TIMEOUT_MS/);
   assert.throws(() => loadConfig({ DATA_DIR: dir, CAJA_DB_LOCK_TIMEOUT_MS: 'soon' }), /CAJA_DB_LOCK_TIMEOUT_MS/);
+});
+
+test('the failover hold: what it waits out, and where a write puts its outcome token', () => {
+  assert.equal(heldOver(asUnavailable(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))), true);
+  assert.equal(heldOver(asUnavailable(Object.assign(new Error('read only'), { code: '25006' }))), true);
+  assert.equal(heldOver(asUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))), true);
+  // The request's own slowness is not a failover: answered at once.
+  assert.equal(heldOver(asUnavailable(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))), false);
+  assert.equal(heldOver(asUnavailable(Object.assign(new Error('lock timeout'), { code: '55P03' }))), false);
+  assert.equal(heldOver(new Error('duplicate key')), false);
+  assert.equal(isReadStatement('  SELECT 1'), true);
+  assert.equal(isReadStatement('WITH x AS (SELECT 1) SELECT * FROM x'), false);
+  assert.equal(outcomeStatement('INSERT INTO t VALUES ($1)', 2), 'WITH caja_outcome AS (INSERT INTO tx_outcomes (token) VALUES ($2::uuid)) INSERT INTO t VALUES ($1)');
+  assert.equal(outcomeStatement('\n  WITH a AS (SELECT $1) UPDATE t SET x = 1', 2), 'WITH caja_outcome AS (INSERT INTO tx_outcomes (token) VALUES ($2::uuid)), a AS (SELECT $1) UPDATE t SET x = 1');
+  assert.equal(outcomeStatement('with recursive r AS (SELECT 1) DELETE FROM t', 1), 'WITH RECURSIVE caja_outcome AS (INSERT INTO tx_outcomes (token) VALUES ($1::uuid)), r AS (SELECT 1) DELETE FROM t');
+  assert.equal(outcomeStatement('LOCK TABLE t', 1), null);
 });

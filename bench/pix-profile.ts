@@ -1,0 +1,82 @@
+// Pix ONE_SHOT against HOSTED creation on one server process, alternating phases so that the
+// machine's drift falls on both (issue 43: ONE_SHOT ≥ 0.6 × HOSTED), and, with --profile, a V8
+// CPU profile of each kind on a server of its own, summarised as self time per request
+// (bench/cpu-top.ts). Ratios only: the machine is shared.
+// --hold-cost instead: HOSTED creation with the failover hold (writes outside a transaction run
+// in one, with their tx_outcomes token) against CAJA_DB_HOLD_MS=0 (no hold, the statement alone),
+// two servers on one database, alternating.
+//   node --import tsx bench/pix-profile.ts [--profile | --hold-cost] [rounds, default 3]
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { ADMIN_TOKEN, DURATION, WARMUP, depositRequests, runHttp, startServer, stopServer, summary, freshDatabase } from './deposits.ts';
+
+const args = process.argv.slice(2);
+const profile = args.includes('--profile');
+const rounds = Number(args.find((a) => /^\d+$/.test(a)) ?? 3);
+
+async function merchant(url: string) {
+  const res = await fetch(`${url}/admin/merchants`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Bench' }) });
+  const m = (await res.json()) as { deposits: { login: string; secret_key: string } };
+  return m.deposits;
+}
+
+const db = await freshDatabase();
+try {
+  if (args.includes('--hold-cost')) {
+    const held = await startServer(db.url, { CAJA_PROCESSES: '1' });
+    const bare = await startServer(db.url, { CAJA_PROCESSES: '1', CAJA_DB_HOLD_MS: '0' });
+    try {
+      const h = await merchant(held.url);
+      const b = await merchant(bare.url);
+      await runHttp(held.url, WARMUP, depositRequests(h.login, h.secret_key, 'hosted', 'hw'));
+      await runHttp(bare.url, WARMUP, depositRequests(b.login, b.secret_key, 'hosted', 'bw'));
+      const ratios: number[] = [];
+      for (let i = 0; i < rounds; i++) {
+        const x = summary(await runHttp(held.url, DURATION, depositRequests(h.login, h.secret_key, 'hosted', `h${i}`)));
+        const y = summary(await runHttp(bare.url, DURATION, depositRequests(b.login, b.secret_key, 'hosted', `b${i}`)));
+        ratios.push(x.rps / y.rps);
+        console.log(`round ${i + 1}: HOSTED with hold ${x.rps}/s p99 ${x.p99_ms} ms, without ${y.rps}/s p99 ${y.p99_ms} ms: ${(x.rps / y.rps).toFixed(2)} ×`);
+      }
+      console.log(`with hold / without: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
+    } finally {
+      await stopServer(held.child);
+      await stopServer(bare.child);
+    }
+  }
+  if (profile && !args.includes('--hold-cost')) {
+    for (const kind of ['hosted', 'pix'] as const) {
+      const dir = mkdtempSync(join(tmpdir(), `caja-prof-${kind}-`));
+      process.env.BENCH_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir}`;
+      const { url, child } = await startServer(db.url, { CAJA_PROCESSES: '1' });
+      const { login, secret_key } = await merchant(url);
+      await runHttp(url, WARMUP, depositRequests(login, secret_key, kind, `${kind}-warm`));
+      const r = summary(await runHttp(url, DURATION, depositRequests(login, secret_key, kind, `${kind}-prof`)));
+      await stopServer(child);
+      const files = readdirSync(dir).map((f) => join(dir, f));
+      console.log(`## ${kind}: ${r.rps}/s, ${r.requests} requests (+ warm-up), errors ${r.errors}`);
+      const top = spawnSync(process.execPath, ['--import', 'tsx', 'bench/cpu-top.ts', '--top', '25', ...files], { encoding: 'utf8' });
+      console.log(top.stdout);
+    }
+    delete process.env.BENCH_NODE_ARGS;
+  }
+  const { url, child } = args.includes('--hold-cost') ? { url: '', child: null } : await startServer(db.url, { CAJA_PROCESSES: '1' });
+  if (child) try {
+    const { login, secret_key } = await merchant(url);
+    await runHttp(url, WARMUP, depositRequests(login, secret_key, 'hosted', 'warm'));
+    await runHttp(url, WARMUP, depositRequests(login, secret_key, 'pix', 'warm'));
+    const ratios: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const h = summary(await runHttp(url, DURATION, depositRequests(login, secret_key, 'hosted', `h${i}`)));
+      const p = summary(await runHttp(url, DURATION, depositRequests(login, secret_key, 'pix', `p${i}`)));
+      ratios.push(p.rps / h.rps);
+      console.log(`round ${i + 1}: HOSTED ${h.rps}/s (errors ${h.errors}), Pix ONE_SHOT ${p.rps}/s (errors ${p.errors}): ${(p.rps / h.rps).toFixed(2)} ×`);
+    }
+    console.log(`Pix ONE_SHOT / HOSTED: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
+  } finally {
+    await stopServer(child);
+  }
+} finally {
+  await db.drop();
+}
