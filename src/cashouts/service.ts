@@ -128,7 +128,7 @@ export async function createCashout(ctx: AppContext, merchant: Merchant, req: Ca
   checkPayoutLimit(connector, a.localAmount, req.localCurrency);
   // Paid only to a key or account of the beneficiary's document (migration 060; the merchant's
   // setting, whose API comes with issue 41), fixed with the cashout.
-  const ownerCheck = (merchant as Merchant & { payer_must_match?: boolean }).payer_must_match === true;
+  const ownerCheck = merchant.payer_must_match === true;
   const now = ctx.now();
   // Above the merchant's threshold a cashout waits, held, for two operators (four eyes).
   const awaitingApproval = merchant.cashout_approval_usd !== null && cmp(a.usdAmount, fromDb(merchant.cashout_approval_usd)) > 0;

@@ -111,7 +111,33 @@ export interface ProviderPayment {
   /** The account or key it was paid to (Pix: the receiving key). */
   receiver: string | null;
   paidAt: Date;
+  /**
+   * The payer's document (CPF/CNPJ, RFC/CURP) when the provider reports it (Efí's gnExtras.pagador,
+   * STP's rfcCurpOrdenante); undefined when the provider does not say who paid.
+   */
+  payerDocument?: string | null;
+  /** false: the provider shows the money did not stay (STP: a received order devuelta): never applied, only its returns are. */
+  kept?: boolean;
+  /** Money the provider sent back from this payment (Pix: its devoluções), as it reports them. */
+  returns?: ProviderReturn[];
   raw?: unknown;
+}
+
+/** A return the provider shows on a payment: one caja asked for (a refund) or one the payer's bank made (MED). */
+export interface ProviderReturn {
+  /** Unique at the provider (Pix: the rtrId of the pacs.004). */
+  id: string;
+  amount: Decimal;
+  /** The provider's code: Pix natureza (ORIGINAL, MED_FRAUDE, …), STP causa. */
+  reason: string;
+  description: string | null;
+  /** True when the payer's side made it (Pix natureza MED_*): caja never asked. */
+  bankInitiated: boolean;
+  /** What kind of bank-initiated return it is (deposit_returns.kind). */
+  kind: 'med' | 'spei_return' | 'chargeback';
+  /** settled: the money left; pending: under way; failed: it did not happen. */
+  status: 'settled' | 'pending' | 'failed';
+  returnedAt: Date | null;
 }
 
 export type ChargeStatus =
@@ -123,7 +149,10 @@ export type ChargeStatus =
  * What a provider's callback asks us to look up. A callback is a hint, never the truth: the
  * service reads each one back from the provider (readPayment) before crediting anything.
  */
-export type Hint = { kind: 'payment'; id: string } | { kind: 'charge'; reference: string };
+export type Hint = { kind: 'payment'; id: string; returns?: string[] } | { kind: 'charge'; reference: string };
+// `returns`: the ids of bank-initiated returns the callback says the payment now has (Pix: the
+// rtrIds of MED devoluções). A payment already applied is read again only for a return caja has
+// not recorded; the read, not the callback, is what counts.
 
 export interface RefundOrder {
   refundId: number;
@@ -195,10 +224,12 @@ export interface PayinConnector {
   close?(): void;
   /** Whether a payment read from the provider completes the deposit (its matching rule). */
   checkPayment?(payment: ProviderPayment, deposit: { status: string; payerAmount: Decimal; reference: string | null; expiresAt: Date | null }): { ok: true } | { ok: false; reason: string };
+  /** Sends a received payment back in full under `reference` (Pix: PUT /pix/{e2eid}/devolucao/{reference}); idempotent under it. */
+  returnPayment?(payment: ProviderPayment, reference: string, reason: string): Promise<void>;
   /** Registers the address the provider posts its callbacks to (Pix: PUT /webhook/{chave}). */
   registerCallback?(url: string): Promise<void>;
-  /** Every payment received in [from, to] (Pix: GET /pix?inicio&fim, page by page): reconciliation. */
-  paymentsBetween?(from: Date, to: Date): AsyncIterable<ProviderPayment>;
+  /** Every payment received in [from, to] (Pix: GET /pix?inicio&fim, page by page): reconciliation; `withReturns`: only those with returns (Pix: devolucaoPresente=true). */
+  paymentsBetween?(from: Date, to: Date, opts?: { withReturns?: boolean }): AsyncIterable<ProviderPayment>;
   /** The same provider's payouts, when the operator's configuration pays cashouts too (STP). */
   readonly payout?: OrderPayoutConnector;
   /**

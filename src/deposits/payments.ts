@@ -19,18 +19,33 @@
 //                                           caller's transaction
 //   reconcile(ctx, connector)               one reconciliation poll (a lease makes it one
 //                                           process at a time) over a window that overlaps the
-//                                           previous one.
+//                                           previous one, and (every 10 minutes) a read of the
+//                                           last 90 days' payments that have returns
+//   applyReturns(ctx, connector, p, via)    the bank-initiated returns (MED) a payment read from
+//                                           the provider shows, each recorded once
+//                                           (src/deposits/returns.ts)
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { fromDb, toDb } from '../domain/money.ts';
 import { transitionDepositIn } from './service.ts';
+import { recordReturn } from './returns.ts';
+import { depositNotifications } from './notifications.ts';
+import type { DepositRow } from './store.ts';
+import { checkPayer, PAYER_MISMATCH_REASON } from '../domain/payer-rule.ts';
+import { newReference } from '../domain/references.ts';
+import { recordEvent } from '../notifications/outbox.ts';
 import { knownUnknown, READS_PER_CALLBACK, rememberUnknown, takeRead } from '../connectors/callback-bounds.ts';
 import type { PayinConnector, ProviderPayment } from '../connectors/payin.ts';
 import { recordHealth } from '../connectors/store.ts';
 
-export type Applied = 'applied' | 'unmatched' | 'duplicate';
+export type Applied = 'applied' | 'unmatched' | 'duplicate' | 'refused';
 
 export async function applyPayment(ctx: AppContext, connector: PayinConnector, payment: ProviderPayment, via: 'webhook' | 'poll'): Promise<Applied> {
+  // Money the provider shows did not stay: nothing to apply; a return if caja had applied it.
+  if (payment.kept === false) {
+    await applyReturns(ctx, connector.name, payment, via);
+    return 'duplicate';
+  }
   const result = await ctx.db.tx(async (q): Promise<{ status: Applied; depositId?: number; reason?: string }> => {
     const seen = await q.query('SELECT 1 FROM connector_payments WHERE connector = $1 AND payment_id = $2', [connector.name, payment.id]);
     if (seen.rows.length > 0) return { status: 'duplicate' };
@@ -46,21 +61,42 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
         ? { status: d.status, payerAmount: fromDb(d.payer_amount), reference: d.connector_reference, expiresAt: d.expires_at }
         : { status: 'NONE', payerAmount: payment.amount, reference: null, expiresAt: null })
       : { ok: false as const, reason: 'the connector has no matching rule' };
-    const status = check.ok ? 'applied' : 'unmatched';
-    const reason = check.ok ? null : check.reason;
+    // The payer rule (the merchant's payer_must_match): a payer the provider reports must be the deposit's.
+    const rule = check.ok && d
+      ? (await q.query<{ payer_must_match: boolean; payer_document: string | null }>(
+          'SELECT m.payer_must_match, d.payer_document FROM deposits d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1', [d.id])).rows[0]!
+      : null;
+    const payer = rule?.payer_must_match ? checkPayer(payment.payerDocument, rule.payer_document) : null;
+    const refused = payer === 'mismatch' && d !== null;
+    const status = refused ? 'refused' : check.ok ? 'applied' : 'unmatched';
+    const reason = refused ? PAYER_MISMATCH_REASON : check.ok ? null : check.reason;
     const inserted = await q.query(
-      `INSERT INTO connector_payments (connector, payment_id, charge_reference, deposit_id, amount, currency, receiver, paid_at, status, reason, seen_via, raw)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING RETURNING payment_id`,
+      `INSERT INTO connector_payments (connector, payment_id, charge_reference, deposit_id, amount, currency, receiver, paid_at, status, reason, seen_via, raw,
+         payer_document, return_reference)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING RETURNING payment_id`,
       [connector.name, payment.id, payment.chargeReference, d?.id ?? null, toDb(payment.amount), payment.currency, payment.receiver,
-        payment.paidAt, status, reason, via, payment.raw === undefined ? null : JSON.stringify(payment.raw)],
+        payment.paidAt, status, reason, via, payment.raw === undefined ? null : JSON.stringify(payment.raw), payment.payerDocument ?? null,
+        refused ? newReference('cajaret', 25) : null],
     );
     // Another process applied it between the two reads (it waited for that one to commit).
     if (inserted.rows.length === 0) return { status: 'duplicate' };
-    if (check.ok && d) {
+    if (refused && d) {
+      // The deposit stays PENDING (its own payer may still pay); the merchant hears of the refused payment.
+      const { rows: [dep] } = await q.query<DepositRow & { merchant_notification_url: string | null }>(
+        'SELECT d.*, m.notification_url AS merchant_notification_url FROM deposits d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1', [d.id]);
+      await recordEvent(q, {
+        merchantId: dep!.merchant_id, type: 'deposit.payment_refused', subjectType: 'deposit', subjectId: d.id,
+        data: { deposit_id: d.id, payment_id: payment.id, amount: toDb(payment.amount), currency: payment.currency, reason: 'payer_mismatch' },
+        notifications: await depositNotifications(q, ctx, dep!, dep!.merchant_notification_url),
+      });
+    } else if (check.ok && d) {
       await transitionDepositIn(q, ctx, d.id, 'COMPLETED', 'payment', { actor: 'provider', note: `${connector.name} payment ${payment.id}` });
+      if (payer !== null) await q.query('UPDATE deposits SET payer_checked = $2 WHERE id = $1', [d.id, payer === 'match']);
     }
-    return { status, depositId: d?.id, reason: reason ?? undefined };
+    return { status: refused ? 'refused' : status as Applied, depositId: d?.id, reason: reason ?? undefined };
   });
+  // A refused payment goes back in full, under the reference stored with it (again on every later read until sent).
+  await sendBackRefused(ctx, connector, payment);
   // A payment counts once; reading it again (the next poll's overlapping window) is not a payment.
   if (result.status === 'duplicate') ctx.metrics.connectorPaymentsSeenAgain.inc({ connector: connector.name, via });
   else ctx.metrics.connectorPayments.inc({ connector: connector.name, status: result.status });
@@ -68,7 +104,74 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
     ctx.log.warn({ connector: connector.name, payment: payment.id, txid: payment.chargeReference, depositId: result.depositId, reason: result.reason, via },
       'provider payment matches no pending deposit: kept as unmatched for the operator');
   }
+  // Whether new or seen before: the returns its payer's bank made since (a MED devolução).
+  await applyReturns(ctx, connector.name, payment, via);
   return result.status;
+}
+
+/**
+ * Sends back a payment the payer rule refused (Pix: a devolução of the full amount), once: the
+ * reference was stored with the payment before the first send, the provider's PUT is idempotent
+ * under it, and returned_at marks it sent. A send that fails is tried again on the next read.
+ */
+async function sendBackRefused(ctx: AppContext, connector: PayinConnector, payment: ProviderPayment): Promise<void> {
+  const { rows } = await ctx.db.query<{ return_reference: string }>(
+    `SELECT return_reference FROM connector_payments WHERE connector = $1 AND payment_id = $2 AND status = 'refused' AND returned_at IS NULL`,
+    [connector.name, payment.id],
+  );
+  if (!rows[0] || !connector.returnPayment) return;
+  try {
+    await connector.returnPayment(payment, rows[0].return_reference, PAYER_MISMATCH_REASON);
+    await ctx.db.query('UPDATE connector_payments SET returned_at = now() WHERE connector = $1 AND payment_id = $2', [connector.name, payment.id]);
+    ctx.log.info({ connector: connector.name, payment: payment.id }, 'payment from another payer sent back (payer_must_match)');
+  } catch (err) {
+    ctx.log.warn({ connector: connector.name, payment: payment.id, err: err instanceof Error ? err.message : String(err) }, 'sending back a refused payment failed: tried again on the next read');
+  }
+}
+
+/**
+ * The bank-initiated returns a payment read from the provider shows (Pix: devoluções of natureza
+ * MED_*, settled), each recorded once against the deposit the payment completed
+ * (src/deposits/returns.ts); a return on a payment no deposit took is kept unmatched for the
+ * operator. Returns caja asked for (its refunds) are not bank-initiated and are left alone.
+ */
+export async function applyReturns(ctx: AppContext, connector: string, payment: ProviderPayment, via: 'webhook' | 'poll' | 'callback'): Promise<number> {
+  const bank = (payment.returns ?? []).filter((r) => r.bankInitiated && r.status === 'settled');
+  if (bank.length === 0) return 0;
+  const known = new Set((await ctx.db.query<{ provider_return_id: string }>(
+    'SELECT provider_return_id FROM deposit_returns WHERE provider = $1 AND provider_return_id = ANY($2::text[])', [connector, bank.map((r) => r.id)],
+  )).rows.map((r) => r.provider_return_id));
+  let recorded = 0;
+  for (const r of bank) {
+    if (known.has(r.id)) continue;
+    const done = await ctx.db.tx(async (q) => {
+      const { rows } = await q.query<{ deposit_id: number | null; status: string }>('SELECT deposit_id, status FROM connector_payments WHERE connector = $1 AND payment_id = $2', [connector, payment.id]);
+      // A SPEI transfer taken back is a return only of money caja applied (one it answered devolver, or never saw, is not).
+      if (r.kind === 'spei_return' && rows[0]?.status !== 'applied') return null;
+      return recordReturn(q, ctx, {
+        provider: connector, providerReturnId: r.id, paymentId: payment.id, depositId: rows[0]?.deposit_id ?? null, kind: r.kind, reason: r.reason,
+        description: r.description, amount: r.amount, currency: payment.currency, returnedAt: r.returnedAt, via, raw: { ...r, amount: toDb(r.amount) },
+      });
+    });
+    if (done === null || done.status === 'duplicate') continue;
+    recorded++;
+    if (done.status === 'unmatched') {
+      ctx.log.warn({ connector, payment: payment.id, return: r.id, reason: r.reason, amount: toDb(r.amount) },
+        'bank-initiated return on a payment no completed deposit took: kept as unmatched for the operator');
+    } else {
+      ctx.log.info({ connector, payment: payment.id, return: r.id, reason: r.reason, depositId: done.row.deposit_id }, 'bank-initiated return recorded');
+    }
+  }
+  return recorded;
+}
+
+/** Whether any of these returns is not yet recorded (a payment's callback naming them is worth a read). */
+async function unrecordedReturns(ctx: AppContext, connector: string, ids: string[]): Promise<boolean> {
+  if (ids.length === 0) return false;
+  const { rows } = await ctx.db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM deposit_returns WHERE provider = $1 AND provider_return_id = ANY($2::text[])', [connector, ids],
+  );
+  return rows[0]!.n < new Set(ids).size;
 }
 
 /**
@@ -119,7 +222,8 @@ export async function applyHints(ctx: AppContext, connector: PayinConnector, bod
   const mayRead = () => reads < READS_PER_CALLBACK && takeRead(ctx, connector.name) && ++reads > 0;
   for (const hint of distinct) {
     if (hint.kind === 'payment') {
-      if (applied_.has(hint.id)) continue;
+      // Applied already: read again only for a bank-initiated return caja has not recorded.
+      if (applied_.has(hint.id) && !(await unrecordedReturns(ctx, connector.name, hint.returns ?? []))) continue;
       if (knownUnknown(ctx, connector.name, hint.id)) {
         unknown++;
         continue;
@@ -154,6 +258,11 @@ export async function applyHints(ctx: AppContext, connector: PayinConnector, bod
   return { hints: hints.length, applied, unknown, deferred };
 }
 
+/** MED requests reach a Pix up to 80 days after it (and MED 2.0 traces onward): a margin on that. */
+const RETURNS_LOOKBACK_DAYS = 90;
+const RETURNS_EVERY_MS = 10 * 60_000;
+const lastReturnsPass = new Map<string, number>();
+
 /** How far back the first poll reads, and how much each window overlaps the previous one. */
 const FIRST_WINDOW_MS = 24 * 3600_000;
 const overlapMs = (intervalSeconds: number) => Math.max(5 * 60_000, 2 * intervalSeconds * 1000);
@@ -180,6 +289,15 @@ export async function reconcile(ctx: AppContext, connector: PayinConnector, inte
     for await (const payment of connector.paymentsBetween(from, now)) {
       payments++;
       await applyPayment(ctx, connector, payment, 'poll');
+    }
+    // Returns come days after their payment, outside the window: payments with returns received
+    // in the last RETURNS_LOOKBACK_DAYS are read at most every RETURNS_EVERY_MS (or when forced).
+    const last = lastReturnsPass.get(connector.name) ?? 0;
+    if (force || now.getTime() - last >= RETURNS_EVERY_MS) {
+      for await (const payment of connector.paymentsBetween(new Date(now.getTime() - RETURNS_LOOKBACK_DAYS * 86_400_000), now, { withReturns: true })) {
+        if ((payment.returns ?? []).some((r) => r.bankInitiated)) await applyPayment(ctx, connector, payment, 'poll');
+      }
+      lastReturnsPass.set(connector.name, now.getTime());
     }
     await recordHealth(ctx, connector.name, { kind: 'poll', ok: true, until: now });
   } catch (err) {

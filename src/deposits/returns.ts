@@ -305,11 +305,11 @@ export async function returnsOfDeposit(q: Queryable, depositId: number): Promise
   return (await q.query<DepositReturnRow>(`SELECT ${RETURN_COLUMNS} FROM deposit_returns WHERE deposit_id = $1 ORDER BY id`, [depositId])).rows;
 }
 
-/** Returns for the console, newest first: all, or those caja could not match (operator exceptions). */
-export async function listReturns(q: Queryable, o: { unmatchedOnly?: boolean; limit?: number; merchantId?: number } = {}): Promise<DepositReturnRow[]> {
+/** Returns for the console, newest first: all, or of one status ('unmatched': those caja could not match, operator exceptions). */
+export async function listReturns(q: Queryable, o: { status?: ReturnStatus; limit?: number; merchantId?: number } = {}): Promise<DepositReturnRow[]> {
   const where: string[] = [];
   const params: unknown[] = [];
-  if (o.unmatchedOnly) where.push(`status = 'unmatched'`);
+  if (o.status) { params.push(o.status); where.push(`status = $${params.length}`); }
   if (o.merchantId !== undefined) { params.push(o.merchantId); where.push(`merchant_id = $${params.length}`); }
   params.push(Math.min(o.limit ?? 100, 500));
   return (await q.query<DepositReturnRow>(

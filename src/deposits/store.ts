@@ -73,6 +73,8 @@ export interface DepositRow {
   refunded_amount: string;
   /** What bank-initiated returns took back (src/deposits/returns.ts), in the payer's currency. */
   returned_amount: string;
+  /** The payer rule's check of the completing payment: true equal, false not reported, null rule off (migration 064). */
+  payer_checked: boolean | null;
   sandbox_outcome: 'approve' | 'cancel' | null;
   sandbox_due_at: Date | null;
   expires_at: Date;

@@ -7,6 +7,7 @@ import { dec, fromDb } from '../domain/money.ts';
 import { formatDateTime, receiptUrl as voucherReceiptUrl } from '../domain/payment-info.ts';
 import { RawJson, toJson } from './json.ts';
 import { servedPaymentInfo } from './stored-payment-info.ts';
+import { returnStatusOf } from './returns.ts';
 import type { CreatedDeposit, DepositRow } from './store.ts';
 
 /** Customer-facing URLs; the token is 128 random bits, so they cannot be guessed. */
@@ -59,7 +60,7 @@ function cryptoView(d: Pick<DepositRow, 'country' | 'payment_method' | 'crypto'>
 export const STATUS_VIEW_COLUMNS = [
   'id', 'invoice_id', 'user_id', 'country', 'local_currency', 'usd_amount', 'local_amount', 'amount', 'currency', 'bonus_amount',
   'bonus_relative', 'payment_method', 'payment_type', 'status', 'checkout_type', 'payer', 'card_detail', 'crypto', 'fee_usd',
-  'refunded_amount', 'test', 'created_at', 'updated_at', 'expires_at', 'approved_at', 'completed_at', 'cancelled_at',
+  'refunded_amount', 'returned_amount', 'payer_amount', 'payer_checked', 'test', 'created_at', 'updated_at', 'expires_at', 'approved_at', 'completed_at', 'cancelled_at',
 ] as const satisfies readonly (keyof DepositRow)[];
 
 export type StatusViewRow = Pick<DepositRow, (typeof STATUS_VIEW_COLUMNS)[number]>;
@@ -101,6 +102,13 @@ export function statusView(d: StatusViewRow): Record<string, unknown> {
     refunded: fromDb(d.refunded_amount).units > 0n,
     // Completed refunds, in the deposit's currency.
     refunded_amount: fromDb(d.refunded_amount),
+    // Money the payer's bank took back without the merchant asking (a Pix MED, a SPEI return, a
+    // chargeback: src/deposits/returns.ts), in the deposit's local currency; the status stays COMPLETED.
+    returned: returnStatusOf(d),
+    returned_amount: fromDb(d.returned_amount),
+    // The merchant's payer rule (payer_must_match): true, the provider reported the payer and it is
+    // the deposit's; false, the provider did not report who paid; null, the rule was off.
+    payer_checked: d.payer_checked,
     test: d.test,
     times: {
       created_at: time(d.created_at),

@@ -36,6 +36,8 @@ export interface Merchant {
   frame_origins: string[] | null;
   /** Cashouts above this USD amount wait ON_HOLD for two operators (src/operators/approvals.ts); null: none do. */
   cashout_approval_usd: string | null;
+  /** Payments only from the customer's own account, payouts only to the beneficiary's (issue 41; docs/connectors.md "The payer rule"). */
+  payer_must_match: boolean;
   /** Its own fee and surcharge percentages over the global schedule (src/merchants/fees.ts); null: the global schedule. */
   fee_schedule: FeeOverrides | null;
   /** IANA timezone whose days its settlement reports cover (src/settlements/). */
@@ -202,6 +204,7 @@ export interface MerchantPatch {
   cashout_approval_usd?: string | null;
   /** IANA, checked by settlements/days.ts isTimeZone. */
   timezone?: string;
+  payer_must_match?: boolean;
 }
 
 /** Changes a merchant's settings; `audit` (who changed them) is written in the same transaction. */
@@ -355,6 +358,7 @@ export function merchantView(m: Merchant) {
     frame_origins: m.frame_origins,
     frame_origins_in_effect: frameOriginsInEffect(m, m.environment),
     timezone: m.timezone,
+    payer_must_match: m.payer_must_match,
     created_at: m.created_at,
     updated_at: m.updated_at,
   };

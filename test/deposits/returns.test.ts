@@ -9,6 +9,7 @@ import { backends, startTestServer, type TestServer } from '../helpers/server.ts
 import { cashoutRequest, createMerchant, type Credentials, V3Client } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
+import { makeOperator, signedIn } from '../ops/helpers.ts';
 import { foldBalances } from '../../src/balances/fold-worker.ts';
 import { checkLedger } from '../../src/ledger/check.ts';
 import { dec, fromDb, sub, toDb } from '../../src/domain/money.ts';
@@ -134,8 +135,22 @@ for (const backend of backends()) {
       await assertLedgerOk(s.ctx.db);
     });
 
-    test('a return naming no deposit is kept unmatched and moves nothing', async () => {
-      const r = await record(med(null, '10.00', 'BRL'));
+    test('a return naming no deposit is kept unmatched and moves nothing; the console lists returns with their reasons', async () => {
+      const r = await record(med(null, '10.00', 'BRL', { reason: 'MED_OPERACIONAL' }));
+      const ops = await signedIn(s, await makeOperator(s, 'support', `support-returns-${backend}`));
+      const unmatched = await ops.get('/ops/returns');
+      assert.equal(unmatched.status, 200, unmatched.html.slice(0, 600));
+      assert.match(unmatched.html, /MED_OPERACIONAL/);
+      assert.match(unmatched.html, /unmatched/);
+      const m = await createMerchant(s.url, `Console ${++n}`);
+      const d = await completed(m);
+      await record(med(d.id, d.payerAmount, d.currency, { reason: 'MED_FRAUDE' }));
+      const page = await ops.get(`/ops/merchants/${m.merchant_id}`);
+      assert.match(page.html, new RegExp(`href="/ops/merchants/${m.merchant_id}/returns"`));
+      const mine = await ops.get(`/ops/merchants/${m.merchant_id}/returns`);
+      assert.match(mine.html, /MED_FRAUDE/);
+      assert.doesNotMatch(mine.html, /MED_OPERACIONAL/);
+      assert.equal((await ops.get('/ops/merchants/999999/returns')).status, 404);
       assert.equal(r.status, 'unmatched');
       assert.equal(r.row.status, 'unmatched');
       assert.equal(r.row.debit, null);

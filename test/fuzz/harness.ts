@@ -162,6 +162,7 @@ export function routes(fx: Fixtures): Route[] {
     { style: 'admin', method: 'PUT', path: '/admin/merchants/{other}/fees', body: { fee: { VOUCHER: '2.25', CREDIT_CARD: 3 }, surcharge: { VOUCHER: '0.5' } } },
     { style: 'admin', method: 'GET', path: '/admin/deposits/{deposit}' },
     { style: 'admin', method: 'POST', path: '/admin/deposits/{deposit}/complete', body: { note: 'fuzz' } },
+    { style: 'admin', method: 'GET', path: '/admin/returns', query: { status: 'unmatched', merchant_id: '1', limit: '5' } },
     { style: 'admin', method: 'GET', path: '/admin/limits' },
     { style: 'admin', method: 'PUT', path: '/admin/limits', body: { merchant_id: m.merchant_id, country: 'BR', payment_method: 'IX', per_transaction: '100000.00', daily: '1000000.00', monthly: '10000000.00' } },
     { style: 'admin', method: 'GET', path: '/admin/merchants/{merchant}/notifications', query: { status: 'PENDING', limit: '10', before: '1000' } },

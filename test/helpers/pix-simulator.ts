@@ -69,7 +69,7 @@ export interface PixSimulatorState {
 
 export interface PixSimulatorControl {
   /** The payer pays the cob (default: its original amount, now); answers the end-to-end id. */
-  pay(txid: string, opts?: { valor?: string; horario?: string; infoPagador?: string; force?: boolean }): Promise<{ endToEndId: string; pix: Json }>;
+  pay(txid: string, opts?: { valor?: string; horario?: string; infoPagador?: string; force?: boolean; pagador?: { nome?: string; cpf?: string; cnpj?: string } }): Promise<{ endToEndId: string; pix: Json }>;
   /** A Pix straight to the key, no cob, no txid (listed by GET /pix; no webhook). */
   payKey(valor: string, opts?: { horario?: string; infoPagador?: string }): Promise<{ endToEndId: string; pix: Json }>;
   webhookMode(mode: WebhookMode): Promise<void>;
@@ -79,6 +79,8 @@ export interface PixSimulatorControl {
   expireTokens(): Promise<void>;
   devolucao(opts: { outcome?: 'DEVOLVIDO' | 'NAO_REALIZADO'; settle?: 'manual' | 'immediate' }): Promise<void>;
   settleDevolucoes(): Promise<{ settled: number }>;
+  /** The payer's bank returns the Pix under the MED (default: all that is left, MED_FRAUDE, now, webhook sent). */
+  med(e2eid: string, opts?: { valor?: string; natureza?: string; motivo?: string; horario?: string; notify?: boolean }): Promise<Json>;
   /** Moves an ATIVA cob to REMOVIDA_PELO_PSP. */
   removeCob(txid: string): Promise<void>;
   /** Resolves when every webhook delivery under way, retries included, has ended. */
@@ -153,6 +155,7 @@ export async function startPixSimulator(opts: PixSimulatorOptions = {}): Promise
     expireTokens: async () => void (await call('POST', '/control/expire-tokens', {})),
     devolucao: async (o) => void (await call('POST', '/control/devolucao', o)),
     settleDevolucoes: () => call('POST', '/control/settle-devolucoes', {}),
+    med: (e2eid, o = {}) => call('POST', '/control/med', { e2eid, ...o }),
     removeCob: async (txid) => void (await call('POST', '/control/remove-cob', { txid })),
     webhooksIdle: async () => void (await call('POST', '/control/webhooks-idle', {})),
     reset: async () => void (await call('POST', '/control/reset', {})),

@@ -48,7 +48,9 @@ export interface StpSimulator {
   info: StpSimulatorInfo;
   control: {
     receiver(url: string, secret?: string): Promise<void>;
-    abono(b: { cuentaBeneficiario: string; monto: number; claveRastreo?: string; institucionOrdenante?: number; tsLiquidacion?: number; conceptoPago?: string; referenciaNumerica?: number; delivery?: Delivery }): Promise<{ order: Json; answers: Answer[] }>;
+    /** The ordering bank takes back a received (confirmed) abono: estado D in consOrdenesFech. */
+    returnAbono(claveRastreo: string): Promise<Json>;
+    abono(b: { cuentaBeneficiario: string; monto: number; rfcCurpOrdenante?: string; claveRastreo?: string; institucionOrdenante?: number; tsLiquidacion?: number; conceptoPago?: string; referenciaNumerica?: number; delivery?: Delivery }): Promise<{ order: Json; answers: Answer[] }>;
     repostAbono(claveRastreo: string): Promise<{ answers: Answer[] }>;
     estado(claveRastreo: string, estado: 'LQ' | 'CN' | 'D', o?: { causaDevolucion?: number; delivery?: Delivery }): Promise<{ order: Json; answers: Answer[] }>;
     outage(mode: 'none' | '503' | 'hang' | 'reset'): Promise<void>;
@@ -84,6 +86,7 @@ export async function startStpSimulator(): Promise<StpSimulator> {
     control: {
       receiver: async (url, secret) => void (await call('POST', '/control/receiver', { url, ...(secret ? { secret } : {}) })),
       abono: (b) => call('POST', '/control/abono', b),
+      returnAbono: (claveRastreo) => call('POST', '/control/return-abono', { claveRastreo }),
       repostAbono: (claveRastreo) => call('POST', '/control/repost-abono', { claveRastreo }),
       estado: (claveRastreo, estado, o = {}) => call('POST', '/control/estado', { claveRastreo, estado, ...o }),
       outage: async (mode) => void (await call('POST', '/control/outage', { mode })),

@@ -2,6 +2,9 @@
 //   GET  /admin/deposits/{id}            any merchant's deposit with its status history
 //   POST /admin/deposits/{id}/complete   late payment: CANCELLED (or PENDING/APPROVED) to COMPLETED
 //   GET  /admin/limits, PUT /admin/limits   customer limits (USD), see docs/deposits.md
+//   GET  /admin/returns                  bank-initiated returns (MED, SPEI returns, chargebacks) with
+//                                        their reasons; status=unmatched: those caja could not match
+//                                        to a deposit (the operator's exceptions)
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { formatDateTime } from '../../domain/payment-info.ts';
@@ -12,6 +15,7 @@ import { depositNotFound, transitionDeposit } from '../../deposits/service.ts';
 import { findDeposit, statusHistory } from '../../deposits/store.ts';
 import { toJson } from '../../deposits/json.ts';
 import { statusView } from '../../deposits/views.ts';
+import { listReturns, type DepositReturnRow } from '../../deposits/returns.ts';
 import { acceptAnyBody, depositStatusSchema, parseDepositId, sendJson } from '../v3/deposits.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 import { setMerchantLimit } from '../../operators/limits.ts';
@@ -60,7 +64,53 @@ async function adminView(ctx: AppContext, id: number) {
   });
 }
 
+const nullableString = { type: 'string', nullable: true } as const;
+const returnSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' }, merchant_id: { type: 'integer', nullable: true }, deposit_id: { type: 'integer', nullable: true },
+    provider: { type: 'string' }, provider_return_id: { type: 'string' }, payment_id: nullableString,
+    kind: { type: 'string', enum: ['med', 'spei_return', 'chargeback'] }, reason: { type: 'string' }, description: nullableString,
+    amount: { type: 'string' }, currency: { type: 'string' }, fee: nullableString, debit: nullableString, debit_currency: nullableString,
+    status: { type: 'string', enum: ['applied', 'reversed', 'unmatched'] }, deadline_at: nullableString, returned_at: nullableString,
+    seen_via: { type: 'string' }, created_at: { type: 'string' }, reversed_at: nullableString, reversed_reason: nullableString,
+  },
+} as const;
+
+const RETURN_STATUSES = ['applied', 'reversed', 'unmatched'] as const;
+
+function returnView(r: DepositReturnRow) {
+  const iso = (t: Date | null) => (t ? t.toISOString() : null);
+  return { ...r, deadline_at: iso(r.deadline_at), returned_at: iso(r.returned_at), created_at: r.created_at.toISOString(), reversed_at: iso(r.reversed_at) };
+}
+
 export function registerAdminDeposits(app: FastifyInstance, ctx: AppContext): void {
+  app.get<{ Querystring: Record<string, string | undefined> }>(
+    '/admin/returns',
+    {
+      schema: {
+        tags: ['admin', 'deposits'],
+        summary: 'Bank-initiated returns (Pix MED devoluções, SPEI returns, chargebacks), newest first, with their reasons',
+        description: 'status=unmatched lists the returns caja could not match to a completed deposit: money the provider took back that no merchant balance gave, for the operator to resolve. merchant_id narrows to one merchant; limit (1-500, default 100).',
+        security: [{ adminToken: [] }],
+        querystring: { type: 'object', properties: { status: { type: 'string' }, merchant_id: { type: 'string' }, limit: { type: 'string' } } },
+        response: { 200: { type: 'object', properties: { data: { type: 'array', items: returnSchema } } }, ...errors },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const bad: string[] = [];
+      if (q.status !== undefined && !(RETURN_STATUSES as readonly string[]).includes(q.status)) bad.push(`status: one of ${RETURN_STATUSES.join(', ')}`);
+      const merchantId = q.merchant_id === undefined ? undefined : /^[1-9]\d{0,8}$/.test(q.merchant_id) ? Number(q.merchant_id) : NaN;
+      if (Number.isNaN(merchantId)) bad.push('merchant_id: a merchant id');
+      const limit = q.limit === undefined ? 100 : /^[1-9]\d{0,2}$/.test(q.limit) && Number(q.limit) <= 500 ? Number(q.limit) : NaN;
+      if (Number.isNaN(limit)) bad.push('limit: 1 to 500');
+      if (bad.length) throw v3Errors.validation(bad);
+      const rows = await listReturns(ctx.db, { status: q.status as (typeof RETURN_STATUSES)[number] | undefined, merchantId, limit });
+      return { data: rows.map(returnView) };
+    },
+  );
+
   app.get<{ Params: { id: string } }>(
     '/admin/deposits/:id',
     {

@@ -47,6 +47,7 @@ const merchantSchema = {
     newinvoice_currencies: { type: 'array', items: { type: 'string' }, nullable: true, description: 'The currencies a streamline NewInvoice may be priced in (x_currency is not covered by its control); null: any' },
     sandbox_chaos: { type: 'boolean', description: 'Staging: notifications duplicated, delayed and reordered (docs/notifications.md)' },
     timezone: { type: 'string', description: 'The IANA timezone whose days the settlement reports cover' },
+    payer_must_match: { type: 'boolean', description: 'Payments only from the customer\'s own account (the payer document the provider reports must equal the deposit\'s; otherwise the payment is sent back), payouts only to the beneficiary\'s own key or account. docs/connectors.md, "The payer rule"' },
     frame_origins: {
       type: 'array', nullable: true, items: { type: 'string' },
       description: 'Origins allowed to frame the customer pages opened with `iframe_view=1`, as set; null: the default (the origins of notification_url and return_url)',
@@ -143,6 +144,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
             },
             sandbox_chaos: { type: 'boolean', description: 'Staging only: duplicate, delay and reorder this merchant\'s notifications (docs/notifications.md)' },
             timezone: { type: 'string', maxLength: 64, description: 'IANA timezone (e.g. America/Sao_Paulo) whose days the daily settlement reports cover; default UTC' },
+            payer_must_match: { type: 'boolean', description: 'Accept payments only from the customer\'s own account and pay cashouts only to the beneficiary\'s own (default false). docs/connectors.md, "The payer rule"' },
             frame_origins: {
               type: ['array', 'string'], maxItems: MAX_FRAME_ORIGINS, items: { type: 'string', maxLength: 300 },
               description:
@@ -189,6 +191,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
         sandbox_chaos: b.sandbox_chaos,
         frame_origins: frameOrigins,
         timezone: b.timezone,
+        payer_must_match: b.payer_must_match,
       }, ctx.cache, tokenAudit(request, 'merchant.settings', { merchantId: request.params.id, subject: `merchant:${request.params.id}`, detail: b }));
       if (!merchant) throw v3Errors.notFound('Merchant not found');
       return merchantView(merchant);

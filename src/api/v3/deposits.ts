@@ -162,6 +162,15 @@ export const depositStatusSchema = {
     fee_currency: { type: 'string' },
     refunded: { type: 'boolean' },
     refunded_amount: { type: 'number', description: 'Sum of the completed refunds, in the deposit currency' },
+    returned: {
+      type: ['string', 'null'], enum: ['PARTIALLY_RETURNED', 'RETURNED', null],
+      description: 'Money the payer\'s bank took back without the merchant asking (a Pix MED devolução, a SPEI return, a chargeback): PARTIALLY_RETURNED or RETURNED (the whole paid amount); null when none. The status stays COMPLETED; a deposit.returned event and the deposit notification announce each return.',
+    },
+    returned_amount: { type: 'number', description: 'Sum of the bank-initiated returns, in the local currency (currency)' },
+    payer_checked: {
+      type: ['boolean', 'null'],
+      description: 'With the merchant\'s payer_must_match on: true when the provider reported the payer\'s document and it is the deposit\'s payer document; false when the provider did not report who paid (never pretended); null when the rule was off',
+    },
     test: { type: 'boolean' },
     times: timesSchema,
   },

@@ -58,12 +58,13 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
   const pixKey = settings.pix_key;
 
   /** GET /pix?inicio&fim (or Efí's list of sends), page by page: every Pix the PSP lists in [from, to]. */
-  async function* pixBetween(from: Date, to: Date, path = '/pix'): AsyncIterable<unknown> {
+  async function* pixBetween(from: Date, to: Date, path = '/pix', filters: Record<string, string> = {}): AsyncIterable<unknown> {
     for (let page = 0; page < MAX_PAGES; page++) {
       const { body } = await guarded('pix list', () => client.call<{ pix?: unknown; parametros?: { paginacao?: { quantidadeDePaginas?: unknown } } }>('GET', path, undefined, {
         inicio: from.toISOString(),
         fim: to.toISOString(),
         'paginacao.paginaAtual': String(page),
+        ...filters,
       }));
       const list = Array.isArray(body?.pix) ? body.pix : [];
       yield* list;
@@ -168,6 +169,10 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
       }
     },
 
+    async returnPayment(payment, reference, reason) {
+      await guarded('devolucao', () => client.call('PUT', `/pix/${encodeURIComponent(payment.id)}/devolucao/${reference}`, { valor: formatValor(payment.amount), descricao: reason.slice(0, 140) }));
+    },
+
     async cancelCharge(txid) {
       await guarded('cob removal', () => client.call('PATCH', `/cob/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }));
     },
@@ -180,8 +185,9 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
       await recordHealth(ctx, PIX_CONNECTOR, { kind: 'webhook', url });
     },
 
-    async *paymentsBetween(from, to) {
-      for await (const entry of pixBetween(from, to)) {
+    async *paymentsBetween(from, to, opts) {
+      // withReturns: only the Pix that have devoluções (the MED pass of the poll).
+      for await (const entry of pixBetween(from, to, '/pix', opts?.withReturns ? { devolucaoPresente: 'true' } : {})) {
         const payment = pixToPayment(entry);
         if (payment) yield payment;
       }

@@ -5,7 +5,7 @@ import { type Decimal, eq, parseAmount, toFixed } from '../../domain/money.ts';
 import { qrPngBase64 } from '../../domain/qr.ts';
 import { newReference } from '../../domain/references.ts';
 import { depositReference, formatDateTime, type PaymentInfo } from '../../domain/payment-info.ts';
-import type { ChargeOrder, Hint, ProviderPayment, RefundOutcome } from '../payin.ts';
+import type { ChargeOrder, Hint, ProviderPayment, ProviderReturn, RefundOutcome } from '../payin.ts';
 
 /** The API Pix's txid of a charge: 26 to 35 letters or digits. */
 export const TXID = /^[a-zA-Z0-9]{26,35}$/;
@@ -116,7 +116,44 @@ export function pixToPayment(pix: unknown): ProviderPayment | null {
     currency: 'BRL',
     receiver: typeof p.chave === 'string' ? p.chave : null,
     paidAt,
+    // Efí reports the payer in its extra fields (gnExtras.pagador: cpf or cnpj); the API Pix does not.
+    ...payerDocumentOf(p),
+    returns: Array.isArray(p.devolucoes) ? p.devolucoes.map(devolucaoToReturn).filter((r): r is ProviderReturn => r !== null) : [],
     raw: pix,
+  };
+}
+
+/** The payer's CPF or CNPJ when the PSP reports it (Efí: gnExtras.pagador); nothing when it does not. */
+export function payerDocumentOf(p: Record<string, unknown>): { payerDocument?: string | null } {
+  const extras = p.gnExtras as { pagador?: { cpf?: unknown; cnpj?: unknown } } | undefined;
+  const pagador = extras && typeof extras === 'object' ? extras.pagador : undefined;
+  if (!pagador || typeof pagador !== 'object') return {};
+  const doc = typeof pagador.cpf === 'string' ? pagador.cpf : typeof pagador.cnpj === 'string' ? pagador.cnpj : null;
+  return { payerDocument: doc === null ? null : doc.replace(/\D/g, '') };
+}
+
+/** Naturezas of devoluções the payer's side makes under the MED (bacen/pix-api 2.9.0 DevolucaoNatureza). */
+export const MED_NATUREZAS = ['MED_OPERACIONAL', 'MED_FRAUDE', 'MED_PIX_AUTOMATICO'] as const;
+
+/** One devolução of a received Pix (the Devolucao schema), or null when unreadable. */
+export function devolucaoToReturn(d: unknown): ProviderReturn | null {
+  if (typeof d !== 'object' || d === null) return null;
+  const x = d as Record<string, unknown>;
+  const amount = parseValor(x.valor);
+  const rtrId = typeof x.rtrId === 'string' && x.rtrId !== '' ? x.rtrId : null;
+  if (!amount || !rtrId) return null;
+  const natureza = typeof x.natureza === 'string' ? x.natureza : 'ORIGINAL';
+  const horario = (x.horario ?? {}) as { liquidacao?: unknown; solicitacao?: unknown };
+  const at = typeof horario.liquidacao === 'string' ? new Date(horario.liquidacao) : typeof horario.solicitacao === 'string' ? new Date(horario.solicitacao) : null;
+  return {
+    id: rtrId,
+    amount,
+    reason: natureza,
+    description: typeof x.motivo === 'string' ? x.motivo : typeof x.descricao === 'string' ? x.descricao : null,
+    bankInitiated: (MED_NATUREZAS as readonly string[]).includes(natureza),
+    kind: 'med',
+    status: x.status === 'DEVOLVIDO' ? 'settled' : x.status === 'NAO_REALIZADO' ? 'failed' : 'pending',
+    returnedAt: at && !Number.isNaN(at.getTime()) ? at : null,
   };
 }
 
@@ -128,14 +165,20 @@ export function parsePixHint(body: unknown): Hint[] {
   if (typeof body !== 'object' || body === null) return [];
   const list = (body as { pix?: unknown }).pix;
   if (!Array.isArray(list)) return [];
-  const ids = new Set<string>();
+  const ids = new Map<string, string[]>();
   for (const entry of list.slice(0, 200)) {
     // A send's notification (Efí: gnExtras.idEnvio) is a payout's hint (payout-mapping.ts parseSendHints), no payment received.
     if ((entry as { gnExtras?: { idEnvio?: unknown } } | null)?.gnExtras?.idEnvio !== undefined) continue;
-    const id = (entry as { endToEndId?: unknown } | null)?.endToEndId;
-    if (typeof id === 'string' && E2E.test(id)) ids.add(id);
+    const e = entry as { endToEndId?: unknown; devolucoes?: unknown } | null;
+    const id = e?.endToEndId;
+    if (typeof id !== 'string' || !E2E.test(id)) continue;
+    // MED devoluções the body names: a payment already applied is read again for them.
+    const med = Array.isArray(e!.devolucoes)
+      ? e!.devolucoes.slice(0, 50).map(devolucaoToReturn).filter((r): r is ProviderReturn => r !== null && r.bankInitiated).map((r) => r.id)
+      : [];
+    ids.set(id, [...(ids.get(id) ?? []), ...med]);
   }
-  return [...ids].map((id) => ({ kind: 'payment' as const, id }));
+  return [...ids].map(([id, returns]) => (returns.length ? { kind: 'payment' as const, id, returns } : { kind: 'payment' as const, id }));
 }
 
 /** The same key, whatever its spelling (CNPJ punctuation, e-mail case, UUID case). */

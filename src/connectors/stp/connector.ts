@@ -113,8 +113,14 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
   async function receivedOn(fecha: string | undefined): Promise<ProviderPayment[]> {
     const list = await guarded('consOrdenesFech', () => client.ordersOfDay('R', fecha));
     await ownClabes();
-    // A transfer STP returned (devuelta, or after caja answered devolver) credits nothing.
-    const all = list.filter(receivedKept).map(receivedToPayment).filter((p): p is ProviderPayment => p !== null);
+    // A transfer STP returned (devuelta, or after caja answered devolver) credits nothing; one that
+    // was confirmed and applied before is a return by the ordering bank (kept: false, its return only).
+    const all = list.map((o) => {
+      const p = receivedToPayment(o);
+      if (!p || receivedKept(o)) return p;
+      const estado = String((o as { estado?: unknown }).estado ?? '').trim().toUpperCase();
+      return { ...p, kept: false, returns: [{ id: `${p.id}:${estado}`, amount: p.amount, reason: `estado ${estado}`, description: 'SPEI transfer taken back by the ordering bank', bankInitiated: true, kind: 'spei_return' as const, status: 'settled' as const, returnedAt: null }] };
+    }).filter((p): p is ProviderPayment => p !== null);
     const deposits = all.filter((p) => isDepositClabe(p.chargeReference));
     // A CLABE STP shows money in is never drawn again, even one this database does not know.
     await markSeenClabes(ctx.db, settings.clabe_prefix, deposits.map((p) => p.chargeReference!));

@@ -293,6 +293,7 @@ export const ABONO_RETURNS = {
   closed: 3, // Cuenta cancelada: the deposit expired, was cancelled or is already paid
   overpaid: 13, // Beneficiario no reconoce el pago: more than the deposit asks
   underpaid: 13, // Beneficiario no reconoce el pago: less than the deposit asks
+  payer_mismatch: 13, // Beneficiario no reconoce el pago: another payer than the deposit's (payer_must_match)
 } as const;
 export type AbonoRule = keyof typeof ABONO_RETURNS;
 
@@ -335,6 +336,8 @@ export function receivedToPayment(o: unknown): ProviderPayment | null {
     currency: 'MXN',
     receiver: cuenta,
     paidAt: Number.isFinite(ts) && ts > 0 ? new Date(ts) : new Date(),
+    // STP reports the ordering account's RFC/CURP ('ND' or empty when the ordering bank gave none).
+    payerDocument: str(r.rfcCurpOrdenante) && str(r.rfcCurpOrdenante).toUpperCase() !== 'ND' ? str(r.rfcCurpOrdenante) : null,
     raw: r,
   };
 }

@@ -50,6 +50,7 @@ export function depositPage(f: Frame, v: DepositView): Page {
     [t.status, badge(t, d.status)], [t.invoice, d.invoice_id], [t.amount, money(d.amount, d.currency)],
     [t.localAmount, money(d.local_amount, d.local_currency)], [t.usdAmount, money(d.usd_amount, 'USD')], [t.fee, money(d.fee_local, d.local_currency)],
     [t.payerAmount, money(d.payer_amount, d.local_currency)], [t.refunded, d.refunded_amount !== '0' && d.refunded_amount !== '0.00' ? money(d.refunded_amount, d.currency) : ''],
+    [t.returned, Number(d.returned_amount ?? 0) > 0 ? money(d.returned_amount!, d.local_currency) : ''],
     [t.country, d.country], [t.method, d.payment_method ?? ''], [t.payer, [d.payer_name, d.payer_email].filter(Boolean).join(' · ')],
     [t.document, [d.payer_document_type, d.payer_document].filter(Boolean).join(' ')], [t.created, when(d.created_at)],
   ])}</section>`;

@@ -1,6 +1,8 @@
 // The console's settlement reports of a merchant (docs/balance.md#settlement-reports):
 //   /ops/merchants/{id}/settlements                     the last reports, every currency
 //   /ops/merchants/{id}/settlements/{currency}/{date}   one report: balances, every movement, its CSV
+//   /ops/merchants/{id}/returns                         the merchant's returns by payers' banks (MED, …) with their reasons
+//   /ops/returns                                        every return caja could not match (operator exceptions)
 // Read-only ('view'): reports are made by the worker and never change. The merchant page links here.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
@@ -8,6 +10,7 @@ import { parseId } from '../../domain/ids.ts';
 import { toDb } from '../../domain/money.ts';
 import { getMerchant } from '../../merchants/merchants.ts';
 import { getReport, listReports, reportCsv } from '../../settlements/service.ts';
+import { listReturns } from '../../deposits/returns.ts';
 import { html, raw } from '../html.ts';
 import { fillText } from '../view-helpers.ts';
 import type { OpsRouteOf } from './route-types.ts';
@@ -31,6 +34,27 @@ export function registerOpsSettlements(app: FastifyInstance, ctx: AppContext, op
     return V.frame(c.f, '/ops/merchants', fillText(t.settlementsTitle, { name: m.name }),
       html`<p><a href="/ops/merchants/${m.id}">${raw('&larr;')} ${m.name} (${m.id})</a></p><p class="hint">${fillText(t.settlementsHint, { tz: m.timezone })}</p>${body}`);
   }));
+
+  const returnsPage = (unmatchedOnly: boolean) => opsRoute('view', async (c) => {
+    const t = c.f.t;
+    // The returns no deposit took (no merchant), or one merchant's.
+    const unmatched = unmatchedOnly;
+    const id = unmatched ? null : parseId(c.params.id);
+    const m = id === null ? null : await getMerchant(ctx.db, id);
+    if (!unmatched && !m) return V.messagePage(c.f, c.f.t.notFoundTitle, c.f.t.notFound, 404, c.f);
+    const list = await listReturns(ctx.db, unmatched ? { status: 'unmatched', limit: 200 } : { merchantId: m!.id, limit: 200 });
+    const rows = list.map((r) => [r.created_at.toISOString(), r.deposit_id === null ? '' : String(r.deposit_id), r.provider, r.kind, r.reason, r.description ?? '', r.status,
+      `${r.amount} ${r.currency}`, r.debit === null ? '' : `${r.debit} ${r.debit_currency ?? ''}`]);
+    const body = list.length
+      ? html`<div class="scroll" role="region" aria-label="${t.returns}" tabindex="0"><table><thead><tr><th scope="col">${t.when}</th><th scope="col">#</th><th scope="col">${t.type}</th><th scope="col">${t.type}</th>
+<th scope="col">${t.returnReason}</th><th scope="col">${t.reference}</th><th scope="col">${t.status}</th><th scope="col" class="num">${t.amount}</th><th scope="col" class="num">${t.returnDebit}</th></tr></thead>
+<tbody>${rows.map((r) => html`<tr>${r.map((x, i) => html`<td${i >= 7 ? raw(' class="num"') : ''}>${x}</td>`)}</tr>`)}</tbody></table></div>`
+      : html`<p>${t.noReturns}</p>`;
+    return V.frame(c.f, '/ops/merchants', fillText(t.returnsTitle, { name: m ? m.name : t.returns }),
+      html`${m ? html`<p><a href="/ops/merchants/${m.id}">${raw('&larr;')} ${m.name} (${m.id})</a></p>` : ''}<p class="hint">${t.returnsHint}</p>${body}`);
+  });
+  app.get('/ops/returns', returnsPage(true));
+  app.get('/ops/merchants/:id/returns', returnsPage(false));
 
   app.get('/ops/merchants/:id/settlements/:currency/:date', opsRoute('view', async (c) => {
     const id = parseId(c.params.id);

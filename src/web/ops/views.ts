@@ -101,7 +101,7 @@ ${field('amount', t.amount, '', { required: true, inputmode: 'decimal' })}${fiel
 <section class="card"><h2>${t.settings}</h2>${settings}</section>
 <section class="card"><h2>${t.balance}</h2>${table(t.balance, [t.currency, t.available, t.reserved], m.balances.map((b) => [b.currency, b.available, b.reserved]), [1, 2], t.noBalance)}${adjust}</section>
 ${feesCard(f, m)}
-<section class="card"><h2>${t.settlements}</h2><p><a href="/ops/merchants/${m.id}/settlements">${t.settlements}</a></p></section>
+<section class="card"><h2>${t.settlements}</h2><p><a href="/ops/merchants/${m.id}/settlements">${t.settlements}</a> · <a href="/ops/merchants/${m.id}/returns">${t.returns}</a> · <a href="/ops/returns">${t.returns} (unmatched)</a></p></section>
 <section class="card"><h2>${t.limits}</h2>${table(t.limits, [t.country, t.method, t.perTransaction, t.daily, t.monthly], m.limits.map((l) => [l.country, l.method, l.perTransaction, l.daily, l.monthly]), [2, 3, 4], t.noLimits)}
 ${canOps(f.role, 'merchants.settings') ? html`<h3>${t.setLimit}</h3><p class="hint">${t.limitHint}</p><form method="post" action="/ops/merchants/${m.id}/limits">${csrfField(f)}
 <div class="row2">${field('country', t.country, '*', { required: true })}${field('payment_method', t.method, '*', { required: true })}</div>

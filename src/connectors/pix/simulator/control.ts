@@ -1,4 +1,5 @@
-// The control port: plain HTTP on 127.0.0.1, for tests only. It plays the payer (pay a charge),
+// The control port: plain HTTP on 127.0.0.1, for tests only. It plays the payer (pay a charge,
+// optionally naming the payer Efí-style), the payer's bank (a MED devolução: med.ts),
 // the PSP's moods (outages, refused charges, lost or duplicated webhooks, devolução outcomes),
 // and shows what happened (state, requests, deliveries, schema violations).
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -8,6 +9,7 @@ import type { Psp } from './psp.ts';
 import type { Store } from './store.ts';
 import type { WebhookMode, WebhookSender } from './webhooks.ts';
 import { statementOfDay } from './statement.ts';
+import { registerMed, validPagador } from './med.ts';
 
 type Json = any;
 
@@ -32,7 +34,8 @@ export function buildControl(o: ControlOptions): FastifyInstance {
 
   app.post('/control/pay', async (req, reply) => {
     const b = (req.body ?? {}) as Json;
-    const opts = { valor: b.valor, horario: b.horario, infoPagador: b.infoPagador };
+    if (b.pagador !== undefined && !validPagador(b.pagador)) return reply.code(400).send(bad('pagador: {nome?, cpf (11 digits) | cnpj (14 digits)}'));
+    const opts = { valor: b.valor, horario: b.horario, infoPagador: b.infoPagador, pagador: b.pagador };
     if (b.txid === undefined) {
       const a = psp.payKey(opts);
       return reply.code(a.status).send(a.body);
@@ -88,6 +91,8 @@ export function buildControl(o: ControlOptions): FastifyInstance {
   });
 
   app.post('/control/settle-devolucoes', async () => ({ settled: psp.settleAll() }));
+
+  registerMed(app, { psp, store, webhooks });
 
   /** Resolves once every webhook delivery under way, retries included, has ended. */
   app.post('/control/webhooks-idle', async () => {

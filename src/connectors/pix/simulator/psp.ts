@@ -227,6 +227,8 @@ export class Psp {
     view.horario = p.horario;
     if (p.infoPagador !== undefined) view.infoPagador = p.infoPagador;
     if (p.devolucoes.length) view.devolucoes = p.devolucoes.map((d) => ({ ...d, horario: { ...d.horario } }));
+    // Efí's extension: who paid (a PSP that does not report the payer leaves it out).
+    if (p.pagador) view.gnExtras = { pagador: { ...p.pagador } };
     return view;
   }
 
@@ -234,7 +236,7 @@ export class Psp {
    * A payer pays the charge: by default its original amount, now. An expired charge is paid all
    * the same (a late payment); a removed one only with `force`; a concluded one never.
    */
-  pay(txid: string, opts: { valor?: string; horario?: string; infoPagador?: string; force?: boolean } = {}): Answer {
+  pay(txid: string, opts: { valor?: string; horario?: string; infoPagador?: string; force?: boolean; pagador?: PixRecord['pagador'] } = {}): Answer {
     const cob = this.s.cobs[txid];
     if (!cob) return { status: 404, body: { error: `no cob ${txid}` } };
     if (cob.status === 'CONCLUIDA') return { status: 409, body: { error: `cob ${txid} is already CONCLUIDA` } };
@@ -252,7 +254,7 @@ export class Psp {
    * A payer sends a Pix straight to the key, with no charge (no txid): it shows in GET /pix but,
    * as the document says of the callback, no webhook is sent for it.
    */
-  payKey(opts: { valor?: string; horario?: string; infoPagador?: string }): Answer {
+  payKey(opts: { valor?: string; horario?: string; infoPagador?: string; pagador?: PixRecord['pagador'] }): Answer {
     if (opts.valor === undefined) return { status: 400, body: { error: 'valor is required to pay the key without a txid' } };
     const pix = this.receive({ ...opts, valor: opts.valor, chave: this.receiver.pixKey });
     if ('status' in pix) return pix;
@@ -260,13 +262,14 @@ export class Psp {
     return { status: 200, body: { endToEndId: pix.endToEndId, pix: this.pixView(pix) } };
   }
 
-  private receive(o: { valor: string; chave: string; txid?: string; horario?: string; infoPagador?: string }): PixRecord | Answer {
+  private receive(o: { valor: string; chave: string; txid?: string; horario?: string; infoPagador?: string; pagador?: PixRecord['pagador'] }): PixRecord | Answer {
     if (!/^\d{1,10}\.\d{2}$/.test(o.valor)) return { status: 400, body: { error: 'valor must look like 10.50' } };
     const at = o.horario ? new Date(o.horario) : new Date();
     if (Number.isNaN(at.getTime())) return { status: 400, body: { error: 'horario must be an RFC 3339 date-time' } };
     const pix: PixRecord = { endToEndId: endToEndId(at), valor: o.valor, chave: o.chave, horario: rfc3339(at), devolucoes: [] };
     if (o.txid !== undefined) pix.txid = o.txid;
     if (o.infoPagador !== undefined) pix.infoPagador = o.infoPagador;
+    if (o.pagador !== undefined) pix.pagador = o.pagador;
     this.s.pix[pix.endToEndId] = pix;
     return pix;
   }

@@ -46,6 +46,8 @@ export interface PixRecord {
   chave: string;
   horario: string;
   infoPagador?: string;
+  /** The payer, as Efí reports it in gnExtras.pagador (set by /control/pay's `pagador`). */
+  pagador?: { nome?: string; cpf?: string; cnpj?: string };
   devolucoes: Devolucao[];
 }
 

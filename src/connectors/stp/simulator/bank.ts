@@ -148,7 +148,7 @@ export class Bank {
   }
 
   /** A payer's bank sends a transfer to one of the operator's CLABEs. */
-  receive(b: { cuentaBeneficiario: string; monto: number; claveRastreo?: string; institucionOrdenante?: number; tsLiquidacion?: number; conceptoPago?: string; referenciaNumerica?: number }): ReceivedOrder {
+  receive(b: { cuentaBeneficiario: string; monto: number; claveRastreo?: string; institucionOrdenante?: number; tsLiquidacion?: number; conceptoPago?: string; referenciaNumerica?: number; rfcCurpOrdenante?: string }): ReceivedOrder {
     const id = this.nextId++;
     const order: ReceivedOrder = {
       idEF: id,
@@ -161,7 +161,8 @@ export class Bank {
       nombreOrdenante: 'JUAN PEREZ LOPEZ',
       cuentaOrdenante: '012180004567891239', // a valid CLABE (check digit 9): a refund goes back to it
       tipoCuentaOrdenante: 40,
-      rfcCurpOrdenante: 'PELJ800101AB1',
+      // The ordering account holder's RFC/CURP (the test may name the payer's; 'ND' when the bank gives none).
+      rfcCurpOrdenante: typeof b.rfcCurpOrdenante === 'string' && /^[A-Za-z0-9]{1,18}$/.test(b.rfcCurpOrdenante) ? b.rfcCurpOrdenante : 'PELJ800101AB1',
       nombreBeneficiario: 'CLIENTE CAJA',
       tipoCuentaBeneficiario: 40,
       conceptoPago: b.conceptoPago ?? 'PAGO',

@@ -179,6 +179,15 @@ export async function startStpSimulator(opts: StpSimulatorOptions): Promise<{ in
     if (!order) return reply.code(404).send(bad('no such received order'));
     return { answers: [await post('abono', bank.abonoBody(order))] };
   });
+  // The ordering bank takes back an abono after it was confirmed (a SPEI devolución of a received
+  // order): its estado becomes D in consOrdenesFech; caja finds it in its reconciliation of the day.
+  control.post('/control/return-abono', async (req, reply) => {
+    const b = (req.body ?? {}) as Json;
+    const order = bank.received.find((o) => o.claveRastreo === b.claveRastreo);
+    if (!order) return reply.code(404).send(bad('no such received order'));
+    order.estado = 'D';
+    return { order };
+  });
   control.post('/control/estado', async (req, reply) => {
     const b = (req.body ?? {}) as Json;
     const how = delivery(b.delivery);

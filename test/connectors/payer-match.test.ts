@@ -1,0 +1,207 @@
+// The payer rule (a merchant's payer_must_match) on Pix, against the API Pix simulator in
+// production mode, on PGlite and PostgreSQL: a payment whose payer CPF the PSP reports (Efí's
+// gnExtras.pagador) must be the deposit's payer; another payer's payment is refused, sent back in
+// full (a devolução, once) and the merchant notified, the deposit staying PENDING; a PSP that does
+// not report the payer completes the deposit with payer_checked false; with the rule off nothing
+// is compared (payer_checked null).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
+import { admin, createMerchant, V3Client } from '../helpers/clients.ts';
+import { cpf } from '../helpers/documents.ts';
+import { assertLedgerOk } from '../helpers/ledger.ts';
+import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
+import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
+import { reconcile } from '../../src/deposits/payments.ts';
+import { payinConnectorNamed } from '../../src/connectors/registry.ts';
+import { setRates } from '../helpers/four-eyes.ts';
+import { checkPayer } from '../../src/domain/payer-rule.ts';
+
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  let last = await read();
+  while (!ok(last)) {
+    if (Date.now() > end) assert.fail(`${what}: still ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 50));
+    last = await read();
+  }
+  return last;
+}
+
+test('documents compare as spelt either way; an unreported payer is not a match', () => {
+  assert.equal(checkPayer('111.444.777-35', '11144477735'), 'match');
+  assert.equal(checkPayer('gode561231gr8', 'GODE561231GR8'), 'match');
+  assert.equal(checkPayer('PELJ800101AB1', 'GODE561231GR8'), 'mismatch');
+  assert.equal(checkPayer('11144477735', null), 'mismatch');
+  assert.equal(checkPayer(undefined, '11144477735'), 'not_reported');
+  assert.equal(checkPayer(null, '11144477735'), 'not_reported');
+  assert.equal(checkPayer('', '11144477735'), 'not_reported');
+});
+
+const PAYER_CPF = cpf('111444777');
+const OTHER_CPF = cpf('529982247');
+
+for (const backend of backends()) {
+  describe(`payer_must_match on Pix (${backend})`, () => {
+    let sim: PixSimulator;
+    let s: TestServer;
+    let v3: V3Client;
+    let merchantId: number;
+    let n = 0;
+
+    before(async () => {
+      sim = await startPixSimulator({ webhookBackoffMs: 100, webhookRetries: 2 });
+      s = await startTestServer(backend, {
+        CAJA_ENV: 'production', CAJA_PIX_POLL_SECONDS: '3600', CAJA_EXPIRY_INTERVAL_MS: '200', CAJA_CONNECTOR_TIMEOUT_MS: '1500',
+      }, { workers: true });
+      assert.equal((await admin(s.url, 'PUT', '/admin/connectors/pix', sim.config)).status, 200);
+      await setRates(s, { BRL: '5.00' });
+      const m = await createMerchant(s.url, 'Regulated shop');
+      merchantId = m.merchant_id;
+      v3 = V3Client.deposits(s.url, m);
+    });
+    after(async () => {
+      await assertLedgerOk(s.ctx.db);
+      await s.close();
+      await sim.stop();
+    });
+
+    const setRule = async (on: boolean) => {
+      const r = await admin(s.url, 'PATCH', `/admin/merchants/${merchantId}`, { payer_must_match: on });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.payer_must_match, on);
+    };
+    async function deposit() {
+      const r = await v3.post('/v3/deposits', {
+        country: 'BR', amount: '50.00', currency: 'BRL', payment_method: 'IX', invoice_id: `payer-${backend}-${++n}-${Date.now()}`,
+        payer: { document: PAYER_CPF, first_name: 'Maria', last_name: 'Souza', email: 'maria@example.com' },
+      });
+      assert.equal(r.status, 200, r.text);
+      const { rows } = await s.ctx.db.query<{ connector_reference: string }>('SELECT connector_reference FROM deposits WHERE id = $1', [r.body.deposit_id]);
+      return { id: r.body.deposit_id as number, txid: rows[0]!.connector_reference };
+    }
+    const view = async (id: number) => (await v3.get(`/v3/deposits/${id}`)).body;
+
+    test('the rule is off by default: nothing compared, payer_checked null', async () => {
+      const m = await admin(s.url, 'GET', `/admin/merchants/${merchantId}`);
+      assert.equal(m.body.payer_must_match, false);
+      const d = await deposit();
+      await sim.control.pay(d.txid, { pagador: { nome: 'Outro', cpf: OTHER_CPF } });
+      await until('completed', async () => (await view(d.id)).status, (x) => x === 'COMPLETED');
+      assert.equal((await view(d.id)).payer_checked, null);
+    });
+
+    test('the payer the PSP reports is the deposit\'s: completed, payer_checked true', async () => {
+      await setRule(true);
+      const d = await deposit();
+      await sim.control.pay(d.txid, { pagador: { nome: 'Maria Souza', cpf: PAYER_CPF } });
+      await until('completed', async () => (await view(d.id)).status, (x) => x === 'COMPLETED');
+      assert.equal((await view(d.id)).payer_checked, true);
+    });
+
+    test('another payer: refused, sent back in full once, the merchant notified, the deposit still PENDING', async () => {
+      await setRule(true);
+      const d = await deposit();
+      const paid = await sim.control.pay(d.txid, { pagador: { nome: 'Outro', cpf: OTHER_CPF } });
+      const refused = await until('refused and sent back', async () => (await s.ctx.db.query<{ status: string; returned_at: Date | null; return_reference: string }>(
+        'SELECT status, returned_at, return_reference FROM connector_payments WHERE payment_id = $1', [paid.endToEndId])).rows[0], (r) => r?.returned_at != null);
+      assert.equal(refused!.status, 'refused');
+      await sim.control.webhooksIdle();
+      await reconcile(s.ctx, (await payinConnectorNamed(s.ctx, 'pix'))!, 3600, true);
+      const devs = (await sim.state()).devolucoes.filter((x: any) => x.endToEndId === paid.endToEndId);
+      assert.equal(devs.length, 1, 'one devolução');
+      assert.equal(devs[0].valor, '50.00');
+      assert.equal(devs[0].id, refused!.return_reference);
+      const v = await view(d.id);
+      assert.equal(v.status, 'PENDING');
+      const ev = await s.ctx.db.query<{ data: any }>(`SELECT data FROM events WHERE type = 'deposit.payment_refused' AND subject_id = $1`, [d.id]);
+      assert.equal(ev.rows.length, 1);
+      assert.equal(ev.rows[0]!.data.reason, 'payer_mismatch');
+      const balance = await v3.get('/v3/balance');
+      assert.equal(balance.status, 200);
+      await assertLedgerOk(s.ctx.db);
+    });
+
+    test('a PSP that does not report the payer: completed, payer_checked false', async () => {
+      await setRule(true);
+      const d = await deposit();
+      await sim.control.pay(d.txid);
+      await until('completed', async () => (await view(d.id)).status, (x) => x === 'COMPLETED');
+      assert.equal((await view(d.id)).payer_checked, false);
+      await assertLedgerOk(s.ctx.db);
+    });
+  });
+}
+
+for (const backend of backends()) {
+  describe(`payer_must_match on SPEI through the STP simulator (${backend})`, () => {
+    let sim: StpSimulator;
+    let s: TestServer;
+    let v3: V3Client;
+    let n = 0;
+    before(async () => {
+      sim = await startStpSimulator();
+      s = await startTestServer(backend, { CAJA_ENV: 'production', CAJA_CONNECTOR_TIMEOUT_MS: '1500' });
+      await sim.control.receiver(s.url);
+      assert.equal((await admin(s.url, 'PUT', '/admin/connectors/stp', sim.config)).status, 200);
+      await setRates(s, { MXN: '18.00' });
+      const m = await createMerchant(s.url, 'Mexican fintech');
+      v3 = V3Client.deposits(s.url, m);
+      const r = await admin(s.url, 'PATCH', `/admin/merchants/${m.merchant_id}`, { payer_must_match: true });
+      assert.equal(r.status, 200, r.text);
+    });
+    after(async () => {
+      await assertLedgerOk(s.ctx.db);
+      await s.close();
+      await sim.stop();
+    });
+    async function speiDeposit() {
+      const r = await v3.post('/v3/deposits', {
+        country: 'MX', amount: '100.00', currency: 'MXN', payment_method: 'SE', invoice_id: `payer-stp-${backend}-${++n}-${Date.now()}`,
+        payer: { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' },
+      });
+      assert.equal(r.status, 200, r.text);
+      return { id: r.body.deposit_id as number, clabe: r.body.payment_info.metadata.account as string, amount: Number(r.body.payment_info.amount) };
+    }
+
+    test('the ordering RFC is the deposit payer\'s: confirmed, completed, payer_checked true', async () => {
+      const d = await speiDeposit();
+      const r = await sim.control.abono({ cuentaBeneficiario: d.clabe, monto: d.amount, rfcCurpOrdenante: 'GODE561231GR8' });
+      assert.deepEqual(r.answers[0]!.answer, { mensaje: 'confirmar' });
+      const view = (await v3.get(`/v3/deposits/${d.id}`)).body;
+      assert.equal(view.status, 'COMPLETED');
+      assert.equal(view.payer_checked, true);
+    });
+
+    test('a confirmed abono the ordering bank takes back: a spei_return found by the reconciliation, once; the deposit RETURNED', async () => {
+      const d = await speiDeposit();
+      const r = await sim.control.abono({ cuentaBeneficiario: d.clabe, monto: d.amount, rfcCurpOrdenante: 'GODE561231GR8' });
+      assert.deepEqual(r.answers[0]!.answer, { mensaje: 'confirmar' });
+      await sim.control.returnAbono(r.order.claveRastreo);
+      const stp = (await payinConnectorNamed(s.ctx, 'stp'))!;
+      await reconcile(s.ctx, stp, 3600, true);
+      await reconcile(s.ctx, stp, 3600, true);
+      const { rows } = await s.ctx.db.query<{ kind: string; status: string; reason: string }>('SELECT kind, status, reason FROM deposit_returns WHERE deposit_id = $1', [d.id]);
+      assert.deepEqual(rows, [{ kind: 'spei_return', status: 'applied', reason: 'estado D' }]);
+      const view = (await v3.get(`/v3/deposits/${d.id}`)).body;
+      assert.equal(view.status, 'COMPLETED');
+      assert.equal(view.returned, 'RETURNED');
+      await assertLedgerOk(s.ctx.db);
+    });
+
+    test('another RFC (the issue\'s PELJ800101AB1 paying for GODE561231GR8): devolver 13, the deposit PENDING, the merchant notified', async () => {
+      const d = await speiDeposit();
+      const r = await sim.control.abono({ cuentaBeneficiario: d.clabe, monto: d.amount, rfcCurpOrdenante: 'PELJ800101AB1' });
+      assert.deepEqual(r.answers[0]!.answer, { mensaje: 'devolver', id: 13 });
+      assert.equal((await v3.get(`/v3/deposits/${d.id}`)).body.status, 'PENDING');
+      const { rows } = await s.ctx.db.query<{ status: string; payer_document: string }>(
+        `SELECT status, payer_document FROM connector_payments WHERE connector = 'stp' AND charge_reference = $1`, [d.clabe]);
+      assert.deepEqual(rows, [{ status: 'refused', payer_document: 'PELJ800101AB1' }]);
+      const ev = await s.ctx.db.query(`SELECT 1 FROM events WHERE type = 'deposit.payment_refused' AND subject_id = $1`, [d.id]);
+      assert.equal(ev.rows.length, 1);
+      // The same abono posted again is answered the same.
+      assert.equal((await s.ctx.db.query(`SELECT 1 FROM ledger_transfers WHERE subject_type = 'deposit' AND subject_id = $1`, [d.id])).rows.length, 0);
+      await assertLedgerOk(s.ctx.db);
+    });
+  });
+}
