@@ -165,7 +165,7 @@ async function apply(ctx: AppContext, id: number, trigger: 'complete' | 'reject'
 
 /** What the provider's state of the order means for the cashout; answers the row's next state. */
 async function settle(ctx: AppContext, connector: OrderPayoutConnector, row: Row, c: CashoutRow, found: OrderState): Promise<void> {
-  const checkSeconds = ctx.config.connectors.stpOrderCheckSeconds;
+  const checkSeconds = connector.checkSeconds;
   if (found.mismatch) {
     // Not this cashout's order (a reference a restored database or another installation gave
     // again): neither completed nor rejected by it, nor sent again. Raised to the operator.
@@ -218,7 +218,7 @@ async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row, 
       }
       if (state === 'sent') {
         // Accepted, yet not found (yet): asked again later, never sent again.
-        await save(ctx, row, 'sent', { waitSeconds: ctx.config.connectors.stpOrderCheckSeconds, error: 'the provider does not show the order yet' });
+        await save(ctx, row, 'sent', { waitSeconds: connector.checkSeconds, error: 'the provider does not show the order yet' });
         return;
       }
     }
@@ -230,7 +230,7 @@ async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row, 
     if (result.kind !== 'retry') heard.answered = true;
     switch (result.kind) {
       case 'accepted':
-        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sent', { waitSeconds: ctx.config.connectors.stpOrderCheckSeconds, heard: { providerId: result.providerId, state: 'registered' } });
+        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sent', { waitSeconds: connector.checkSeconds, heard: { providerId: result.providerId, state: 'registered' } });
         return;
       case 'exists':
         // The provider holds an order with this reference already (an earlier request arrived):

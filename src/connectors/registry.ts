@@ -15,6 +15,9 @@
 //   payoutConnectorFor(ctx, country)         the network of one country's cashouts
 //   cardRefundConnector(config)              the card network card refunds go through
 //
+// The kinds are src/connectors/providers.ts's list (each declared by its folder: src/connectors/kind.ts);
+// staging's stand-ins (./staging/: the simulator, the card network, the bank) are chosen here only.
+//
 // A real connector's configuration lives in the `connectors` table (secrets sealed with the
 // master key) and is read through the process's TTL cache (ctx.cache, cleared when this process
 // changes it; on PostgreSQL every other process clears it at once too, told by the database:
@@ -23,44 +26,31 @@
 // look-up.
 import type { Config } from '../config/config.ts';
 import type { AppContext } from '../config/context.ts';
-import { methodsForCountry } from '../domain/catalog.ts';
-import { stagingBank } from '../cashouts/staging-bank.ts';
-import { type CardRefundConnector, stagingCardNetwork } from '../refunds/card-connector.ts';
+import { findMethod, methodsForCountry } from '../domain/catalog.ts';
+import { type ConnectorKind, kindSeconds, pollSeconds } from './kind.ts';
 import type { PayinConnector } from './payin.ts';
 import type { OrderPayoutConnector, PayoutConnector } from './payout.ts';
-import { stagingSimulator } from './staging/simulator.ts';
+import { connectorKind, connectorKinds, onKindsChanged } from './providers.ts';
+import { stagingBank } from './staging/bank.ts';
 import { STAGING_CARD, stagingCard } from './staging/card.ts';
-import { findMethod } from '../domain/catalog.ts';
+import { type CardRefundConnector, stagingCardNetwork } from './staging/card-network.ts';
+import { stagingSimulator } from './staging/simulator.ts';
 import { loadConnectorRows, type StoredConnector } from './store.ts';
-import { pixKind } from './pix/connector.ts';
-import { ownAccountsKind } from './own-accounts.ts';
-import { stpKind } from './stp/connector.ts';
 
-/** A kind of real connector: what it can serve and how it is built from its stored configuration. */
-export interface ConnectorKind {
-  readonly name: string;
-  /** The (country, method) pairs it collects, e.g. Pix: BR/IX. */
-  readonly serves: readonly { country: string; method: string }[];
-  /** What a configuration of it serves, when that is a part of `serves` (own accounts: its list). */
-  servesOf?(stored: StoredConnector): readonly { country: string; method: string }[];
-  build(ctx: AppContext, stored: StoredConnector): PayinConnector;
-}
-
-/** Every kind of real connector caja has; a new connector is one more entry (docs/connectors.md). */
-const KINDS: readonly ConnectorKind[] = [pixKind, ownAccountsKind, stpKind];
+export { connectorKind, connectorKinds };
 
 const pairKey = (country: string, method: string) => `${country.trim().toUpperCase()}|${method.trim().toUpperCase()}`;
 
 /** Every (country, method) some kind could serve: a deposit of any other needs no look-up. */
-const SERVABLE = new Set(KINDS.flatMap((k) => k.serves.map((s) => pairKey(s.country, s.method))));
-
-export function connectorKind(name: string): ConnectorKind | undefined {
-  return KINDS.find((k) => k.name === name);
-}
+let servable: Set<string> | null = null;
+onKindsChanged(() => {
+  servable = null;
+});
 
 /** Whether any kind of real connector could serve the pair (else no configuration is read). */
 function servableByKind(country: string, method: string): boolean {
-  return SERVABLE.has(pairKey(country, method));
+  servable ??= new Set(connectorKinds().flatMap((k) => k.serves.map((s) => pairKey(s.country, s.method))));
+  return servable.has(pairKey(country, method));
 }
 
 interface Configured {
@@ -176,6 +166,20 @@ export async function payinConnectorNamed(ctx: AppContext, name: string | null):
 /** Every configured real connector (workers poll and track through them). */
 export async function configuredConnectors(ctx: AppContext): Promise<PayinConnector[]> {
   return [...(await configured(ctx)).byName.values()];
+}
+
+/**
+ * The longest reconciliation poll interval of any kind, in seconds: a deposit charged at a
+ * provider stays PENDING past its expiry for two of them (deposits/worker.ts).
+ */
+export function longestPollSeconds(config: Pick<Config, 'connectors'>): number {
+  return Math.max(60, ...connectorKinds().map((k) => pollSeconds(config, k)));
+}
+
+/** Every kind's intervals, read once at start: a bad value stops the process there (ConfigError). */
+export function checkKindIntervals(config: Pick<Config, 'connectors'>): void {
+  longestPollSeconds(config);
+  for (const k of connectorKinds()) for (const i of Object.values(k.intervals ?? {})) kindSeconds(config, i);
 }
 
 /** The bank network of cashouts: staging's simulated bank; production has none plugged in yet. */

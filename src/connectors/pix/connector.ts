@@ -4,7 +4,6 @@
 // refund is a devolução (PUT/GET /pix/{e2eid}/devolucao/{id}). docs/connectors.md.
 import type { AppContext } from '../../config/context.ts';
 import { ConnectorError, type PayinConnector, type ProviderPayment } from '../payin.ts';
-import type { ConnectorKind } from '../registry.ts';
 import { recordHealth, type StoredConnector } from '../store.ts';
 import { PixClient } from './client.ts';
 import { cobBody, devolucaoMismatch, sameActiveCob, devolucaoOutcome, formatValor, matchPayment, newTxid, parsePixHint, paymentInfoFromCob, pixToPayment } from './mapping.ts';
@@ -183,9 +182,3 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
     },
   };
 }
-
-export const pixKind: ConnectorKind = {
-  name: PIX_CONNECTOR,
-  serves: [{ country: 'BR', method: 'IX' }],
-  build: buildPixConnector,
-};

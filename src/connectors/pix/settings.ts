@@ -86,3 +86,9 @@ export function validatePixConfig(body: unknown): PixConfigResult {
     secrets: { client_secret: clientSecret, private_key: privateKeyPem },
   };
 }
+
+/** The Pix workers' intervals (src/connectors/kind.ts), each read from its own variable. */
+export const PIX_INTERVALS = {
+  /** The reconciliation poll (GET /pix over the window), to catch lost webhooks. */
+  poll: { env: 'CAJA_PIX_POLL_SECONDS', default: 60, min: 1, max: 86400 },
+} as const;
