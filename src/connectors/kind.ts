@@ -12,7 +12,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Config, ConfigError } from '../config/config.ts';
 import type { AppContext } from '../config/context.ts';
-import type { PayinConnector } from './payin.ts';
+import type { PayinConnector, ProviderPayment } from './payin.ts';
 import type { StoredConnector } from './store.ts';
 
 export type Pair = { country: string; method: string };
@@ -55,6 +55,32 @@ export interface KeptPaymentRow {
   created_at: Date;
 }
 
+/**
+ * What a provider's post to one of its callback paths means, as its kind parsed and verified it.
+ * The kind moves no money: the generic callback route (src/api/connectors/routes.ts) hands a
+ * payment to deposits, an order's hint to cashouts and refunds, and answers.
+ */
+export type CallbackOutcome =
+  /** Answered as is (e.g. a post already applied, answered from the database). */
+  | { kind: 'answer'; body: Record<string, unknown> }
+  /** A payment read back from the provider (never taken from the post): applied once, then answered from what was kept. */
+  | { kind: 'payment'; payment: ProviderPayment; answer(kept: { status: string; reason: string | null }): Record<string, unknown> }
+  /** A sent order (a cashout's, else a refund's) changed state: a hint; the order is looked up before anything moves. */
+  | { kind: 'order'; reference: string | null; providerId: string | null; body: Record<string, unknown> }
+  | { kind: 'not_configured' }
+  | { kind: 'forbidden'; message: string }
+  | { kind: 'invalid'; details: string[] }
+  /** The provider does not show what the post names (forged, or not visible yet): nothing applied. */
+  | { kind: 'unknown' }
+  | { kind: 'unavailable'; message: string };
+
+/** One path under /connectors/{name}/ the provider posts to. */
+export interface KindCallback {
+  path: string;
+  /** Parses and verifies the post; `connector` is the configured one (null: not configured). */
+  receive(ctx: AppContext, connector: PayinConnector | null, post: { headers: Record<string, unknown>; body: unknown }): Promise<CallbackOutcome>;
+}
+
 export interface ConnectorKind {
   /** The name in paths (/admin/connectors/{name}, /connectors/{name}/…), the store and deposits.connector. */
   readonly name: string;
@@ -74,6 +100,12 @@ export interface ConnectorKind {
   readonly matchKey?: 'payment_id' | 'charge_reference';
   /** Its workers' intervals: `poll`, the reconciliation poll (default 60 seconds). */
   readonly intervals?: Readonly<Record<string, KindInterval>>;
+
+  /**
+   * Its callbacks besides /connectors/{name}/webhook[/pix] (which every connector with `parseHint`
+   * answers: payment hints read back and applied).
+   */
+  readonly callbacks?: readonly KindCallback[];
 
   /** Its configuration: absent for a kind that nobody configures (staging's). */
   readonly settings?: {

@@ -187,9 +187,6 @@ const UPWARD_ALLOWED: Record<string, string> = {
   'src/connectors/worker.ts -> src/deposits/payments.ts': 'the connector worker polls payments and refunds (to split into deposits\' and refunds\' workers)',
   'src/connectors/worker.ts -> src/refunds/provider-refunds.ts': 'the connector worker polls payments and refunds (to split into deposits\' and refunds\' workers)',
   'src/connectors/worker.ts -> src/cashouts/payouts.ts': 'a successful poll wakes the payout orders waiting on that provider (to move with the workers into cashouts\' worker)',
-  'src/connectors/stp/callbacks.ts -> src/deposits/payments.ts': 'STP\'s callbacks apply what they parse (issue 39 §1: the kind parses, the generic callback route applies)',
-  'src/connectors/stp/callbacks.ts -> src/cashouts/payouts.ts': 'STP\'s callbacks apply what they parse (issue 39 §1)',
-  'src/connectors/stp/callbacks.ts -> src/refunds/provider-refunds.ts': 'STP\'s callbacks apply what they parse (issue 39 §1)',
 };
 
 test('imports point down the layers of docs/architecture.md', () => {

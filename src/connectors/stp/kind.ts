@@ -3,6 +3,7 @@
 import type { ConnectorKind } from '../kind.ts';
 import { ConnectorError } from '../payin.ts';
 import { recordHealth } from '../store.ts';
+import { STP_CALLBACKS } from './callbacks.ts';
 import { buildStpConnector, type StpConnector, STP_CONNECTOR } from './connector.ts';
 import { STP_INTERVALS, validateStpConfig } from './settings.ts';
 import { stpView } from './view.ts';
@@ -18,6 +19,8 @@ export const stpKind: ConnectorKind = {
   refunds: true,
   matchKey: 'payment_id',
   intervals: STP_INTERVALS,
+  // POST /connectors/stp/abono (an incoming transfer) and /connectors/stp/estado (a sent order's state).
+  callbacks: STP_CALLBACKS,
   settings: {
     fields: [
       { name: 'api_url', endpoint: true }, { name: 'empresa' }, { name: 'clabe_prefix' }, { name: 'ordering_clabe' }, { name: 'ordering_name' }, { name: 'ordering_rfc' },
