@@ -34,12 +34,7 @@ import { type CashoutRow, CashoutError, transitionCashoutIn } from './service.ts
 import { payoutOrderOf } from './connector.ts';
 import { ConnectorError } from '../connectors/payin.ts';
 import type { OrderPayoutConnector, OrderState } from '../connectors/payout.ts';
-import { orderPayoutConnectors } from '../connectors/registry.ts';
-import { STP_CONNECTOR } from '../connectors/stp/connector.ts';
-import { newClaveRastreo } from '../connectors/stp/mapping.ts';
-
-/** A fresh reference per order network, for a stopped order sent again (resendStoppedPayout). */
-const NEW_REFERENCE: Record<string, () => string> = { [STP_CONNECTOR]: newClaveRastreo };
+import { connectorKind, orderPayoutConnectors } from '../connectors/registry.ts';
 
 const BATCH = 50;
 /** Seconds before the next attempt of an order not yet sent, by attempts so far. */
@@ -381,7 +376,8 @@ export async function resendStoppedPayout(db: AppContext['db'], cashoutId: numbe
       [cashoutId],
     );
     const row = rows[0];
-    const fresh = row && NEW_REFERENCE[row.connector];
+    // A fresh reference from the order network's kind (STP: a random claveRastreo).
+    const fresh = row && connectorKind(row.connector)?.newPayoutReference;
     if (!row || row.status !== 'DELIVERED' || !fresh) return null;
     const to = fresh();
     await q.query(

@@ -94,6 +94,8 @@ export interface ConnectorKind {
   build(ctx: AppContext, stored: StoredConnector): PayinConnector;
   /** The countries whose cashouts it pays (the built connector's `payout` sends them). */
   readonly paysOut?: readonly string[];
+  /** A fresh random reference for a payout order (the same as its payout's newReference), for a stopped order sent again without building the connector. */
+  newPayoutReference?(): string;
   /** Whether deposits collected through it are refunded through it (the built connector's `refund`). */
   readonly refunds?: boolean;
   /** What reconciliation matches a statement line on: the provider's payment id, or the charge's reference. */

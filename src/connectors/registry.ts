@@ -14,6 +14,7 @@
 //                                            leave through as orders (STP for MX), in any env
 //   payoutConnectorFor(ctx, country)         the network of one country's cashouts
 //   cardRefundConnector(config)              the card network card refunds go through
+//   accountRegistryFor(config)               the banks' and the DICT's answers (account and Pix-key validation)
 //
 // The kinds are src/connectors/providers.ts's list (each declared by its folder: src/connectors/kind.ts);
 // staging's stand-ins (./staging/: the simulator, the card network, the bank) are chosen here only.
@@ -31,6 +32,8 @@ import { type ConnectorKind, kindSeconds, pollSeconds } from './kind.ts';
 import type { PayinConnector } from './payin.ts';
 import type { OrderPayoutConnector, PayoutConnector } from './payout.ts';
 import { connectorKind, connectorKinds, onKindsChanged } from './providers.ts';
+import { type AccountRegistry, unconnectedRegistry } from './account-registry.ts';
+import { simulatedRegistry } from './staging/account-registry.ts';
 import { stagingBank } from './staging/bank.ts';
 import { STAGING_CARD, stagingCard } from './staging/card.ts';
 import { type CardRefundConnector, stagingCardNetwork } from './staging/card-network.ts';
@@ -208,4 +211,9 @@ export async function payoutConnectorFor(ctx: AppContext, country: string): Prom
 /** The card network card refunds go through: staging's simulator; production has none yet. */
 export function cardRefundConnector(config: Pick<Config, 'env'>): CardRefundConnector | null {
   return config.env === 'staging' ? stagingCardNetwork : null;
+}
+
+/** Who answers whether an account or a Pix key exists: staging's simulated registry; production has none connected yet (lookups fail as unavailable). */
+export function accountRegistryFor(c: Pick<Config, 'simulated'>): AccountRegistry {
+  return c.simulated ? simulatedRegistry : unconnectedRegistry;
 }

@@ -5,6 +5,7 @@ import { ConnectorError } from '../payin.ts';
 import { recordHealth } from '../store.ts';
 import { STP_CALLBACKS } from './callbacks.ts';
 import { buildStpConnector, type StpConnector, STP_CONNECTOR } from './connector.ts';
+import { newClaveRastreo } from './mapping.ts';
 import { STP_INTERVALS, validateStpConfig } from './settings.ts';
 import { stpView } from './view.ts';
 
@@ -16,6 +17,7 @@ export const stpKind: ConnectorKind = {
   serves: [{ country: 'MX', method: 'SE' }],
   build: buildStpConnector,
   paysOut: ['MX'],
+  newPayoutReference: newClaveRastreo,
   refunds: true,
   matchKey: 'payment_id',
   intervals: STP_INTERVALS,
