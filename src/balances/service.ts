@@ -112,7 +112,7 @@ export interface BalanceTransaction {
   id: number;
   type: string;
   currency: string;
-  /** Change of the available balance. */
+  /** Change of the available balance (with any debt of returned deposits: a debt.recover moves 0). */
   amount: Decimal;
   /** Change of the reserved balance. */
   reserved: Decimal;
@@ -140,7 +140,7 @@ export async function listTransactions(
     currency: string; available: string | null; reserved: string | null; fees: string | null;
   }>(
     `SELECT t.id, t.kind, t.subject_type, t.subject_id, t.pending, t.description, t.created_at, a.currency,
-            sum(e.amount) FILTER (WHERE a.kind = 'available') AS available,
+            sum(e.amount) FILTER (WHERE a.kind IN ('available', 'debt')) AS available,
             sum(e.amount) FILTER (WHERE a.kind = 'reserved') AS reserved,
             sum(e.amount) FILTER (WHERE a.kind = 'fees') AS fees
      FROM ledger_transfers t

@@ -11,6 +11,7 @@ export function payoutOrderOf(c: CashoutRow): PayoutOrder {
     cashoutId: c.id, country: c.country, amount: c.local_amount, currency: c.local_currency, bankCode: c.bank_code,
     bankAccount: c.bank_account, bankBranch: c.bank_branch, accountType: c.account_type, documentId: c.document_id,
     beneficiaryName: [c.beneficiary_name, c.beneficiary_lastname].filter(Boolean).join(' '),
+    pixKey: c.pix_key ?? null, ownerCheck: c.owner_check === true,
   };
 }
 

@@ -173,7 +173,10 @@ async function settle(ctx: AppContext, connector: OrderPayoutConnector, row: Row
       await save(ctx, row, 'sent', { waitSeconds: checkSeconds, heard: found });
       return;
     case 'paid': {
-      if (c.status === 'DELIVERED') await apply(ctx, c.id, 'complete', { actor: 'bank', cause: `paid by ${connector.name} (${found.state})` });
+      if (c.status === 'DELIVERED') {
+        await apply(ctx, c.id, 'complete', { actor: 'bank', cause: `paid by ${connector.name} (${found.state})`, ...(connector.providerIdIsBankReference && found.providerId ? { bankReference: found.providerId } : {}) });
+        ctx.metrics.payoutTimeToPaid.observe({ connector: connector.name }, Math.max(0, (ctx.now().getTime() - c.created_at.getTime()) / 1000));
+      }
       const watchedUntil = (c.completed_at ?? ctx.now()).getTime() + RETURN_WATCH_DAYS * 24 * 3600_000;
       await save(ctx, row, ctx.now().getTime() > watchedUntil ? 'done' : 'sent', { waitSeconds: checkSeconds, heard: found });
       return;

@@ -44,4 +44,8 @@ export interface CashoutRow {
   cancelled_at: Date | null;
   /** Held above the merchant's threshold until two operators release it (src/operators/approvals.ts). */
   awaiting_approval: boolean;
+  /** caja's extension (BR): the beneficiary's Pix key the cashout is sent to (migration 060). */
+  pix_key: string | null;
+  /** Paid only to a key or account held by the beneficiary's document (the merchant's payer_must_match when created). */
+  owner_check: boolean;
 }

@@ -18,7 +18,7 @@ import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { Queryable } from '../db/db.ts';
 import { type CashoutStatus, type CashoutTrigger, nextCashoutStatus, REJECTIONS, type RejectionCode } from '../domain/cashout-states.ts';
 import type { CashoutRequest } from '../domain/cashout-request.ts';
-import { cmp, type Decimal, fromDb, neg, toDb } from '../domain/money.ts';
+import { cmp, type Decimal, fromDb, isPositive, neg, toDb } from '../domain/money.ts';
 import { payoutFigures } from '../domain/settlement.ts';
 import { cajaAccount, findReservation, isInsufficientFunds, merchantAccount, post, reservationPostings, transfer, transferCtes, voidReservation } from '../ledger/ledger.ts';
 import { orderPayoutConnectors, payoutConnectorFor } from '../connectors/registry.ts';
@@ -27,6 +27,7 @@ import type { Merchant } from '../merchants/merchants.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { cashoutNotifications } from './notifications.ts';
 import type { CashoutRow } from './row.ts';
+import { debtOf, recoverDebt } from '../deposits/returns.ts';
 
 export type { CashoutRow } from './row.ts';
 
@@ -78,7 +79,7 @@ const COLUMNS = [
   'merchant_id', 'external_id', 'country', 'amount', 'currency', 'local_amount', 'local_currency', 'usd_amount', 'fx_rate',
   'settlement_amount', 'settlement_currency', 'status', 'document_id', 'document_type', 'beneficiary_name', 'beneficiary_lastname',
   'bank_code', 'bank_name', 'bank_account', 'bank_branch', 'account_type', 'email', 'phone', 'address', 'notification_url', 'comments',
-  'pickup_at', 'created_at', 'updated_at', 'awaiting_approval',
+  'pickup_at', 'created_at', 'updated_at', 'awaiting_approval', 'pix_key', 'owner_check',
 ] as const;
 
 // One statement, atomic on its own: the cashout, its first history row, its creation event and
@@ -106,16 +107,28 @@ WITH c AS (
  * production refuses it by name (staging's bank pays every country). Deposits are refused the
  * same way for a method no connector collects (deposits/service.ts servingProblem).
  */
-async function checkServed(ctx: AppContext, country: string): Promise<void> {
-  if (await payoutConnectorFor(ctx, country)) return;
+async function checkServed(ctx: AppContext, country: string): Promise<Awaited<ReturnType<typeof payoutConnectorFor>>> {
+  const connector = await payoutConnectorFor(ctx, country);
+  if (connector) return connector;
   const served = [...new Set((await orderPayoutConnectors(ctx)).flatMap((c) => c.countries))].sort();
   throw new CashoutError('not_served', `Invalid params: country: no payout provider pays cashouts to ${country} here; cashouts are paid to: ${served.join(', ') || 'none'}`);
 }
 
+/** The network's own per-payout limit (Pix payouts: the operator's max_amount), in the country's currency. */
+function checkPayoutLimit(connector: Awaited<ReturnType<typeof payoutConnectorFor>>, localAmount: Decimal, localCurrency: string): void {
+  const max = connector && 'maxAmount' in connector ? connector.maxAmount : undefined;
+  if (max === undefined || cmp(localAmount, fromDb(max)) <= 0) return;
+  throw new CashoutError('amount', `Invalid params: amount: ${toDb(localAmount)} ${localCurrency} is above the limit of ${max} ${localCurrency} per cashout of the payout provider (${connector!.name})`);
+}
+
 /** Creates a cashout and reserves its funds; `audit` (a panel user's action) is written in the same transaction. */
 export async function createCashout(ctx: AppContext, merchant: Merchant, req: CashoutRequest, audit?: Audit<CashoutRow>): Promise<CashoutRow> {
-  await checkServed(ctx, req.country);
+  const connector = await checkServed(ctx, req.country);
   const a = await amountsOf(ctx, merchant, req);
+  checkPayoutLimit(connector, a.localAmount, req.localCurrency);
+  // Paid only to a key or account of the beneficiary's document (migration 060; the merchant's
+  // setting, whose API comes with issue 41), fixed with the cashout.
+  const ownerCheck = (merchant as Merchant & { payer_must_match?: boolean }).payer_must_match === true;
   const now = ctx.now();
   // Above the merchant's threshold a cashout waits, held, for two operators (four eyes).
   const awaitingApproval = merchant.cashout_approval_usd !== null && cmp(a.usdAmount, fromDb(merchant.cashout_approval_usd)) > 0;
@@ -126,22 +139,33 @@ export async function createCashout(ctx: AppContext, merchant: Merchant, req: Ca
     merchant.id, req.externalId, req.country, toDb(req.amount), req.currency, toDb(a.localAmount), req.localCurrency, toDb(a.usdAmount),
     toDb(a.fxRate), toDb(a.settlementAmount), a.settlementCurrency, status, req.documentId, req.documentType, req.beneficiaryName,
     req.beneficiaryLastname, req.bankCode, req.bankName, req.bankAccount, req.bankBranch, req.accountType, req.email, req.phone,
-    req.address, req.notificationUrl, req.comments, pickupAt, now, now, awaitingApproval, now.toISOString(),
+    req.address, req.notificationUrl, req.comments, pickupAt, now, now, awaitingApproval, req.pixKey ?? null, ownerCheck, now.toISOString(),
   ];
   const reservation = transferCtes(
     [{ merchantId: merchant.id, kind: 'cashout.reserve', subjectType: 'cashout', pending: true, at: now, postings: reservationPostings(merchant.id, a.settlementCurrency, a.settlementAmount) }],
     values.length + 1,
     '(SELECT id FROM c)',
   );
+  // A merchant that owes a returned deposit's debit (src/deposits/returns.ts) pays it from its
+  // available balance first, in the cashout's transaction (the available row stays locked until it
+  // commits, so no return or recovery runs between); while a debt remains, no cashout.
+  const owing = isPositive(await debtOf(ctx.db, merchant.id, a.settlementCurrency));
   try {
     const insert = async (q: Queryable) => {
+      if (owing) {
+        await recoverDebt(q, merchant.id, a.settlementCurrency);
+        const debt = await debtOf(q, merchant.id, a.settlementCurrency);
+        if (isPositive(debt)) {
+          throw new CashoutError('insufficient_funds', `Insufficient funds: the balance is negative (${toDb(debt)} ${a.settlementCurrency} owed for returned deposits is recovered from the next credits first)`);
+        }
+      }
       const { rows } = await q.query<CashoutRow>(`${INSERT_SQL}${reservation.sql} SELECT * FROM c`, [...values, ...reservation.params], { name: 'caja_cashout_insert' });
       if (!rows[0]) throw new CashoutError('external_id_used', 'external_id already used');
       if (audit) await recordAudit(q, audit, rows[0]);
       return rows[0];
     };
     // One statement is its own transaction; with an audit row it takes two, in one transaction.
-    return await (audit ? ctx.db.tx(insert) : insert(ctx.db));
+    return await (audit || owing ? ctx.db.tx(insert) : insert(ctx.db));
   } catch (err) {
     if (isInsufficientFunds(err)) throw new CashoutError('insufficient_funds', 'Insufficient funds');
     throw err;

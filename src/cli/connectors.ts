@@ -22,18 +22,19 @@ export async function connectorCommand(db: Db, config: Config, name: string | un
   if (!kind || !settings) throw new UsageError(`unknown connector '${name ?? ''}' (known: ${configurable().map((k) => k.name).join(', ')})`);
   const label = `${kind.label} connector`;
   const [action, ...args] = rest;
-  const resend = kind.cli?.resend;
-  if (action === 'resend' && resend) {
-    // `caja connector stp resend CASHOUT_ID`, `caja connector pix resend REFUND_ID`: a stopped
-    // order or devolução sent again under a new reference (docs/operations.md, "After a restore"),
-    // once the operator checked at the provider that it never left.
-    const what = resend;
+  const resend = action === undefined ? undefined : kind.cli?.resend?.[action];
+  if (resend) {
+    // `caja connector stp resend CASHOUT_ID`, `caja connector pix resend REFUND_ID`,
+    // `caja connector pix resend-cashout CASHOUT_ID`: a stopped order, devolução or send sent
+    // again under a new reference (docs/operations.md, "After a restore"; docs/connectors.md,
+    // "Pix payouts"), once the operator checked at the provider that it never left.
+    const what = resend.what;
     const id = Number(args[0]);
-    if (!Number.isSafeInteger(id) || id < 1) throw new UsageError(`connector ${name} resend needs a ${what} id`);
+    if (!Number.isSafeInteger(id) || id < 1) throw new UsageError(`connector ${name} ${action} needs a ${what} id`);
     const done = what === 'cashout' ? await resendStoppedPayout(db, id, CLI_ACTOR) : await resendStoppedRefund(db, id, CLI_ACTOR);
-    if (!done) throw new UsageError(`${what} ${id} has no stopped ${kind.cli?.resendWhat ?? `${kind.label} ${what}`} (or is settled already)`);
+    if (!done) throw new UsageError(`${what} ${id} has no stopped ${resend.names} (or is settled already)`);
     console.log(JSON.stringify({ [`${what}_id`]: id, stopped_reference: done.from, new_reference: done.to }, null, 2));
-    console.error('sent under its new reference by the running caja processes\' next pass');
+    console.error(`sent under its new ${resend.reference ?? 'reference'} by the running caja processes' next pass`);
     return;
   }
   const { values } = parseArgs({ args, options: { file: { type: 'string' } } });

@@ -94,6 +94,8 @@ export interface ConnectorKind {
   build(ctx: AppContext, stored: StoredConnector): PayinConnector;
   /** The countries whose cashouts it pays (the built connector's `payout` sends them). */
   readonly paysOut?: readonly string[];
+  /** The payout hints a post to its webhook carries besides payment hints (Pix: a send's idEnvio and end-to-end id). */
+  payoutHints?(body: unknown): { reference: string | null; providerId: string | null }[];
   /** A fresh random reference for a payout order (the same as its payout's newReference), for a stopped order sent again without building the connector. */
   newPayoutReference?(): string;
   /** Whether deposits collected through it are refunded through it (the built connector's `refund`). */
@@ -139,10 +141,12 @@ export interface ConnectorKind {
   readonly cli?: {
     /** Printed after `set`. */
     savedNote: string;
-    /** `caja connector {name} resend ID`: what a stopped send of this provider is (its cashout's order, its refund). */
-    resend?: 'cashout' | 'refund';
-    /** How the resend's help names what stopped ("STP order", "Pix devolução"). */
-    resendWhat?: string;
+    /**
+     * `caja connector {name} {action} ID`: a stopped send of this provider sent again under a new
+     * reference, by action (`resend`, `resend-cashout`): whose it is (a cashout's order, a
+     * refund), how messages name it ("STP order", "Pix devolução") and its reference ("idEnvio").
+     */
+    resend?: Readonly<Record<string, { what: 'cashout' | 'refund'; names: string; reference?: string }>>;
   };
 }
 

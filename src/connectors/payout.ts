@@ -18,6 +18,10 @@ export interface PayoutOrder {
   accountType: string | null;
   documentId: string;
   beneficiaryName: string;
+  /** BR (caja's extension): the beneficiary's Pix key; the payout goes to it instead of the account. */
+  pixKey?: string | null;
+  /** Only to a key or account held by `documentId` (Efí's "mesma titularidade"); refused with 805 otherwise. */
+  ownerCheck?: boolean;
 }
 
 export type PayoutOutcome =
@@ -44,6 +48,10 @@ export interface OrderPayoutConnector {
   readonly name: string;
   /** The countries whose cashouts it pays (STP: MX). */
   readonly countries: readonly string[];
+  /** The provider's limit per payout, in the country's currency: a larger cashout is refused at creation. */
+  readonly maxAmount?: string;
+  /** When paid, the cashout's bank_reference_id becomes the provider's id of the order (Pix: the end-to-end id). */
+  readonly providerIdIsBankReference?: boolean;
   /**
    * A fresh reference for a new order (STP: the claveRastreo): random (src/domain/references.ts),
    * never derived from the cashout id or the master key, which repeat after a database restore
@@ -51,7 +59,7 @@ export interface OrderPayoutConnector {
    * and look-up reads it back from the row.
    */
   newReference(): string;
-  /** How long a sent order may go unheard of before it is looked up, in seconds (STP: CAJA_STP_ORDER_CHECK_SECONDS). */
+  /** How long a sent order may go unheard of before it is looked up, in seconds (STP: CAJA_STP_ORDER_CHECK_SECONDS, Pix: its payouts' check_seconds). */
   readonly checkSeconds: number;
   /** Sends the order. Throws ConnectorError when the answer is unknown (nothing is known to exist). */
   send(order: PayoutOrder, reference: string): Promise<OrderSendResult>;

@@ -71,6 +71,8 @@ export interface DepositRow {
   /** The charge's redirect or challenge (src/domain/next-action.ts) when payment_info holds no next action. */
   next_action?: unknown;
   refunded_amount: string;
+  /** What bank-initiated returns took back (src/deposits/returns.ts), in the payer's currency. */
+  returned_amount: string;
   sandbox_outcome: 'approve' | 'cancel' | null;
   sandbox_due_at: Date | null;
   expires_at: Date;

@@ -11,6 +11,7 @@ import { getCountry } from './countries.ts';
 import { validateDocument } from './documents.ts';
 import { type Decimal, parseAmount } from './money.ts';
 import { validatePhone } from './phones.ts';
+import { classifyPixKey } from './pix.ts';
 import { checkCallbackUrl } from './urls.ts';
 import type { Environment } from '../config/config.ts';
 
@@ -36,6 +37,11 @@ export interface CashoutRequest {
   notificationUrl: string | null;
   comments: string | null;
   onHold: boolean;
+  /**
+   * caja's extension (BR only): the beneficiary's Pix key, as the DICT stores it (classifyPixKey).
+   * A cashout that names one is sent to the key; the bank account stays its record.
+   */
+  pixKey: string | null;
 }
 
 export type CashoutValidation = { ok: true; value: CashoutRequest } | { ok: false; details: string[] };
@@ -149,6 +155,16 @@ export function validateCashoutRequest(body: Record<string, unknown>, env: Envir
     const reason = checkCallbackUrl(notificationUrl, env);
     if (reason) details.push(`notification_url: ${reason}`);
   }
+  const rawPixKey = optional('pix_key', 77);
+  let pixKey: string | null = null;
+  if (rawPixKey !== null && country) {
+    if (country.code !== 'BR') details.push(`pix_key: is accepted for BR cashouts only`);
+    else {
+      const key = classifyPixKey(rawPixKey);
+      if (!key.ok) details.push(`pix_key: ${key.reason}`);
+      else pixKey = key.normalized;
+    }
+  }
   const onHold = flag(body.on_hold);
   if (onHold === null) details.push('on_hold: must be true or false');
 
@@ -160,7 +176,7 @@ export function validateCashoutRequest(body: Record<string, unknown>, env: Envir
     value: {
       externalId, country: country.code, currency, localCurrency: country.currency, amount, documentId, documentType,
       beneficiaryName, beneficiaryLastname, bankCode, bankName, bankAccount, bankBranch, accountType,
-      email, phone, address, notificationUrl, comments, onHold: onHold === true,
+      email, phone, address, notificationUrl, comments, onHold: onHold === true, pixKey,
     },
   };
 }

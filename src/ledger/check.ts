@@ -4,7 +4,7 @@
 //   1. every transfer has entries, and they sum to zero in each currency
 //   2. every account's balance (its row plus its unfolded deltas: ledger_balances, migration 034)
 //      equals the sum of its entries
-//   3. no available balance is below zero
+//   3. no available balance is below zero (a debt is on the `debt` account, never above zero)
 //   4. every reserved balance equals its unresolved reservations
 //   5. every cashout has a reservation, unresolved while the cashout is open, posted when it
 //      COMPLETED, voided when CANCELLED or REJECTED by the bank, posted and returned when it
@@ -14,6 +14,9 @@
 //   8. every matched (or resolved) bank statement entry is booked once on the bank side, and an
 //      entry still waiting in the exceptions queue is not booked (read whole each time: statements
 //      are a small table beside the ledger's transfers)
+//   9. no debt account is above zero, and every bank-initiated return (deposit_returns) has its
+//      debit while applied (unless it took nothing), its debit and reversal when reversed, and no
+//      movement while unmatched
 //
 // Incremental by default: transfers and entries are immutable, so a check that passed proves them
 // for good, and the next check reads only what came after it (migration 026): transfers of
@@ -76,6 +79,26 @@ const CHECKS: { name: string; sql: string | ((full: boolean) => string); describ
     name: 'available never below zero',
     sql: `SELECT id, merchant_key, currency, balance::text AS balance FROM ledger_balances WHERE kind = 'available' AND balance < 0`,
     describe: (r) => `merchant ${r.merchant_key} has ${r.balance} ${r.currency} available`,
+  },
+  {
+    // A return the available balance did not cover is owed on the `debt` account (src/deposits/returns.ts):
+    // below zero while owed, never above (recoveries and reversals pay at most what is owed).
+    name: 'debt never above zero',
+    sql: `SELECT id, merchant_key, currency, balance::text AS balance FROM ledger_balances WHERE kind = 'debt' AND balance > 0`,
+    describe: (r) => `merchant ${r.merchant_key} has a debt account of ${r.balance} ${r.currency}, above zero`,
+  },
+  {
+    name: 'returns follow their status',
+    // Read whole each time: returns are few beside the transfers.
+    sql: `SELECT r.id, r.status, debit.id AS debit, rev.id AS reversal
+          FROM deposit_returns r
+          LEFT JOIN ledger_transfers debit ON debit.kind = 'deposit_return.debit' AND debit.subject_type = 'deposit_return' AND debit.subject_id = r.id
+          LEFT JOIN ledger_transfers rev ON rev.kind = 'deposit_return.reverse' AND rev.subject_type = 'deposit_return' AND rev.subject_id = r.id
+          WHERE NOT CASE r.status
+            WHEN 'unmatched' THEN debit.id IS NULL AND rev.id IS NULL
+            WHEN 'applied' THEN rev.id IS NULL AND (debit.id IS NOT NULL OR coalesce(r.debit, 0) = 0 AND coalesce(r.fee, 0) = 0)
+            ELSE rev.id IS NOT NULL OR debit.id IS NULL END`,
+    describe: (r) => `return ${r.id} is ${r.status} but its debit is ${r.debit ?? 'missing'} and its reversal ${r.reversal ?? 'missing'}`,
   },
   {
     // Open = reservations made minus reservations resolved (each is resolved at most once, by a

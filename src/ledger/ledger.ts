@@ -10,7 +10,7 @@
 //   post(q, res, kind)        phase two: reserved → caja's settlement (the money left)
 //   voidReservation(q, ...)   phase two: reserved → available (the money stays)
 //   findReservation(q, ...)   a subject's reservation and whether it is resolved
-//   merchantBalances(q, id)   per currency available, reserved, fees
+//   merchantBalances(q, id)   per currency available (with any debt: below zero while owed), reserved, fees
 //   foldDeltas(db)            folds a batch of accounts' balance deltas into their rows (worker)
 //
 // Amounts are signed Decimals; an account's balance is the sum of its entries, read from the
@@ -21,10 +21,10 @@
 import { type Db, type Queryable, violatesConstraint } from '../db/db.ts';
 import { add, type Decimal, fromDb, isZero, neg, toDb } from '../domain/money.ts';
 
-export type AccountKind = 'available' | 'reserved' | 'fees' | 'settlement' | 'fee_revenue' | BankSideKind;
+export type AccountKind = 'available' | 'reserved' | 'fees' | 'debt' | 'settlement' | 'fee_revenue' | BankSideKind;
 /** caja's accounts of the bank side (reconciliation): see bankAccount and cajaAccount. */
 export type BankSideKind = 'bank' | 'bank_fees' | 'bank_adjustments' | 'bank_unapplied';
-export type LedgerSubject = 'deposit' | 'refund' | 'cashout' | 'adjustment' | 'bank_entry' | 'bank_account';
+export type LedgerSubject = 'deposit' | 'refund' | 'cashout' | 'adjustment' | 'bank_entry' | 'bank_account' | 'deposit_return' | 'debt_recovery';
 
 export interface Posting {
   /** null: one of caja's own accounts (settlement, fee_revenue). */
@@ -59,7 +59,7 @@ export class InsufficientFunds extends Error {
 
 export class UnbalancedTransfer extends Error {}
 
-export const merchantAccount = (merchantId: number, currency: string, kind: 'available' | 'reserved' | 'fees', amount: Decimal): Posting => ({
+export const merchantAccount = (merchantId: number, currency: string, kind: 'available' | 'reserved' | 'fees' | 'debt', amount: Decimal): Posting => ({
   merchantId, currency, kind, amount,
 });
 export const cajaAccount = (currency: string, kind: 'settlement' | 'fee_revenue' | Exclude<BankSideKind, 'bank'>, amount: Decimal): Posting => ({
@@ -277,7 +277,9 @@ export async function merchantBalances(q: Queryable, merchantId: number): Promis
   for (const r of rows) {
     let b = byCurrency.get(r.currency);
     if (!b) byCurrency.set(r.currency, (b = { currency: r.currency, available: { units: 0n, scale: 0 }, reserved: { units: 0n, scale: 0 }, fees: { units: 0n, scale: 0 } }));
-    if (r.kind === 'available' || r.kind === 'reserved' || r.kind === 'fees') b[r.kind] = fromDb(r.balance);
+    if (r.kind === 'available' || r.kind === 'reserved' || r.kind === 'fees') b[r.kind] = add(b[r.kind], fromDb(r.balance));
+    // What returned deposits left owed (src/deposits/returns.ts) is shown as part of available: below zero while owed.
+    if (r.kind === 'debt') b.available = add(b.available, fromDb(r.balance));
   }
   return [...byCurrency.values()];
 }

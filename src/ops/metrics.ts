@@ -23,6 +23,8 @@ export interface Metrics {
   connectorPaymentsSeenAgain: Counter<'connector' | 'via'>;
   /** Rows archived and deleted by retention (src/retention/), per table. */
   retentionArchived: Counter<'table'>;
+  /** Seconds from a cashout's creation to its COMPLETED, per payout network (p50/p99 from the buckets). */
+  payoutTimeToPaid: Histogram<'connector'>;
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -57,6 +59,13 @@ export function createMetrics(): Metrics {
       name: 'caja_notification_delivery_seconds',
       help: 'Time from the start of a delivery attempt to the merchant endpoint answering',
       buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    payoutTimeToPaid: new Histogram({
+      name: 'caja_payout_time_to_paid_seconds',
+      help: 'Time from a cashout\'s creation to COMPLETED, per payout network (regulated merchants must pay within 120 minutes)',
+      labelNames: ['connector'],
+      buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400, 86400],
       registers: [registry],
     }),
     depositBatchSize: new Histogram({

@@ -172,7 +172,7 @@ export async function generateReport(db: AppContext['db'], merchantId: number, c
     const lower = prev.rows[0] ? new Date(prev.rows[0].period_start.getTime() - CORRECTION_WINDOW_DAYS * 86_400_000) : new Date(0);
     const moves = await q.query<{ id: string; kind: string; subject_type: string; subject_id: number; description: string | null; created_at: Date; available: string | null; reserved: string | null; fees: string | null }>(
       `SELECT t.id, t.kind, t.subject_type, t.subject_id, t.description, t.created_at,
-              sum(e.amount) FILTER (WHERE a.kind = 'available') AS available,
+              sum(e.amount) FILTER (WHERE a.kind IN ('available', 'debt')) AS available,
               sum(e.amount) FILTER (WHERE a.kind = 'reserved') AS reserved,
               sum(e.amount) FILTER (WHERE a.kind = 'fees') AS fees
        FROM ledger_transfers t

@@ -86,6 +86,19 @@ export interface PixSimulatorControl {
   /** The PSP account's camt.053 of a day (default today, UTC), as the simulator writes it. */
   statement(date?: string, opening?: string): Promise<string>;
   reset(): Promise<void>;
+  // Efí's send API (src/connectors/pix/simulator/sends.ts): the receiving side and the PSP's moods.
+  /** A key in the DICT and its holder. */
+  dict(chave: string, holder: { nome: string; cpf?: string; cnpj?: string }): Promise<void>;
+  /** An account a receiving bank knows, with its holder (another document is refused BE01). */
+  account(a: { codigoBanco: string; agencia: string; conta: string; nome: string; cpf?: string; cnpj?: string }): Promise<void>;
+  sendMood(mood: { outcome?: 'REALIZADO' | 'NAO_REALIZADO'; motivo?: string; settle?: 'immediate' | 'manual'; delayMs?: number; hang?: number;
+    refuse?: { status: number; nome: string; mensagem?: string; count?: number; headers?: Record<string, string> } | null }): Promise<void>;
+  settleSends(o?: { idEnvio?: string; outcome?: 'REALIZADO' | 'NAO_REALIZADO'; motivo?: string }): Promise<{ settled: number }>;
+  /** The receiving bank returns a made send (all of it unless valor). */
+  returnSend(idEnvio: string, o?: { valor?: string; motivo?: string }): Promise<Json>;
+  /** Every send as GET …/enviados/id-envio shows it, with `puts` (PUTs that named its idEnvio). */
+  sends(): Promise<Json[]>;
+  resetSends(): Promise<void>;
 }
 
 export interface PixSimulator {
@@ -143,6 +156,13 @@ export async function startPixSimulator(opts: PixSimulatorOptions = {}): Promise
     removeCob: async (txid) => void (await call('POST', '/control/remove-cob', { txid })),
     webhooksIdle: async () => void (await call('POST', '/control/webhooks-idle', {})),
     reset: async () => void (await call('POST', '/control/reset', {})),
+    dict: async (chave, holder) => void (await call('POST', '/control/dict', { chave, ...holder })),
+    account: async (a) => void (await call('POST', '/control/accounts', a)),
+    sendMood: async (mood) => void (await call('POST', '/control/sends/mood', mood)),
+    settleSends: (o = {}) => call('POST', '/control/sends/settle', o),
+    returnSend: (idEnvio, o = {}) => call('POST', '/control/sends/return', { idEnvio, ...o }),
+    sends: () => call('GET', '/control/sends'),
+    resetSends: async () => void (await call('POST', '/control/sends/reset', {})),
     async statement(date, opening) {
       const q = new URLSearchParams({ ...(date ? { date } : {}), ...(opening ? { opening } : {}) });
       const r = await fetch(`${info.control_url}/control/statement?${q}`);

@@ -11,7 +11,7 @@ import { ConnectorError } from '../../connectors/payin.ts';
 import { applyHints, applyPayment, keptPaymentOutcome } from '../../deposits/payments.ts';
 import { hintPayout } from '../../cashouts/payouts.ts';
 import { hintConnectorRefund } from '../../refunds/provider-refunds.ts';
-import { connectorKinds } from '../../connectors/providers.ts';
+import { connectorKind, connectorKinds } from '../../connectors/providers.ts';
 import { payinConnectorNamed } from '../../connectors/registry.ts';
 
 export function registerConnectorCallbacks(app: FastifyInstance, ctx: AppContext): void {
@@ -19,6 +19,13 @@ export function registerConnectorCallbacks(app: FastifyInstance, ctx: AppContext
     const connector = await payinConnectorNamed(ctx, request.params.name.toLowerCase());
     if (!connector || connector.simulated) return reply.status(404).send(v3ErrorBody(v3Errors.notFound('No such connector')));
     try {
+      // A payout's notification in the same post (Pix: a send's gnExtras.idEnvio), as the kind
+      // parses it, is a hint for that payout: read back from the provider before anything moves
+      // (src/cashouts/payouts.ts hintPayout); one naming a payout caja does not know changes nothing.
+      const payoutHints = connector.payout ? connectorKind(connector.name)?.payoutHints : undefined;
+      if (payoutHints) {
+        for (const h of payoutHints(request.body).slice(0, 50)) await hintPayout(ctx, connector.name, { reference: h.reference, providerId: h.providerId });
+      }
       const result = await applyHints(ctx, connector, request.body);
       return reply.status(200).send({ received: result.hints });
     } catch (err) {

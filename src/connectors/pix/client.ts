@@ -35,6 +35,16 @@ interface RawResponse {
   status: number;
   text: string;
   contentType: string;
+  /** The Retry-After header (a 429's or 503's wait), when the PSP gave one. */
+  retryAfter?: string;
+}
+
+/** An answer whatever its status (PixClient.exchange). */
+export interface PixExchange {
+  status: number;
+  /** Parsed JSON; the text when it is not JSON; null when empty. */
+  body: unknown;
+  retryAfter: string | null;
 }
 
 /** Seconds before expires_in at which a token is renewed: a fifth of its life, at most 30 s. */
@@ -124,6 +134,38 @@ export class PixClient {
   }
 
   /**
+   * One API call answered as it is, whatever its status: for the PSP's own APIs whose refusals
+   * are not problem documents (Efí's send API: `{nome, mensagem}`), read by the caller. A 401
+   * renews the token once. Throws ConnectorError 'unavailable' only when no answer came (timeout,
+   * reset, no connection), and 'auth' when no token can be obtained.
+   */
+  async exchange(method: string, path: string, body?: unknown): Promise<PixExchange> {
+    const url = new URL(this.opts.apiUrl.replace(/\/+$/, '') + path);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    let res: RawResponse | null = null;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const token = await this.bearer();
+      res = await this.send(method, url, {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      }, payload);
+      if (res.status !== 401) break;
+      if (this.token?.value === token) this.token = null;
+    }
+    const r = res!;
+    let parsed: unknown = null;
+    if (r.text !== '') {
+      try {
+        parsed = JSON.parse(r.text);
+      } catch {
+        parsed = r.text;
+      }
+    }
+    return { status: r.status, body: parsed, retryAfter: r.retryAfter ?? null };
+  }
+
+  /**
    * One HTTP exchange. A kept-alive connection the PSP closed while idle fails at once
    * (ECONNRESET on a reused socket, before any answer): that request is sent again once on a new
    * connection, as Node's documentation advises; every call caja makes is idempotent at the PSP
@@ -170,7 +212,8 @@ export class PixClient {
           if (settled) return;
           settled = true;
           clearTimeout(deadline);
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), contentType: String(res.headers['content-type'] ?? '') });
+          const retryAfter = res.headers['retry-after'];
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), contentType: String(res.headers['content-type'] ?? ''), ...(typeof retryAfter === 'string' ? { retryAfter } : {}) });
         });
         res.on('error', (err) => fail(new ConnectorError('unavailable', `${method} ${url.pathname}: ${err.message}`)));
       });

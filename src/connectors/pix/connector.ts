@@ -6,6 +6,7 @@ import type { AppContext } from '../../config/context.ts';
 import { ConnectorError, type PayinConnector, type ProviderPayment } from '../payin.ts';
 import { recordHealth, type StoredConnector } from '../store.ts';
 import { PixClient } from './client.ts';
+import { buildPixPayouts, type PixPayoutSettings } from './payouts.ts';
 import { cobBody, devolucaoMismatch, sameActiveCob, devolucaoOutcome, formatValor, matchPayment, newTxid, parsePixHint, paymentInfoFromCob, pixToPayment } from './mapping.ts';
 
 export const PIX_CONNECTOR = 'pix';
@@ -18,6 +19,8 @@ export interface PixSettings {
   pix_key: string;
   certificate: string;
   ca?: string;
+  /** BR cashouts paid as Pix sends through the same PSP (./payouts.ts), as JSON text; absent: payouts off. */
+  payouts?: string;
 }
 
 export interface PixSecrets {
@@ -59,11 +62,15 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
     }
   }
 
+  const payoutSettings = settings.payouts ? (JSON.parse(settings.payouts) as PixPayoutSettings) : null;
+  const payout = payoutSettings ? buildPixPayouts(ctx, PIX_CONNECTOR, client, payoutSettings) : undefined;
+
   return {
     name: PIX_CONNECTOR,
     simulated: false,
     pixKey,
     client,
+    ...(payout ? { payout } : {}),
 
     async createCharge(order) {
       // Random (never from the deposit id, which a restored database gives again); the retry
@@ -147,6 +154,9 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
 
     async registerCallback(url) {
       await guarded('webhook', () => client.call('PUT', `/webhook/${encodeURIComponent(pixKey)}`, { webhookUrl: url }));
+      // The payer key of sends needs its own webhook when it is another key (Efí requires one).
+      const payer = payoutSettings?.payer_key;
+      if (payer && payer !== pixKey) await guarded('webhook (payer key)', () => client.call('PUT', `/webhook/${encodeURIComponent(payer)}`, { webhookUrl: url }));
       await recordHealth(ctx, PIX_CONNECTOR, { kind: 'webhook', url });
     },
 

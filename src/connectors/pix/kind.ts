@@ -2,6 +2,7 @@
 // its settings to the words of its admin routes.
 import type { ConnectorKind } from '../kind.ts';
 import { buildPixConnector, PIX_CONNECTOR } from './connector.ts';
+import { newIdEnvio, parseSendHints } from './payout-mapping.ts';
 import { PIX_INTERVALS, validatePixConfig } from './settings.ts';
 import { callbackUrl, pixView } from './view.ts';
 
@@ -12,6 +13,10 @@ export const pixKind: ConnectorKind = {
   label: 'Pix',
   serves: [{ country: 'BR', method: 'IX' }],
   build: buildPixConnector,
+  // BR cashouts, when its configuration has a payouts block (./payouts.ts: Efí's send API).
+  paysOut: ['BR'],
+  newPayoutReference: newIdEnvio,
+  payoutHints: (body) => parseSendHints(body).map((h) => ({ reference: h.idEnvio, providerId: h.e2eId })),
   refunds: true,
   matchKey: 'payment_id',
   intervals: PIX_INTERVALS,
@@ -19,6 +24,8 @@ export const pixKind: ConnectorKind = {
     fields: [
       { name: 'api_url', endpoint: true }, { name: 'token_url', endpoint: true }, { name: 'client_id' }, { name: 'client_secret', secret: true }, { name: 'pix_key' },
       { name: 'certificate', multiline: true, endpoint: true }, { name: 'private_key', secret: true, multiline: true }, { name: 'ca', multiline: true, optional: true, endpoint: true },
+      // BR cashouts as Pix sends (JSON: {"max_amount": "5000.00", "check_seconds": 60, …}; docs/connectors.md "Pix payouts").
+      { name: 'payouts', multiline: true, optional: true },
     ],
     validate(body) {
       const r = validatePixConfig(body);
@@ -37,7 +44,7 @@ export const pixKind: ConnectorKind = {
   },
   admin: {
     summaries: {
-      put: 'Configure the API Pix connector (BR/IX through a PSP): {api_url, token_url, client_id, client_secret, certificate, private_key, ca?, pix_key}',
+      put: 'Configure the API Pix connector (BR/IX through a PSP): {api_url, token_url, client_id, client_secret, certificate, private_key, ca?, pix_key, payouts?}',
       putDescription: 'Secrets (client_secret, private_key) are encrypted at rest and never answered. The webhook is registered at the PSP at once (best effort; see health).',
       get: 'The API Pix connector: configuration without secrets, and health',
       payments: 'Pix payments read from the PSP, newest first; status=unmatched: those no pending deposit took (expired, cancelled, other amount)',
@@ -47,6 +54,10 @@ export const pixKind: ConnectorKind = {
       properties: {
         api_url: { type: 'string' }, token_url: { type: 'string' }, client_id: { type: 'string' }, client_secret: { type: 'string' },
         certificate: { type: 'string' }, private_key: { type: 'string' }, ca: { type: ['string', 'null'] }, pix_key: { type: 'string' },
+        payouts: {
+          type: ['object', 'null'],
+          description: 'Optional: pay BR cashouts as Pix sends (Efí\'s send API) with {max_amount, daily_limit?, payer_key?, check_seconds?, info_pagador?}',
+        },
       },
     },
     viewSchema: {
@@ -57,6 +68,19 @@ export const pixKind: ConnectorKind = {
         certificate: { type: 'string', description: 'PEM of the client certificate (public)' }, ca: { type: 'string' },
         client_secret: { type: 'string', enum: ['(set)'], description: 'never answered' }, private_key: { type: 'string', enum: ['(set)'], description: 'never answered' },
         updated_at: { type: 'string' },
+        payouts: {
+          type: ['object', 'null'],
+          description: 'BR cashouts paid as Pix sends through the same PSP (docs/connectors.md "Pix payouts"); null: payouts off',
+          properties: {
+            payer_key: { type: 'string' }, max_amount: { type: 'string' }, daily_limit: { type: 'string' }, check_seconds: { type: 'integer' }, info_pagador: { type: 'string' },
+            health: {
+              type: 'object',
+              properties: {
+                sends_in_flight: { type: 'integer' }, sends_stopped: { type: 'integer' }, last_send_at: when, last_send_error: when, last_send_error_at: when,
+              },
+            },
+          },
+        },
         health: {
           type: 'object',
           properties: {
@@ -83,7 +107,9 @@ export const pixKind: ConnectorKind = {
   },
   cli: {
     savedNote: 'saved; running caja processes take it at once on PostgreSQL (else within CAJA_CACHE_SECONDS) and register the webhook at the PSP',
-    resend: 'refund',
-    resendWhat: 'Pix devolução',
+    resend: {
+      resend: { what: 'refund', names: 'Pix devolução' },
+      'resend-cashout': { what: 'cashout', names: 'Pix send', reference: 'idEnvio' },
+    },
   },
 };

@@ -130,6 +130,8 @@ export function parsePixHint(body: unknown): Hint[] {
   if (!Array.isArray(list)) return [];
   const ids = new Set<string>();
   for (const entry of list.slice(0, 200)) {
+    // A send's notification (Efí: gnExtras.idEnvio) is a payout's hint (payout-mapping.ts parseSendHints), no payment received.
+    if ((entry as { gnExtras?: { idEnvio?: unknown } } | null)?.gnExtras?.idEnvio !== undefined) continue;
     const id = (entry as { endToEndId?: unknown } | null)?.endToEndId;
     if (typeof id === 'string' && E2E.test(id)) ids.add(id);
   }

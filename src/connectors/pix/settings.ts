@@ -3,6 +3,8 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { classifyPixKey } from '../../domain/pix.ts';
 import type { PixSecrets, PixSettings } from './connector.ts';
+import type { PixPayoutSettings } from './payouts.ts';
+import { parseAmount, toFixed } from '../../domain/money.ts';
 
 export type PixConfigResult = { ok: true; settings: PixSettings; secrets: PixSecrets } | { ok: false; details: string[] };
 
@@ -79,12 +81,69 @@ export function validatePixConfig(body: unknown): PixConfigResult {
       details.push('ca: is not a PEM certificate bundle');
     }
   }
+  const payouts = validatePayouts(b.payouts, pixKey, details);
   if (details.length) return { ok: false, details };
   return {
     ok: true,
-    settings: { api_url: apiUrl, token_url: tokenUrl, client_id: clientId, pix_key: pixKey, certificate, ...(ca ? { ca } : {}) },
+    settings: { api_url: apiUrl, token_url: tokenUrl, client_id: clientId, pix_key: pixKey, certificate, ...(ca ? { ca } : {}), ...(payouts ? { payouts: JSON.stringify(payouts) } : {}) },
     secrets: { client_secret: clientSecret, private_key: privateKeyPem },
   };
+}
+
+/**
+ * The optional `payouts` block: BR cashouts are paid as Pix sends through the same PSP (its send
+ * API, the same credentials). payer_key (default pix_key: the key the PSP debits, whose webhook
+ * caja registers), max_amount (BRL per payout, required), daily_limit (BRL a day, optional), check_seconds (a send not heard of is
+ * looked up after it; default 60), info_pagador (shown to the beneficiary).
+ */
+function validatePayouts(raw: unknown, pixKey: string, details: string[]): PixPayoutSettings | null {
+  if (raw === undefined || raw === null || raw === false || (typeof raw === 'string' && raw.trim() === '')) return null;
+  // The console's form and a stored configuration give it as JSON text.
+  if (typeof raw === 'string') {
+    try {
+      raw = JSON.parse(raw);
+    } catch {
+      details.push('payouts: is not JSON');
+      return null;
+    }
+  }
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    details.push('payouts: must be an object ({max_amount, daily_limit?, payer_key?, check_seconds?, info_pagador?})');
+    return null;
+  }
+  const p = raw as Record<string, unknown>;
+  for (const k of Object.keys(p)) if (!['payer_key', 'max_amount', 'daily_limit', 'check_seconds', 'info_pagador'].includes(k)) details.push(`payouts.${k}: is not a setting of payouts`);
+  let payerKey = pixKey;
+  if (p.payer_key !== undefined && p.payer_key !== null) {
+    const key = typeof p.payer_key === 'string' ? classifyPixKey(p.payer_key, { anyUuidVersion: true }) : { ok: false as const, reason: 'must be a string' };
+    if (!key.ok) details.push(`payouts.payer_key: ${key.reason}`);
+    else payerKey = p.payer_key.toString().trim();
+  }
+  let maxAmount = '';
+  const max = p.max_amount === undefined || p.max_amount === null ? null : parseAmount(p.max_amount, { maxDecimals: 2 });
+  if (!max) details.push('payouts.max_amount: is required (the largest payout in BRL the PSP allows)');
+  else if (!max.ok) details.push(`payouts.max_amount: ${max.reason}`);
+  else if (Number(toFixed(max.value, 2)) <= 0) details.push('payouts.max_amount: must be positive');
+  else maxAmount = toFixed(max.value, 2);
+  let dailyLimit: string | undefined;
+  if (p.daily_limit !== undefined && p.daily_limit !== null) {
+    const d = parseAmount(p.daily_limit, { maxDecimals: 2 });
+    if (!d.ok) details.push(`payouts.daily_limit: ${d.reason}`);
+    else if (Number(toFixed(d.value, 2)) <= 0) details.push('payouts.daily_limit: must be positive');
+    else dailyLimit = toFixed(d.value, 2);
+  }
+  let checkSeconds = 60;
+  if (p.check_seconds !== undefined && p.check_seconds !== null) {
+    if (typeof p.check_seconds !== 'number' || !Number.isInteger(p.check_seconds) || p.check_seconds < 1 || p.check_seconds > 86400) {
+      details.push('payouts.check_seconds: must be a whole number of seconds from 1 to 86400');
+    } else checkSeconds = p.check_seconds;
+  }
+  let info: string | undefined;
+  if (p.info_pagador !== undefined && p.info_pagador !== null) {
+    if (typeof p.info_pagador !== 'string' || p.info_pagador.length > 140) details.push('payouts.info_pagador: must be a string of at most 140 characters');
+    else if (p.info_pagador.trim()) info = p.info_pagador.trim();
+  }
+  return { payer_key: payerKey, max_amount: maxAmount, ...(dailyLimit ? { daily_limit: dailyLimit } : {}), check_seconds: checkSeconds, ...(info ? { info_pagador: info } : {}) };
 }
 
 /** The Pix workers' intervals (src/connectors/kind.ts), each read from its own variable. */

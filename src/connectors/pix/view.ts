@@ -16,8 +16,10 @@ export async function pixView(ctx: Pick<AppContext, 'db' | 'config'>) {
   const view = await connectorView(ctx, PIX_CONNECTOR);
   if (!view) return null;
   const h = view.health;
+  const payouts = view.settings.payouts ? await payoutsView(ctx, JSON.parse(view.settings.payouts)) : null;
   return {
     ...view.settings,
+    payouts,
     client_secret: '(set)',
     private_key: '(set)',
     updated_at: view.updatedAt.toISOString(),
@@ -36,3 +38,31 @@ export async function pixView(ctx: Pick<AppContext, 'db' | 'config'>) {
   };
 }
 
+
+/**
+ * The payouts block as configured, with what the operator watches: the last send, the sends in
+ * flight (handed over, not settled yet), those stopped (found at the PSP but not the cashout's)
+ * and the last send error. Nothing secret.
+ */
+async function payoutsView(ctx: Pick<AppContext, 'db'>, settings: Record<string, unknown>) {
+  const { rows } = await ctx.db.query<{ in_flight: string; stopped: string; last_send_at: Date | null; last_error: string | null; last_error_at: Date | null }>(
+    `SELECT count(*) FILTER (WHERE state IN ('new', 'sending', 'sent') AND provider_state IS DISTINCT FROM 'REALIZADO') AS in_flight,
+       count(*) FILTER (WHERE state = 'stopped') AS stopped,
+       max(updated_at) FILTER (WHERE attempts > 0) AS last_send_at,
+       (array_agg(last_error ORDER BY updated_at DESC) FILTER (WHERE last_error IS NOT NULL))[1] AS last_error,
+       max(updated_at) FILTER (WHERE last_error IS NOT NULL) AS last_error_at
+     FROM connector_payouts WHERE connector = $1`,
+    [PIX_CONNECTOR],
+  );
+  const r = rows[0]!;
+  return {
+    ...settings,
+    health: {
+      sends_in_flight: Number(r.in_flight),
+      sends_stopped: Number(r.stopped),
+      last_send_at: iso(r.last_send_at ? new Date(r.last_send_at) : null),
+      last_send_error: r.last_error,
+      last_send_error_at: iso(r.last_error_at ? new Date(r.last_error_at) : null),
+    },
+  };
+}

@@ -98,7 +98,6 @@ export const stpKind: ConnectorKind = {
   },
   cli: {
     savedNote: 'saved; running caja processes take it at once on PostgreSQL (else within CAJA_CACHE_SECONDS) (MX SPEI deposits and cashouts go through STP)',
-    resend: 'cashout',
-    resendWhat: 'STP order',
+    resend: { resend: { what: 'cashout', names: 'STP order' } },
   },
 };

@@ -17,7 +17,7 @@ export async function movements(q: Queryable, merchantId: number, currency: stri
   if (before !== undefined) {
     const { rows } = await q.query<{ later: string | null }>(
       `SELECT sum(e.amount)::text AS later FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
-       WHERE a.merchant_key = $1 AND a.kind = 'available' AND a.currency = $2 AND e.transfer_id >= $3`,
+       WHERE a.merchant_key = $1 AND a.kind IN ('available', 'debt') AND a.currency = $2 AND e.transfer_id >= $3`,
       [merchantId, currency, before],
     );
     if (rows[0]?.later) running = sub(running, fromDb(rows[0].later));

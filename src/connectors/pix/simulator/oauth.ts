@@ -8,7 +8,9 @@ import { problem, type Problema } from './problems.ts';
 import type { Store } from './store.ts';
 
 /** The scopes of the operations the simulator serves (the document's `security` of each). */
-export const SCOPES = ['cob.write', 'cob.read', 'pix.write', 'pix.read', 'webhook.write', 'webhook.read'];
+export const SCOPES = ['cob.write', 'cob.read', 'pix.write', 'pix.read', 'webhook.write', 'webhook.read',
+  // Efí's send API (./sends.ts).
+  'pix.send', 'gn.pix.send.read'];
 
 export interface TokenAnswer {
   status: number;

@@ -12,6 +12,7 @@ import { OAuth } from './oauth.ts';
 import { Psp } from './psp.ts';
 import { PixApiSchemas } from './schema.ts';
 import { Store } from './store.ts';
+import { registerSendControl, registerSendRoutes, Sends } from './sends.ts';
 import { WebhookSender } from './webhooks.ts';
 
 export interface SimulatorOptions {
@@ -101,6 +102,9 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
   const receiver = { pixKey: identity.pix_key, cnpj: identity.cnpj, ispb: '99999004', merchantName: 'Caja Recebedor Ltda', merchantCity: 'Sao Paulo' };
   const psp = new Psp(store, receiver, webhooks, location);
   const api = buildApi({ tls: { key: pki.server.key, cert: pki.server.cert, ca: pki.ca.cert }, psp, oauth, store, schemas, outage: () => outage.mode });
+  // Efí's send API beside the API Pix; the account's key is the payer key it debits.
+  const sends = new Sends(opts.dir, webhooks, identity.pix_key);
+  registerSendRoutes(api, { oauth, sends });
   await api.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
   const apiPort = (api.server.address() as AddressInfo).port;
   location.base = `localhost:${apiPort}/qr/v2`;
@@ -117,6 +121,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     private_key_file: pki.files.clientKey,
   };
   const control = buildControl({ psp, oauth, store, webhooks, outage, info: info as unknown as Record<string, string> });
+  registerSendControl(control, sends);
   try {
     await control.listen({ host: '127.0.0.1', port: opts.controlPort ?? 0 });
   } catch (err) {
@@ -129,6 +134,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     info,
     async close() {
       webhooks.stop();
+      sends.stop();
       await Promise.all([api.close(), control.close()]);
       store.save();
     },

@@ -39,12 +39,13 @@ export class WebhookSender {
   ) {}
 
   /** Sends `pix` to the webhook registered for `chave`, if any, according to the mode. */
-  notify(chave: string, pix: Json[]): void {
+  notify(chave: string, pix: Json[], opts: { validate?: boolean } = {}): void {
     const hook = this.store.state.webhooks[chave];
     if (!hook || pix.length === 0) return;
     const url = hook.webhookUrl.replace(/\/+$/, '') + '/pix';
     const body = { pix };
-    const errors = this.schemas.validateWebhookPix(body);
+    // Efí's send notifications (./sends.ts) are the PSP's own, outside the API Pix document.
+    const errors = opts.validate === false ? [] : this.schemas.validateWebhookPix(body);
     if (errors.length) {
       this.store.violation({ side: 'webhook', method: 'POST', path: url, errors: errors.map((e) => `${e.propriedade}: ${e.razao}`) });
     }
