@@ -20,6 +20,7 @@ export const PROGRAMS = {
   cli: 'src/cli/main.ts',
   'pix-simulator': 'src/connectors/pix/simulator/main.ts',
   'stp-simulator': 'src/connectors/stp/simulator/main.ts',
+  'adyen-simulator': 'src/connectors/adyen/simulator/main.ts',
   // Run by the runner itself, before the test files (test/helpers/make-templates.ts).
   'make-templates': 'test/helpers/make-templates.ts',
 };

@@ -103,6 +103,11 @@ export interface Config extends Capabilities {
   retention: RetentionConfig;
   /** Daily settlement reports (src/settlements/, docs/balance.md): how often the worker looks, how long after a day's end. */
   settlements: { intervalSeconds: number; delayMinutes: number };
+  /**
+   * The daily provider statements (src/reconciliation/provider-statements.ts, docs/reconciliation.md):
+   * how often the worker fetches (0: never), and how many closed days back it fetches each time.
+   */
+  providerStatements: { intervalSeconds: number; days: number };
 }
 
 export interface RetentionConfig {
@@ -383,6 +388,10 @@ export function loadConfig(env: Env = process.env): Config {
       leaseSeconds: int(env, 'CAJA_NOTIFY_LEASE_SECONDS', 60, 1, 3600),
     },
     retention: retentionConfig(env, dataDir),
+    providerStatements: {
+      intervalSeconds: int(env, 'CAJA_PROVIDER_STATEMENTS_SECONDS', 3600, 0, 86400),
+      days: int(env, 'CAJA_PROVIDER_STATEMENTS_DAYS', 3, 1, 31),
+    },
     settlements: {
       intervalSeconds: int(env, 'CAJA_SETTLEMENT_INTERVAL_SECONDS', 300, 1, 86400),
       delayMinutes: int(env, 'CAJA_SETTLEMENT_DELAY_MINUTES', 60, 0, 24 * 60),

@@ -89,8 +89,12 @@ export interface Charge {
  * (an acquirer's payment details or session result), never as the customer's return says it.
  */
 export type ReturnResult =
-  /** Paid: the deposit completes; `card` is the masked card (deposits.card_detail) for a card. */
-  | { status: 'paid'; card?: CardDetail }
+  /**
+   * Paid: the deposit completes; `card` is the masked card (deposits.card_detail) for a card;
+   * `payment` the provider's payment, recorded once under its id (an acquirer's pspReference:
+   * what its refunds and its notification name).
+   */
+  | { status: 'paid'; card?: CardDetail; payment?: ProviderPayment }
   /** Refused, cancelled or failed at the provider: the deposit stays payable (another card, another method). */
   | { status: 'failed'; reason: string }
   /** Not decided yet (a challenge still open, an asynchronous method): its callback or poll completes it. */
@@ -197,6 +201,35 @@ export interface PayinConnector {
   paymentsBetween?(from: Date, to: Date): AsyncIterable<ProviderPayment>;
   /** The same provider's payouts, when the operator's configuration pays cashouts too (STP). */
   readonly payout?: OrderPayoutConnector;
+  /**
+   * The provider account's movements of one day (yyyy-mm-dd), as the provider itself lists them
+   * (STP: the day's received and sent orders; Pix: the received Pix and their settled devoluções):
+   * the daily provider statement (src/reconciliation/provider-statements.ts). Throws ConnectorError.
+   */
+  dayMovements?(date: string): Promise<ProviderDay>;
+}
+
+/** One movement of the provider account, as the provider reports it. Amounts are exact decimal text, positive. */
+export interface ProviderMovement {
+  amount: string;
+  direction: 'credit' | 'debit';
+  date: string;
+  /** The provider's id of the movement (unique in the account): STP's order id, Pix's end-to-end or return id. */
+  bankId: string;
+  endToEndId?: string;
+  claveRastreo?: string;
+  /** The provider undoing an earlier movement (an STP order returned by the receiving bank). */
+  reversal?: boolean;
+  counterparty?: { name?: string; document?: string; account?: string };
+  info?: string;
+}
+
+/** A provider account's day: which account (as statements name it), its currency, its movements. */
+export interface ProviderDay {
+  account: string;
+  currency: string;
+  date: string;
+  movements: ProviderMovement[];
 }
 
 /**

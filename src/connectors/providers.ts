@@ -1,6 +1,7 @@
 // The one list of connector kinds: a provider is its folder (src/connectors/<name>/, whose kind
 // declares everything about it: src/connectors/kind.ts) plus one line here. The registry, the
 // admin routes, the CLI, the console and the connectors worker all read this list.
+import { adyenKind } from './adyen/kind.ts';
 import type { ConnectorKind } from './kind.ts';
 import { ownAccountsKind } from './own-accounts.ts';
 import { pixKind } from './pix/kind.ts';
@@ -10,6 +11,7 @@ const KINDS: ConnectorKind[] = [
   pixKind,
   ownAccountsKind,
   stpKind,
+  adyenKind,
 ];
 
 /** Every kind, in the order their routes are registered. */

@@ -4,18 +4,20 @@
 //   card deposits        the card network (CARD_NETWORK), with a random reference
 //   Pix (the PSP)        a devolução of the payment, with a random devolução id
 //   SPEI (STP)           an order back to the abono's ordering account, with a random claveRastreo
+//   Adyen (cards)        a refund of the payment's pspReference; boleto and OXXO are refused
 //   anything else        no provider: staging waits for its sandbox, production refuses
 import { newReference } from '../domain/references.ts';
 import { PIX_CONNECTOR } from './pix/connector.ts';
 import { newDevolucaoId } from './pix/mapping.ts';
 import { STP_CONNECTOR } from './stp/connector.ts';
+import { ADYEN_CONNECTOR } from './adyen/connector.ts';
 import { refundClaveRastreo, speiRefundDestination } from './stp/refund-mapping.ts';
 
 /** connector_refunds.connector of a card refund (sent to the card network, not a pay-in connector). */
 export const CARD_NETWORK = 'card';
 
 /** The pay-in connectors that send refunds to their provider. */
-const REFUNDING = new Set([PIX_CONNECTOR, STP_CONNECTOR]);
+const REFUNDING = new Set([PIX_CONNECTOR, STP_CONNECTOR, ADYEN_CONNECTOR]);
 
 export function refundsThroughConnector(connector: string): boolean {
   return REFUNDING.has(connector);
@@ -27,6 +29,13 @@ export function refundsThroughConnector(connector: string): boolean {
  * the provider cannot send it there.
  */
 export function refundDestination(connector: string, raw: unknown): { ok: true; destination: unknown } | { ok: false; reason: string } {
+  if (connector === ADYEN_CONNECTOR) {
+    // Adyen refunds cards only: a boleto or an OXXO voucher paid in cash has nothing to refund to.
+    const method = (raw as { paymentMethod?: unknown } | null)?.paymentMethod;
+    return method === 'boletobancario' || method === 'oxxo'
+      ? { ok: false, reason: `Adyen does not refund ${method === 'oxxo' ? 'OXXO' : 'boleto'} payments; refund the customer another way (a cashout)` }
+      : { ok: true, destination: null };
+  }
   if (connector !== STP_CONNECTOR) return { ok: true, destination: null };
   const d = speiRefundDestination(raw);
   return d.ok ? { ok: true, destination: d.destination } : d;

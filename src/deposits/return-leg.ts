@@ -8,6 +8,7 @@
 // its own transition (PENDING to COMPLETED, actor provider, notified as any completion).
 import type { AppContext } from '../config/context.ts';
 import { ConnectorError } from '../connectors/payin.ts';
+import { toDb } from '../domain/money.ts';
 import { payinConnectorNamed } from '../connectors/registry.ts';
 import { CheckoutError } from './checkout.ts';
 import { transitionDepositIn } from './service.ts';
@@ -41,6 +42,16 @@ export async function settleCharge(ctx: AppContext, name: string, token: string,
     // Completed meanwhile (a second tab, the provider's callback), or the charge was replaced.
     if (!locked || locked.status !== 'PENDING' || locked.connector_reference !== d.connector_reference) return 'settled';
     if (result.card) await q.query('UPDATE deposits SET card_detail = $2 WHERE id = $1', [d.id, JSON.stringify(result.card)]);
+    if (result.payment) {
+      // The acquirer's payment, kept under its id as any provider payment (its notification,
+      // arriving later, is then a duplicate; its refunds name it).
+      const p = result.payment;
+      await q.query(
+        `INSERT INTO connector_payments (connector, payment_id, charge_reference, deposit_id, amount, currency, receiver, paid_at, status, reason, seen_via, raw)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'applied', NULL, 'return', $9) ON CONFLICT DO NOTHING`,
+        [name, p.id, p.chargeReference, d.id, toDb(p.amount), p.currency, p.receiver, p.paidAt, p.raw === undefined ? null : JSON.stringify(p.raw)],
+      );
+    }
     await transitionDepositIn(q, ctx, d.id, 'COMPLETED', 'payment', { actor: 'provider' });
     return 'paid';
   });

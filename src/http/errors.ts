@@ -84,6 +84,7 @@ const V3_RECONCILIATION: Record<ReconciliationFailure, (e: ReconciliationError) 
   invalid_resolution: (e) => v3Errors.validation(e.details, e.message),
   target_mismatch: (e) => v3Errors.invalidTransition(e.message),
   unknown_account: (e) => v3Errors.validation(e.details, e.message),
+  invalid_day: (e) => v3Errors.validation(e.details, e.message),
 };
 
 export function v3ReconciliationError(err: ReconciliationError): ApiError {

@@ -58,7 +58,7 @@ async function requestMatch(q: Queryable, ctx: Pick<AppContext, 'now'>, exceptio
   if (open.rows[0]) return open.rows[0].id;
   const target = 'target' in resolution ? resolution.target : null;
   const merchant = target
-    ? (await q.query<{ merchant_id: number }>(`SELECT merchant_id FROM ${target.type === 'deposit' ? 'deposits' : 'cashouts'} WHERE id = $1`, [target.id])).rows[0]?.merchant_id ?? null
+    ? (await q.query<{ merchant_id: number }>(`SELECT merchant_id FROM ${target.type === 'deposit' ? 'deposits' : target.type === 'refund' ? 'refunds' : 'cashouts'} WHERE id = $1`, [target.id])).rows[0]?.merchant_id ?? null
     : null;
   return insertRequest(q, 'reconciliation_match', merchant, null, {
     exception_id: String(exceptionId), resolution: JSON.stringify(resolution), target: target ? `${target.type} ${target.id}` : '',

@@ -8,8 +8,9 @@ import type { Db, Queryable } from '../db/db.ts';
 import { type SecretBox, safeEqualText } from '../merchants/secrets.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
 
-export const TOKEN_SCOPES = ['read', 'merchants', 'money', 'rates', 'connectors', 'notifications', 'reconciliation', 'tokens'] as const;
-export type TokenScope = (typeof TOKEN_SCOPES)[number];
+import { adminScopeFor, TOKEN_SCOPES, type TokenScope } from '../backoffice/actions.ts';
+
+export { TOKEN_SCOPES, type TokenScope } from '../backoffice/actions.ts';
 
 export const BOOTSTRAP_TOKEN_ID = 0;
 
@@ -21,28 +22,8 @@ export interface AdminToken {
 
 export const isTokenScope = (v: unknown): v is TokenScope => typeof v === 'string' && (TOKEN_SCOPES as readonly string[]).includes(v);
 
-/** The area of each admin route that changes something (by route pattern, longest prefix first). */
-const WRITE_AREAS: [string, TokenScope][] = [
-  ['/admin/tokens', 'tokens'],
-  ['/admin/merchants/:id/balance_adjustments', 'money'],
-  ['/admin/deposits', 'money'],
-  ['/admin/merchants', 'merchants'],
-  ['/admin/limits', 'merchants'],
-  ['/admin/exchange_rates', 'rates'],
-  ['/admin/connectors', 'connectors'],
-  ['/admin/notifications', 'notifications'],
-  ['/admin/reconciliation', 'reconciliation'],
-];
-
-/**
- * The scope a call needs, from its method and route pattern. Reading tokens needs 'tokens'; any
- * other GET needs 'read'. A changing route of no listed area needs the bootstrap token (null).
- */
-export function scopeFor(method: string, route: string): TokenScope | null {
-  if (route.startsWith('/admin/tokens')) return 'tokens';
-  if (method === 'GET' || method === 'HEAD') return 'read';
-  return WRITE_AREAS.find(([prefix]) => route.startsWith(prefix))?.[1] ?? null;
-}
+/** The scope a call needs: the admin API's part of the one action table (src/backoffice/actions.ts). */
+export const scopeFor = adminScopeFor;
 
 export function allows(token: AdminToken, scope: TokenScope | null): boolean {
   if (token.id === BOOTSTRAP_TOKEN_ID) return true;

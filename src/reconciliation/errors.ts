@@ -11,6 +11,8 @@ export type ReconciliationFailure =
   | 'invalid_resolution'
   /** The target named does not fit the entry (amount, currency, status, already matched). */
   | 'target_mismatch'
+  /** A provider day asked for that cannot be fetched: not a day, a day not begun, a connector not configured or listing no days. */
+  | 'invalid_day'
   /** Production: the statement's account is none the operator registered (own accounts, STP's ordering CLABE, CAJA_STATEMENT_ACCOUNTS). */
   | 'unknown_account';
 

@@ -2,8 +2,8 @@
 // statement rather than one per entry, inside the import's transaction.
 import type { Queryable } from '../db/db.ts';
 import {
-  amountKey, DATE_WINDOW_DAYS, depositIdOfNossoNumero, depositIdOfReference, type Knowledge, type KnownCashout, type KnownDeposit,
-  OWN_ACCOUNTS, referenceValues, speiRemainderOf,
+  amountKey, type ClavePayment, DATE_WINDOW_DAYS, depositIdOfNossoNumero, depositIdOfReference, type Knowledge, type KnownCashout, type KnownDeposit,
+  type KnownRefund, OWN_ACCOUNTS, referenceValues, speiRemainderOf,
 } from './matching.ts';
 import type { EntryReferences, StatementEntry } from './statement.ts';
 
@@ -19,8 +19,15 @@ interface CashoutDbRow {
 const DEPOSIT_COLUMNS = 'id, status, connector, payer_amount::text, local_currency, country, payer_document, created_at';
 const CASHOUT_COLUMNS = 'id, status, local_amount::text, local_currency, bank_account, bank_reference_id, document_id, created_at';
 
-/** `also`: deposits and cashouts to load whatever the entries say (an operator's chosen target). */
-export async function loadKnowledge(q: Queryable, entries: StatementEntry[], also: { deposits?: number[]; cashouts?: number[] } = {}): Promise<Knowledge> {
+/**
+ * The STP connector's name (src/connectors/stp/connector.ts): its abonos are stored as
+ * `clave:institution:date`. Written into the query (not a parameter), so the partial index of
+ * migration 080 applies to every plan.
+ */
+const STP = 'stp';
+
+/** `also`: deposits, cashouts and refunds to load whatever the entries say (an operator's chosen target). */
+export async function loadKnowledge(q: Queryable, entries: StatementEntry[], also: { deposits?: number[]; cashouts?: number[]; refunds?: number[] } = {}): Promise<Knowledge> {
   const allRefs: EntryReferences[] = entries.flatMap((e) => [e.refs, ...(e.batch ?? []).map((p) => p.refs)]);
   const values = [...new Set(allRefs.flatMap(referenceValues))];
   const depositIds = new Set<number>(also.deposits ?? []);
@@ -49,6 +56,21 @@ export async function loadKnowledge(q: Queryable, entries: StatementEntry[], als
     [values],
   );
   for (const p of payments.rows) depositIds.add(p.deposit_id);
+  // SPEI: an abono's clave de rastreo (its payment id's first part), with the CLABEs it names.
+  const claves = [...new Set(allRefs.map((r) => r.claveRastreo).filter((v): v is string => !!v))];
+  const abonos = claves.length === 0 ? { rows: [] } : await q.query<{ clave: string; deposit_id: number; receiver: string | null; ordenante: string | null }>(
+    `SELECT split_part(payment_id, ':', 1) AS clave, deposit_id, receiver, raw->>'cuentaOrdenante' AS ordenante FROM connector_payments
+     WHERE connector = '${STP}' AND split_part(payment_id, ':', 1) = ANY($1::text[]) AND status = 'applied' AND deposit_id IS NOT NULL`,
+    [claves],
+  );
+  for (const a of abonos.rows) depositIds.add(a.deposit_id);
+  // Money sent: a payout's reference at its provider (STP's clave), a refund's (devolução id, return id, clave).
+  const payouts = await q.query<{ cashout_id: number; reference: string }>('SELECT cashout_id, reference FROM connector_payouts WHERE reference = ANY($1::text[])', [values]);
+  const refunds = await q.query<{ id: number; status: string; amount: string; currency: string; reference: string; provider_id: string | null }>(
+    `SELECT r.id, r.status, r.local_amount::text AS amount, r.local_currency AS currency, cr.reference, cr.provider_id
+     FROM connector_refunds cr JOIN refunds r ON r.id = cr.refund_id WHERE cr.reference = ANY($1::text[]) OR cr.provider_id = ANY($1::text[]) OR r.id = ANY($2::integer[])`,
+    [values, also.refunds ?? []],
+  );
   const deposits = await q.query<DepositDbRow>(
     `SELECT ${DEPOSIT_COLUMNS} FROM deposits WHERE id = ANY($1::integer[])
      UNION
@@ -62,12 +84,13 @@ export async function loadKnowledge(q: Queryable, entries: StatementEntry[], als
      UNION
      SELECT ${CASHOUT_COLUMNS} FROM cashouts WHERE status IN ('DELIVERED', 'COMPLETED') AND created_at >= $4
        AND (bank_account = ANY($2::text[]) OR local_amount = ANY($3::numeric[]))`,
-    [values, [...clabes], [...creditAmounts, ...debitAmounts], since, also.cashouts ?? []],
+    [values, [...clabes], [...creditAmounts, ...debitAmounts], since, [...(also.cashouts ?? []), ...payouts.rows.map((p) => p.cashout_id)]],
   );
   const matched = await q.query<{ target_type: string; target_id: number; effect: string }>(
     `SELECT target_type, target_id, effect FROM reconciliation_matches
-     WHERE (target_type = 'deposit' AND target_id = ANY($1::integer[])) OR (target_type = 'cashout' AND target_id = ANY($2::integer[]))`,
-    [deposits.rows.map((d) => d.id), cashouts.rows.map((c) => c.id)],
+     WHERE (target_type = 'deposit' AND target_id = ANY($1::integer[])) OR (target_type = 'cashout' AND target_id = ANY($2::integer[]))
+        OR (target_type = 'refund' AND target_id = ANY($3::integer[]))`,
+    [deposits.rows.map((d) => d.id), cashouts.rows.map((c) => c.id), refunds.rows.map((r) => r.id)],
   );
   const seen = new Set(matched.rows.map((m) => `${m.target_type}:${m.target_id}${m.effect === 'returned' ? ':return' : ''}`));
 
@@ -80,18 +103,43 @@ export async function loadKnowledge(q: Queryable, entries: StatementEntry[], als
     document: r.document_id.replace(/\D/g, '') || r.document_id, createdAt: r.created_at,
     matched: seen.has(`cashout:${r.id}`), returned: seen.has(`cashout:${r.id}:return`),
   }));
-  return indexKnowledge(knownDeposits, knownCashouts, payments.rows.map((p) => [p.payment_id, p.deposit_id]));
+  const knownRefunds = new Map<number, KnownRefund>();
+  const refundRefs: [string, number][] = [];
+  for (const r of refunds.rows) {
+    knownRefunds.set(r.id, { id: r.id, status: r.status, amount: r.amount, currency: r.currency, matched: seen.has(`refund:${r.id}`) });
+    refundRefs.push([r.reference, r.id]);
+    if (r.provider_id) refundRefs.push([r.provider_id, r.id]);
+  }
+  return indexKnowledge(knownDeposits, knownCashouts, payments.rows.map((p) => [p.payment_id, p.deposit_id]), {
+    abonos: abonos.rows.map((a) => [a.clave, { depositId: a.deposit_id, clabes: [a.receiver, a.ordenante].filter((c): c is string => !!c) }]),
+    payouts: payouts.rows.map((p) => [p.reference, p.cashout_id]),
+    refunds: [...knownRefunds.values()], refundReferences: refundRefs,
+  });
+}
+
+/** What an index takes beyond deposits and cashouts: STP abonos by clave, payouts' and refunds' provider references. */
+export interface MoreKnowledge {
+  abonos?: [clave: string, payment: ClavePayment][];
+  payouts?: [reference: string, cashoutId: number][];
+  refunds?: KnownRefund[];
+  refundReferences?: [reference: string, refundId: number][];
 }
 
 /**
  * The maps the rules look things up in, from loaded deposits and cashouts (pure; the rules' unit
  * tests build their Knowledge with it, so they index exactly as an import does).
  */
-export function indexKnowledge(deposits: KnownDeposit[], cashouts: KnownCashout[], payments: [paymentId: string, depositId: number][] = []): Knowledge {
+export function indexKnowledge(deposits: KnownDeposit[], cashouts: KnownCashout[], payments: [paymentId: string, depositId: number][] = [], more: MoreKnowledge = {}): Knowledge {
   const k: Knowledge = {
     deposits: new Map(), depositByPayment: new Map(payments), cashouts: new Map(),
     cashoutByBankReference: new Map(), pendingDepositsByAmount: new Map(), openCashoutsByAmount: new Map(),
+    depositsByClave: new Map(), refunds: new Map((more.refunds ?? []).map((r) => [r.id, r])), refundByReference: new Map(more.refundReferences ?? []),
   };
+  for (const [clave, p] of more.abonos ?? []) {
+    const l = k.depositsByClave.get(clave);
+    if (l) l.push(p);
+    else k.depositsByClave.set(clave, [p]);
+  }
   const push = (m: Map<string, number[]>, key: string, id: number) => {
     const l = m.get(key);
     if (l) l.push(id);
@@ -106,5 +154,6 @@ export function indexKnowledge(deposits: KnownDeposit[], cashouts: KnownCashout[
     if (c.bankReference) k.cashoutByBankReference.set(c.bankReference, c.id);
     push(k.openCashoutsByAmount, amountKey(c.amount), c.id);
   }
+  for (const [reference, id] of more.payouts ?? []) if (k.cashouts.has(id)) k.cashoutByBankReference.set(reference, id);
   return k;
 }

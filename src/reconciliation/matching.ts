@@ -1,12 +1,16 @@
 // The matching rules, pure: given an entry and what caja knows (a snapshot the service loads for
 // the whole statement), what the entry is. Rules in order, the first that applies decides:
 //
-//   1. reference             a reference the entry carries names one deposit or cashout (Pix
-//                            end-to-end id, SPEI clave de rastreo, the bank's reference of a
-//                            cashout, caja's deposit or voucher reference, boleto nosso número,
-//                            a CLABE with one open cashout of that amount). A credit names a
-//                            cashout only by the bank's references (never the payer's remittance
-//                            text), and returns it only when the bank marks it a reversal
+//   1. reference             a reference the entry carries names one deposit, cashout or refund
+//                            (Pix end-to-end id; SPEI clave de rastreo of an STP abono, checked
+//                            against the CLABE the entry names; the bank's reference of a
+//                            cashout or an STP payout's clave; a refund's reference at its
+//                            provider: Pix devolução id or return id, STP refund clave; caja's
+//                            deposit or voucher reference, boleto nosso número, a CLABE with one
+//                            open cashout of that amount). A credit names a cashout only by the
+//                            bank's references (never the payer's remittance text), and returns
+//                            it only when the bank marks it a reversal; only a debit names a
+//                            refund (the money caja sent back)
 //   2. amount_date_document  no reference: one PENDING own-accounts deposit (credit) or one sent
 //                            cashout (debit) of that amount, currency and counterparty document,
 //                            created in the date window before the booking date
@@ -51,11 +55,33 @@ export interface KnownCashout {
   returned: boolean;
 }
 
-/** What the service loaded for a statement: every deposit and cashout its entries could name. */
+/** A refund sent through a provider (connector_refunds): what its debit on a statement must show. */
+export interface KnownRefund {
+  id: number;
+  status: string;
+  /** What left the account, in the deposit's local currency. */
+  amount: string;
+  currency: string;
+  /** Already matched to a bank debit (before this statement). */
+  matched: boolean;
+}
+
+/** An STP abono caja applied, under its claveRastreo: the deposit, and the CLABEs it names (beneficiary, ordering). */
+export interface ClavePayment {
+  depositId: number;
+  clabes: string[];
+}
+
+/** What the service loaded for a statement: every deposit, cashout and refund its entries could name. */
 export interface Knowledge {
   deposits: Map<number, KnownDeposit>;
   /** Pix end-to-end ids of provider payments (connector_payments) → deposit id. */
   depositByPayment: Map<string, number>;
+  /** STP abonos (payment id `clave:institution:date`) by their claveRastreo: SPEI repeats a clave across banks and days. */
+  depositsByClave: Map<string, ClavePayment[]>;
+  refunds: Map<number, KnownRefund>;
+  /** A refund's references at its provider (the devolução id, its return id, the STP order's clave) → refund id. */
+  refundByReference: Map<string, number>;
   cashouts: Map<number, KnownCashout>;
   cashoutByBankReference: Map<string, number>;
   /** PENDING own-accounts deposits by amount (rule 2), and open cashouts by amount. */
@@ -63,7 +89,12 @@ export interface Knowledge {
   openCashoutsByAmount: Map<string, number[]>;
 }
 
-export type Target = { type: 'deposit' | 'cashout'; id: number };
+/**
+ * What an entry may name. The kinds are kept apart (a match kind is one type + one effect): a
+ * bank-initiated return of a received payment is its own kind, added beside these.
+ */
+export type TargetType = 'deposit' | 'cashout' | 'refund';
+export type Target = { type: TargetType; id: number };
 export type Effect = 'complete' | 'confirm' | 'return';
 
 /**
@@ -98,7 +129,7 @@ export type ExceptionReason = 'unknown_reference' | 'no_match' | 'ambiguous' | '
   | 'awaits_approval';
 
 export interface Candidate {
-  type: 'deposit' | 'cashout';
+  type: TargetType;
   id: number;
   status: string;
   amount: string;
@@ -139,8 +170,11 @@ export function referenceValues(refs: EntryReferences): string[] {
   return Object.values(refs).filter((v): v is string => typeof v === 'string' && v.length > 0);
 }
 
+const known = (k: Knowledge, t: Target): KnownDeposit | KnownCashout | KnownRefund | undefined =>
+  t.type === 'deposit' ? k.deposits.get(t.id) : t.type === 'cashout' ? k.cashouts.get(t.id) : k.refunds.get(t.id);
+
 const candidateOf = (k: Knowledge, t: Target): Candidate => {
-  const x = t.type === 'deposit' ? k.deposits.get(t.id)! : k.cashouts.get(t.id)!;
+  const x = known(k, t)!;
   return { type: t.type, id: t.id, status: x.status, amount: x.amount, currency: x.currency };
 };
 
@@ -167,6 +201,22 @@ export function resolveReferences(
   for (const value of cashoutRefs) {
     const cashout = k.cashoutByBankReference.get(value);
     if (cashout !== undefined) add({ type: 'cashout', id: cashout });
+  }
+  // Money caja sent back: a debit naming a refund by what the provider and the clearing assert.
+  if (entry.direction === 'debit') {
+    for (const key of BANK_ASSERTED) {
+      const value = refs[key];
+      const refund = value ? k.refundByReference.get(value) : undefined;
+      if (refund !== undefined) add({ type: 'refund', id: refund });
+    }
+  }
+  // An SPEI credit by its clave de rastreo: the abono caja applied under it. A clave repeats
+  // across sending banks and days, so a CLABE on the entry (the ordering or the beneficiary
+  // account) must be one the abono names, and two abonos left are named both (ambiguous).
+  if (entry.direction !== 'debit' && refs.claveRastreo) {
+    const payments = (k.depositsByClave.get(refs.claveRastreo) ?? []).filter((p) => !refs.clabe || p.clabes.includes(refs.clabe));
+    for (const p of payments) add({ type: 'deposit', id: p.depositId });
+    if ((k.depositsByClave.get(refs.claveRastreo) ?? []).length > 0) claimed.push(refs.claveRastreo);
   }
   if (refs.depositReference) {
     const id = depositIdOfReference(refs.depositReference);
@@ -228,6 +278,7 @@ function decideTarget(k: Knowledge, e: StatementEntry, t: Target, rule: Rule, us
     }
     return exception('not_completable', `deposit ${d.id} is ${d.status}`);
   }
+  if (t.type === 'refund') return decideRefund(k.refunds.get(t.id)!, e, key, used, exception, match);
   const co = k.cashouts.get(t.id)!;
   if (co.currency !== e.currency || !sameAmount(co.amount, e.amount)) {
     return exception('amount_differs', `cashout ${co.id} sent ${co.amount} ${co.currency}, the bank shows ${e.amount} ${e.currency}`);
@@ -244,6 +295,28 @@ function decideTarget(k: Knowledge, e: StatementEntry, t: Target, rule: Rule, us
   const effect = cashoutEntryEffect(co.status, 'debit');
   if (effect) return match(effect);
   return exception('not_completable', `cashout ${co.id} is ${co.status}; the bank paid out a cashout caja did not send`);
+}
+
+/**
+ * A debit naming a refund: the money its provider sent back. The provider completes a refund (its
+ * connector reads the outcome back); the statement confirms a COMPLETED one. A refund still
+ * PENDING, or refused, is for the operator: the bank shows money caja does not count as sent.
+ */
+function decideRefund(r: KnownRefund, e: StatementEntry, key: string, used: Set<string>,
+  exception: (reason: ExceptionReason, detail: string) => Decision, match: (effect: Effect) => Decision): Decision {
+  if (e.direction === 'credit') return exception('not_completable', `a credit names refund ${r.id}; a refund is money sent, a debit`);
+  if (r.matched || used.has(key)) return exception('already_matched', `refund ${r.id} was already matched to another bank entry`);
+  if (r.currency !== e.currency || !sameAmount(r.amount, e.amount)) {
+    return exception('amount_differs', `refund ${r.id} sent ${r.amount} ${r.currency}, the bank shows ${e.amount} ${e.currency}`);
+  }
+  const effect = refundDebitEffect(r.status);
+  if (effect) return match(effect);
+  return exception('not_completable', `refund ${r.id} is ${r.status}; its provider has not completed it, yet the bank shows the money sent`);
+}
+
+/** What a bank debit naming a refund does: confirms a COMPLETED refund (its provider completed it); nothing else. */
+export function refundDebitEffect(status: string): Effect | null {
+  return status === 'COMPLETED' ? 'confirm' : null;
 }
 
 function batchDecision(k: Knowledge, e: StatementEntry, used: Set<string>): Decision {
@@ -328,7 +401,7 @@ export function decide(k: Knowledge, e: StatementEntry, used: Set<string>): Deci
  * payment. Returns the decision, or why the target does not fit.
  */
 export function operatorDecision(k: Knowledge, e: StatementEntry, t: Target): { ok: true; effect: Effect | 'late_payment' } | { ok: false; reason: string } {
-  const x = t.type === 'deposit' ? k.deposits.get(t.id) : k.cashouts.get(t.id);
+  const x = known(k, t);
   if (!x) return { ok: false, reason: `${t.type} ${t.id} does not exist` };
   if (x.currency !== e.currency || !sameAmount(x.amount, e.amount)) {
     return { ok: false, reason: `${t.type} ${t.id} is ${x.amount} ${x.currency}, the entry ${e.amount} ${e.currency}: book the difference instead` };
@@ -339,6 +412,13 @@ export function operatorDecision(k: Knowledge, e: StatementEntry, t: Target): { 
     if (d.matched) return { ok: false, reason: `deposit ${d.id} is already matched to another bank entry` };
     const effect = depositCreditEffect(d.status, true);
     return effect ? { ok: true, effect } : { ok: false, reason: `deposit ${d.id} is ${d.status}` };
+  }
+  if (t.type === 'refund') {
+    const r = x as KnownRefund;
+    if (e.direction !== 'debit') return { ok: false, reason: 'only a debit is a refund sent' };
+    if (r.matched) return { ok: false, reason: `refund ${r.id} is already matched to another bank entry` };
+    const effect = refundDebitEffect(r.status);
+    return effect ? { ok: true, effect } : { ok: false, reason: `refund ${r.id} is ${r.status}` };
   }
   const c = x as KnownCashout;
   if (e.direction === 'credit') {

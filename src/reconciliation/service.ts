@@ -20,6 +20,7 @@ import { type OpsActor, opsActorName, recordAudit } from '../audit/audit.ts';
 import { OWN_ACCOUNTS_CONNECTOR, storedAccounts } from '../connectors/own-accounts.ts';
 import { applyStatementPayment } from '../deposits/payments.ts';
 import { loadConnectorRows } from '../connectors/store.ts';
+import { pixAccountId } from '../connectors/pix/day.ts';
 import { CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
 import { DepositError, transitionDepositIn } from '../deposits/service.ts';
 import { add, dec, type Decimal, fromDb, neg, sub, toDb } from '../domain/money.ts';
@@ -84,6 +85,8 @@ async function applyEffect(q: Queryable, ctx: AppContext, t: Target, effect: Eff
       }
       return true;
     }
+    // A refund's provider completes it; its debit on a statement only confirms (matching.ts refundDebitEffect).
+    if (t.type === 'refund') return effect === 'confirm';
     if (effect === 'complete') await transitionCashoutIn(q, ctx, t.id, 'complete', { actor: 'bank', cause: `paid on the bank statement (entry ${entry.id})` });
     // The late-rejection rule of transitionCashoutIn: a COMPLETED cashout returned is REJECTED 809
     // and its money goes back to available; a DELIVERED one is rejected 808 and its reservation voided.
@@ -167,7 +170,8 @@ export function statementAccountKeys(identifier: string): string[] {
 
 /**
  * The accounts the operator registered: the own accounts' (account, or agency and account), the
- * STP connector's ordering CLABE, and CAJA_STATEMENT_ACCOUNTS (the PSP's settlement account).
+ * STP connector's ordering CLABE, the Pix connector's PSP account (connectors/pix/day.ts
+ * pixAccountId), and CAJA_STATEMENT_ACCOUNTS (a PSP's settlement account at a bank).
  */
 export async function registeredAccounts(ctx: AppContext): Promise<Set<string>> {
   const keys = new Set(ctx.config.statementAccounts.map(accountKey));
@@ -179,6 +183,8 @@ export async function registeredAccounts(ctx: AppContext): Promise<Set<string>> 
       }
     }
     if (c.settings.ordering_clabe) keys.add(accountKey(c.settings.ordering_clabe));
+    // The PSP account as its statements (fetched or uploaded from the provider) name it.
+    if (c.name === 'pix' && c.settings.pix_key) keys.add(accountKey(pixAccountId(c.settings.pix_key)));
   }
   keys.delete('');
   return keys;
@@ -362,11 +368,11 @@ export function validateResolution(body: unknown): { ok: true; value: Resolution
     const targetOf = (v: unknown, at: string): Target | null => {
       const t = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
       if (!t) {
-        details.push(`${at}: must be {type: deposit|cashout, id}`);
+        details.push(`${at}: must be {type: deposit|cashout|refund, id}`);
         return null;
       }
       const before = details.length;
-      if (t.type !== 'deposit' && t.type !== 'cashout') details.push(`${at}.type: must be deposit or cashout`);
+      if (t.type !== 'deposit' && t.type !== 'cashout' && t.type !== 'refund') details.push(`${at}.type: must be deposit, cashout or refund`);
       if (typeof t.id !== 'number' || !Number.isInteger(t.id) || t.id < 1 || t.id > 2147483647) details.push(`${at}.id: must be a positive integer id`);
       return details.length === before ? { type: t.type as Target['type'], id: t.id as number } : null;
     };
@@ -379,7 +385,7 @@ export function validateResolution(body: unknown): { ok: true; value: Resolution
       if (targets.some((t) => t!.type !== 'deposit')) return { ok: false, details: ['targets: a settlement batch is of deposits'] };
       return { ok: true, value: { action, targets: targets as Target[], ...note } };
     }
-    if (b.target === undefined) return { ok: false, details: ['target: required for match, {type: deposit|cashout, id} (or targets: [...] for a settlement batch)'] };
+    if (b.target === undefined) return { ok: false, details: ['target: required for match, {type: deposit|cashout|refund, id} (or targets: [...] for a settlement batch)'] };
     const target = targetOf(b.target, 'target');
     if (!target) return { ok: false, details };
     return { ok: true, value: { action, target, ...note } };
@@ -421,11 +427,14 @@ export async function resolutionCredits(q: Queryable, exceptionId: number, resol
   if (x.status !== 'open') throw new ReconciliationError('already_resolved', `Reconciliation exception ${exceptionId} is already resolved`);
   const entry = storedEntry((await q.query<EntryRow>(`${ENTRY_SELECT} WHERE e.id = $1`, [x.entry_id])).rows[0]!);
   const t = resolution.target;
-  const k = await loadKnowledge(q, [], t.type === 'deposit' ? { deposits: [t.id] } : { cashouts: [t.id] });
+  const k = await loadKnowledge(q, [], knowledgeOf(t));
   const fit = operatorDecision(k, entry, t);
   if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
   return CREDITS_MERCHANT(t, fit.effect);
 }
+
+/** What to load for an operator's chosen target. */
+const knowledgeOf = (t: Target) => (t.type === 'deposit' ? { deposits: [t.id] } : t.type === 'cashout' ? { cashouts: [t.id] } : { refunds: [t.id] });
 
 /** Effects that put money in a merchant's available balance. */
 const CREDITS_MERCHANT = (t: Target, effect: Effect | 'late_payment'): boolean =>
@@ -456,7 +465,7 @@ export async function resolveExceptionIn(q: Queryable, ctx: AppContext, exceptio
     await bookEntry(q, entry.id, entry.bankAccountId, entry, 'settlement', fit.fee, `operator match to deposits ${ids.join(', ')}`);
   } else if (resolution.action === 'match') {
     const t = resolution.target;
-    const k = await loadKnowledge(q, [], t.type === 'deposit' ? { deposits: [t.id] } : { cashouts: [t.id] });
+    const k = await loadKnowledge(q, [], knowledgeOf(t));
     const fit = operatorDecision(k, entry, t);
     if (!fit.ok) throw new ReconciliationError('target_mismatch', fit.reason);
     if (!(await insertMatch(q, entry.id, 'operator', t, fit.effect, entry.amount))) throw new ReconciliationError('target_mismatch', `${t.type} ${t.id} is already matched`);

@@ -179,7 +179,7 @@ async function insertRefund(
   const card = isCardPaymentType(deposit.payment_type);
   // A deposit paid through a real connector is refunded through it (Pix: a devolução, which
   // returns the money to the paying account): the bank account is neither needed nor used.
-  const paidVia = !card && deposit.connector !== null && refundsThroughConnector(deposit.connector) ? await connectorPayment(q, deposit.id, deposit.connector) : null;
+  const paidVia = deposit.connector !== null && refundsThroughConnector(deposit.connector) ? await connectorPayment(q, deposit.id, deposit.connector) : null;
   // Where the provider sends it (STP: the account the abono came from), decided before anything
   // is reserved: a payment that names no account it can send to is refused.
   const destination = paidVia ? refundDestination(paidVia.connector, paidVia.raw) : null;
@@ -190,7 +190,7 @@ async function insertRefund(
     throw new RefundError('no_refund_route', `No provider can refund this deposit: its method (${deposit.country} ${deposit.payment_method ?? 'unknown'}) is collected${deposit.connector ? ` through ${deposit.connector}` : ''} without a provider that sends refunds`);
   }
   if (!card && !paidVia && !input.bankAccount) throw new RefundError('missing_bank_account', 'bank_account is required to refund this deposit');
-  if (card && !cardRefundConnector(ctx.config)) throw new RefundError('no_card_connector', 'Card refunds are not available: no card connector is configured for this environment');
+  if (card && !paidVia && !cardRefundConnector(ctx.config)) throw new RefundError('no_card_connector', 'Card refunds are not available: no card connector is configured for this environment');
   const held = (
     await q.query<{ amount: string; local_amount: string; settlement_amount: string; settlement_fee: string }>(
       `SELECT coalesce(sum(amount), 0) AS amount, coalesce(sum(local_amount), 0) AS local_amount,

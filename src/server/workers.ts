@@ -12,12 +12,13 @@ import { retentionWorker } from '../retention/worker.ts';
 import { settlementWorker } from '../settlements/worker.ts';
 import { sessionSweepWorker } from '../auth/session-sweep.ts';
 import { balanceFoldWorker } from '../balances/fold-worker.ts';
+import { providerStatementsWorker } from '../reconciliation/statements-worker.ts';
 
 export type { Worker };
 
 type WorkerFactory = (ctx: AppContext) => Worker | null;
 
-const factories: WorkerFactory[] = [notificationWorker, depositWorker, cashoutWorker, connectorWorker, ratesWorker, retentionWorker, settlementWorker, sessionSweepWorker, balanceFoldWorker];
+const factories: WorkerFactory[] = [notificationWorker, depositWorker, cashoutWorker, connectorWorker, ratesWorker, retentionWorker, settlementWorker, sessionSweepWorker, balanceFoldWorker, providerStatementsWorker];
 
 export function startWorkers(ctx: AppContext): Worker[] {
   return factories.map((f) => f(ctx)).filter((w): w is Worker => w !== null);

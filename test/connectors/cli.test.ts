@@ -49,7 +49,7 @@ describe('CLI: the Pix connector', () => {
     const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', CAJA_MASTER_KEY: '' };
     const caja = (...args: string[]) => spawnSync(process.execPath, [CAJA_CLI, ...args], { env, encoding: 'utf8' });
     assert.equal(caja('connector', 'own_accounts', 'show').status, 64);
-    assert.match(caja('connector', 'nope', 'show').stderr, /unknown connector 'nope' \(known: pix, own_accounts, stp\)/);
+    assert.match(caja('connector', 'nope', 'show').stderr, /unknown connector 'nope' \(known: pix, own_accounts, stp, adyen\)/);
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ accounts: [{ country: 'BR', method: 'BB', beneficiary_name: 'Op', account: '1' }] }));
     const refused = caja('connector', 'own_accounts', 'set', '--file', bad);
@@ -101,6 +101,9 @@ describe('CLI: the STP connector', () => {
       const noRefund = caja('connector', 'pix', 'resend', '7');
       assert.equal(noRefund.status, 64);
       assert.match(noRefund.stderr, /refund 7 has no stopped Pix devolução/);
+      const noSend = caja('connector', 'pix', 'resend-cashout', '7');
+      assert.equal(noSend.status, 64);
+      assert.match(noSend.stderr, /cashout 7 has no stopped Pix send/);
     } finally {
       await sim.stop();
     }

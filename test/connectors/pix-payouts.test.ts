@@ -12,7 +12,7 @@ import { admin, cashoutRequest, createMerchant, type Credentials, V3Client } fro
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { pixHttps, pixToken, startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
-import { handOverDueCashouts } from '../../src/cashouts/payouts.ts';
+import { handOverDueCashouts, resendStoppedPayout } from '../../src/cashouts/payouts.ts';
 import { runCashoutJobs } from '../../src/cashouts/worker.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
 import { fundMerchant, setRates } from '../helpers/four-eyes.ts';
@@ -397,6 +397,13 @@ for (const backend of backends()) {
       assert.equal(await puts(r.reference), 1, 'never sent');
       const shown = await admin(s.url, 'GET', '/admin/connectors/pix');
       assert.ok(shown.body.payouts.health.sends_stopped >= 1);
+      // The operator checked at the PSP that nothing left for this cashout: sent under a new idEnvio.
+      const resent = await resendStoppedPayout(s.ctx.db, id, { kind: 'token', id: 0, name: 'cli', ip: null });
+      assert.equal(resent?.from, r.reference);
+      assert.match(resent!.to, /^caja[A-Za-z0-9]{31}$/);
+      await pass();
+      await completed(id);
+      assert.equal(await registeredPuts(resent!.to), 1);
       await ledgerOk();
     });
 

@@ -113,6 +113,13 @@ export async function apiTour(base: string, o: { settle: () => Promise<unknown> 
   const stpConfig = { api_url: 'http://stp.example', empresa: 'CAJA', private_key: 'x', private_key_passphrase: 'y', clabe_prefix: '6461801234', ordering_clabe: '646180123400000007', ordering_name: 'Operadora', ordering_rfc: 'OCA200101AB1' };
   await rec('put', '/admin/connectors/stp', stpConfig, admin(base, 'PUT', '/admin/connectors/stp', stpConfig));
   await rec('get', '/admin/connectors/stp/payments', undefined, admin(base, 'GET', '/admin/connectors/stp/payments?status=unmatched'));
+  // The Adyen connector (docs/connectors.md; configured for real in test/connectors/adyen.test.ts;
+  // here refused, so the tour's card deposits stay staging's).
+  await rec('get', '/admin/connectors/adyen', undefined, admin(base, 'GET', '/admin/connectors/adyen'));
+  const adyenConfig = { api_key: 'AQE…', merchant_account: 'CajaECOM', hmac_key: 'not-hex', endpoint: 'live', methods: { BR: ['VI', 'MC', 'BL'], MX: ['VI', 'MC', 'OX'] } };
+  await rec('put', '/admin/connectors/adyen', adyenConfig, admin(base, 'PUT', '/admin/connectors/adyen', adyenConfig));
+  await rec('get', '/admin/connectors/adyen/payments', undefined, admin(base, 'GET', '/admin/connectors/adyen/payments?status=applied'));
+  await rec('get', '/admin/connectors/adyen/disputes', undefined, admin(base, 'GET', '/admin/connectors/adyen/disputes'));
   // Reconciliation: a camt.053 with one credit nothing names, then the exceptions queue.
   const statement = `<?xml version="1.0" encoding="UTF-8"?>
 <Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>TOUR-1</MsgId><CreDtTm>2026-11-25T23:00:00</CreDtTm></GrpHdr>
@@ -133,6 +140,10 @@ export async function apiTour(base: string, o: { settle: () => Promise<unknown> 
   const resolution = { action: 'book_adjustment', reason: 'unidentified transfer, kept pending the payer' };
   await rec('post', '/admin/reconciliation/exceptions/{id}/resolve', resolution, admin(base, 'POST', `/admin/reconciliation/exceptions/${open.body.data[0].id}/resolve`, resolution));
   await rec('post', '/admin/reconciliation/exceptions/{id}/resolve', resolution, admin(base, 'POST', `/admin/reconciliation/exceptions/${open.body.data[0].id}/resolve`, resolution));
+  const fetchDay = { date: '2026-11-25' };
+  await rec('post', '/admin/reconciliation/provider-statements', fetchDay, admin(base, 'POST', '/admin/reconciliation/provider-statements', fetchDay));
+  const notConfigured = { date: '2026-11-25', connector: 'stp' };
+  await rec('post', '/admin/reconciliation/provider-statements', notConfigured, admin(base, 'POST', '/admin/reconciliation/provider-statements', notConfigured));
   await rec('get', '/v3/balance', undefined, v3.get('/v3/balance'));
   await rec('get', '/v3/balance/transactions', undefined, v3.get('/v3/balance/transactions?limit=2'));
   const cashoutBody = {

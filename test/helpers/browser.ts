@@ -20,7 +20,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 
 export interface BrowserHarness {
   /** A new browser context (its own cookies) and its first page. */
-  open(opts?: { locale?: string; viewport?: { width: number; height: number }; acceptDownloads?: boolean; timeoutMs?: number }): Promise<Page>;
+  open(opts?: { locale?: string; viewport?: { width: number; height: number }; acceptDownloads?: boolean; timeoutMs?: number; ignoreHTTPSErrors?: boolean }): Promise<Page>;
   /** Axe and CSP checks of the loaded page, then its screenshot `<prefix><name>.png`. */
   check(p: Page, name: string): Promise<void>;
   /** Forgets the console errors collected so far (a test that causes a refusal on purpose). */
@@ -38,6 +38,8 @@ export function browserHarness(screenshotPrefix: string): BrowserHarness {
       browser ??= chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
       const context = await (await browser).newContext({
         locale: opts.locale ?? 'en-US', viewport: opts.viewport ?? { width: 1280, height: 900 }, acceptDownloads: opts.acceptDownloads ?? false,
+        // A provider simulator's own CA (the Adyen simulator's hosted page) is not the system's.
+        ignoreHTTPSErrors: opts.ignoreHTTPSErrors ?? false,
       });
       context.setDefaultTimeout(opts.timeoutMs ?? 15_000);
       context.on('console', (msg) => {

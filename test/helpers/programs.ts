@@ -12,6 +12,6 @@ const BUILD = process.env.CAJA_TEST_BUILD;
 export const CAJA_CLI = BUILD ? join(BUILD, 'cli.mjs') : join(ROOT, 'bin', 'caja.mjs');
 
 /** node's arguments that start a provider simulator's main (then its own arguments follow). */
-export function simulatorArgs(name: 'pix-simulator' | 'stp-simulator', source: string): string[] {
+export function simulatorArgs(name: 'pix-simulator' | 'stp-simulator' | 'adyen-simulator', source: string): string[] {
   return BUILD ? [join(BUILD, `${name}.mjs`)] : ['--import', 'tsx', source];
 }

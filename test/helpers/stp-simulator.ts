@@ -56,6 +56,8 @@ export interface StpSimulator {
     registraHang(count?: number): Promise<void>;
     /** The next `count` orders registered are dated the next business day (as after STP's cut-off). */
     registraNextDay(count?: number): Promise<void>;
+    /** The ordering account's camt.053 of an operation day (default today in Mexico City). */
+    statement(date?: string, opening?: string): Promise<string>;
   };
   state(): Promise<StpSimulatorState>;
   stop(): Promise<void>;
@@ -88,6 +90,12 @@ export async function startStpSimulator(): Promise<StpSimulator> {
       registraErrors: async (errors) => void (await call('POST', '/control/registra-errors', { errors })),
       registraHang: async (count = 1) => void (await call('POST', '/control/registra-hang', { count })),
       registraNextDay: async (count = 1) => void (await call('POST', '/control/registra-next-day', { count })),
+      async statement(date, opening) {
+        const q = new URLSearchParams({ ...(date ? { date } : {}), ...(opening ? { opening } : {}) });
+        const r = await fetch(`${info.control_url}/control/statement?${q}`);
+        if (r.status !== 200) throw new Error(`statement: ${r.status} ${await r.text()}`);
+        return r.text();
+      },
     },
     state: () => call('GET', '/control/state'),
     stop: () => stopChild(child),

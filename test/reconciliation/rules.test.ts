@@ -122,3 +122,54 @@ test('an operator match: same amount and currency; a cancelled deposit completes
   assert.deepEqual(operatorDecision(k, entry({ amount: '1.00' }), { type: 'deposit', id: 1 }), { ok: false, reason: 'deposit 1 is 100.00 BRL, the entry 1.00 BRL: book the difference instead' });
   assert.deepEqual(operatorDecision(k, entry({}), { type: 'deposit', id: 9 }), { ok: false, reason: 'deposit 9 does not exist' });
 });
+
+test('SPEI: an abono\'s clave de rastreo names the deposit caja applied it to, the CLABE must be one it names', () => {
+  const stp = dep(5, { status: 'COMPLETED', connector: 'stp', currency: 'MXN', country: 'MX', amount: '250.00' });
+  const other = dep(6, { status: 'COMPLETED', connector: 'stp', currency: 'MXN', country: 'MX', amount: '250.00' });
+  const k = indexKnowledge([stp, other], [], [], {
+    abonos: [['RASTREO1', { depositId: 5, clabes: ['646180157000000004', '002180700000000018'] }], ['RASTREO2', { depositId: 6, clabes: ['646180157000000017'] }],
+      ['RASTREO2', { depositId: 5, clabes: ['646180157000000004'] }]],
+  });
+  const mx = (refs: StatementEntry['refs']) => entry({ amount: '250.00', currency: 'MXN', refs });
+  assert.equal(kind(decide(k, mx({ claveRastreo: 'RASTREO1' }), new Set())), 'reference:deposit5:confirm');
+  assert.equal(kind(decide(k, mx({ claveRastreo: 'RASTREO1', clabe: '002180700000000018' }), new Set())), 'reference:deposit5:confirm');
+  // The clave of an abono, but another account: not that abono (nothing is guessed).
+  assert.equal(kind(decide(k, mx({ claveRastreo: 'RASTREO1', clabe: '012180000000000008' }), new Set())), 'exception:unknown_reference');
+  // One clave, two abonos (two sending banks): the CLABE tells them apart, else ambiguous.
+  assert.equal(kind(decide(k, mx({ claveRastreo: 'RASTREO2' }), new Set())), 'exception:ambiguous');
+  assert.equal(kind(decide(k, mx({ claveRastreo: 'RASTREO2', clabe: '646180157000000017' }), new Set())), 'reference:deposit6:confirm');
+  // A debit never names an abono by its clave.
+  assert.equal(kind(decide(k, { ...mx({ claveRastreo: 'RASTREO1' }), direction: 'debit' }, new Set())), 'exception:no_match');
+});
+
+test('outgoing money: a refund\'s debit confirms a COMPLETED refund; pending, credit, other amount or twice is an exception', () => {
+  const refunds = [
+    { id: 1, status: 'COMPLETED', amount: '40.00', currency: 'BRL', matched: false },
+    { id: 2, status: 'PENDING', amount: '40.00', currency: 'BRL', matched: false },
+    { id: 3, status: 'COMPLETED', amount: '40.00', currency: 'BRL', matched: true },
+  ];
+  const k = indexKnowledge([], [], [], { refunds, refundReferences: [['D12345678202611251000abcdefghijk', 1], ['devol-1', 1], ['devol-2', 2], ['CAJAREFUND3', 3]] });
+  const debit = (refs: StatementEntry['refs'], amount = '40.00') => entry({ direction: 'debit', amount, refs });
+  assert.equal(kind(decide(k, debit({ endToEndId: 'D12345678202611251000abcdefghijk' }), new Set())), 'reference:refund1:confirm');
+  assert.equal(kind(decide(k, debit({ bankReference: 'devol-1' }), new Set())), 'reference:refund1:confirm');
+  assert.equal(kind(decide(k, debit({ endToEndId: 'devol-2' }), new Set())), 'exception:not_completable');
+  assert.equal(kind(decide(k, debit({ claveRastreo: 'CAJAREFUND3' }), new Set())), 'exception:already_matched');
+  assert.equal(kind(decide(k, debit({ endToEndId: 'devol-1' }, '41.00'), new Set())), 'exception:amount_differs');
+  const used = new Set<string>();
+  assert.equal(kind(decide(k, debit({ endToEndId: 'devol-1' }), used)), 'reference:refund1:confirm');
+  assert.equal(kind(decide(k, { ...debit({ endToEndId: 'D12345678202611251000abcdefghijk' }), key: 'k2' }, used)), 'exception:already_matched');
+  // A credit quoting a refund's id is the payer's text, not the refund.
+  assert.equal(kind(decide(k, entry({ amount: '40.00', refs: { endToEndId: 'devol-1' } }), new Set())), 'exception:no_match');
+  // The operator may match a debit to a refund by hand, by the same checks.
+  assert.deepEqual(operatorDecision(k, debit({}), { type: 'refund', id: 1 }), { ok: true, effect: 'confirm' });
+  assert.equal(operatorDecision(k, debit({}), { type: 'refund', id: 2 }).ok, false);
+});
+
+test('outgoing money: an STP payout\'s debit names its cashout by the clave caja sent it under', () => {
+  const payout = co(9, { status: 'COMPLETED', currency: 'MXN', amount: '75.00', bankReference: null, bankAccount: '012180000000000008' });
+  const k = indexKnowledge([], [payout], [], { payouts: [['CAJAPAYOUT9', 9]] });
+  const debit = entry({ direction: 'debit', currency: 'MXN', amount: '75.00', refs: { claveRastreo: 'CAJAPAYOUT9', clabe: '012180000000000008' } });
+  assert.equal(kind(decide(k, debit, new Set())), 'reference:cashout9:confirm');
+  // Its return (the bank marks it a reversal) names it by the same clave.
+  assert.equal(kind(decide(k, { ...debit, direction: 'credit', reversal: true }, new Set())), 'reference:cashout9:return');
+});

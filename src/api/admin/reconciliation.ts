@@ -5,6 +5,7 @@
 //   GET  /admin/reconciliation/matches                    what entries were matched to, by which rule
 //   GET  /admin/reconciliation/exceptions                 the exceptions queue (open by default)
 //   POST /admin/reconciliation/exceptions/:id/resolve     an operator's resolution
+//   POST /admin/reconciliation/provider-statements        fetch a day from the providers and import it
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
@@ -12,6 +13,7 @@ import { formatFromRequest } from '../../reconciliation/formats.ts';
 import { listExceptions, listImports, listMatches, ReconciliationError, validateResolution } from '../../reconciliation/service.ts';
 import { importWithFourEyes, resolveOrRequest } from '../../operators/four-eyes.ts';
 import { STATEMENT_FORMATS } from '../../reconciliation/statement.ts';
+import { fetchProviderDay } from '../../reconciliation/provider-statements.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 import { tokenActor } from './auth.ts';
 
@@ -36,7 +38,7 @@ const figures = {
     repeated: { type: 'integer', description: 'entries already imported from an earlier statement, stored once' },
   },
 } as const;
-const target = { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string', enum: ['deposit', 'cashout'] }, id: { type: 'integer' } } } as const;
+const target = { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string', enum: ['deposit', 'cashout', 'refund'] }, id: { type: 'integer' } } } as const;
 const candidate = {
   type: 'object',
   properties: { type: { type: 'string' }, id: { type: 'integer' }, status: { type: 'string' }, amount: { type: 'string' }, currency: { type: 'string' } },
@@ -223,6 +225,49 @@ export function registerAdminReconciliation(app: FastifyInstance, ctx: AppContex
       const done = await resolveOrRequest(ctx, id, resolution.value, tokenActor(request));
       if (done.status === 'pending') return reply.status(202).send({ approval_id: done.approval_id, status: 'pending', exception_id: id });
       return done.exception;
+    },
+  );
+
+  app.post<{ Body: { date?: string; connector?: string } | undefined }>(
+    '/admin/reconciliation/provider-statements',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "Fetch a day's statement from the providers (STP's received and sent orders, the PSP's received Pix and devoluções) and reconcile it",
+        description:
+          'What the provider statements worker does every CAJA_PROVIDER_STATEMENTS_SECONDS for the closed days, now, for one day (default: yesterday, UTC) ' +
+          'and every configured connector that lists its days (or the one named). Each day is imported as a camt.054 through the same path as an uploaded ' +
+          'file: fetched again with nothing new it changes nothing (unchanged); a provider that cannot be read is reported failed.',
+        security: [{ adminToken: [] }],
+        body: {
+          type: ['object', 'null'],
+          additionalProperties: false,
+          properties: { date: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' }, connector: { type: 'string', enum: ['stp', 'pix'] } },
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              data: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    connector: { type: 'string' }, date: { type: 'string' }, status: { type: 'string', enum: ['imported', 'unchanged', 'empty', 'failed'] },
+                    statement_id: { type: 'integer' }, entries: { type: 'integer' }, matched: { type: 'integer' }, exceptions: { type: 'integer' },
+                    repeated: { type: 'integer' }, error: { type: 'string' },
+                  },
+                },
+              },
+            },
+          },
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const date = request.body?.date ?? new Date(ctx.now().getTime() - 86_400_000).toISOString().slice(0, 10);
+      return { data: await fetchProviderDay(ctx, date, tokenActor(request), request.body?.connector) };
     },
   );
 }

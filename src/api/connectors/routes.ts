@@ -9,6 +9,9 @@ import { v3ErrorBody } from '../v3/face.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { ConnectorError } from '../../connectors/payin.ts';
 import { applyHints, applyPayment, keptPaymentOutcome } from '../../deposits/payments.ts';
+import { ADYEN_CONNECTOR, type AdyenConnector } from '../../connectors/adyen/connector.ts';
+import { ACCEPTED } from '../../connectors/adyen/notifications.ts';
+import { receiveAdyenNotifications } from '../../deposits/acquirer-events.ts';
 import { hintPayout } from '../../cashouts/payouts.ts';
 import { hintConnectorRefund } from '../../refunds/provider-refunds.ts';
 import { connectorKind, connectorKinds } from '../../connectors/providers.ts';
@@ -41,6 +44,25 @@ export function registerConnectorCallbacks(app: FastifyInstance, ctx: AppContext
   app.post<{ Params: { name: string } }>('/connectors/:name/webhook/pix', { schema }, handler);
 
   registerKindCallbacks(app, ctx);
+  registerAdyenNotifications(app, ctx);
+}
+
+// Adyen (src/connectors/adyen/): POST /connectors/adyen/notifications, Adyen's standard
+// notifications. Every item's HMAC is verified with the operator's key(s) (a forged or tampered
+// batch: 401, nothing applied); the batch is applied (src/deposits/acquirer-events.ts) and answered
+// "[accepted]", as Adyen expects; a refund outcome looks its refund up at once.
+function registerAdyenNotifications(app: FastifyInstance, ctx: AppContext): void {
+  app.post('/connectors/adyen/notifications', { schema: { hide: true } }, async (request, reply) => {
+    const connector = await payinConnectorNamed(ctx, ADYEN_CONNECTOR);
+    if (!connector || !('verify' in connector)) return reply.status(404).send(v3ErrorBody(v3Errors.notFound('The Adyen connector is not configured')));
+    const outcome = await receiveAdyenNotifications(ctx, connector as AdyenConnector, request.body);
+    if (outcome.kind === 'forged') {
+      request.log.warn({ reason: outcome.reason }, 'adyen notification refused: its signature does not verify');
+      return reply.status(401).send(v3ErrorBody(v3Errors.invalidCredentials(`Notification refused: ${outcome.reason}`)));
+    }
+    for (const reference of outcome.refundReferences) await hintConnectorRefund(ctx, ADYEN_CONNECTOR, reference);
+    return reply.status(200).type('text/plain').send(ACCEPTED);
+  });
 }
 
 // Each kind's own callback paths (src/connectors/kind.ts `callbacks`), e.g. STP's

@@ -84,7 +84,13 @@ async function signedFields(ctx: AppContext, d: DepositRow): Promise<Record<stri
 }
 
 /** The columns webpaystatus answers from (streamlineFields and PT), no more. */
-type StatusRow = Pick<DepositRow, 'id' | 'invoice_id' | 'user_id' | 'description' | 'country' | 'payment_method' | 'bank_code' | 'amount' | 'currency' | 'status' | 'test'>;
+type StatusRow = Pick<DepositRow, 'id' | 'invoice_id' | 'user_id' | 'description' | 'country' | 'payment_method' | 'bank_code' | 'amount' | 'currency' | 'status' | 'test' | 'card_detail'>;
+
+/** The masked card of a card deposit (deposits.card_detail: brand and last four, never more), or ''. */
+function maskedCard(detail: unknown): string {
+  const m = (detail as { masked_card?: unknown } | null)?.masked_card;
+  return typeof m === 'string' ? m : '';
+}
 
 /**
  * A deposit as webpaystatus needs it. The whole row (findDepositByInvoice) is some 60 columns,
@@ -93,7 +99,7 @@ type StatusRow = Pick<DepositRow, 'id' | 'invoice_id' | 'user_id' | 'description
  */
 async function findStatusRow(ctx: AppContext, merchantId: number, invoiceId: string): Promise<DepositRow | null> {
   const { rows } = await ctx.db.query<StatusRow>(
-    `SELECT id, invoice_id, user_id, description, country, payment_method, bank_code, amount, currency, status, test
+    `SELECT id, invoice_id, user_id, description, country, payment_method, bank_code, amount, currency, status, test, card_detail
      FROM deposits WHERE merchant_id = $1 AND invoice_id = $2`,
     [merchantId, invoiceId],
     { name: 'caja_streamline_status' },
@@ -252,7 +258,7 @@ export function registerStreamlineDeposits(app: FastifyInstance, ctx: AppContext
         ['PT', d.test || ctx.config.sandbox ? '1' : '0'], ['Sign', f.x_control],
         ['x_document', f.x_document], ['x_bank', f.x_bank], ['x_payment_type', f.x_payment_type], ['x_bank_name', f.x_bank_name],
         ['x_currency', f.x_currency],
-        ...(card ? ([['x_approval_detail', d.status === 'COMPLETED' ? 'Approved' : d.status === 'CANCELLED' ? 'Not approved' : 'Pending'], ['card_number', '']] as [string, string][]) : []),
+        ...(card ? ([['x_approval_detail', d.status === 'COMPLETED' ? 'Approved' : d.status === 'CANCELLED' ? 'Not approved' : 'Pending'], ['card_number', maskedCard(d.card_detail)]] as [string, string][]) : []),
       ]);
     },
   );

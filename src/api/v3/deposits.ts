@@ -141,7 +141,7 @@ export const depositStatusSchema = {
       description: 'Card deposits, once paid on the hosted checkout; null otherwise',
       properties: {
         card_holder: { type: 'string' },
-        masked_card: { type: 'string', description: 'First 6 and last 4 digits, e.g. 411111******1111' },
+        masked_card: { type: 'string', description: 'Never the full number: first 6 and last 4 digits (staging, 411111******1111), or the last 4 only from an acquirer (************1111)' },
         brand: { type: 'string' },
         expiration: { type: 'string', description: 'MM/YY' },
       },

@@ -4,6 +4,7 @@
 // refund is a devolução (PUT/GET /pix/{e2eid}/devolucao/{id}). docs/connectors.md.
 import type { AppContext } from '../../config/context.ts';
 import { ConnectorError, type PayinConnector, type ProviderPayment } from '../payin.ts';
+import { DEVOLUCAO_LOOKBACK_DAYS, pixAccountId, pixDayMovements, pixSendMovements, SEND_LOOKBACK_DAYS } from './day.ts';
 import { recordHealth, type StoredConnector } from '../store.ts';
 import { PixClient } from './client.ts';
 import { buildPixPayouts, type PixPayoutSettings } from './payouts.ts';
@@ -33,6 +34,9 @@ export interface PixConnector extends PayinConnector {
   readonly client: PixClient;
 }
 
+/** Days one GET /pix of the day's statement asks at most (a PSP may bound the interval). */
+const WINDOW_DAYS = 5;
+
 /** Pages of GET /pix read in one reconciliation pass at most (100 items each by default). */
 const MAX_PAGES = 1000;
 
@@ -51,6 +55,21 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
     onToken: () => void recordHealth(ctx, PIX_CONNECTOR, { kind: 'token' }),
   });
   const pixKey = settings.pix_key;
+
+  /** GET /pix?inicio&fim (or Efí's list of sends), page by page: every Pix the PSP lists in [from, to]. */
+  async function* pixBetween(from: Date, to: Date, path = '/pix'): AsyncIterable<unknown> {
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const { body } = await guarded('pix list', () => client.call<{ pix?: unknown; parametros?: { paginacao?: { quantidadeDePaginas?: unknown } } }>('GET', path, undefined, {
+        inicio: from.toISOString(),
+        fim: to.toISOString(),
+        'paginacao.paginaAtual': String(page),
+      }));
+      const list = Array.isArray(body?.pix) ? body.pix : [];
+      yield* list;
+      const pages = body?.parametros?.paginacao?.quantidadeDePaginas;
+      if (typeof pages !== 'number' || page + 1 >= pages || list.length === 0) return;
+    }
+  }
 
   /** Runs a PSP call; a failure is recorded as the connector's last error and rethrown. */
   async function guarded<T>(what: string, run: () => Promise<T>): Promise<T> {
@@ -161,20 +180,31 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
     },
 
     async *paymentsBetween(from, to) {
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const { body } = await guarded('pix list', () => client.call<{ pix?: unknown; parametros?: { paginacao?: { quantidadeDePaginas?: unknown } } }>('GET', '/pix', undefined, {
-          inicio: from.toISOString(),
-          fim: to.toISOString(),
-          'paginacao.paginaAtual': String(page),
-        }));
-        const list = Array.isArray(body?.pix) ? body.pix : [];
-        for (const entry of list) {
-          const payment = pixToPayment(entry);
-          if (payment) yield payment;
-        }
-        const pages = body?.parametros?.paginacao?.quantidadeDePaginas;
-        if (typeof pages !== 'number' || page + 1 >= pages || list.length === 0) return;
+      for await (const entry of pixBetween(from, to)) {
+        const payment = pixToPayment(entry);
+        if (payment) yield payment;
       }
+    },
+
+    async dayMovements(date) {
+      // Pix received that day, and devoluções settled that day of Pix received up to the lookback before it.
+      // Read in windows of a few days: PSPs bound the interval one GET /pix may ask.
+      const end = new Date(`${date}T23:59:59.999Z`).getTime();
+      const start = end + 1 - (DEVOLUCAO_LOOKBACK_DAYS + 1) * 86_400_000;
+      const list: unknown[] = [];
+      for (let from = start; from <= end; from += WINDOW_DAYS * 86_400_000) {
+        for await (const entry of pixBetween(new Date(from), new Date(Math.min(end, from + WINDOW_DAYS * 86_400_000 - 1)))) list.push(entry);
+      }
+      const received = pixDayMovements(list, date);
+      // The cashouts paid as Pix sends, when this connector pays them.
+      const sends: unknown[] = [];
+      if (payout) {
+        for await (const entry of pixBetween(new Date(end + 1 - (SEND_LOOKBACK_DAYS + 1) * 86_400_000), new Date(end), '/gn/pix/enviados')) sends.push(entry);
+      }
+      const sent = pixSendMovements(sends, date);
+      const unreadable = [...received.unreadable, ...sent.unreadable];
+      if (unreadable.length) throw new ConnectorError('invalid_response', `pix lists of ${date}: unreadable ${unreadable.slice(0, 5).join(', ')}`);
+      return { account: pixAccountId(pixKey), currency: 'BRL', date, movements: [...received.movements, ...sent.movements] };
     },
 
     close() {

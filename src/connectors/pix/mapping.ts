@@ -180,14 +180,16 @@ export function devolucaoOutcome(devolucao: unknown): RefundOutcome | null {
   if (typeof devolucao !== 'object' || devolucao === null) return null;
   const d = devolucao as Record<string, unknown>;
   const reference = typeof d.id === 'string' ? d.id : undefined;
+  // The return's own end-to-end id (BACEN's rtrId): what the PSP's statement shows for the debit.
+  const heard = typeof d.rtrId === 'string' && /^D[0-9A-Za-z]{31}$/.test(d.rtrId) ? { providerId: d.rtrId, providerState: String(d.status) } : {};
   const motivo = typeof d.motivo === 'string' && d.motivo ? d.motivo : undefined;
   switch (d.status) {
     case 'EM_PROCESSAMENTO':
-      return { status: 'PENDING', reference };
+      return { status: 'PENDING', reference, ...heard };
     case 'DEVOLVIDO':
-      return { status: 'COMPLETED', reference };
+      return { status: 'COMPLETED', reference, ...heard };
     case 'NAO_REALIZADO':
-      return { status: 'REJECTED', reference, reason: motivo ? `The Pix return was not made: ${motivo}` : 'The Pix return was not made', reasonCode: 'NAO_REALIZADO' };
+      return { status: 'REJECTED', reference, ...heard, reason: motivo ? `The Pix return was not made: ${motivo}` : 'The Pix return was not made', reasonCode: 'NAO_REALIZADO' };
     default:
       return null;
   }

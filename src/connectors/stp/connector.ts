@@ -19,6 +19,7 @@ import { connectorView, recordHealth, type StoredConnector } from '../store.ts';
 import { StpClient } from './client.ts';
 import { checkAbono, depositRemaindersNamed, receivedKept, newClaveRastreo, fechaOperacion, operationDays, orderBody, orderMismatch, orderOutcome, receivedToPayment, splitPaymentId } from './mapping.ts';
 import { stpRefunds } from './refunds.ts';
+import { stpDayMovements, stpFecha } from './day.ts';
 import type { StpSecrets, StpSettings } from './settings.ts';
 import { allocateClabe, markSeenClabes } from './clabes.ts';
 import { OWN_ACCOUNTS_CONNECTOR, storedAccounts } from '../own-accounts.ts';
@@ -245,6 +246,17 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
       for (let t = start; t < to.getTime() + DAY_MS; t += DAY_MS) days.add(fechaOperacion(new Date(Math.min(t, to.getTime()))));
       const today = fechaOperacion(ctx.now());
       for (const day of days) for (const p of await receivedOn(day === today ? undefined : day)) yield p;
+    },
+
+    // STP's reconciliation query: the operation day's received and sent orders, as movements of the ordering account.
+    async dayMovements(date) {
+      const fecha = stpFecha(date);
+      const asked = fecha === fechaOperacion(ctx.now()) ? undefined : fecha;
+      const received = await guarded('consOrdenesFech', () => client.ordersOfDay('R', asked));
+      const sent = await guarded('consOrdenesFech', () => client.ordersOfDay('E', asked));
+      const { movements, unreadable } = stpDayMovements(received, sent, date);
+      if (unreadable.length) throw new ConnectorError('invalid_response', `orders of ${fecha}: unreadable ${unreadable.slice(0, 5).join(', ')}`);
+      return { account: settings.ordering_clabe, currency: 'MXN', date, movements };
     },
 
     close() {

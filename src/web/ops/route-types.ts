@@ -23,3 +23,12 @@ export type OpsRouteHandler = (request: FastifyRequest, reply: FastifyReply) => 
 
 /** The gate as the console's areas in their own modules receive it (fees, connector settings, statement uploads, operators' lifecycle). */
 export type OpsRouteOf = (action: OpsAction, handler: (c: Ctx) => Promise<Result>, o?: { upload?: boolean }) => OpsRouteHandler;
+
+/** What routes.ts hands each area of the console (src/web/ops/areas/): the gate and the page plumbing around it. */
+export interface OpsKit {
+  opsRoute: OpsRouteOf;
+  bareOf: (request: FastifyRequest, reply: FastifyReply) => V.BareFrame;
+  render: (reply: FastifyReply, lang: V.BareFrame['lang'], page: V.Page) => FastifyReply;
+  sessionCookie: (reply: FastifyReply, token: string | null) => void;
+  notFound: (c: Ctx) => V.Page;
+}

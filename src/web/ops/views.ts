@@ -233,7 +233,7 @@ export function reconciliationPage(f: Frame, v: ReconView): Page {
     const id = `x${x.id}`;
     return html`<details><summary>${t.resolve}</summary>
 <form method="post" action="/ops/reconciliation/exceptions/${x.id}/resolve">${csrfField(f)}<input type="hidden" name="action" value="match">
-<div class="row2">${field(`${id}-type`, t.targetType, x.candidates[0]?.type ?? 'deposit', { options: [['deposit', 'deposit'], ['cashout', 'cashout']] })}${field(`${id}-target`, t.targetId, x.candidates[0] ? String(x.candidates[0].id) : '', { required: true, inputmode: 'numeric' })}</div>
+<div class="row2">${field(`${id}-type`, t.targetType, x.candidates[0]?.type ?? 'deposit', { options: [['deposit', 'deposit'], ['cashout', 'cashout'], ['refund', 'refund']] })}${field(`${id}-target`, t.targetId, x.candidates[0] ? String(x.candidates[0].id) : '', { required: true, inputmode: 'numeric' })}</div>
 <input type="hidden" name="prefix" value="${id}"><button class="button">${t.matchByHand}</button></form>
 <form method="post" action="/ops/reconciliation/exceptions/${x.id}/resolve">${csrfField(f)}<input type="hidden" name="prefix" value="${id}">
 ${field(`${id}-action`, t.action, 'book_fee', { options: [['book_fee', t.bookFee], ['book_adjustment', t.bookAdjustment], ['send_back', t.sendBack]] })}

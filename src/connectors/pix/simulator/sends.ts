@@ -13,6 +13,9 @@
 //   GET /v2/gn/pix/enviados/id-envio/{idEnvio} the send: status EM_PROCESSAMENTO → REALIZADO or
 //                                             NAO_REALIZADO (motivo), the beneficiary's document
 //                                             masked, devolucoes the receiving bank made later
+//   GET /v2/gn/pix/enviados?inicio&fim        the sends requested in the interval, paged
+//                                             ({parametros {paginacao}, pix: [send]}): the day's
+//                                             statement reads the sends made that day
 //
 // The receiving side is played through the control port (registerSendControl): the DICT's keys
 // and their holders, the outcome of the next sends (made, not made with a reason, kept
@@ -189,6 +192,33 @@ export class Sends {
     return answer;
   }
 
+  /**
+   * GET /v2/gn/pix/enviados?inicio&fim: the sends requested in [inicio, fim] (RFC 3339), paged
+   * (paginacao.paginaAtual, paginacao.itensPorPagina), as Efí lists them.
+   */
+  list(q: Record<string, unknown>): { status: number; body: Json } {
+    const inicio = new Date(String(q.inicio ?? ''));
+    const fim = new Date(String(q.fim ?? ''));
+    const page = Number(q['paginacao.paginaAtual'] ?? 0);
+    const perPage = Number(q['paginacao.itensPorPagina'] ?? 100);
+    if (Number.isNaN(inicio.getTime()) || Number.isNaN(fim.getTime()) || fim < inicio || !Number.isInteger(page) || page < 0 || !Number.isInteger(perPage) || perPage < 1 || perPage > 1000) {
+      return { status: 400, body: { type: 'https://pix.bcb.gov.br/api/v2/error/ConsultaInvalida', title: 'Consulta inválida', status: 400, detail: 'inicio e fim (RFC 3339, fim não anterior a inicio) e a paginação devem ser válidos.' } };
+    }
+    const all = Object.values(this.state.sends)
+      .filter((x) => {
+        const t = new Date(x.horario.solicitacao);
+        return t >= inicio && t <= fim;
+      })
+      .sort((a, b) => a.horario.solicitacao.localeCompare(b.horario.solicitacao) || a.idEnvio.localeCompare(b.idEnvio));
+    return {
+      status: 200,
+      body: {
+        parametros: { inicio: q.inicio, fim: q.fim, paginacao: { paginaAtual: page, itensPorPagina: perPage, quantidadeDePaginas: Math.max(1, Math.ceil(all.length / perPage)), quantidadeTotalDeItens: all.length } },
+        pix: all.slice(page * perPage, (page + 1) * perPage).map((x) => this.view(x)),
+      },
+    };
+  }
+
   /** GET /v2/gn/pix/enviados/id-envio/{idEnvio}: the send as Efí shows it. */
   get(idEnvio: string): { status: number; body: Json } {
     const s = this.state.sends[idEnvio];
@@ -264,6 +294,12 @@ export function registerSendRoutes(app: FastifyInstance, o: { oauth: OAuth; send
       return reply;
     }
     return reply.code(a.status).headers(a.headers ?? {}).type('application/json').send(JSON.stringify(a.body));
+  });
+  app.get('/v2/gn/pix/enviados', async (req, reply) => {
+    const denied = deny(req.headers.authorization, 'gn.pix.send.read');
+    if (denied) return reply.code(denied.problem.status).headers(denied.headers).type('application/problem+json').send(JSON.stringify(denied.problem));
+    const a = o.sends.list((req.query ?? {}) as Record<string, unknown>);
+    return reply.code(a.status).type(a.status === 200 ? 'application/json' : 'application/problem+json').send(JSON.stringify(a.body));
   });
   app.get('/v2/gn/pix/enviados/id-envio/:idEnvio', async (req, reply) => {
     const denied = deny(req.headers.authorization, 'gn.pix.send.read');

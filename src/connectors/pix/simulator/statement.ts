@@ -3,8 +3,8 @@
 // operator trying caja out without a bank. Credits: every Pix received that day (the end-to-end
 // id, the payer's name and document when the charge named a debtor); debits: every devolução
 // settled that day (its return id as the end-to-end id of the outgoing Pix).
-import { createHash } from 'node:crypto';
 import { camt053, type Movement } from '../../../reconciliation/camt-writer.ts';
+import { pixAccountId } from '../day.ts';
 import type { Store } from './store.ts';
 
 export function statementOfDay(store: Store, date: string, opening: string, account: string): string {
@@ -25,6 +25,6 @@ export function statementOfDay(store: Store, date: string, opening: string, acco
     }
   }
   // Identifiers of at most 35 characters (34 for an account id), as the schema wants.
-  const acct = `PIX${createHash('sha256').update(account).digest('hex').slice(0, 16).toUpperCase()}`;
+  const acct = pixAccountId(account);
   return camt053({ statementId: `${acct}-${date}`, account: { other: acct }, currency: 'BRL', date, opening, movements });
 }

@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { loadOrCreatePki } from '../../pix/simulator/certs.ts';
-import { Bank, type Identity } from './bank.ts';
+import { Bank, type Identity, today } from './bank.ts';
+import { statementOfDay } from './statement.ts';
 
 type Json = any;
 export type OutageMode = 'none' | '503' | 'hang' | 'reset';
@@ -212,6 +213,15 @@ export async function startStpSimulator(opts: StpSimulatorOptions): Promise<{ in
     if (!Number.isInteger(count) || count < 0) return reply.code(400).send(bad('count: a whole number'));
     bank.datedNextDay = count;
     return { ok: true };
+  });
+  /** The ordering account's camt.053 of an operation day (default today, Mexico City): received and sent orders. */
+  control.get('/control/statement', async (req, reply) => {
+    const q = (req.query ?? {}) as Record<string, string | undefined>;
+    const date = q.date ?? String(today()).replace(/^(\d{4})(\d{2})(\d{2})$/, '$1-$2-$3');
+    const opening = q.opening ?? '0.00';
+    if (!/^\d{4}-\d\d-\d\d$/.test(date)) return reply.code(400).send(bad('date: YYYY-MM-DD'));
+    if (!/^-?\d{1,12}\.\d{2}$/.test(opening)) return reply.code(400).send(bad('opening: an amount with two decimals'));
+    return reply.type('application/xml').send(statementOfDay(bank, date, opening));
   });
   control.get('/control/state', async () => ({
     orders: [...bank.orders.values()], received: bank.received, requests, deliveries, signatureFailures: bank.signatureFailures, modes,
