@@ -34,17 +34,7 @@ import { type CashoutRow, CashoutError, transitionCashoutIn } from './service.ts
 import { payoutOrderOf } from './connector.ts';
 import { ConnectorError } from '../connectors/payin.ts';
 import type { OrderPayoutConnector, OrderState } from '../connectors/payout.ts';
-import { orderPayoutConnectors } from '../connectors/registry.ts';
-import { STP_CONNECTOR } from '../connectors/stp/connector.ts';
-import { newClaveRastreo } from '../connectors/stp/mapping.ts';
-import { PIX_CONNECTOR } from '../connectors/pix/connector.ts';
-import { newIdEnvio } from '../connectors/pix/payout-mapping.ts';
-
-/** A fresh reference per order network, for a stopped order sent again (resendStoppedPayout). */
-const NEW_REFERENCE: Record<string, () => string> = { [STP_CONNECTOR]: newClaveRastreo, [PIX_CONNECTOR]: newIdEnvio };
-
-/** Seconds after which a sent order not heard of is looked up: the network's own setting, else CAJA_STP_ORDER_CHECK_SECONDS. */
-const checkSecondsOf = (ctx: AppContext, connector: OrderPayoutConnector) => connector.checkSeconds ?? ctx.config.connectors.stpOrderCheckSeconds;
+import { connectorKind, orderPayoutConnectors } from '../connectors/registry.ts';
 
 const BATCH = 50;
 /** A paid order can still come back (SPEI returns): watched this long after payment. */
@@ -142,7 +132,7 @@ async function apply(ctx: AppContext, id: number, trigger: 'complete' | 'reject'
 
 /** What the provider's state of the order means for the cashout; answers the row's next state. */
 async function settle(ctx: AppContext, connector: OrderPayoutConnector, row: Row, c: CashoutRow, found: OrderState): Promise<void> {
-  const checkSeconds = checkSecondsOf(ctx, connector);
+  const checkSeconds = connector.checkSeconds;
   if (found.mismatch) {
     // Not this cashout's order (a reference a restored database or another installation gave
     // again): neither completed nor rejected by it, nor sent again. Raised to the operator.
@@ -198,7 +188,7 @@ async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row, 
       }
       if (state === 'sent') {
         // Accepted, yet not found (yet): asked again later, never sent again.
-        await save(ctx, row, 'sent', { waitSeconds: checkSecondsOf(ctx, connector), error: 'the provider does not show the order yet' });
+        await save(ctx, row, 'sent', { waitSeconds: connector.checkSeconds, error: 'the provider does not show the order yet' });
         return;
       }
     }
@@ -210,7 +200,7 @@ async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row, 
     if (result.kind !== 'retry') heard.answered = true;
     switch (result.kind) {
       case 'accepted':
-        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sent', { waitSeconds: checkSecondsOf(ctx, connector), heard: { providerId: result.providerId, state: 'registered' } });
+        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sent', { waitSeconds: connector.checkSeconds, heard: { providerId: result.providerId, state: 'registered' } });
         return;
       case 'exists':
         // The provider holds an order with this reference already (an earlier request arrived):
@@ -351,7 +341,8 @@ export async function resendStoppedPayout(db: AppContext['db'], cashoutId: numbe
       [cashoutId],
     );
     const row = rows[0];
-    const fresh = row && NEW_REFERENCE[row.connector];
+    // A fresh reference from the order network's kind (STP: a random claveRastreo).
+    const fresh = row && connectorKind(row.connector)?.newPayoutReference;
     if (!row || row.status !== 'DELIVERED' || !fresh) return null;
     const to = fresh();
     await q.query(

@@ -83,11 +83,11 @@ export interface Config extends Capabilities {
     healthTimeoutMs: number;
   };
   /**
-   * Connectors (src/connectors/): deadline of each provider call; Pix reconciliation poll interval;
-   * STP: reconciliation of received orders, and how long a sent order may go unheard of before
-   * it is looked up.
+   * Connectors (src/connectors/): deadline of each provider call, and the CAJA_* variables each
+   * connector kind reads for its own workers' intervals (CAJA_PIX_POLL_SECONDS, CAJA_STP_POLL_SECONDS,
+   * CAJA_STP_ORDER_CHECK_SECONDS: declared by the kind, src/connectors/kind.ts, checked at start).
    */
-  connectors: { timeoutMs: number; pixPollSeconds: number; stpPollSeconds: number; stpOrderCheckSeconds: number };
+  connectors: { timeoutMs: number; env: Readonly<Record<string, string | undefined>> };
   notifications: {
     timeoutMs: number;
     /** Seconds to wait before each retry; the last entry repeats until maxAgeSeconds. */
@@ -380,9 +380,7 @@ export function loadConfig(env: Env = process.env): Config {
     database: databaseTimeouts(env),
     connectors: {
       timeoutMs: int(env, 'CAJA_CONNECTOR_TIMEOUT_MS', 10000, 100, 120000),
-      pixPollSeconds: int(env, 'CAJA_PIX_POLL_SECONDS', 60, 1, 86400),
-      stpPollSeconds: int(env, 'CAJA_STP_POLL_SECONDS', 120, 1, 7 * 86400),
-      stpOrderCheckSeconds: int(env, 'CAJA_STP_ORDER_CHECK_SECONDS', 600, 1, 86400),
+      env: Object.freeze(Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('CAJA_')))),
     },
     notifications: {
       timeoutMs: int(env, 'CAJA_NOTIFY_TIMEOUT_MS', 10000, 100, 120000),

@@ -1,6 +1,6 @@
 // Configuring the operator's connectors from the console (src/web/ops/connector-settings.ts):
-// the Pix, STP and own-accounts configurations PUT /admin/connectors/… takes, checked by the
-// same validators, saved by the same store with the operator's audit row in its transaction,
+// the configurations PUT /admin/connectors/… takes, each kind's form built from its declared
+// fields (src/connectors/kind.ts), checked by the same validators, saved by the same store with the operator's audit row in its transaction,
 // then checked against the provider as the API does (afterSave). Secrets are write-only: a
 // secret field left empty keeps the stored one, and none is ever read back to a page. A stored
 // secret never follows a changed endpoint: when a URL or a certificate field (where caja connects,
@@ -10,78 +10,19 @@ import type { OpsActor } from '../audit/audit.ts';
 import type { AppContext } from '../config/context.ts';
 import { type OwnAccount, validateOwnAccounts } from '../domain/own-accounts.ts';
 import { OWN_ACCOUNTS_CONNECTOR, storedAccounts } from './own-accounts.ts';
-import { PIX_CONNECTOR } from './pix/connector.ts';
-import { ADYEN_CONNECTOR } from './adyen/connector.ts';
-import { validateAdyenConfig } from './adyen/settings.ts';
-import { validatePixConfig } from './pix/settings.ts';
+import type { ConnectorKind, KindField } from './kind.ts';
+import { connectorKinds } from './providers.ts';
 import { payinConnectorNamed } from './registry.ts';
-import { STP_CONNECTOR } from './stp/connector.ts';
-import { validateStpConfig } from './stp/settings.ts';
-import { checkStp } from './stp/view.ts';
 import { configAuditDetail, connectorView, saveConnector, storedSecrets } from './store.ts';
-import { callbackUrl } from './worker.ts';
 
-export interface ConnectorField {
-  name: string;
-  /** Sealed at rest and write-only: empty keeps what is stored. */
-  secret?: boolean;
-  /** A PEM block: a text area. */
-  multiline?: boolean;
-  /** May be left empty. */
-  optional?: boolean;
-  /** Where caja connects or whom it trusts there (a URL, a CA, a certificate): changing it needs every secret typed again. */
-  endpoint?: boolean;
-}
+export type ConnectorField = KindField;
 
-export interface ConfigurableConnector {
-  name: string;
-  label: string;
-  fields: ConnectorField[];
-  validate(body: unknown): { ok: true; settings: object; secrets: object } | { ok: false; details: string[] };
-  /** Right after a configuration is saved: ask the provider whether it takes it (recorded in health). */
-  afterSave(ctx: AppContext, log: FastifyBaseLogger): Promise<void>;
-}
+/** A kind the console configures through the generic form: one that declares its settings' fields. */
+export type ConfigurableConnector = ConnectorKind & { settings: NonNullable<ConnectorKind['settings']> & { fields: readonly KindField[] } };
 
-/** Pix: the token and the webhook at once, so health says whether the PSP takes this configuration. */
-export async function registerPixWebhook(ctx: AppContext, log: FastifyBaseLogger): Promise<void> {
-  const connector = await payinConnectorNamed(ctx, PIX_CONNECTOR);
-  if (!connector?.registerCallback) return;
-  try {
-    await connector.registerCallback(callbackUrl(ctx, PIX_CONNECTOR));
-  } catch (err) {
-    log.warn({ err }, 'Pix webhook registration failed; the connectors worker retries');
-  }
-}
+export const configurableConnectors = (): ConfigurableConnector[] => connectorKinds().filter((k): k is ConfigurableConnector => !!k.settings?.fields);
 
-export const CONFIGURABLE_CONNECTORS: readonly ConfigurableConnector[] = [
-  {
-    name: PIX_CONNECTOR, label: 'Pix', validate: validatePixConfig, afterSave: registerPixWebhook,
-    fields: [
-      { name: 'api_url', endpoint: true }, { name: 'token_url', endpoint: true }, { name: 'client_id' }, { name: 'client_secret', secret: true }, { name: 'pix_key' },
-      { name: 'certificate', multiline: true, endpoint: true }, { name: 'private_key', secret: true, multiline: true }, { name: 'ca', multiline: true, optional: true, endpoint: true },
-      // BR cashouts as Pix sends (JSON: {"max_amount": "5000.00", "check_seconds": 60, …}; docs/connectors.md "Pix payouts").
-      { name: 'payouts', multiline: true, optional: true },
-    ],
-  },
-  {
-    name: STP_CONNECTOR, label: 'STP', validate: validateStpConfig, afterSave: (ctx) => checkStp(ctx),
-    fields: [
-      { name: 'api_url', endpoint: true }, { name: 'empresa' }, { name: 'clabe_prefix' }, { name: 'ordering_clabe' }, { name: 'ordering_name' }, { name: 'ordering_rfc' },
-      { name: 'private_key', secret: true, multiline: true }, { name: 'private_key_passphrase', secret: true },
-      { name: 'webhook_secret', secret: true, optional: true }, { name: 'ca', multiline: true, optional: true, endpoint: true },
-    ],
-  },
-  {
-    name: ADYEN_CONNECTOR, label: 'Adyen', validate: validateAdyenConfig, afterSave: async () => undefined,
-    fields: [
-      { name: 'endpoint' }, { name: 'live_prefix', optional: true, endpoint: true }, { name: 'api_url', optional: true, endpoint: true }, { name: 'merchant_account' },
-      { name: 'api_key', secret: true }, { name: 'hmac_key', secret: true }, { name: 'hmac_key_next', secret: true, optional: true },
-      { name: 'methods' }, { name: 'ca', multiline: true, optional: true, endpoint: true },
-    ],
-  },
-];
-
-export const configurableConnector = (name: string) => CONFIGURABLE_CONNECTORS.find((c) => c.name === name);
+export const configurableConnector = (name: string) => configurableConnectors().find((c) => c.name === name);
 
 /** The settings a form shows back (never a secret); null when not configured yet. */
 export async function connectorSettings(ctx: Pick<AppContext, 'db'>, name: string): Promise<{ settings: Record<string, string>; updatedAt: Date } | null> {
@@ -93,7 +34,7 @@ export async function connectorSettings(ctx: Pick<AppContext, 'db'>, name: strin
  * The endpoint fields (ConnectorField.endpoint) whose value differs between two configurations,
  * as the validator normalized them ('' for an optional one left out).
  */
-export function changedEndpoints(c: Pick<ConfigurableConnector, 'fields'>, before: Record<string, string>, after: Record<string, string>): string[] {
+export function changedEndpoints(c: { fields: readonly KindField[] }, before: Record<string, string>, after: Record<string, string>): string[] {
   return c.fields.filter((f) => f.endpoint && (before[f.name] ?? '') !== (after[f.name] ?? '')).map((f) => f.name);
 }
 
@@ -109,7 +50,7 @@ export async function configureConnector(
   const body: Record<string, string> = {};
   const secretsReplaced: string[] = [];
   const secretsKept: string[] = [];
-  for (const f of c.fields) {
+  for (const f of c.settings.fields) {
     const v = given[f.name] ?? '';
     if (f.secret && v === '') {
       if (stored[f.name] !== undefined) {
@@ -121,12 +62,12 @@ export async function configureConnector(
       if (f.secret) secretsReplaced.push(f.name);
     }
   }
-  const v = c.validate(body);
+  const v = c.settings.validate(body);
   if (!v.ok) return v;
   const settings = v.settings as Record<string, string>;
   // A kept secret would be sent to (or trusted with) the new endpoint: pointing a URL or a CA at
   // one's own server must not hand over the secrets stored for the provider.
-  const moved = secretsKept.length ? changedEndpoints(c, (await connectorView(ctx, c.name))?.settings ?? {}, settings) : [];
+  const moved = secretsKept.length ? changedEndpoints(c.settings, (await connectorView(ctx, c.name))?.settings ?? {}, settings) : [];
   if (moved.length) {
     return { ok: false, details: secretsKept.map((n) => `${n}: type it again: ${moved.join(' and ')} changed, and a stored secret never follows a changed endpoint`) };
   }
@@ -136,7 +77,7 @@ export async function configureConnector(
     detail: configAuditDetail(settings, secretsReplaced),
     at: ctx.now(),
   });
-  await c.afterSave(ctx, log);
+  await c.settings.afterSave?.(ctx, await payinConnectorNamed(ctx, c.name), log);
   return { ok: true, secretsReplaced };
 }
 

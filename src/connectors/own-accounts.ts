@@ -6,9 +6,9 @@
 // too: the money goes back by a transfer the operator makes from that account.
 import { methodsForCountry } from '../domain/catalog.ts';
 import { ACCEPTED_COUNTRY_CODES } from '../domain/countries.ts';
-import { collectsIntoOwnAccount, type OwnAccount, ownAccountPaymentInfo } from '../domain/own-accounts.ts';
+import { collectsIntoOwnAccount, type OwnAccount, ownAccountPaymentInfo, validateOwnAccounts } from '../domain/own-accounts.ts';
 import { confirmedOutsideProvider, ConnectorError, type PayinConnector, paymentInfoInput } from './payin.ts';
-import type { ConnectorKind } from './registry.ts';
+import type { ConnectorKind } from './kind.ts';
 import { connectorView, type StoredConnector } from './store.ts';
 import type { AppContext } from '../config/context.ts';
 
@@ -47,14 +47,52 @@ export function ownAccountsConnector(accounts: OwnAccount[]): PayinConnector {
   };
 }
 
+const account = {
+  type: 'object',
+  properties: {
+    country: { type: 'string' }, method: { type: 'string' }, beneficiary_name: { type: 'string' },
+    agency: { type: 'string' }, account: { type: 'string' }, document: { type: 'string' },
+  },
+} as const;
+
 export const ownAccountsKind: ConnectorKind = {
   name: OWN_ACCOUNTS_CONNECTOR,
+  label: 'own accounts',
   // Everything it could serve (the registry's fast path); what it does serve is its list.
   serves: ACCEPTED_COUNTRY_CODES.flatMap((country) =>
     methodsForCountry(country).filter(collectsIntoOwnAccount).map((m) => ({ country, method: m.code })),
   ),
   servesOf: (stored) => storedAccounts(stored).map((a) => ({ country: a.country, method: a.method })),
   build: (_ctx, stored) => ownAccountsConnector(storedAccounts(stored)),
+  // Only the bank statement shows a payment: the operator's confirmation matches on the deposit's reference.
+  matchKey: 'charge_reference',
+  settings: {
+    // No generic form: the console's own page sets or removes one (country, method) at a time.
+    validate(body) {
+      const r = validateOwnAccounts(body);
+      return r.ok ? { ok: true, settings: { accounts: JSON.stringify(r.accounts) }, secrets: {} } : r;
+    },
+    view: ownAccountsView,
+    auditDetail: (v) => ({ accounts: JSON.parse(v.settings.accounts!) as unknown }),
+  },
+  admin: {
+    summaries: {
+      put: 'Configure the bank accounts the operator holds for bank transfer and branch deposit methods: {accounts: [{country, method, beneficiary_name, agency?, account, document?}]}',
+      putDescription:
+        'Replaces the whole list. Each (country, method) gets one account; BR needs agency and the CNPJ as document, MX a CLABE as account. ' +
+        'Deposits of these methods show the account and the deposit reference and stay PENDING until the operator confirms the payment on the bank statement.',
+      get: 'The bank accounts the operator holds for bank transfer and branch deposit methods',
+    },
+    configBody: { type: 'object', properties: { accounts: { type: 'array', items: account } } },
+    viewSchema: {
+      type: 'object',
+      required: ['accounts', 'updated_at'],
+      properties: { accounts: { type: 'array', items: { ...account, required: ['country', 'method', 'beneficiary_name', 'account'] } }, updated_at: { type: 'string', format: 'date-time' } },
+    },
+    invalid: 'Invalid own accounts configuration',
+    notConfigured: 'No own accounts are configured',
+  },
+  cli: { savedNote: 'saved; running caja processes offer these methods at once on PostgreSQL (else within CAJA_CACHE_SECONDS)' },
 };
 
 /** The list as the operator sees it (GET /admin/connectors/own_accounts, `caja connector own_accounts show`). */

@@ -1,6 +1,6 @@
 // Banks behind one interface (STYLE.md "Providers behind one interface"): the cashout worker
 // hands a PENDING cashout to the bank network and later asks for its outcome, never knowing which
-// network it talks to. The staging bank (src/cashouts/staging-bank.ts) is the one implementation
+// network it talks to. The staging bank (src/connectors/staging/bank.ts) is the one implementation
 // that ships; a production network is another implementation of this interface, chosen by
 // src/connectors/registry.ts (payoutConnector).
 import type { RejectionCode } from '../domain/cashout-states.ts';
@@ -50,8 +50,6 @@ export interface OrderPayoutConnector {
   readonly countries: readonly string[];
   /** The provider's limit per payout, in the country's currency: a larger cashout is refused at creation. */
   readonly maxAmount?: string;
-  /** Seconds after which a sent order not heard of is looked up (default CAJA_STP_ORDER_CHECK_SECONDS). */
-  readonly checkSeconds?: number;
   /** When paid, the cashout's bank_reference_id becomes the provider's id of the order (Pix: the end-to-end id). */
   readonly providerIdIsBankReference?: boolean;
   /**
@@ -61,6 +59,8 @@ export interface OrderPayoutConnector {
    * and look-up reads it back from the row.
    */
   newReference(): string;
+  /** How long a sent order may go unheard of before it is looked up, in seconds (STP: CAJA_STP_ORDER_CHECK_SECONDS, Pix: its payouts' check_seconds). */
+  readonly checkSeconds: number;
   /** Sends the order. Throws ConnectorError when the answer is unknown (nothing is known to exist). */
   send(order: PayoutOrder, reference: string): Promise<OrderSendResult>;
   /**

@@ -14,6 +14,10 @@
 //                                            leave through as orders (STP for MX), in any env
 //   payoutConnectorFor(ctx, country)         the network of one country's cashouts
 //   cardRefundConnector(config)              the card network card refunds go through
+//   accountRegistryFor(config)               the banks' and the DICT's answers (account and Pix-key validation)
+//
+// The kinds are src/connectors/providers.ts's list (each declared by its folder: src/connectors/kind.ts);
+// staging's stand-ins (./staging/: the simulator, the card network, the bank) are chosen here only.
 //
 // A real connector's configuration lives in the `connectors` table (secrets sealed with the
 // master key) and is read through the process's TTL cache (ctx.cache, cleared when this process
@@ -23,45 +27,33 @@
 // look-up.
 import type { Config } from '../config/config.ts';
 import type { AppContext } from '../config/context.ts';
-import { methodsForCountry } from '../domain/catalog.ts';
-import { stagingBank } from '../cashouts/staging-bank.ts';
-import { type CardRefundConnector, stagingCardNetwork } from '../refunds/card-connector.ts';
+import { findMethod, methodsForCountry } from '../domain/catalog.ts';
+import { type ConnectorKind, kindSeconds, pollSeconds } from './kind.ts';
 import type { PayinConnector } from './payin.ts';
 import type { OrderPayoutConnector, PayoutConnector } from './payout.ts';
-import { stagingSimulator } from './staging/simulator.ts';
+import { connectorKind, connectorKinds, onKindsChanged } from './providers.ts';
+import { type AccountRegistry, unconnectedRegistry } from './account-registry.ts';
+import { simulatedRegistry } from './staging/account-registry.ts';
+import { stagingBank } from './staging/bank.ts';
 import { STAGING_CARD, stagingCard } from './staging/card.ts';
-import { findMethod } from '../domain/catalog.ts';
+import { type CardRefundConnector, stagingCardNetwork } from './staging/card-network.ts';
+import { stagingSimulator } from './staging/simulator.ts';
 import { loadConnectorRows, type StoredConnector } from './store.ts';
-import { pixKind } from './pix/connector.ts';
-import { ownAccountsKind } from './own-accounts.ts';
-import { stpKind } from './stp/connector.ts';
-import { adyenKind } from './adyen/connector.ts';
 
-/** A kind of real connector: what it can serve and how it is built from its stored configuration. */
-export interface ConnectorKind {
-  readonly name: string;
-  /** The (country, method) pairs it collects, e.g. Pix: BR/IX. */
-  readonly serves: readonly { country: string; method: string }[];
-  /** What a configuration of it serves, when that is a part of `serves` (own accounts: its list). */
-  servesOf?(stored: StoredConnector): readonly { country: string; method: string }[];
-  build(ctx: AppContext, stored: StoredConnector): PayinConnector;
-}
-
-/** Every kind of real connector caja has; a new connector is one more entry (docs/connectors.md). */
-const KINDS: readonly ConnectorKind[] = [pixKind, ownAccountsKind, stpKind, adyenKind];
+export { connectorKind, connectorKinds };
 
 const pairKey = (country: string, method: string) => `${country.trim().toUpperCase()}|${method.trim().toUpperCase()}`;
 
 /** Every (country, method) some kind could serve: a deposit of any other needs no look-up. */
-const SERVABLE = new Set(KINDS.flatMap((k) => k.serves.map((s) => pairKey(s.country, s.method))));
-
-export function connectorKind(name: string): ConnectorKind | undefined {
-  return KINDS.find((k) => k.name === name);
-}
+let servable: Set<string> | null = null;
+onKindsChanged(() => {
+  servable = null;
+});
 
 /** Whether any kind of real connector could serve the pair (else no configuration is read). */
 function servableByKind(country: string, method: string): boolean {
-  return SERVABLE.has(pairKey(country, method));
+  servable ??= new Set(connectorKinds().flatMap((k) => k.serves.map((s) => pairKey(s.country, s.method))));
+  return servable.has(pairKey(country, method));
 }
 
 interface Configured {
@@ -179,6 +171,20 @@ export async function configuredConnectors(ctx: AppContext): Promise<PayinConnec
   return [...(await configured(ctx)).byName.values()];
 }
 
+/**
+ * The longest reconciliation poll interval of any kind, in seconds: a deposit charged at a
+ * provider stays PENDING past its expiry for two of them (deposits/worker.ts).
+ */
+export function longestPollSeconds(config: Pick<Config, 'connectors'>): number {
+  return Math.max(60, ...connectorKinds().map((k) => pollSeconds(config, k)));
+}
+
+/** Every kind's intervals, read once at start: a bad value stops the process there (ConfigError). */
+export function checkKindIntervals(config: Pick<Config, 'connectors'>): void {
+  longestPollSeconds(config);
+  for (const k of connectorKinds()) for (const i of Object.values(k.intervals ?? {})) kindSeconds(config, i);
+}
+
 /** The bank network of cashouts: staging's simulated bank; production has none plugged in yet. */
 export function payoutConnector(config: Pick<Config, 'env'>): PayoutConnector | null {
   return config.env === 'staging' ? stagingBank : null;
@@ -205,4 +211,9 @@ export async function payoutConnectorFor(ctx: AppContext, country: string): Prom
 /** The card network card refunds go through: staging's simulator; production has none yet. */
 export function cardRefundConnector(config: Pick<Config, 'env'>): CardRefundConnector | null {
   return config.env === 'staging' ? stagingCardNetwork : null;
+}
+
+/** Who answers whether an account or a Pix key exists: staging's simulated registry; production has none connected yet (lookups fail as unavailable). */
+export function accountRegistryFor(c: Pick<Config, 'simulated'>): AccountRegistry {
+  return c.simulated ? simulatedRegistry : unconnectedRegistry;
 }

@@ -1,6 +1,6 @@
 // The connectors worker, in every process: registers each real connector's callback address at
 // its provider (on start, and again when the configuration changes), runs the reconciliation
-// poll when due (Pix: every CAJA_PIX_POLL_SECONDS, STP: CAJA_STP_POLL_SECONDS, one process at a time), and moves refunds
+// poll when due (every kind's `intervals.poll`: Pix CAJA_PIX_POLL_SECONDS, STP CAJA_STP_POLL_SECONDS; one process at a time), and moves refunds
 // sent through connectors along (src/refunds/provider-refunds.ts). It runs every CAJA_EXPIRY_INTERVAL_MS,
 // like the deposit worker.
 import type { AppContext } from '../config/context.ts';
@@ -10,18 +10,12 @@ import type { PayinConnector } from './payin.ts';
 import { reconcile } from '../deposits/payments.ts';
 import { providerAnsweredForRefunds, trackConnectorRefunds } from '../refunds/provider-refunds.ts';
 import { providerAnsweredForPayouts } from '../cashouts/payouts.ts';
-import { configuredConnectors, followConnectorChanges } from './registry.ts';
+import { connectorKind, configuredConnectors, followConnectorChanges } from './registry.ts';
+import { pollSeconds } from './kind.ts';
 import { callbackUrl } from './pix/view.ts';
 
 export { callbackUrl };
 
-/** How often a connector's reconciliation poll runs, in seconds. */
-function pollSeconds(ctx: AppContext, connector: PayinConnector): number {
-  if (connector.name === 'pix') return ctx.config.connectors.pixPollSeconds;
-  // STP: the received orders of the days in the window (consOrdenesFech), CAJA_STP_POLL_SECONDS (2 minutes by default).
-  if (connector.name === 'stp') return ctx.config.connectors.stpPollSeconds;
-  return 60;
-}
 
 /** One pass; tests call it directly. `registered` keeps the connectors registered by this process. */
 export async function runConnectorJobs(ctx: AppContext, registered: WeakSet<PayinConnector> = new WeakSet()): Promise<void> {
@@ -35,7 +29,7 @@ export async function runConnectorJobs(ctx: AppContext, registered: WeakSet<Payi
       }
     }
     try {
-      const poll = await reconcile(ctx, connector, pollSeconds(ctx, connector));
+      const poll = await reconcile(ctx, connector, pollSeconds(ctx.config, connectorKind(connector.name)));
       if (poll.ran) {
         // The provider answered: refunds and orders waiting on it go at their next pass.
         await providerAnsweredForRefunds(ctx, connector.name);

@@ -324,6 +324,12 @@ export interface KeptPayment {
   created_at: Date;
 }
 
+/** How a payment a connector kept ended (applied, or unmatched and why); null when none is kept. */
+export async function keptPaymentOutcome(q: Queryable, connector: string, paymentId: string): Promise<{ status: string; reason: string | null } | null> {
+  const { rows } = await q.query<{ status: string; reason: string | null }>('SELECT status, reason FROM connector_payments WHERE connector = $1 AND payment_id = $2', [connector, paymentId]);
+  return rows[0] ?? null;
+}
+
 /** The payments a connector kept, newest first; `unmatched` are those no pending deposit took. */
 export async function keptPayments(q: Queryable, connector: string, status: 'applied' | 'unmatched' | null, limit: number): Promise<KeptPayment[]> {
   const { rows } = await q.query<KeptPayment>(

@@ -11,6 +11,7 @@ import type { Worker } from '../jobs/periodic-worker.ts';
 import { isCrypto } from './service.ts';
 import { transitionAllIn, type TransitionRequest } from './transitions.ts';
 import { purgeExpiredRequests } from '../auth/replay.ts';
+import { longestPollSeconds } from '../connectors/registry.ts';
 
 const BATCH = 100;
 const KEY_RETENTION_HOURS = 48;
@@ -35,9 +36,9 @@ export async function expireDueDeposits(ctx: AppContext): Promise<number> {
   });
 }
 
-/** How long past its expiry a deposit charged at a real provider stays PENDING: two polls, 5 to 60 minutes. */
+/** How long past its expiry a deposit charged at a real provider stays PENDING: two polls (the slowest kind's), 5 to 60 minutes. */
 export function connectorGraceMs(ctx: AppContext): number {
-  return Math.min(3600_000, Math.max(5 * 60_000, 2 * ctx.config.connectors.pixPollSeconds * 1000));
+  return Math.min(3600_000, Math.max(5 * 60_000, 2 * longestPollSeconds(ctx.config) * 1000));
 }
 
 /** Staging: completes or cancels deposits created with a magic value once their delay is over. */

@@ -2,7 +2,7 @@
 // validation: per country the shape of account, branch and account type, the check digits
 // where a public algorithm exists, and that the bank is a real participant of the country's
 // registry (src/domain/banks). These catch typos and malformed data only; whether an account
-// exists and belongs to the beneficiary is the bank's answer (src/validation/registry.ts).
+// exists and belongs to the beneficiary is the bank's answer (src/connectors/account-registry.ts).
 
 import { findBank } from './banks.ts';
 import { isValidClabe } from './clabe.ts';

@@ -23,7 +23,7 @@ import { refundDebit } from '../domain/settlement.ts';
 import { depositCreditOf } from '../balances/service.ts';
 import { InsufficientFunds, reserve } from '../ledger/ledger.ts';
 import { recordEvent } from '../notifications/outbox.ts';
-import { cardRefundConnector } from './card-connector.ts';
+import { cardRefundConnector } from '../connectors/registry.ts';
 import { CARD_NETWORK, refundDestination, refundReference, refundsThroughConnector } from '../connectors/refund-routes.ts';
 import { kickConnectorRefund } from './provider-refunds.ts';
 import { getRefund, type RefundBankAccount, type RefundRow } from './transitions.ts';

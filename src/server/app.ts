@@ -31,10 +31,8 @@ import { registerV3Refunds } from '../api/v3/refunds.ts';
 import { registerV5Validation } from '../api/v5/validation.ts';
 import { registerAdminExchangeRates } from '../api/admin/exchange-rates.ts';
 import { registerAdminBalance } from '../api/admin/balance.ts';
-import { registerAdminConnectors } from '../api/admin/connectors.ts';
-import { registerAdminStp } from '../api/admin/connectors-stp.ts';
+import { registerConnectorAdmins } from '../api/admin/connector-routes.ts';
 import { registerAdminAdyen } from '../api/admin/connectors-adyen.ts';
-import { registerAdminOwnAccounts } from '../api/admin/own-accounts.ts';
 import { registerAdminTokens } from '../api/admin/tokens.ts';
 import { registerAdminReconciliation } from '../api/admin/reconciliation.ts';
 import { registerConnectorCallbacks } from '../api/connectors/routes.ts';
@@ -102,9 +100,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerAdminNotifications(admin, ctx);
     registerAdminExchangeRates(admin, ctx);
     registerAdminBalance(admin, ctx);
-    registerAdminConnectors(admin, ctx);
-    registerAdminOwnAccounts(admin, ctx);
-    registerAdminStp(admin, ctx);
+    // Every connector kind's PUT/GET /admin/connectors/{name} (src/connectors/providers.ts).
+    registerConnectorAdmins(admin, ctx);
+    // Adyen's chargebacks (its PUT/GET are its kind's, above).
     registerAdminAdyen(admin, ctx);
     registerAdminTokens(admin, ctx);
     registerAdminReconciliation(admin, ctx);

@@ -5,6 +5,7 @@
 import cluster from 'node:cluster';
 import v8 from 'node:v8';
 import { checkServerConfig, ConfigError, loadConfig, type Config } from '../config/config.ts';
+import { checkKindIntervals } from '../connectors/registry.ts';
 import { buildApp } from './app.ts';
 import { listenAdmin } from '../api/admin/listener.ts';
 import { openContext } from './runtime.ts';
@@ -18,6 +19,8 @@ async function main(): Promise<void> {
   try {
     config = loadConfig();
     checkServerConfig(config);
+    // Each connector kind's intervals (CAJA_PIX_POLL_SECONDS, …), checked as the rest of the configuration.
+    checkKindIntervals(config);
     processes = processCount(process.env, config);
   } catch (err) {
     if (err instanceof ConfigError) {

@@ -1,5 +1,5 @@
 // v5 account and Pix key validation: the checks the spec lists, in its order, over the one set
-// of bank-account rules (domain/bank-accounts.ts) and the registry connector (./registry.ts).
+// of bank-account rules (domain/bank-accounts.ts) and the registry connector (src/connectors/account-registry.ts).
 // Failures are named here; the v5 face renders them.
 import type { AppContext } from '../config/context.ts';
 import { validateBankAccount, type BankAccountCheck, type BankAccountField } from '../domain/bank-accounts.ts';
@@ -9,7 +9,7 @@ import { validateDocument } from '../domain/documents.ts';
 import { cmp, dec, toPlainString, type Decimal } from '../domain/money.ts';
 import { classifyPixKey, type PixKeyType } from '../domain/pix.ts';
 import { convert } from '../lookups/exchange-rates.ts';
-import type { AccountRegistry } from './registry.ts';
+import type { AccountRegistry } from '../connectors/account-registry.ts';
 
 /** Why an account is refused: the rule checks, then the bank's answers, in the order they run. */
 export type AccountCheck = BankAccountCheck | 'account_not_found' | 'holder_mismatch' | 'cannot_receive_funds';

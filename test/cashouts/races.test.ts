@@ -9,7 +9,7 @@ import { cpf } from '../helpers/documents.ts';
 import { creditBalance } from '../helpers/merchants.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { deliverDueCashouts } from '../../src/cashouts/worker.ts';
-import { stagingBank } from '../../src/cashouts/staging-bank.ts';
+import { stagingBank } from '../../src/connectors/staging/bank.ts';
 
 const BR = (over: Record<string, unknown>) => ({
   country: 'BR', currency: 'USD', document_id: cpf('529982247'), beneficiary_name: 'Maria', bank_code: '260', bank_account: '12345-6', bank_branch: '0001', ...over,

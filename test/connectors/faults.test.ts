@@ -10,6 +10,8 @@ import { admin, cashoutRequest, createMerchant, type Credentials, V3Client } fro
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
 import { buildClabe } from '../../src/domain/clabe.ts';
 import { fundMerchant, setRates } from '../helpers/four-eyes.ts';
+import { pollSeconds } from '../../src/connectors/kind.ts';
+import { stpKind } from '../../src/connectors/stp/kind.ts';
 
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
 const BENEFICIARY_CLABE = buildClabe('012', '180', '00123456789');
@@ -69,7 +71,7 @@ for (const backend of backends()) {
     const depositStatus = async (id: number) => (await v3.get(`/v3/deposits/${id}`)).body.status as string;
 
     test('a lost abono is credited by the catch-up poll at its default interval (minutes), not a day later', async () => {
-      assert.ok(s.ctx.config.connectors.stpPollSeconds <= 300, `CAJA_STP_POLL_SECONDS defaults to ${s.ctx.config.connectors.stpPollSeconds}`);
+      assert.ok(pollSeconds(s.ctx.config, stpKind) <= 300, `CAJA_STP_POLL_SECONDS defaults to ${pollSeconds(s.ctx.config, stpKind)}`);
       const d = await speiDeposit('140.00');
       const lost = await sim.control.abono({ cuentaBeneficiario: d.clabe, monto: d.amount, delivery: 'drop' });
       assert.equal(lost.answers.length, 0);

@@ -18,6 +18,8 @@ import { payinConnectorNamed } from '../../src/connectors/registry.ts';
 import { clabeInRange } from '../../src/connectors/stp/mapping.ts';
 import { allocateClabe } from '../../src/connectors/stp/clabes.ts';
 import { setRates } from '../helpers/four-eyes.ts';
+import { pollSeconds } from '../../src/connectors/kind.ts';
+import { stpKind } from '../../src/connectors/stp/kind.ts';
 
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
 let n = 0;
@@ -124,7 +126,7 @@ for (const backend of backends()) {
       const lost = await sim.control.abono({ cuentaBeneficiario: ordering, monto: e.amount, referenciaNumerica: Number(e.reference), delivery: 'drop' });
       assert.equal(lost.answers.length, 0);
       const connector = (await payinConnectorNamed(s.ctx, 'stp'))!;
-      await reconcile(s.ctx, connector, s.ctx.config.connectors.stpPollSeconds, true);
+      await reconcile(s.ctx, connector, pollSeconds(s.ctx.config, stpKind), true);
       const rows = (await recorded(ordering)).filter((x) => x.reason?.includes(`deposit ${e.id}`));
       assert.deepEqual(rows.map((x) => [x.status, x.seen_via]), [['unmatched', 'poll']]);
       for (const x of [d, e]) assert.equal((await v3.get(`/v3/deposits/${x.id}`)).body.status, 'PENDING');

@@ -18,6 +18,8 @@ import { runCashoutJobs } from '../../src/cashouts/worker.ts';
 import type { StpConnector } from '../../src/connectors/stp/connector.ts';
 import { fechaOperacion } from '../../src/connectors/stp/mapping.ts';
 import { setRates, fundMerchant } from '../helpers/four-eyes.ts';
+import { pollSeconds } from '../../src/connectors/kind.ts';
+import { stpKind } from '../../src/connectors/stp/kind.ts';
 
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
 const BENEFICIARY_CLABE = buildClabe('012', '180', '00123456789');
@@ -201,12 +203,12 @@ for (const backend of backends()) {
       assert.equal(lost.answers.length, 0);
       assert.equal(await depositStatus(d.id), 'PENDING');
       const connector = (await payinConnectorNamed(s.ctx, 'stp'))!;
-      const pass = await reconcile(s.ctx, connector, s.ctx.config.connectors.stpPollSeconds, true);
+      const pass = await reconcile(s.ctx, connector, pollSeconds(s.ctx.config, stpKind), true);
       assert.ok(pass.ran && pass.payments >= 1);
       assert.equal(await depositStatus(d.id), 'COMPLETED');
       assert.deepEqual((await recorded(d.clabe)).map((r) => [r.status, r.seen_via]), [['applied', 'poll']]);
       // A second pass over the same day changes nothing; the late post of it is answered the same.
-      await reconcile(s.ctx, connector, s.ctx.config.connectors.stpPollSeconds, true);
+      await reconcile(s.ctx, connector, pollSeconds(s.ctx.config, stpKind), true);
       assert.deepEqual((await sim.control.repostAbono(lost.order.claveRastreo)).answers[0]!.answer, { mensaje: 'confirmar' });
       assert.equal((await recorded(d.clabe)).length, 1);
       await ledgerOk();

@@ -6,7 +6,7 @@ import { backends, startTestServer, type TestServer } from '../helpers/server.ts
 import { createMerchant, formPost, V3Client, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { createHmac } from 'node:crypto';
-import { stagingCardNetwork } from '../../src/refunds/card-connector.ts';
+import { stagingCardNetwork } from '../../src/connectors/staging/card-network.ts';
 import { trackConnectorRefunds } from '../../src/refunds/provider-refunds.ts';
 import { ConnectorError } from '../../src/connectors/payin.ts';
 

@@ -6,7 +6,7 @@ import { CASHOUT_STATUS_CODE, CASHOUT_STATUSES, type CashoutTrigger, nextCashout
 import { validateCashoutRequest } from '../../src/domain/cashout-request.ts';
 import { buildClabe } from '../../src/domain/clabe.ts';
 import { toDb } from '../../src/domain/money.ts';
-import { stagingOutcome } from '../../src/cashouts/staging-bank.ts';
+import { stagingOutcome } from '../../src/connectors/staging/bank.ts';
 
 describe('cashout states', () => {
   test('every allowed transition, and nothing else', () => {

@@ -1,82 +1,14 @@
-// The Adyen connector's configuration: PUT/GET /admin/connectors/adyen (admin token). Secrets
-// (api_key, hmac_key, hmac_key_next) are sealed at rest and never answered.
+// The Adyen connector's chargebacks: GET /admin/connectors/adyen/disputes (admin token). Its
+// PUT/GET /admin/connectors/adyen and …/payments are the kind's (src/connectors/adyen/admin.ts),
+// served by src/api/admin/connector-routes.ts.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { ADYEN_CONNECTOR } from '../../connectors/adyen/connector.ts';
-import { validateAdyenConfig } from '../../connectors/adyen/settings.ts';
-import { adyenView } from '../../connectors/adyen/view.ts';
-import { keptPayments } from '../../deposits/payments.ts';
 import { listDisputes } from '../../deposits/disputes.ts';
-import { registerConnectorAdmin } from './connector-routes.ts';
 
 const when = { type: ['string', 'null'] } as const;
 
-const adyenViewSchema = {
-  type: 'object',
-  required: ['merchant_account', 'endpoint', 'api_url', 'methods', 'api_key', 'hmac_key', 'hmac_key_next', 'capture', 'updated_at', 'health'],
-  properties: {
-    merchant_account: { type: 'string' }, endpoint: { type: 'string', enum: ['test', 'live', 'custom'] }, api_url: { type: 'string' }, live_prefix: { type: 'string' },
-    methods: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }, ca: { type: 'string' },
-    api_key: { type: 'string', enum: ['(set)'], description: 'never answered' },
-    hmac_key: { type: 'string', enum: ['(set)'], description: 'never answered' },
-    hmac_key_next: { type: ['string', 'null'], enum: ['(set)', null], description: 'never answered; null when no second key is set' },
-    capture: { type: 'string', enum: ['immediate'] },
-    updated_at: { type: 'string' },
-    health: {
-      type: 'object',
-      properties: {
-        notification_url: { type: 'string' }, last_authorisation_at: when, last_notification_at: when,
-        refused_last_24h: { type: 'integer' }, refunds_failed_last_24h: { type: 'integer' }, last_error: when, last_error_at: when,
-      },
-    },
-  },
-} as const;
-
-const paymentSchema = {
-  type: 'object',
-  properties: {
-    payment_id: { type: 'string', description: 'Adyen pspReference' }, charge_reference: when, deposit_id: { type: ['integer', 'null'] },
-    amount: { type: 'string' }, currency: { type: 'string' }, paid_at: { type: 'string' }, status: { type: 'string', enum: ['applied', 'unmatched'] },
-    reason: when, seen_via: { type: 'string' }, recorded_at: { type: 'string' },
-  },
-} as const;
-
-const configBody = {
-  type: 'object',
-  properties: {
-    api_key: { type: 'string' }, merchant_account: { type: 'string' }, hmac_key: { type: 'string' }, hmac_key_next: { type: ['string', 'null'] },
-    endpoint: { type: 'string' }, live_prefix: { type: 'string' }, api_url: { type: ['string', 'null'] }, ca: { type: ['string', 'null'] },
-    methods: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
-  },
-} as const;
-
-/** The payments recorded for deposits (GET /admin/connectors/adyen/payments), newest first. */
-async function adyenPayments(ctx: Pick<AppContext, 'db'>, status: 'applied' | 'unmatched' | null, limit: number) {
-  return (await keptPayments(ctx.db, ADYEN_CONNECTOR, status, limit)).map((r) => ({
-    payment_id: r.payment_id, charge_reference: r.charge_reference, deposit_id: r.deposit_id, amount: r.amount, currency: r.currency,
-    paid_at: r.paid_at.toISOString(), status: r.status, reason: r.reason, seen_via: r.seen_via, recorded_at: r.created_at.toISOString(),
-  }));
-}
-
 export function registerAdminAdyen(app: FastifyInstance, ctx: AppContext): void {
-  registerConnectorAdmin(app, ctx, {
-    name: ADYEN_CONNECTOR,
-    label: 'Adyen',
-    summaries: {
-      put: 'Configure the Adyen connector (cards with 3-D Secure on the hosted checkout, boleto, OXXO): {api_key, merchant_account, hmac_key, hmac_key_next?, endpoint test|live, live_prefix?, methods {BR: [...], MX: [...]}}',
-      putDescription: 'Secrets (api_key, hmac_key, hmac_key_next) are encrypted at rest and never answered. Production offers exactly the methods listed. Adyen posts its notifications to health.notification_url.',
-      get: 'The Adyen connector: configuration without secrets, and health (last authorisation, last notification, failures)',
-      payments: 'Payments Adyen authorised for deposits, newest first',
-    },
-    configBody,
-    viewSchema: adyenViewSchema,
-    paymentSchema,
-    validate: validateAdyenConfig,
-    afterSave: async () => undefined,
-    view: adyenView,
-    payments: adyenPayments,
-  });
-
   // Chargebacks on Adyen payments (src/deposits/disputes.ts), with their defence deadline.
   app.get<{ Querystring: { limit?: number } }>('/admin/connectors/adyen/disputes', {
     schema: {

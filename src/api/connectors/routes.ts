@@ -8,27 +8,26 @@ import type { AppContext } from '../../config/context.ts';
 import { v3ErrorBody } from '../v3/face.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { ConnectorError } from '../../connectors/payin.ts';
-import { applyHints } from '../../deposits/payments.ts';
-import { payinConnectorNamed } from '../../connectors/registry.ts';
-import { type CallbackOutcome, receiveAbono, receiveEstado } from '../../connectors/stp/callbacks.ts';
+import { applyHints, applyPayment, keptPaymentOutcome } from '../../deposits/payments.ts';
 import { ADYEN_CONNECTOR, type AdyenConnector } from '../../connectors/adyen/connector.ts';
 import { ACCEPTED } from '../../connectors/adyen/notifications.ts';
 import { receiveAdyenNotifications } from '../../deposits/acquirer-events.ts';
-import { hintConnectorRefund } from '../../refunds/provider-refunds.ts';
 import { hintPayout } from '../../cashouts/payouts.ts';
-import { PIX_CONNECTOR } from '../../connectors/pix/connector.ts';
-import { parseSendHints } from '../../connectors/pix/payout-mapping.ts';
+import { hintConnectorRefund } from '../../refunds/provider-refunds.ts';
+import { connectorKind, connectorKinds } from '../../connectors/providers.ts';
+import { payinConnectorNamed } from '../../connectors/registry.ts';
 
 export function registerConnectorCallbacks(app: FastifyInstance, ctx: AppContext): void {
   const handler = async (request: { params: { name: string }; body: unknown; log: FastifyInstance['log'] }, reply: import('fastify').FastifyReply) => {
     const connector = await payinConnectorNamed(ctx, request.params.name.toLowerCase());
     if (!connector || connector.simulated) return reply.status(404).send(v3ErrorBody(v3Errors.notFound('No such connector')));
     try {
-      // A Pix send's notification (Efí: gnExtras.idEnvio) is a hint for that payout: the send is
-      // read back from the PSP before anything moves (src/cashouts/payouts.ts hintPayout); one
-      // naming a send caja does not know changes nothing.
-      if (connector.name === PIX_CONNECTOR && connector.payout) {
-        for (const h of parseSendHints(request.body).slice(0, 50)) await hintPayout(ctx, PIX_CONNECTOR, { reference: h.idEnvio, providerId: h.e2eId });
+      // A payout's notification in the same post (Pix: a send's gnExtras.idEnvio), as the kind
+      // parses it, is a hint for that payout: read back from the provider before anything moves
+      // (src/cashouts/payouts.ts hintPayout); one naming a payout caja does not know changes nothing.
+      const payoutHints = connector.payout ? connectorKind(connector.name)?.payoutHints : undefined;
+      if (payoutHints) {
+        for (const h of payoutHints(request.body).slice(0, 50)) await hintPayout(ctx, connector.name, { reference: h.reference, providerId: h.providerId });
       }
       const result = await applyHints(ctx, connector, request.body);
       return reply.status(200).send({ received: result.hints });
@@ -44,7 +43,7 @@ export function registerConnectorCallbacks(app: FastifyInstance, ctx: AppContext
   app.post<{ Params: { name: string } }>('/connectors/:name/webhook', { schema }, handler);
   app.post<{ Params: { name: string } }>('/connectors/:name/webhook/pix', { schema }, handler);
 
-  registerStpCallbacks(app, ctx);
+  registerKindCallbacks(app, ctx);
   registerAdyenNotifications(app, ctx);
 }
 
@@ -66,22 +65,39 @@ function registerAdyenNotifications(app: FastifyInstance, ctx: AppContext): void
   });
 }
 
-// STP (src/connectors/stp/callbacks.ts): POST /connectors/stp/abono (an incoming transfer, answered
-// {"mensaje":"confirmar"} or {"mensaje":"devolver","id":n}) and /connectors/stp/estado (a sent
-// order's state change, a hint). 401 without the operator's webhook_secret when one is set; 404
-// when STP is not configured or does not show the transfer; 503 when STP could not be read.
-function registerStpCallbacks(app: FastifyInstance, ctx: AppContext): void {
-  const answer = (reply: import('fastify').FastifyReply, outcome: CallbackOutcome) => {
-    switch (outcome.kind) {
-      case 'answer': return reply.status(200).send(outcome.body);
-      case 'not_configured': return reply.status(404).send(v3ErrorBody(v3Errors.notFound('The STP connector is not configured')));
-      case 'forbidden': return reply.status(401).send(v3ErrorBody(v3Errors.invalidCredentials('Missing or wrong X-Stp-Webhook-Secret')));
-      case 'invalid': return reply.status(400).send(v3ErrorBody(v3Errors.validation(outcome.details)));
-      case 'unknown': return reply.status(404).send(v3ErrorBody(v3Errors.notFound('STP does not show this transfer')));
-      case 'unavailable': return reply.status(503).send(v3ErrorBody(v3Errors.serviceUnavailable('STP could not be read; retry later')));
+// Each kind's own callback paths (src/connectors/kind.ts `callbacks`), e.g. STP's
+// POST /connectors/stp/abono (an incoming transfer, answered {"mensaje":"confirmar"} or
+// {"mensaje":"devolver","id":n}) and /connectors/stp/estado (a sent order's state change, a hint).
+// The kind parses and verifies the post; what it found is applied here by its feature: a payment
+// by deposits (applyPayment, once), an order's hint by cashouts, else refunds (looked up at the
+// provider before anything moves). 401 when the kind refuses the post's credentials; 404 when the
+// connector is not configured or the provider does not show what the post names; 503 when the
+// provider could not be read.
+function registerKindCallbacks(app: FastifyInstance, ctx: AppContext): void {
+  for (const kind of connectorKinds()) {
+    for (const cb of kind.callbacks ?? []) {
+      app.post(`/connectors/${kind.name}/${cb.path}`, { schema: { hide: true } }, async (request, reply) => {
+        const connector = await payinConnectorNamed(ctx, kind.name);
+        const outcome = await cb.receive(ctx, connector, { headers: request.headers, body: request.body });
+        switch (outcome.kind) {
+          case 'answer': return reply.status(200).send(outcome.body);
+          case 'payment': {
+            await applyPayment(ctx, connector!, outcome.payment, 'webhook');
+            return reply.status(200).send(outcome.answer((await keptPaymentOutcome(ctx.db, kind.name, outcome.payment.id))!));
+          }
+          case 'order': {
+            const known = await hintPayout(ctx, kind.name, { reference: outcome.reference, providerId: outcome.providerId })
+              || (outcome.reference !== null && await hintConnectorRefund(ctx, kind.name, outcome.reference));
+            if (!known) request.log.warn({ connector: kind.name, reference: outcome.reference, providerId: outcome.providerId }, 'state change names no order of caja: ignored');
+            return reply.status(200).send(outcome.body);
+          }
+          case 'not_configured': return reply.status(404).send(v3ErrorBody(v3Errors.notFound(`The ${kind.label} connector is not configured`)));
+          case 'forbidden': return reply.status(401).send(v3ErrorBody(v3Errors.invalidCredentials(outcome.message)));
+          case 'invalid': return reply.status(400).send(v3ErrorBody(v3Errors.validation(outcome.details)));
+          case 'unknown': return reply.status(404).send(v3ErrorBody(v3Errors.notFound(`${kind.label} does not show this transfer`)));
+          case 'unavailable': return reply.status(503).send(v3ErrorBody(v3Errors.serviceUnavailable(`${kind.label} could not be read; retry later`)));
+        }
+      });
     }
-  };
-  const secret = (headers: Record<string, unknown>) => (typeof headers['x-stp-webhook-secret'] === 'string' ? headers['x-stp-webhook-secret'] : undefined);
-  app.post('/connectors/stp/abono', { schema: { hide: true } }, async (request, reply) => answer(reply, await receiveAbono(ctx, secret(request.headers), request.body)));
-  app.post('/connectors/stp/estado', { schema: { hide: true } }, async (request, reply) => answer(reply, await receiveEstado(ctx, secret(request.headers), request.body)));
+  }
 }

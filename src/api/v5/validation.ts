@@ -6,7 +6,8 @@ import { v3HeaderAuth } from '../auth/v3-headers.ts';
 import { ACCOUNT_TYPES } from '../../domain/bank-accounts.ts';
 import { parseAmount, type Decimal } from '../../domain/money.ts';
 import { ApiError, v3Errors } from '../../http/errors.ts';
-import { accountRegistryFor, RegistryUnavailableError } from '../../validation/registry.ts';
+import { RegistryUnavailableError } from '../../connectors/account-registry.ts';
+import { accountRegistryFor } from '../../connectors/registry.ts';
 import { ACCOUNT_CHECK_DESCRIPTIONS, MAX_PIX_KEYS_PER_REQUEST, validateAccount, validatePixKeys } from '../../validation/service.ts';
 import { acceptedCountry } from '../v3/lookups.ts';
 import { requireJsonContentType, v3ErrorSchema } from '../v3/face.ts';
@@ -91,7 +92,7 @@ function unavailable(err: unknown): never {
 
 export function registerV5Validation(app: FastifyInstance, ctx: AppContext): void {
   const auth = v3HeaderAuth(ctx, 'cashouts');
-  // The connector is chosen here, once: simulated providers (staging) use the simulated registry.
+  // The connector is chosen once, by the connector registry: simulated providers (staging) use the simulated registry.
   const registry = accountRegistryFor(ctx.config);
 
   app.post<{ Body: Record<string, any> }>(

@@ -18,7 +18,7 @@ import { ConnectorError, type PayinConnector, type ProviderPayment, type RefundO
 import { returnPath } from '../staging/card.ts';
 import { recordHealth, type StoredConnector } from '../store.ts';
 import { AdyenClient } from './client.ts';
-import { ADYEN_METHODS, adyenType, minorUnits, newMerchantReference, paymentInfoFromVoucher, refundBody, sessionBody, sessionResult, voucherBody } from './mapping.ts';
+import { adyenType, minorUnits, newMerchantReference, paymentInfoFromVoucher, refundBody, sessionBody, sessionResult, voucherBody } from './mapping.ts';
 import { parseNotifications, type ParsedBatch } from './notifications.ts';
 
 export const ADYEN_CONNECTOR = 'adyen';
@@ -224,11 +224,3 @@ export async function adyenHealth(ctx: Pick<AppContext, 'db' | 'now'>) {
     last_error: c?.last_error ?? null, last_error_at: c?.last_error_at ?? null,
   };
 }
-
-/** The kind src/connectors/registry.ts lists (its ConnectorKind; not imported here: no cycle). */
-export const adyenKind = {
-  name: ADYEN_CONNECTOR,
-  serves: Object.entries(ADYEN_METHODS).flatMap(([country, m]) => Object.keys(m).map((method) => ({ country, method }))),
-  servesOf: servedPairs,
-  build: buildAdyenConnector,
-} as const;

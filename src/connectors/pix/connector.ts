@@ -5,7 +5,6 @@
 import type { AppContext } from '../../config/context.ts';
 import { ConnectorError, type PayinConnector, type ProviderPayment } from '../payin.ts';
 import { DEVOLUCAO_LOOKBACK_DAYS, pixAccountId, pixDayMovements, pixSendMovements, SEND_LOOKBACK_DAYS } from './day.ts';
-import type { ConnectorKind } from '../registry.ts';
 import { recordHealth, type StoredConnector } from '../store.ts';
 import { PixClient } from './client.ts';
 import { buildPixPayouts, type PixPayoutSettings } from './payouts.ts';
@@ -229,9 +228,3 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
     },
   };
 }
-
-export const pixKind: ConnectorKind = {
-  name: PIX_CONNECTOR,
-  serves: [{ country: 'BR', method: 'IX' }],
-  build: buildPixConnector,
-};

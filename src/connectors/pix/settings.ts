@@ -145,3 +145,9 @@ function validatePayouts(raw: unknown, pixKey: string, details: string[]): PixPa
   }
   return { payer_key: payerKey, max_amount: maxAmount, ...(dailyLimit ? { daily_limit: dailyLimit } : {}), check_seconds: checkSeconds, ...(info ? { info_pagador: info } : {}) };
 }
+
+/** The Pix workers' intervals (src/connectors/kind.ts), each read from its own variable. */
+export const PIX_INTERVALS = {
+  /** The reconciliation poll (GET /pix over the window), to catch lost webhooks. */
+  poll: { env: 'CAJA_PIX_POLL_SECONDS', default: 60, min: 1, max: 86400 },
+} as const;

@@ -5,7 +5,7 @@
 // the network's own table (staging_card_attempts), masked; the return leg
 // (/connectors/staging-card/return/<token>) reads the result back from that table (readReturn)
 // as it would ask an acquirer, and only then completes the deposit. Its refunds go through the
-// staging card refund network (src/refunds/card-connector.ts), as every card refund in staging.
+// staging card refund network (src/connectors/staging/card-network.ts), as every card refund in staging.
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../config/context.ts';
 import type { Queryable } from '../../db/db.ts';

@@ -1,6 +1,7 @@
-// What STP posts to caja (src/api/connectors/routes.ts wires the routes and answers):
+// What STP posts to caja (the kind's callbacks, ./kind.ts; src/api/connectors/routes.ts wires the
+// routes, hands what they parsed to deposits, cashouts and refunds, and answers):
 //   POST /connectors/stp/abono   an incoming transfer. Read back from STP's received orders (never
-//                                taken from the post), applied once through applyPayment, and
+//                                taken from the post), applied once (deposits' applyPayment), and
 //                                answered {"mensaje":"confirmar"} or {"mensaje":"devolver","id":n}
 //                                (the same answer for a repeated post, from the database: no
 //                                second look-up). Its date of operation must be within the window
@@ -13,28 +14,18 @@
 // constant time), which the operator's edge adds once it has checked STP's address.
 import type { AppContext } from '../../config/context.ts';
 import { safeEqualText } from '../../merchants/secrets.ts';
-import { ConnectorError } from '../payin.ts';
-import { applyPayment } from '../../deposits/payments.ts';
-import { hintPayout } from '../../cashouts/payouts.ts';
-import { hintConnectorRefund } from '../../refunds/provider-refunds.ts';
-import { payinConnectorNamed } from '../registry.ts';
+import type { CallbackOutcome, KindCallback } from '../kind.ts';
+import { ConnectorError, type PayinConnector } from '../payin.ts';
 import { type StpConnector, STP_CONNECTOR } from './connector.ts';
 import { abonoAnswer, fechaOperacion, parseEstadoHint, receivedToPayment } from './mapping.ts';
 import { knownUnknown, rememberUnknown, takeRead } from '../callback-bounds.ts';
 
-export type CallbackOutcome =
-  | { kind: 'answer'; body: Record<string, unknown> }
-  | { kind: 'not_configured' }
-  | { kind: 'forbidden' }
-  | { kind: 'invalid'; details: string[] }
-  /** STP does not know the transfer the post names (forged, or not visible yet): nothing applied. */
-  | { kind: 'unknown' }
-  | { kind: 'unavailable'; message: string };
+const secretOf = (headers: Record<string, unknown>) => (typeof headers['x-stp-webhook-secret'] === 'string' ? headers['x-stp-webhook-secret'] : undefined);
 
-async function stpConnector(ctx: AppContext, secret: string | undefined): Promise<StpConnector | CallbackOutcome> {
-  const connector = (await payinConnectorNamed(ctx, STP_CONNECTOR)) as StpConnector | null;
+function verified(given: PayinConnector | null, secret: string | undefined): StpConnector | CallbackOutcome {
+  const connector = given as StpConnector | null;
   if (!connector) return { kind: 'not_configured' };
-  if (connector.webhookSecret !== null && !safeEqualText(secret ?? '', connector.webhookSecret)) return { kind: 'forbidden' };
+  if (connector.webhookSecret !== null && !safeEqualText(secret ?? '', connector.webhookSecret)) return { kind: 'forbidden', message: 'Missing or wrong X-Stp-Webhook-Secret' };
   return connector;
 }
 
@@ -47,8 +38,8 @@ export function abonoDateAccepted(fecha: string, now: Date): boolean {
   return fecha >= fechaOperacion(new Date(now.getTime() - day)) && fecha <= fechaOperacion(new Date(now.getTime() + ABONO_DAYS_AHEAD * day));
 }
 
-export async function receiveAbono(ctx: AppContext, secret: string | undefined, body: unknown): Promise<CallbackOutcome> {
-  const connector = await stpConnector(ctx, secret);
+export async function receiveAbono(ctx: AppContext, given: PayinConnector | null, secret: string | undefined, body: unknown): Promise<CallbackOutcome> {
+  const connector = verified(given, secret);
   if ('kind' in connector) return connector;
   const posted = receivedToPayment(body);
   if (!posted) return { kind: 'invalid', details: ['body: not an abono (claveRastreo, institucionOrdenante, fechaOperacion, cuentaBeneficiario and monto are required)'] };
@@ -83,20 +74,20 @@ export async function receiveAbono(ctx: AppContext, secret: string | undefined, 
     ctx.log.warn({ connector: STP_CONNECTOR, payment: posted.id }, 'abono names a transfer STP does not show: nothing applied');
     return { kind: 'unknown' };
   }
-  await applyPayment(ctx, connector, truth, 'webhook');
-  const { rows } = await ctx.db.query<{ status: string; reason: string | null }>(
-    'SELECT status, reason FROM connector_payments WHERE connector = $1 AND payment_id = $2', [STP_CONNECTOR, truth.id]);
-  return { kind: 'answer', body: abonoAnswer(rows[0]!) };
+  return { kind: 'payment', payment: truth, answer: abonoAnswer };
 }
 
-export async function receiveEstado(ctx: AppContext, secret: string | undefined, body: unknown): Promise<CallbackOutcome> {
-  const connector = await stpConnector(ctx, secret);
+export async function receiveEstado(given: PayinConnector | null, secret: string | undefined, body: unknown): Promise<CallbackOutcome> {
+  const connector = verified(given, secret);
   if ('kind' in connector) return connector;
   const hint = parseEstadoHint(body);
   if (!hint) return { kind: 'invalid', details: ['body: names no order (claveRastreo, folioOrigen or id)'] };
-  const known = await hintPayout(ctx, STP_CONNECTOR, { reference: hint.claveRastreo, providerId: hint.id })
-    // Not a cashout's order: a refund's (an order back to a paying account), looked up the same way.
-    || (hint.claveRastreo !== null && await hintConnectorRefund(ctx, STP_CONNECTOR, hint.claveRastreo));
-  if (!known) ctx.log.warn({ connector: STP_CONNECTOR, hint }, 'state change names no order of caja: ignored');
-  return { kind: 'answer', body: { mensaje: 'recibido' } };
+  // A cashout's order, else a refund's (an order back to a paying account): looked up the same way.
+  return { kind: 'order', reference: hint.claveRastreo, providerId: hint.id, body: { mensaje: 'recibido' } };
 }
+
+/** STP's callback paths under /connectors/stp/. */
+export const STP_CALLBACKS: readonly KindCallback[] = [
+  { path: 'abono', receive: (ctx, connector, post) => receiveAbono(ctx, connector, secretOf(post.headers), post.body) },
+  { path: 'estado', receive: async (_ctx, connector, post) => receiveEstado(connector, secretOf(post.headers), post.body) },
+];

@@ -15,7 +15,6 @@ import { dec } from '../../domain/money.ts';
 import { paymentInfoBase, speiReference } from '../../domain/payment-info.ts';
 import { ConnectorError, type PayinConnector, paymentInfoInput, type ProviderPayment } from '../payin.ts';
 import type { OrderPayoutConnector, OrderState } from '../payout.ts';
-import type { ConnectorKind } from '../registry.ts';
 import { connectorView, recordHealth, type StoredConnector } from '../store.ts';
 import { StpClient } from './client.ts';
 import { checkAbono, depositRemaindersNamed, receivedKept, newClaveRastreo, fechaOperacion, operationDays, orderBody, orderMismatch, orderOutcome, receivedToPayment, splitPaymentId } from './mapping.ts';
@@ -25,6 +24,8 @@ import type { StpSecrets, StpSettings } from './settings.ts';
 import { allocateClabe, markSeenClabes } from './clabes.ts';
 import { OWN_ACCOUNTS_CONNECTOR, storedAccounts } from '../own-accounts.ts';
 import { isValidClabe } from '../../domain/clabe.ts';
+import { kindSeconds } from '../kind.ts';
+import { STP_INTERVALS } from './settings.ts';
 
 export const STP_CONNECTOR = 'stp';
 
@@ -134,6 +135,7 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
   const payout: OrderPayoutConnector = {
     name: STP_CONNECTOR,
     countries: ['MX'],
+    checkSeconds: kindSeconds(ctx.config, STP_INTERVALS.orderCheck),
     newReference: newClaveRastreo,
 
     async send(order, reference) {
@@ -272,9 +274,3 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
     },
   };
 }
-
-export const stpKind: ConnectorKind = {
-  name: STP_CONNECTOR,
-  serves: [{ country: 'MX', method: 'SE' }],
-  build: buildStpConnector,
-};

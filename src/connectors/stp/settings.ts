@@ -101,3 +101,11 @@ export function validateStpConfig(body: unknown): StpConfigResult {
     secrets: { private_key: privateKey, private_key_passphrase: passphrase, ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) },
   };
 }
+
+/** The STP workers' intervals (src/connectors/kind.ts), each read from its own variable. */
+export const STP_INTERVALS = {
+  /** The received orders of the days in the window (consOrdenesFech), to catch lost abono posts. */
+  poll: { env: 'CAJA_STP_POLL_SECONDS', default: 120, min: 1, max: 7 * 86400 },
+  /** How long a sent order may go unheard of before it is looked up (consOrdEnvRastreo). */
+  orderCheck: { env: 'CAJA_STP_ORDER_CHECK_SECONDS', default: 600, min: 1, max: 86400 },
+} as const;

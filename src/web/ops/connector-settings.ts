@@ -1,10 +1,10 @@
-// The console's connector configuration (/ops/connectors/{pix,stp,own_accounts}, admin role):
-// the forms for what PUT /admin/connectors/… takes, through src/connectors/configure.ts (the same
+// The console's connector configuration (/ops/connectors/{name}, admin role): one form per kind,
+// built from the fields it declares (src/connectors/kind.ts), for what PUT /admin/connectors/… takes, through src/connectors/configure.ts (the same
 // validators and store, the operator's audit row in the save's transaction). Secret fields are
 // write-only: always empty on the page, "leave empty to keep" what is stored.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
-import { configurableConnector, configureConnector, CONFIGURABLE_CONNECTORS, type ConfigurableConnector, connectorSettings, ownAccounts, setOwnAccount } from '../../connectors/configure.ts';
+import { configurableConnector, configurableConnectors, configureConnector, type ConfigurableConnector, connectorSettings, ownAccounts, setOwnAccount } from '../../connectors/configure.ts';
 import { OWN_ACCOUNTS_CONNECTOR } from '../../connectors/own-accounts.ts';
 import type { OwnAccount } from '../../domain/own-accounts.ts';
 import { actorOf } from '../../operators/auth.ts';
@@ -22,7 +22,7 @@ const OWN_FIELDS = ['country', 'method', 'beneficiary_name', 'agency', 'account'
 export function connectorLinks(f: V.Frame): SafeHtml {
   if (!canOps(f.role, 'connectors')) return html``;
   const t = f.t;
-  const links = [...CONFIGURABLE_CONNECTORS.map((c) => [c.name, c.label]), [OWN_ACCOUNTS_CONNECTOR, t.connOwnAccounts]].map(
+  const links = [...configurableConnectors().map((c) => [c.name, c.label]), [OWN_ACCOUNTS_CONNECTOR, t.connOwnAccounts]].map(
     ([name, label]) => html`<li><a href="/ops/connectors/${name}">${fillText(t.connConfigure, { name: label! })}</a></li>`,
   );
   return html`<section class="card"><h2>${t.connSettings}</h2><p class="hint">${t.connSettingsHint}</p><ul>${links}</ul></section>`;
@@ -37,9 +37,10 @@ interface FormState {
 
 function connectorPage(f: V.Frame, c: ConfigurableConnector, stored: { settings: Record<string, string>; updatedAt: Date } | null, s: FormState, status?: number): V.Page {
   const t = f.t;
-  const secretSet = (name: string) => stored !== null && (name !== 'webhook_secret' || stored.settings.webhook_secret_set === 'true');
-  const boxes = c.fields.map((x) => {
-    const hint = x.secret && secretSet(x.name) ? t.connSecretSet : x.optional ? t.connOptional : x.secret ? t.connSecretUnset : undefined;
+  // An optional secret is set when the kind's settings say so (`{name}_set`); a required one whenever configured.
+  const secretSet = (x: { name: string; optional?: boolean }) => stored !== null && (!x.optional || stored.settings[`${x.name}_set`] === 'true');
+  const boxes = c.settings.fields.map((x) => {
+    const hint = x.secret && secretSet(x) ? t.connSecretSet : x.optional ? t.connOptional : x.secret ? t.connSecretUnset : undefined;
     const value = x.secret ? '' : s.values[x.name] ?? '';
     const o = { hint, error: s.errors[x.name] };
     if (x.multiline) return area(x.name, x.name, value, o);
@@ -98,7 +99,7 @@ export function registerOpsConnectorSettings(app: FastifyInstance, ctx: AppConte
   app.post('/ops/connectors/:name', opsRoute('connectors', async (c) => {
     const conn = configurableConnector(c.params.name ?? '');
     if (!conn) return notFound(c.f);
-    const names = conn.fields.map((x) => x.name);
+    const names = conn.settings.fields.map((x) => x.name);
     const values = given(c.body, names);
     const r = await configureConnector(ctx, conn, values, actorOf(c.s), c.request.log);
     if (r.ok) return { redirect: `/ops/connectors/${conn.name}?done=saved` };

@@ -3,8 +3,8 @@
 // is plugged in (src/connectors/registry.ts chooses, the one place that reads CAJA_ENV for
 // providers), and then a card refund is refused rather than answered SUCCESS without any
 // provider being asked.
-import type { RefundStatus } from '../domain/refund-rules.ts';
-import { type Decimal, toFixed } from '../domain/money.ts';
+import type { RefundStatus } from '../../domain/refund-rules.ts';
+import { type Decimal, toFixed } from '../../domain/money.ts';
 
 export interface CardRefundOrder {
   refundId: number;
@@ -59,5 +59,3 @@ export const stagingCardNetwork: CardRefundConnector = {
     return stagingReceived.get(order.reference) ?? null;
   },
 };
-
-export { cardRefundConnector } from '../connectors/registry.ts';

@@ -5,8 +5,8 @@
 //   account digits contain 99977             completed, then returned by the beneficiary bank (809)
 //   anything else                            completed
 import { createHash } from 'node:crypto';
-import type { RejectionCode } from '../domain/cashout-states.ts';
-import type { PayoutConnector, PayoutOrder, PayoutOutcome } from '../connectors/payout.ts';
+import type { RejectionCode } from '../../domain/cashout-states.ts';
+import type { PayoutConnector, PayoutOrder, PayoutOutcome } from '../payout.ts';
 
 export function stagingOutcome(bankAccount: string): PayoutOutcome {
   const digits = bankAccount.replace(/\D/g, '');
