@@ -57,6 +57,7 @@ export async function apiTour(base: string, o: { settle: () => Promise<unknown> 
   const late = { note: 'Paid after expiry, bank statement 2026-11-23' };
   await rec('post', '/admin/deposits/{id}/complete', late, admin(base, 'POST', `/admin/deposits/${e}/complete`, late));
   await rec('get', '/admin/deposits/{id}', undefined, admin(base, 'GET', `/admin/deposits/${d}`));
+  await rec('get', '/admin/returns', undefined, admin(base, 'GET', '/admin/returns'));
   const refundBody = { deposit_id: d, amount: '10.00', bank_account: { beneficiary: 'Maria Souza', bank_code: '260', branch: '0001', account_number: '12345-6', account_type: 'CHECKING' } };
   const r1 = (await rec('post', '/v3/refunds', refundBody, v3.post('/v3/refunds', refundBody))).body.refund_id;
   await rec('post', '/v3/refunds', { deposit_id: d, amount: '1000.00' }, v3.post('/v3/refunds', { ...refundBody, amount: '1000.00' }));
