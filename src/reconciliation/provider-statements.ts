@@ -10,7 +10,7 @@
 // entries are stored once ("repeated") and only the new one is reconciled.
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../config/context.ts';
-import type { OpsActor } from '../audit/audit.ts';
+import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { ConnectorError, type ProviderDay } from '../connectors/payin.ts';
 import { configuredConnectors } from '../connectors/registry.ts';
 import { importWithFourEyes } from '../operators/four-eyes.ts';
@@ -75,6 +75,11 @@ export async function fetchProviderDay(ctx: AppContext, date: string, by: OpsAct
     }
     const r = await importWithFourEyes(ctx, 'camt054', providerDayFile(day), by);
     out.push({ connector: c.name, date, status: r.created ? 'imported' : 'unchanged', statement_id: r.statement_id, entries: r.entries, matched: r.matched, exceptions: r.exceptions, repeated: r.repeated });
+  }
+  // A fetch someone asked for is audited as asked (what it imported is audited by the import);
+  // the worker's own passes are not, or every hour would add rows.
+  if (by !== STATEMENTS_WORKER) {
+    await recordAudit(ctx.db, { ops: by, action: 'reconciliation.fetch', subject: `day:${date}`, detail: { connector: only ?? null, results: out.map((o) => ({ connector: o.connector, status: o.status })) } });
   }
   return out;
 }

@@ -25,6 +25,8 @@ interface Expect {
 
 const PIX_SECRET = 'pix-client-secret-never-audited';
 const STP_PASSPHRASE = 'stp-passphrase-never-audited';
+const ADYEN_KEY = 'adyen-api-key-never-audited';
+const ADYEN_HMAC = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056';
 const STP_KEY = generateKeyPairSync('rsa', {
   modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: STP_PASSPHRASE },
 }).privateKey;
@@ -83,6 +85,10 @@ for (const backend of backends()) {
         const config = { api_url: 'https://127.0.0.1:1', empresa: 'CAJA', private_key: STP_KEY, private_key_passphrase: STP_PASSPHRASE, clabe_prefix: '6461801234', ordering_clabe: '646180123400000007', ordering_name: 'Operadora', ordering_rfc: 'OCA200101AB1' };
         return [await call('PUT', '/admin/connectors/stp', config), { status: 200, action: 'connector.configured', subject: 'connector:stp', secrets: () => [STP_KEY.split('\n')[1]!, STP_PASSPHRASE] }];
       },
+      'PUT /admin/connectors/adyen': async () => {
+        const body = { api_key: ADYEN_KEY, merchant_account: 'CajaECOM', hmac_key: ADYEN_HMAC, endpoint: 'test', methods: { BR: ['VI'] } };
+        return [await call('PUT', '/admin/connectors/adyen', body), { status: 200, action: 'connector.configured', subject: 'connector:adyen', secrets: () => [ADYEN_KEY, ADYEN_HMAC] }];
+      },
       'PUT /admin/connectors/own_accounts': async () => {
         const body = { accounts: [{ country: 'BR', method: 'SB', beneficiary_name: 'Operadora Pagamentos Ltda', agency: '4417', account: '13009218-7', document: '11444777000161' }] };
         return [await call('PUT', '/admin/connectors/own_accounts', body), { status: 200, action: 'connector.configured', subject: 'connector:own_accounts' }];
@@ -109,6 +115,11 @@ for (const backend of backends()) {
         const open = await call('GET', '/admin/reconciliation/exceptions?limit=1');
         const id = open.body.data[0].id;
         return [await call('POST', `/admin/reconciliation/exceptions/${id}/resolve`, { action: 'book_adjustment', reason: 'unidentified transfer' }), { status: 200, action: 'reconciliation.resolve', subject: `exception:${id}` }];
+      },
+      'POST /admin/reconciliation/provider-statements': async () => {
+        // Asked for by a token: audited as asked (the connectors saved above lists no day here, as
+        // nothing answers on their port 1).
+        return [await call('POST', '/admin/reconciliation/provider-statements', { date: '2026-01-05' }), { status: 200, action: 'reconciliation.fetch', subject: 'day:2026-01-05' }];
       },
       'POST /admin/tokens': async () => {
         const r = await call('POST', '/admin/tokens', { name: `bot-${backend}`, scopes: ['read'] });
