@@ -24,6 +24,7 @@
 //   applyReturns(ctx, connector, p, via)    the bank-initiated returns (MED) a payment read from
 //                                           the provider shows, each recorded once
 //                                           (src/deposits/returns.ts)
+import type { KeptPaymentRow } from '../connectors/kind.ts';
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { fromDb, toDb } from '../domain/money.ts';
@@ -310,19 +311,7 @@ export async function reconcile(ctx: AppContext, connector: PayinConnector, inte
 }
 
 /** A payment a connector kept, as stored: each connector's admin view names its fields in its provider's words. */
-export interface KeptPayment {
-  payment_id: string;
-  charge_reference: string | null;
-  deposit_id: number | null;
-  amount: string;
-  currency: string;
-  receiver: string | null;
-  paid_at: Date;
-  status: string;
-  reason: string | null;
-  seen_via: string;
-  created_at: Date;
-}
+export type KeptPayment = KeptPaymentRow;
 
 /** How a payment a connector kept ended (applied, or unmatched and why); null when none is kept. */
 export async function keptPaymentOutcome(q: Queryable, connector: string, paymentId: string): Promise<{ status: string; reason: string | null } | null> {

@@ -112,6 +112,14 @@ export class PixClient {
    * Answers 2xx bodies parsed; throws ConnectorError otherwise.
    */
   async call<T = unknown>(method: string, path: string, body?: unknown, query?: Record<string, string>): Promise<PixResponse<T>> {
+    const r = await this.authorised(method, path, body, query);
+    if (r.status === 401 || r.status === 403) throw new ConnectorError('auth', `${method} ${path}: the PSP refused our token (${r.status})`, problemOf(r));
+    failUnlessOk(r, `${method} ${path}`);
+    return { status: r.status, body: (r.text === '' ? null : parseJson(r, `${method} ${path}`)) as T };
+  }
+
+  /** The request with our bearer token; a 401 renews the token once (expired early, revoked) and retries. */
+  private async authorised(method: string, path: string, body?: unknown, query?: Record<string, string>): Promise<RawResponse> {
     const url = new URL(this.opts.apiUrl.replace(/\/+$/, '') + path);
     if (query) for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -124,13 +132,9 @@ export class PixClient {
         ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
       }, payload);
       if (res.status !== 401) break;
-      // The PSP no longer takes this token (expired early, revoked): renew once and retry.
       if (this.token?.value === token) this.token = null;
     }
-    const r = res!;
-    if (r.status === 401 || r.status === 403) throw new ConnectorError('auth', `${method} ${path}: the PSP refused our token (${r.status})`, problemOf(r));
-    failUnlessOk(r, `${method} ${path}`);
-    return { status: r.status, body: (r.text === '' ? null : parseJson(r, `${method} ${path}`)) as T };
+    return res!;
   }
 
   /**
@@ -140,20 +144,7 @@ export class PixClient {
    * reset, no connection), and 'auth' when no token can be obtained.
    */
   async exchange(method: string, path: string, body?: unknown): Promise<PixExchange> {
-    const url = new URL(this.opts.apiUrl.replace(/\/+$/, '') + path);
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    let res: RawResponse | null = null;
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const token = await this.bearer();
-      res = await this.send(method, url, {
-        authorization: `Bearer ${token}`,
-        accept: 'application/json',
-        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-      }, payload);
-      if (res.status !== 401) break;
-      if (this.token?.value === token) this.token = null;
-    }
-    const r = res!;
+    const r = await this.authorised(method, path, body);
     let parsed: unknown = null;
     if (r.text !== '') {
       try {
