@@ -13,7 +13,7 @@ import { getReport, listReports, reportCsv } from '../../settlements/service.ts'
 import { listReturns } from '../../deposits/returns.ts';
 import { html, raw } from '../html.ts';
 import { fillText } from '../view-helpers.ts';
-import type { OpsRouteOf } from './route-types.ts';
+import type { Ctx, OpsRouteOf, Result } from './route-types.ts';
 import * as V from './views.ts';
 
 const cell = (rows: unknown[][]) => rows.map((r) => html`<tr>${r.map((c, i) => html`<td${i >= 5 ? raw(' class="num"') : ''}>${c}</td>`)}</tr>`);
@@ -35,7 +35,7 @@ export function registerOpsSettlements(app: FastifyInstance, ctx: AppContext, op
       html`<p><a href="/ops/merchants/${m.id}">${raw('&larr;')} ${m.name} (${m.id})</a></p><p class="hint">${fillText(t.settlementsHint, { tz: m.timezone })}</p>${body}`);
   }));
 
-  const returnsPage = (unmatchedOnly: boolean) => opsRoute('view', async (c) => {
+  const returnsPage = (unmatchedOnly: boolean) => async (c: Ctx): Promise<Result> => {
     const t = c.f.t;
     // The returns no deposit took (no merchant), or one merchant's.
     const unmatched = unmatchedOnly;
@@ -52,9 +52,9 @@ export function registerOpsSettlements(app: FastifyInstance, ctx: AppContext, op
       : html`<p>${t.noReturns}</p>`;
     return V.frame(c.f, '/ops/merchants', fillText(t.returnsTitle, { name: m ? m.name : t.returns }),
       html`${m ? html`<p><a href="/ops/merchants/${m.id}">${raw('&larr;')} ${m.name} (${m.id})</a></p>` : ''}<p class="hint">${t.returnsHint}</p>${body}`);
-  });
-  app.get('/ops/returns', returnsPage(true));
-  app.get('/ops/merchants/:id/returns', returnsPage(false));
+  };
+  app.get('/ops/returns', opsRoute('view', returnsPage(true)));
+  app.get('/ops/merchants/:id/returns', opsRoute('view', returnsPage(false)));
 
   app.get('/ops/merchants/:id/settlements/:currency/:date', opsRoute('view', async (c) => {
     const id = parseId(c.params.id);
