@@ -3,16 +3,19 @@
 // an STP order back to the payer) and payouts (an STP order, a Pix send); then the providers' own lists of the day
 // (STP's received and sent orders, the PSP's received Pix with devoluções and its sent Pix), fetched by caja and
 // imported through the upload path, reconcile every movement with 0 exceptions. Fetched again,
-// the day changes nothing. On PGlite and PostgreSQL.
+// the day changes nothing. The operator's own accounts are bank accounts: their day comes in the
+// bank's statement, uploaded, and closes the same way. On PGlite and PostgreSQL.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
+import { ADMIN_TOKEN, backends, startTestServer, type TestServer } from '../helpers/server.ts';
+import { camt053 } from '../helpers/statements.ts';
+import { depositReference } from '../../src/domain/payment-info.ts';
 import { admin, cashoutRequest, createMerchant, type Credentials, V3Client } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
-import { setRates } from '../helpers/four-eyes.ts';
+import { approveRequest, setRates } from '../helpers/four-eyes.ts';
 import { buildClabe } from '../../src/domain/clabe.ts';
 import { runCashoutJobs } from '../../src/cashouts/worker.ts';
 import { fechaOperacion } from '../../src/connectors/stp/mapping.ts';
@@ -21,6 +24,7 @@ import { providerStatementsWorker } from '../../src/reconciliation/statements-wo
 
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
 const BENEFICIARY_CLABE = buildClabe('012', '180', '00123456789');
+const OWN_ACCOUNT = { country: 'BR', method: 'SB', beneficiary_name: 'Operadora Pagamentos Ltda', agency: '4417', account: '13009218-7', document: '11444777000161' };
 
 async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
@@ -50,6 +54,7 @@ for (const backend of backends()) {
       const pixConfigured = await admin(s.url, 'PUT', '/admin/connectors/pix', { ...pix.config, payouts: { max_amount: '500.00', check_seconds: 1 } });
       assert.equal(pixConfigured.status, 200, pixConfigured.text);
       assert.equal((await admin(s.url, 'PUT', '/admin/connectors/stp', stp.config)).status, 200);
+      assert.equal((await admin(s.url, 'PUT', '/admin/connectors/own_accounts', { accounts: [OWN_ACCOUNT] })).status, 200);
       m = await createMerchant(s.url, 'Day shop');
       v3 = V3Client.deposits(s.url, m);
     });
@@ -161,6 +166,37 @@ for (const backend of backends()) {
       await speiPaid('99.99');
       const late = (await admin(s.url, 'POST', '/admin/reconciliation/provider-statements', { date: stpDay, connector: 'stp' })).body.data;
       assert.deepEqual(late.map((d: any) => [d.status, d.entries, d.matched, d.exceptions, d.repeated]), [['imported', 5, 1, 0, 4]]);
+    });
+
+    test('own accounts the same day: transfers completed from the bank\'s own statement (uploaded: a bank, not a provider, sends it), 0 exceptions', async () => {
+      const made = [] as number[];
+      for (const amount of ['250.00', '80.40']) {
+        const r = await v3.post('/v3/deposits', {
+          country: 'BR', amount, currency: 'BRL', payment_method: 'SB', invoice_id: `day-own-${backend}-${++n}-${Date.now()}`,
+          payer: { document: cpf('529982247'), first_name: 'Maria', last_name: 'Souza', email: 'maria@example.com' },
+        });
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.body.payment_info.metadata.reference, depositReference(r.body.deposit_id));
+        made.push(r.body.deposit_id);
+      }
+      const today = new Date().toISOString().slice(0, 10);
+      const file = camt053({
+        statementId: `OWN-${backend}-${today}-${Date.now()}`, account: { other: OWN_ACCOUNT.account }, currency: 'BRL', date: today, opening: '5000.00',
+        movements: made.map((id, i) => ({ amount: i === 0 ? '250.00' : '80.40', direction: 'credit' as const, date: today, bankId: `OWN-${i}`, reference: depositReference(id) })),
+      });
+      const r = await fetch(`${s.url}/admin/reconciliation/statements`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/xml' }, body: file });
+      const body = await r.json();
+      assert.equal(r.status, 201, JSON.stringify(body));
+      // The bank's statement is the payment's only evidence: what credits a merchant waits for a
+      // second operator (four eyes), who approves each in the console; then nothing is left.
+      assert.deepEqual([body.entries, body.matched, body.exceptions], [2, 0, 2], JSON.stringify(body));
+      for (const id of made) assert.equal(await status(id), 'PENDING');
+      const { rows: waiting } = await s.ctx.db.query<{ id: number }>("SELECT id FROM approvals WHERE status = 'pending' AND kind = 'reconciliation_match' ORDER BY id");
+      assert.equal(waiting.length, 2);
+      for (const a of waiting) await approveRequest(s, a.id);
+      for (const id of made) assert.equal(await status(id), 'COMPLETED');
+      const open = await admin(s.url, 'GET', '/admin/reconciliation/exceptions?status=open');
+      assert.deepEqual(open.body.data, [], 'the day, providers and own accounts, leaves nothing for the operator');
     });
 
     test('the worker: once the day is closed it fetches it by itself, each provider, and reconciles what is new', async () => {
