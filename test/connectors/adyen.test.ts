@@ -20,17 +20,7 @@ import { storedSecrets } from '../../src/connectors/store.ts';
 import { makeOperator, signedIn } from '../ops/helpers.ts';
 import { merchantBalances } from '../../src/ledger/ledger.ts';
 import { toDb } from '../../src/domain/money.ts';
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: T = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) assert.fail(`${what}: still ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    last = await read();
-  }
-  return last;
-}
+import { until } from '../helpers/until.ts';
 
 const BR_PAYER = { first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com', document: cpf('529982247'), address: { street: 'Av. Paulista 1000', city: 'São Paulo', state: 'SP', zip_code: '01310-100' } };
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Luis', last_name: 'Pérez', email: 'luis@example.com' };

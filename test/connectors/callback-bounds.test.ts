@@ -23,17 +23,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getJson, RATES_MAX_ANSWER_BYTES, RateSourceError } from '../../src/rates/source.ts';
 import { setRates } from '../helpers/four-eyes.ts';
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) assert.fail(`${what}: still ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    last = await read();
-  }
-  return last;
-}
+import { until } from '../helpers/until.ts';
 
 const e2e = () => `E00000000${new Date().toISOString().slice(0, 16).replace(/\D/g, '')}${randomBytes(8).toString('hex').slice(0, 11)}`;
 

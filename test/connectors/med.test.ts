@@ -15,17 +15,7 @@ import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.t
 import { reconcile } from '../../src/deposits/payments.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
 import { setRates } from '../helpers/four-eyes.ts';
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) assert.fail(`${what}: still ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    last = await read();
-  }
-  return last;
-}
+import { until } from '../helpers/until.ts';
 
 for (const backend of backends()) {
   describe(`MED returns through the API Pix simulator (${backend})`, () => {

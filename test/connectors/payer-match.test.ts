@@ -16,17 +16,7 @@ import { reconcile } from '../../src/deposits/payments.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
 import { setRates } from '../helpers/four-eyes.ts';
 import { checkPayer } from '../../src/domain/payer-rule.ts';
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) assert.fail(`${what}: still ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    last = await read();
-  }
-  return last;
-}
+import { until } from '../helpers/until.ts';
 
 test('documents compare as spelt either way; an unreported payer is not a match', () => {
   assert.equal(checkPayer('111.444.777-35', '11144477735'), 'match');

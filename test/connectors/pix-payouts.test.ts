@@ -16,22 +16,12 @@ import { handOverDueCashouts, resendStoppedPayout } from '../../src/cashouts/pay
 import { runCashoutJobs } from '../../src/cashouts/worker.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
 import { fundMerchant, setRates } from '../helpers/four-eyes.ts';
+import { until } from '../helpers/until.ts';
 
 const DOC = cpf('529982247');
 const OTHER_DOC = cpf('111444777');
 /** Nu Pagamentos (COMPE 260): its ISPB in the bank registry. */
 const NU_ISPB = '18236120';
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: T = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) assert.fail(`${what}: still ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    last = await read();
-  }
-  return last;
-}
 
 for (const backend of backends()) {
   describe(`Pix payouts through Efí's send API (${backend})`, () => {

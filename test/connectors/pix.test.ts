@@ -18,17 +18,7 @@ import { resendStoppedRefund, trackConnectorRefunds } from '../../src/refunds/pr
 import { expireDueDeposits } from '../../src/deposits/worker.ts';
 import { cancelByCustomer } from '../../src/deposits/checkout.ts';
 import { setRates } from '../helpers/four-eyes.ts';
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: T = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) assert.fail(`${what}: still ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    last = await read();
-  }
-  return last;
-}
+import { until } from '../helpers/until.ts';
 
 for (const backend of backends()) {
   describe(`Pix connector through the API Pix simulator (${backend})`, () => {

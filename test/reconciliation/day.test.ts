@@ -21,19 +21,9 @@ import { parseStatement } from '../../src/reconciliation/formats.ts';
 import { checkAgainstStatement } from '../../src/reconciliation/check.ts';
 import { matchesPerRule } from '../../src/reconciliation/service.ts';
 import { fundMerchant } from '../helpers/four-eyes.ts';
+import { until } from '../helpers/until.ts';
 
 const run = promisify(execFile);
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) assert.fail(`${what}: still ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    last = await read();
-  }
-  return last;
-}
 
 async function upload(base: string, body: string, contentType: string, query = ''): Promise<Res> {
   const r = await fetch(`${base}/admin/reconciliation/statements${query}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': contentType }, body });

@@ -21,21 +21,11 @@ import { runCashoutJobs } from '../../src/cashouts/worker.ts';
 import { fechaOperacion } from '../../src/connectors/stp/mapping.ts';
 import { parseStatement } from '../../src/reconciliation/formats.ts';
 import { providerStatementsWorker } from '../../src/reconciliation/statements-worker.ts';
+import { until } from '../helpers/until.ts';
 
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Eva', last_name: 'Gómez', email: 'eva@example.com' };
 const BENEFICIARY_CLABE = buildClabe('012', '180', '00123456789');
 const OWN_ACCOUNT = { country: 'BR', method: 'SB', beneficiary_name: 'Operadora Pagamentos Ltda', agency: '4417', account: '13009218-7', document: '11444777000161' };
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) assert.fail(`${what}: still ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    last = await read();
-  }
-  return last;
-}
 
 for (const backend of backends()) {
   describe(`a day reconciled from provider-fetched statements (${backend})`, () => {
