@@ -159,6 +159,21 @@ async function settle(ctx: AppContext, connector: OrderPayoutConnector, row: Row
   }
 }
 
+/**
+ * The amount of a network's other orders handed over since `since`, not rejected (a network's
+ * daily limit, e.g. the PSP's for Pix sends): every row written 'sending' counts before its
+ * request leaves, so two sends stepped at once each count the other, and together they never
+ * pass the limit (at worst one waits).
+ */
+async function handedOverSince(ctx: AppContext, connector: string, except: number, since: Date): Promise<string> {
+  const { rows } = await ctx.db.query<{ total: string | null }>(
+    `SELECT sum(c.local_amount)::text AS total FROM connector_payouts cp JOIN cashouts c ON c.id = cp.cashout_id
+     WHERE cp.connector = $1 AND cp.cashout_id <> $2 AND cp.state IN ('sending', 'sent', 'done') AND c.status IN ('DELIVERED', 'COMPLETED') AND c.delivered_at >= $3`,
+    [connector, except, since],
+  );
+  return rows[0]?.total ?? '0';
+}
+
 /** What a payout step works with: its network, the cashout and the order sent for it. */
 interface Step { connector: OrderPayoutConnector; cashout: CashoutRow; order: PayoutOrder }
 
@@ -187,7 +202,7 @@ const payoutSend = (ctx: AppContext, connectorOf: (row: Row) => OrderPayoutConne
   lookup: (row, s) => s.connector.lookup(s.order, row.reference, row.created_at, row.operation_day),
   // The connector compares what the provider shows (amount, account or key, beneficiary) with the order.
   matches: (_row, _s, found) => (found.mismatch ? { ok: false, reason: found.mismatch } : { ok: true }),
-  send: (_row, s, reference) => s.connector.send(s.order, reference),
+  send: (row, s, reference) => s.connector.send(s.order, reference, { handedOverSince: (since) => handedOverSince(ctx, row.connector, row.cashout_id, since) }),
   answered: (result) => result.kind !== 'retry',
   applyFound: (row, s, found) => settle(ctx, s.connector, row, s.cashout, found),
   async applySent(row, s, result) {

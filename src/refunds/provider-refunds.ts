@@ -30,6 +30,7 @@ import { type SendOnceJobs, type SendSpec, type SendState, backoffSeconds, claim
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { fromDb } from '../domain/money.ts';
+import { chargeReferences } from '../deposits/lookups.ts';
 import { RefundTransitionError, transitionRefund } from './transitions.ts';
 import { ConnectorError, type RefundOrder, type RefundOutcome } from '../connectors/payin.ts';
 import { CARD_NETWORK, refundReference } from '../connectors/refund-routes.ts';
@@ -74,12 +75,14 @@ async function claim(ctx: AppContext, refundId: number | null, limit: number, pr
   const { rows } = await ctx.db.query<Row>(
     `SELECT c.refund_id, c.connector, c.reference, c.payment_id, c.state, c.attempts, c.destination, c.created_at, r.merchant_id, r.deposit_id,
             r.local_amount AS amount, r.local_currency AS currency, r.amount AS refund_amount, r.currency AS refund_currency,
-            r.status AS refund_status, d.connector_reference
-     FROM connector_refunds c JOIN refunds r ON r.id = c.refund_id JOIN deposits d ON d.id = r.deposit_id
+            r.status AS refund_status
+     FROM connector_refunds c JOIN refunds r ON r.id = c.refund_id
      WHERE c.refund_id = ANY($1::bigint[])`,
     [claimed.map((c) => c.refund_id)],
   );
-  const byId = new Map(rows.map((r) => [Number(r.refund_id), r]));
+  // The payment each refund returns, as its provider names the deposit's charge (the deposits' owner reads it).
+  const charges = await chargeReferences(ctx.db, [...new Set(rows.map((r) => Number(r.deposit_id)))]);
+  const byId = new Map(rows.map((r) => [Number(r.refund_id), { ...r, connector_reference: charges.get(Number(r.deposit_id)) ?? null }]));
   return claimed.map((c) => byId.get(Number(c.refund_id))).filter((r): r is Row => r !== undefined);
 }
 
