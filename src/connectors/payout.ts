@@ -41,7 +41,7 @@ export interface PayoutConnector {
  * A network caja sends orders to over the wire (STP's SPEI): unlike the staging bank, a request
  * may be lost with the order registered, so the order is named by a random reference stored with
  * the cashout's row before the first request, and looked up by it before any resend. The cashout's steps are
- * run by src/connectors/payouts.ts (new → sending → sent), the outcome applied through the
+ * run by src/cashouts/payouts.ts through the send-once primitive (src/jobs/send-once.ts: new → sending → sent), the outcome applied through the
  * cashout's transitions.
  */
 export interface OrderPayoutConnector {

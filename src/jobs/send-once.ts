@@ -4,9 +4,14 @@
 // with the reference sent to the provider (random: src/domain/references.ts) and a state:
 //   claim      a row due is leased (leased_until, longer than any request) by this process's
 //              holder (leased_by): one process steps it at a time
-//   before     the row is written 'sending' before the request (the lease kept through it)
+//   before     the row is written 'sending' by the primitive before the request, under the
+//              reference sent and this process's lease (the lease kept through it): a reference
+//              the table does not hold for the row is never sent
 //   resend     a row found 'sending' is looked up at the provider by its reference first, and
-//              sent only when the provider has none
+//              sent only when the provider has none; a row 'sent' is only looked up
+//   match      what the provider shows (a look-up, or an order a send's answer reveals) is
+//              adopted only when the feature's `matches` says it is the row's order (amount,
+//              account, beneficiary); otherwise the row stops for the operator, never sent again
 //   outcome    applied through the feature's state machine, which applies each transition once
 //   backoff    a step that failed waits BACKOFF_SECONDS by attempts; but when the provider answers
 //              again (a probe, a look-up, a send, the provider's catch-up poll) every row waiting
@@ -14,6 +19,8 @@
 //   dead       a row leased by a holder that is gone (its process died: its PostgreSQL session
 //              ended; on PGlite, any earlier process) is claimed again at once, without waiting
 //              out the lease; the resend rule above keeps it from being sent twice
+// A step is `sendStep` over the feature's declared `SendSpec` (reference, lookup, matches, send,
+// applyFound/applySent, notShown, stop, failed): the order of the steps is the primitive's.
 // The feature keeps what is its own: what a step asks and how an answer moves its cashout or refund.
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../config/context.ts';
