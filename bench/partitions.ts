@@ -8,6 +8,7 @@
 // `node --import tsx bench/partitions.ts` (DATABASE_URL or postgres://postgres@127.0.0.1:5432/postgres;
 // PARTITION_BENCH_SCALE=0.1 for a tenth of the volume). The scratch database is dropped at the end.
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,8 +45,12 @@ async function main(): Promise<void> {
     const month = addMonths(new Date(), -6);
     await ensurePartitions(ctx.db, month);
     let t0 = performance.now();
-    await ctx.db.tx(async (q) => {
-      await q.query('SET LOCAL statement_timeout = 0');
+    // Generated on a plain connection: caja's statement deadlines are for requests, not for this.
+    const gen = new pg.Client({ connectionString: db.url });
+    await gen.connect();
+    const q = gen;
+    {
+      await q.query('BEGIN');
       await q.query(
         `INSERT INTO events (merchant_id, type, subject_type, subject_id, data, created_at)
          SELECT $1, 'deposit.status_changed', 'deposit', g, jsonb_build_object('id', g, 'status', 'COMPLETED', 'amount', '100.00', 'currency', 'BRL'),
@@ -64,8 +69,10 @@ async function main(): Promise<void> {
         `INSERT INTO notification_attempts (notification_id, attempt_no, started_at, url, status_code, latency_ms, created_at)
          SELECT id, 1, created_at + interval '1 second', url, 200, 40, created_at + interval '1 second' FROM notifications`,
       );
-    });
-    await ctx.db.query('ANALYZE events, notifications, notification_attempts');
+      await q.query('COMMIT');
+    }
+    await gen.query('ANALYZE events, notifications, notification_attempts');
+    await gen.end();
     const generated = (performance.now() - t0) / 1000;
 
     // The pass's three steps, each timed (runRetention runs them in this order).
