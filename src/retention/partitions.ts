@@ -72,6 +72,15 @@ const attempts: RetiredKind = {
   days: (ctx) => ctx.config.retention.notificationsDays,
   horizons: false,
   async keep(q, part, before) {
+    // A plain read first, stopping at the first notification still kept: a month that must stay
+    // is found so on every pass without locking its notifications again and again.
+    const { rows: first } = await q.query<{ held: boolean }>(
+      `SELECT EXISTS (
+         SELECT 1 FROM notifications n WHERE n.id IN (SELECT notification_id FROM ${part})
+           AND NOT (n.status <> 'pending' AND n.finished_at < $1 AND n.lease_until IS NULL)) AS held`,
+      [before],
+    );
+    if (first[0]?.held) return 'a notification of its attempts is still kept (pending, leased or finished within the period)';
     const { rows } = await q.query<{ kept: number }>(
       `WITH held AS (
          SELECT n.status, n.finished_at, n.lease_until FROM notifications n
@@ -113,6 +122,12 @@ async function detach(ctx: AppContext, kind: RetiredKind, part: string, before: 
   return ctx.db.tx(async (q) => {
     const { rows } = await q.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(${RETENTION_LOCK_ID}) AS locked`);
     if (!rows[0]?.locked) return 'busy';
+    // Another process may have retired it since this one listed it: then only what is left is done.
+    const { rows: still } = await q.query<{ attached: boolean }>(
+      'SELECT EXISTS (SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass($1) AND inhparent = to_regclass($2)) AS attached',
+      [part, kind.table],
+    );
+    if (!still[0]?.attached) return 'detached';
     const reason = await kind.keep(q, ident(part), before);
     if (reason !== null) return reason;
     if (kind.horizons) {
@@ -140,6 +155,8 @@ async function archiveDetached(ctx: AppContext, table: string, part: string, mon
     const { rows } = await q.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(${RETENTION_LOCK_ID}) AS locked`);
     if (!rows[0]?.locked) return 'busy' as const;
     await recoverPartials(q, dir);
+    const { rows: present } = await q.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [part]);
+    if (!present[0]?.present) return { rows: 0, files: 0 };
     let after = 0;
     let total = 0;
     for (;;) {

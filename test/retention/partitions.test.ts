@@ -160,5 +160,24 @@ for (const backend of backends()) {
       await runRetention(server.ctx);
       assert.deepEqual((await tableRows(server)).notifications!.size, nowRows.notifications!.size);
     });
+
+    test('two processes retiring at once archive a month once', async () => {
+      const m4 = addMonths(now, -4);
+      await ensurePartitions(server.ctx.db, m4);
+      const ids = await seedMonth(server, acme.merchant_id, m4, 25);
+      const before = (await archivedRows(dir)).events!.length;
+      const second = backend === 'pg' ? await openContext(server.ctx.config, { memory: true }) : server.ctx;
+      try {
+        await Promise.all([server.ctx, second].map(async (c) => {
+          for (let i = 0; i < 3; i++) await runRetention(c);
+        }));
+      } finally {
+        if (second !== server.ctx) await second.db.close();
+      }
+      const events = (await archivedRows(dir)).events!;
+      assert.equal(events.length, before + ids.length);
+      for (const id of ids) assert.equal(events.filter((r) => Number(r.id) === id).length, 1);
+      assert.ok(!(await monthPartitions(server.ctx.db, 'events')).some((p) => p.name === partitionName('events', m4)));
+    });
   });
 }
