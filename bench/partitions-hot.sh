@@ -55,12 +55,19 @@ INSERT INTO deposit_status_changes (deposit_id, from_status, to_status, cause, a
 ANALYZE;
 SQL
 
-# The statements of the hot paths, as caja sends them (src/deposits/store.ts statusHistory,
+# The statements of the hot paths (the deposit's history unbounded, and as src/deposits/store.ts
+# statusHistory sends it,
 # src/notifications/store.ts eventsAfter and its attempts, the creation's inserts), on this
 # month's rows (what a live merchant asks about).
 cat > "$TMP/history.sql" <<'SQL'
 \set dep :maxd - random(1, 100)
 SELECT id, from_status, to_status, cause, actor, note, created_at FROM deposit_status_changes WHERE deposit_id = :dep ORDER BY id;
+SQL
+# The same as caja reads it: bounded below by the deposit's month (src/deposits/store.ts).
+cat > "$TMP/history-bounded.sql" <<'SQL'
+\set dep :maxd - random(1, 100)
+SELECT id, from_status, to_status, cause, actor, note, created_at FROM deposit_status_changes WHERE deposit_id = :dep
+  AND created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' ORDER BY id;
 SQL
 cat > "$TMP/feed.sql" <<'SQL'
 \set cur :maxe - 200 - random(1, 100)
@@ -94,7 +101,7 @@ tps() {
   pgbench -n -M prepared -c 2 -j 2 -T "$SECONDS_PER_RUN" $vars -f "$TMP/$1.sql" "$PG/$2" 2>/dev/null | awk '/^tps/ {print $3; exit}'
 }
 for run in $(seq 1 "$RUNS"); do
-  for s in history feed attempts write; do
+  for s in ${STATEMENTS:-history history-bounded feed attempts write}; do
     small=$(tps $s $SMALL)
     big=$(tps $s $BIG)
     echo "run $run $s small=$small big=$big ratio=$(awk -v a="$big" -v b="$small" 'BEGIN {printf "%.2f", a / b}')"
