@@ -12,6 +12,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Config, ConfigError } from '../config/config.ts';
 import type { AppContext } from '../config/context.ts';
+import type { Decimal } from '../domain/money.ts';
 import type { PayinConnector, ProviderPayment } from './payin.ts';
 import type { StoredConnector } from './store.ts';
 
@@ -55,6 +56,23 @@ export interface KeptPaymentRow {
   created_at: Date;
 }
 
+/** One chargeback caja keeps on a deposit collected by a connector (deposit_disputes), handed to the kind's admin view. */
+export interface KeptDisputeRow {
+  id: number;
+  deposit_id: number;
+  payment_reference: string;
+  status: string;
+  reason: string | null;
+  reason_code: string | null;
+  disputed_amount: string;
+  disputed_currency: string;
+  return_id: number | null;
+  debit: string | null;
+  debit_currency: string | null;
+  deadline_at: Date | null;
+  updated_at: Date;
+}
+
 /**
  * What a provider's post to one of its callback paths means, as its kind parsed and verified it.
  * The kind moves no money: the generic callback route (src/api/connectors/routes.ts) hands a
@@ -72,7 +90,48 @@ export type CallbackOutcome =
   | { kind: 'invalid'; details: string[] }
   /** The provider does not show what the post names (forged, or not visible yet): nothing applied. */
   | { kind: 'unknown' }
-  | { kind: 'unavailable'; message: string };
+  | { kind: 'unavailable'; message: string }
+  /**
+   * An acquirer's signed statements (e.g. card notifications, which have no payment to read back):
+   * each event is applied once by its feature (deposits; a refund's outcome looked up by refunds),
+   * then recorded by the kind; the batch is answered with `answer` as the provider expects.
+   */
+  | { kind: 'events'; connector: PayinConnector; events: readonly ReceivedEvent[]; answer: { contentType: string; body: string } };
+
+/** The disputed payment's notice, in the acquirer's words (amounts in the payment's currency). */
+export interface DisputeNoticeOf {
+  /** The notification's own reference (with eventCode: applied once). */
+  pspReference: string;
+  eventCode: string;
+  /** The disputed payment's reference. */
+  paymentReference: string;
+  amount: Decimal;
+  currency: string;
+  reason: string | null;
+  reasonCode: string | null;
+  deadlineAt: Date | null;
+}
+
+/** What one acquirer statement means to caja. */
+export type AcquirerEvent =
+  /** The payment is authorised: completes its deposit (amount and charge must match); `card` kept on it. */
+  | { type: 'paid'; payment: ProviderPayment; card: object | null }
+  /** A charge (by its reference) expired unpaid: a PENDING deposit is cancelled, the note recorded. */
+  | { type: 'expired'; chargeReference: string; note: string }
+  /** A refund (by its reference) changed state: looked up at once. */
+  | { type: 'refund'; reference: string }
+  | { type: 'dispute'; notice: DisputeNoticeOf }
+  /** Recorded only (a refused attempt, a capture, a report). */
+  | { type: 'other' };
+
+/** One statement of a verified batch, with the kind's own record of it (applied once by its key). */
+export interface ReceivedEvent {
+  event: AcquirerEvent;
+  /** Whether this statement was recorded already (a duplicate: nothing applied). */
+  seen(): Promise<boolean>;
+  /** Records it after it was applied; false when another delivery recorded it first. */
+  record(): Promise<boolean>;
+}
 
 /** One path under /connectors/{name}/ the provider posts to. */
 export interface KindCallback {
@@ -135,6 +194,8 @@ export interface ConnectorKind {
     notConfigured?: string;
     /** GET /admin/connectors/{name}/payments: one kept payment as this provider names its fields. */
     payments?: { schema: object; row(r: KeptPaymentRow): object };
+    /** GET /admin/connectors/{name}/disputes: the chargebacks on its payments, as this provider names them. */
+    disputes?: { summary: string; schema: object; row(d: KeptDisputeRow): object };
   };
 
   /** `caja connector {name} …`. */
