@@ -159,8 +159,21 @@ export interface ConnectorKind {
   newPayoutReference?(): string;
   /** Whether deposits collected through it are refunded through it (the built connector's `refund`). */
   readonly refunds?: boolean;
-  /** What reconciliation matches a statement line on: the provider's payment id, or the charge's reference. */
-  readonly matchKey?: 'payment_id' | 'charge_reference';
+  /**
+   * What reconciliation (src/reconciliation/) matches a bank statement line on:
+   *   payment_id       the provider's payment id (connector_payments); the connector completes
+   *                    its deposits, a statement line only confirms them
+   *   payment_id_head  the same, and the payment id's part before its first ':' (a SPEI clave de
+   *                    rastreo, repeated across banks and days: told apart by the CLABEs it names)
+   *   charge_reference the deposit's reference the payer wrote (or its amount): the statement is
+   *                    the only word, so a matched line completes a PENDING deposit
+   * Absent: its deposits are matched only by the deposit's own reference, and confirmed.
+   */
+  readonly matchKey?: 'payment_id' | 'payment_id_head' | 'charge_reference';
+  /** The bank accounts a configuration of it holds, as statements name them (reconciliation imports only registered accounts' statements). */
+  statementAccounts?(stored: StoredConnector): readonly string[];
+  /** Whether its built connector lists a day's movements (`day`): POST /admin/reconciliation/provider-statements and the statements worker fetch them. */
+  readonly statements?: boolean;
   /** Its workers' intervals: `poll`, the reconciliation poll (default 60 seconds). */
   readonly intervals?: Readonly<Record<string, KindInterval>>;
 

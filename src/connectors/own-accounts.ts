@@ -66,6 +66,7 @@ export const ownAccountsKind: ConnectorKind = {
   build: (_ctx, stored) => ownAccountsConnector(storedAccounts(stored)),
   // Only the bank statement shows a payment: the operator's confirmation matches on the deposit's reference.
   matchKey: 'charge_reference',
+  statementAccounts: (stored) => storedAccounts(stored).flatMap((a) => (a.agency ? [a.account, `${a.agency}${a.account}`] : [a.account])),
   settings: {
     // No generic form: the console's own page sets or removes one (country, method) at a time.
     validate(body) {

@@ -18,7 +18,7 @@ export const adyenKind: ConnectorKind = {
   servesOf: servedPairs,
   build: buildAdyenConnector,
   refunds: true,
-  matchKey: 'charge_reference',
+  matchKey: 'payment_id',
   callbacks: [adyenNotifications],
   settings: {
     fields: [

@@ -19,7 +19,9 @@ export const stpKind: ConnectorKind = {
   paysOut: ['MX'],
   newPayoutReference: newClaveRastreo,
   refunds: true,
-  matchKey: 'payment_id',
+  matchKey: 'payment_id_head',
+  statements: true,
+  statementAccounts: (stored) => (stored.settings.ordering_clabe ? [stored.settings.ordering_clabe] : []),
   intervals: STP_INTERVALS,
   // POST /connectors/stp/abono (an incoming transfer) and /connectors/stp/estado (a sent order's state).
   callbacks: STP_CALLBACKS,
