@@ -215,6 +215,8 @@ export interface ConnectorKind {
   readonly cli?: {
     /** Printed after `set`. */
     savedNote: string;
+    /** `caja help`'s words for `set` and `show` (the usage lines are generated from the registered kinds). */
+    help?: { set: string; show?: string };
     /**
      * `caja connector {name} {action} ID`: a stopped send of this provider sent again under a new
      * reference, by action (`resend`, `resend-cashout`): whose it is (a cashout's order, a

@@ -93,7 +93,10 @@ export const ownAccountsKind: ConnectorKind = {
     invalid: 'Invalid own accounts configuration',
     notConfigured: 'No own accounts are configured',
   },
-  cli: { savedNote: 'saved; running caja processes offer these methods at once on PostgreSQL (else within CAJA_CACHE_SECONDS)' },
+  cli: {
+    savedNote: 'saved; running caja processes offer these methods at once on PostgreSQL (else within CAJA_CACHE_SECONDS)',
+    help: { set: "the operator's own bank accounts", show: 'the accounts configured' },
+  },
 };
 
 /** The list as the operator sees it (GET /admin/connectors/own_accounts, `caja connector own_accounts show`). */

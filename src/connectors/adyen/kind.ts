@@ -33,5 +33,8 @@ export const adyenKind: ConnectorKind = {
     view: (ctx) => adyenView({ ...ctx, now: () => new Date() }),
   },
   admin: ADYEN_ADMIN,
-  cli: { savedNote: 'saved; running caja processes take it at once on PostgreSQL (else within CAJA_CACHE_SECONDS); point Adyen\'s standard notification webhook at health.notification_url' },
+  cli: {
+    help: { set: 'configure the Adyen connector (cards, boleto, OXXO)' },
+    savedNote: 'saved; running caja processes take it at once on PostgreSQL (else within CAJA_CACHE_SECONDS); point Adyen\'s standard notification webhook at health.notification_url',
+  },
 };

@@ -111,6 +111,7 @@ export const pixKind: ConnectorKind = {
   },
   cli: {
     savedNote: 'saved; running caja processes take it at once on PostgreSQL (else within CAJA_CACHE_SECONDS) and register the webhook at the PSP',
+    help: { set: 'configure the API Pix connector' },
     resend: {
       resend: { what: 'refund', names: 'Pix devolução' },
       'resend-cashout': { what: 'cashout', names: 'Pix send', reference: 'idEnvio' },

@@ -100,6 +100,7 @@ export const stpKind: ConnectorKind = {
   },
   cli: {
     savedNote: 'saved; running caja processes take it at once on PostgreSQL (else within CAJA_CACHE_SECONDS) (MX SPEI deposits and cashouts go through STP)',
+    help: { set: 'configure the STP connector, MX SPEI' },
     resend: { resend: { what: 'cashout', names: 'STP order' } },
   },
 };
