@@ -124,12 +124,14 @@ for (const backend of backends()) {
           tokens.set(`${tag}:${scope}`, { token: made.body.token, name });
         }
       }
-      const fill = (pattern: string) => pattern.replace(/:kind/, 'stp').replace(/:\w+/g, '999999');
+      // A route the app serves for each action (a kind's routes: one kind that has it), its ids filled.
+      const served = new Map(adminRoutes(s).map((r) => [adminActionOf(r.slice(0, r.indexOf(' ')), r.slice(r.indexOf(' ') + 1)), r.slice(r.indexOf(' ') + 1)]));
+      const fill = (action: string) => served.get(action as never)!.replace(/:\w+/g, '999999');
       const count = async () => (await s.ctx.db.query<{ n: string }>('SELECT count(*)::text AS n FROM operator_audit')).rows[0]!.n;
       for (const action of ADMIN_ACTIONS) {
         const scope = ACTION_TABLE.admin[action];
         const method = action.slice(0, action.indexOf(' '));
-        const path = fill(action.slice(action.indexOf(' ') + 1));
+        const path = fill(action);
         const body = method === 'GET' || method === 'DELETE' ? undefined : {};
         const without = tokens.get(`without:${scope}`)!;
         const audited = await count();
