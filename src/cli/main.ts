@@ -81,7 +81,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   }
   // HTTP commands talk to a running caja: no database, no lock, run beside the server.
   if (HTTP_COMMANDS.includes(command)) {
-    await runHttpCommand(argv);
+    await runHttpCommand(argv, console.log, env);
     return;
   }
   const config = loadConfig(env);
@@ -258,9 +258,9 @@ function failure(err: unknown): { code: number; message: string } {
 }
 
 /**
- * Runs one command as `caja …argv` with `env` as its environment (the HTTP commands read
- * process.env): its output on console.log and console.error, as the program's, and
- * resolves to its exit code. The program below is this and an exit; the tests run commands in
+ * Runs one command as `caja …argv` with `env` as its environment: its output on console.log and console.error, as the program's, and
+ * resolves to its exit code. The program below runs the same, and exits with the code on a
+ * failure; the tests run commands in
  * their own process with it (test/helpers/cli.ts), one at a time. Not for `start`.
  */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
