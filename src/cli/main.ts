@@ -40,16 +40,17 @@ const USAGE = `usage:
                                               also the bank's balance on that statement's day against the ledger's bank
                                               account and the open reconciliation exceptions (exit 1 when unexplained)
   caja archive restore FILE...                put archived rows back (retention's .ndjson.gz files; rows already there are kept)
-  caja connector pix set --file CONFIG.json   configure the API Pix connector (the body of PUT /admin/connectors/pix)
-  caja connector pix show                     its configuration (no secrets) and health
-  caja connector own_accounts set --file F    the operator's own bank accounts (the body of PUT /admin/connectors/own_accounts)
-  caja connector own_accounts show            the accounts configured
-  caja connector stp set --file CONFIG.json   configure the STP connector, MX SPEI (the body of PUT /admin/connectors/stp)
-  caja connector stp show                     its configuration (no secrets) and health
+CONNECTOR_USAGE
 ${OPERATOR_USAGE}
 
 Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KEY, CAJA_ENV). On the embedded
 database these need the service stopped; on PostgreSQL they run beside it.`;
+
+/** The usage text; its `caja connector …` lines come from the registered kinds (src/connectors/providers.ts), loaded only for it. */
+async function usage(): Promise<string> {
+  const { connectorUsage } = await import('./connectors.ts');
+  return USAGE.replace('CONNECTOR_USAGE', connectorUsage());
+}
 
 function tableOf(file: string) {
   try {
@@ -76,7 +77,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
     return;
   }
   if (!command || command === 'help' || command === '--help') {
-    console.log(`${USAGE}\n\n${HTTP_USAGE}`);
+    console.log(`${await usage()}\n\n${HTTP_USAGE}`);
     return;
   }
   // HTTP commands talk to a running caja: no database, no lock, run beside the server.
@@ -249,8 +250,8 @@ function human(obj: object, indent = ''): string {
 }
 
 /** What a failed command prints to stderr, and its exit code. */
-function failure(err: unknown): { code: number; message: string } {
-  if (err instanceof UsageError) return { code: 64, message: `caja: ${err.message}\n\n${USAGE}` };
+async function failure(err: unknown): Promise<{ code: number; message: string }> {
+  if (err instanceof UsageError) return { code: 64, message: `caja: ${err.message}\n\n${await usage()}` };
   if (err instanceof HttpUsageError) return { code: 64, message: `caja: ${err.message}\n\n${HTTP_USAGE}` };
   if (err instanceof CajaApiError) return { code: 1, message: `caja: caja answered ${err.httpStatus}: ${err.message}${err.details.map((d) => `\n  ${d}`).join('')}` };
   if (err instanceof ConfigError) return { code: 2, message: `caja: configuration error: ${err.message}` };
@@ -258,10 +259,10 @@ function failure(err: unknown): { code: number; message: string } {
 }
 
 /**
- * Runs one command as `caja …argv` with `env` as its environment: its output on console.log and console.error, as the program's, and
- * resolves to its exit code. The program below runs the same, and exits with the code on a
- * failure; the tests run commands in
- * their own process with it (test/helpers/cli.ts), one at a time. Not for `start`.
+ * Runs one command as `caja …argv` with `env` as its environment: its output on console.log and
+ * console.error, as the program's, and resolves to its exit code. The program below runs the
+ * same, and exits with the code on a failure; the tests run commands in their own process with it
+ * (test/helpers/cli.ts), one at a time. Not for `start`.
  */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const before = process.exitCode;
@@ -270,7 +271,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     await run(argv, env);
     return Number(process.exitCode ?? 0);
   } catch (err) {
-    const { code, message } = failure(err);
+    const { code, message } = await failure(err);
     console.error(message);
     return code;
   } finally {
@@ -280,8 +281,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
 
 // The program (bin/caja.mjs, the build's cli.mjs), unless a test imports runCli and said so first.
 if (!(globalThis as Record<symbol, unknown>)[Symbol.for('caja.cli.in-process')]) {
-  run(process.argv.slice(2), process.env).catch((err) => {
-    const { code, message } = failure(err);
+  run(process.argv.slice(2), process.env).catch(async (err) => {
+    const { code, message } = await failure(err);
     console.error(message);
     process.exit(code);
   });
