@@ -6,12 +6,12 @@
 import type { AppContext } from '../config/context.ts';
 import { periodicWorker, type Worker } from '../jobs/periodic-worker.ts';
 import { FOLD_ACCOUNTS, foldDeltas } from '../ledger/ledger.ts';
-import { foldDayFigures } from '../panel/services/stats.ts';
+import { foldAllDayFigures } from '../panel/services/stats.ts';
 import { recoverDebts } from '../deposits/returns.ts';
 
 /** One pass: every figure delta, and balance deltas until a batch comes back partial; tests call it directly. */
 export async function foldBalances(ctx: AppContext): Promise<void> {
-  while ((await foldDayFigures(ctx.db)) > 0);
+  await foldAllDayFigures(ctx.db);
   // A full batch means more may wait; a partial one folded everything there was (deltas keep
   // coming under load, so "until none" would never end).
   while ((await foldDeltas(ctx.db)) === FOLD_ACCOUNTS);
