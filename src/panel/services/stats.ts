@@ -83,11 +83,15 @@ export const FOLD_DELTAS = 50_000;
  * Folds the deltas the triggers of migration 025 append into the day figures, in one statement;
  * run by the balance fold worker. Concurrent folds are safe: a delta is deleted by exactly one of
  * them. Answers how many deltas it folded (FOLD_DELTAS: more may wait).
+ *
+ * The ids are taken once, as an array (an InitPlan), whatever the table's statistics say: vacuumed
+ * while nearly empty, the table is estimated at no rows, and `id IN (SELECT …)` was then planned
+ * as a nested loop that folded 50,000 deltas in 10 s instead of well under one.
  */
 export async function foldDayFigures(q: Queryable): Promise<number> {
   const r = await q.query<{ folded: number }>(
     `WITH moved AS (
-       DELETE FROM panel_day_deltas WHERE id IN (SELECT id FROM panel_day_deltas ORDER BY id LIMIT ${FOLD_DELTAS} FOR UPDATE SKIP LOCKED)
+       DELETE FROM panel_day_deltas WHERE id = ANY (ARRAY(SELECT id FROM panel_day_deltas ORDER BY id LIMIT ${FOLD_DELTAS} FOR UPDATE SKIP LOCKED))
        RETURNING merchant_id, day, country, payment_method, created, completed, completed_usd, refunds, cashouts
      ), added AS (
        INSERT INTO panel_day_figures AS f (merchant_id, day, country, payment_method, created, completed, completed_usd, refunds, cashouts)
