@@ -148,7 +148,7 @@ const depositIds = batcherPerDatabase<null, number>((ctx) => new Batcher(async (
     { name: 'caja_deposit_ids' },
   );
   return rows.map((r) => r.id);
-}, { maxBatch: 64, maxInFlight: 1 }));
+}, { maxBatch: 64, maxInFlight: 2 }));
 
 function nextDepositId(ctx: AppContext): Promise<number> {
   return depositIds(ctx).submit(null);
