@@ -110,7 +110,7 @@ export async function foldDayFigures(q: Queryable): Promise<number> {
 /**
  * Deltas folded since panel_day_deltas was last vacuumed, per database. A folded delta leaves a
  * dead row and a dead entry in the (merchant_id, day) index that every home view walks past
- * until the table is vacuumed: after 500,000 deposits, twice the view's cost (issue 43), and
+ * until the table is vacuumed: after 500,000 deposits, 1.6 to 4 times the view's cost (issue 43), and
  * PGlite never vacuums by itself.
  */
 const foldedSinceVacuum = new WeakMap<object, number>();
