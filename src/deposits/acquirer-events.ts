@@ -8,7 +8,9 @@
 //   AUTHORISATION true    the payment completes its deposit through applyPayment (recorded once
 //                         under its pspReference; amount and charge must match, else kept as
 //                         unmatched for the operator); the card's brand and last four are kept
-//   AUTHORISATION false   a refused card attempt: recorded (health); the deposit stays payable
+//   AUTHORISATION false   a refused card attempt: recorded (health) and, once, kept as its PENDING
+//                         deposit's card_refusal (reason, refusalReasonCode); the deposit stays
+//                         payable (another card on the hosted page) until it expires
 //   OFFER_CLOSED          a voucher expired unpaid: its PENDING deposit is cancelled
 //   REFUND, REFUND_FAILED the refund with that reference is looked up now (hintConnectorRefund,
 //                         by the caller), which reads this record
@@ -22,6 +24,7 @@ import type { AdyenConnector } from '../connectors/adyen/connector.ts';
 import { cardFrom, fromMinor } from '../connectors/adyen/mapping.ts';
 import type { AdyenNotification } from '../connectors/adyen/notifications.ts';
 import { applyPayment } from './payments.ts';
+import { recordCardRefusal } from './return-leg.ts';
 import { transitionDepositIn } from './service.ts';
 import { applyDispute, DISPUTE_EVENTS } from './disputes.ts';
 
@@ -92,8 +95,13 @@ export async function receiveAdyenNotifications(ctx: AppContext, connector: Adye
         // Anything else (CANCELLATION, CAPTURE, reports) is recorded only.
         break;
     }
-    if (await recordEvent(ctx.db, n, ctx.now())) applied++;
-    else duplicates++;
+    if (await recordEvent(ctx.db, n, ctx.now())) {
+      applied++;
+      // Recorded first, so a concurrent copy of the same refusal counts it once.
+      if (n.eventCode === 'AUTHORISATION' && !n.success && n.merchantReference) {
+        await recordCardRefusal(ctx, connector.name, n.merchantReference, { reason: n.reason ?? 'Refused', reasonCode: n.additionalData.refusalReasonCode ?? null });
+      }
+    } else duplicates++;
   }
   return { kind: 'accepted', applied, duplicates, refundReferences };
 }

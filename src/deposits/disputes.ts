@@ -147,6 +147,14 @@ export interface DepositDispute {
   debit_currency: string | null;
 }
 
+/**
+ * The disputes a deposit's views show: only card deposits are disputed (chargebacks), so no other
+ * deposit costs a query on the hot GET /v3/deposits/{id}.
+ */
+export async function disputesShown(q: Queryable, d: { id: number; payment_type: string | null }): Promise<DepositDispute[]> {
+  return d.payment_type === 'CREDIT_CARD' || d.payment_type === 'DEBIT_CARD' ? disputesOfDeposit(q, d.id) : [];
+}
+
 /** The disputes of one deposit, oldest first, with what their chargebacks took and the fees charged. */
 export async function disputesOfDeposit(q: Queryable, depositId: number): Promise<DepositDispute[]> {
   return (await q.query<DepositDispute>(
