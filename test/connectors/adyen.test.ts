@@ -55,19 +55,19 @@ for (const backend of backends()) {
       (await s.ctx.db.query<{ n: number }>(`SELECT count(*)::integer AS n FROM deposit_status_changes WHERE deposit_id = $1 AND to_status = 'COMPLETED'`, [id])).rows[0]!.n;
     const payments = async (ref: string) => (await s.ctx.db.query<{ payment_id: string; seen_via: string; status: string }>('SELECT payment_id, seen_via, status FROM connector_payments WHERE charge_reference = $1', [ref])).rows;
 
-    async function deposit(country: 'BR' | 'MX', method: string, amount = '120.00') {
+    async function deposit(country: 'BR' | 'MX', method: string, amount = '120.00', extra: Record<string, unknown> = {}) {
       const invoice = `ad-${backend}-${++n}-${Date.now()}`;
       const r = await v3.post('/v3/deposits', {
         invoice_id: invoice, country, currency: country === 'BR' ? 'BRL' : 'MXN', amount, payment_method: method,
-        payer: country === 'BR' ? BR_PAYER : MX_PAYER,
+        payer: country === 'BR' ? BR_PAYER : MX_PAYER, ...extra,
       });
       assert.equal(r.status, 200, r.text);
       return { id: r.body.deposit_id as number, invoice, body: r.body, token: typeof r.body.redirect_url === 'string' ? (r.body.redirect_url as string).split('/').pop()! : '' };
     }
 
     /** A card deposit's checkout: caja creates the session and sends the customer to Adyen's hosted page. */
-    async function cardCheckout(method = 'VI', country: 'BR' | 'MX' = 'BR', amount = '120.00') {
-      const d = await deposit(country, method, amount);
+    async function cardCheckout(method = 'VI', country: 'BR' | 'MX' = 'BR', amount = '120.00', extra: Record<string, unknown> = {}) {
+      const d = await deposit(country, method, amount, extra);
       const r = await fetch(d.body.redirect_url, { redirect: 'manual' });
       assert.equal(r.status, 303, await r.text());
       const hosted = r.headers.get('location')!;
@@ -203,18 +203,42 @@ for (const backend of backends()) {
       assert.equal(await completions(d.id), 1);
     });
 
-    test('refusals with their reasons leave the deposit payable; three refusals end the session, the return leg reads "refused"', async () => {
+    test('refusals with their reasons leave the deposit payable and are shown (v3 card_refusal, streamline x_approval_detail); three refusals end the session, the next checkout visit opens a new one that pays', async () => {
       const d = await cardCheckout('VI');
+      const webpaystatus = async () => (await formPost(s.url, '/apd/webpaystatus', { x_login: m.web_status.login, x_trans_key: m.web_status.trans_key, x_invoice: d.invoice })).text.split('|');
+      assert.equal((await v3.get(`/v3/deposits/${d.id}`)).body.card_refusal, null);
+      assert.equal((await webpaystatus())[11], 'Pending');
+      const seen: unknown[] = [];
       for (const holder of ['DECLINED', 'NOT_ENOUGH_BALANCE', 'CVC_DECLINED']) {
         const r = await sim.control.pay(d.sessionId, { number: '4111111145551142', holder });
         if (holder !== 'CVC_DECLINED') assert.ok(r.refused, JSON.stringify(r));
         else assert.ok(r.redirect, 'the third refusal ends the session');
         if (r.redirect) assert.equal(await comeBack(r.redirect), 303);
+        const v = (await v3.get(`/v3/deposits/${d.id}`)).body;
+        assert.equal(v.status, 'PENDING', 'a refused card leaves the deposit payable');
+        seen.push([v.card_refusal.reason, v.card_refusal.reason_code, v.card_refusal.attempts]);
+        assert.match(v.card_refusal.refused_at, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
       }
-      assert.equal(await status(d.id), 'PENDING');
+      // Adyen's refusalReason and refusalReasonCode, per attempt; the session's generic "Refused" does not replace them.
+      assert.deepEqual(seen, [['Refused', '2', 1], ['Not enough balance', '12', 2], ['CVC Declined', '24', 3]]);
+      const ws = await webpaystatus();
+      assert.deepEqual([ws[0], ws[11]], ['7', 'Refused: CVC Declined']);
       const { rows } = await s.ctx.db.query<{ reason: string; success: boolean }>(`SELECT reason, success FROM adyen_events WHERE merchant_reference = $1 ORDER BY received_at`, [d.ref]);
       assert.deepEqual(rows.map((x) => [x.success, x.reason]), [[false, 'Refused'], [false, 'Not enough balance'], [false, 'CVC Declined']]);
       assert.equal((await admin(s.url, 'GET', '/admin/connectors/adyen')).body.health.refused_last_24h >= 3, true);
+      // Adyen ended the session: back on the checkout, the customer gets a new one and pays with another card.
+      const again = await fetch(d.body.redirect_url, { redirect: 'manual' });
+      assert.equal(again.status, 303, await again.text());
+      const hosted2 = again.headers.get('location')!;
+      assert.notEqual(hosted2, d.hosted, 'a new hosted session');
+      const ref2 = (await row(d.id)).connector_reference;
+      assert.notEqual(ref2, d.ref);
+      const paid = await sim.control.pay(hosted2.split('/').pop()!, { number: '4111111145551142', holder: 'Ana Silva' });
+      assert.ok(paid.redirect, JSON.stringify(paid));
+      assert.equal(await comeBack(paid.redirect!), 303);
+      assert.equal(await status(d.id), 'COMPLETED');
+      assert.equal(await completions(d.id), 1);
+      assert.deepEqual([(await webpaystatus())[0], (await webpaystatus())[11]], ['9', 'Approved']);
     });
 
     test('forged, duplicated and out-of-order notifications: a forged batch applies nothing (401), a duplicate once', async () => {
