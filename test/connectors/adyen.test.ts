@@ -21,6 +21,9 @@ import { makeOperator, signedIn } from '../ops/helpers.ts';
 import { merchantBalances } from '../../src/ledger/ledger.ts';
 import { toDb } from '../../src/domain/money.ts';
 import { until } from '../helpers/until.ts';
+import { PanelClient } from '../panel/helpers.ts';
+import { generateDueReports } from '../../src/settlements/service.ts';
+import { dayBounds, localDay } from '../../src/settlements/days.ts';
 
 const BR_PAYER = { first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com', document: cpf('529982247'), address: { street: 'Av. Paulista 1000', city: 'São Paulo', state: 'SP', zip_code: '01310-100' } };
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Luis', last_name: 'Pérez', email: 'luis@example.com' };
@@ -323,8 +326,17 @@ for (const backend of backends()) {
       assert.equal(p.refunded, 5000, 'only the settled refund stays refunded at the acquirer');
     });
 
-    test('chargebacks: notified (deadline shown, no money), charged once (duplicate and second notice), reversed (given back), second chargeback charged again', async () => {
-      const d = await cardCheckout('VI', 'BR', '150.00');
+    test('chargebacks: notified (deadline shown, no money), charged once with the merchant\'s chargeback fee (duplicate and second notice), reversed (given back, not the fee), second chargeback charged again; shown in the API, notification, panel, console and settlement report', async () => {
+      // The merchant's own chargeback fee (USD), copied onto its deposits at creation as the other fees are.
+      const priced = await admin(s.url, 'PUT', `/admin/merchants/${m.merchant_id}/fees`, { chargeback: '20' });
+      assert.equal(priced.status, 200, priced.text);
+      assert.deepEqual([priced.body.chargeback, priced.body.overrides.chargeback], ['20.00', '20.00']);
+      const badFee = await admin(s.url, 'PUT', `/admin/merchants/${m.merchant_id}/fees`, { chargeback: '-1' });
+      assert.equal(badFee.status, 400, badFee.text);
+      assert.match(badFee.body.details.join(' '), /^chargeback: /);
+      const d = await cardCheckout('VI', 'BR', '150.00', { notification_url: 'https://shop.example/notify' });
+      const view = async () => (await v3.get(`/v3/deposits/${d.id}`)).body;
+      const cents = (x: string | number) => Math.round(Number(x) * 100);
       const paid = await sim.control.pay(d.sessionId, { number: '4111111145551142', holder: 'Ana Silva' });
       await comeBack(paid.redirect!);
       assert.equal(await status(d.id), 'COMPLETED');
@@ -339,6 +351,24 @@ for (const backend of backends()) {
       assert.equal(notified.deadline_at, '2027-01-15T00:00:00.000Z');
       assert.equal(notified.reason_code, '10.4');
       assert.deepEqual(await available(), start, 'no money moves on the notice');
+      const open = (await view()).disputes;
+      assert.deepEqual(open.map((x: any) => [x.status, x.reason_code, x.reason, x.amount, x.currency, x.defense_deadline, x.closed_at, x.fee]),
+        [['OPEN', '10.4', 'Fraudulent transaction', 150, 'BRL', '2027-01-15 00:00:00', null, null]]);
+      assert.match(open[0].opened_at, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+      // The panel's and the console's deposit pages show it with its deadline.
+      const panel = new PanelClient(s.url);
+      assert.equal((await panel.signIn(m.panel.email, m.panel.password)).status, 200);
+      const pp = await panel.get(`/panel/deposits/${d.id}`);
+      assert.equal(pp.status, 200);
+      const panelDisputes = /<section class="card" id="disputes">([\s\S]*?)<\/section>/.exec(pp.html)?.[1] ?? '';
+      assert.match(panelDisputes, /Open/);
+      assert.match(panelDisputes, /10\.4 · Fraudulent transaction/);
+      assert.match(panelDisputes, /<time datetime="2027-01-15T00:00:00.000Z">/);
+      const support = await signedIn(s, await makeOperator(s, 'support', `support-adyen-${backend}`));
+      const cp = await support.get(`/ops/deposits/${d.id}`);
+      assert.equal(cp.status, 200, cp.html.slice(0, 300));
+      assert.match(/id="disputes">([\s\S]*?)<\/section>/.exec(cp.html)?.[1] ?? '', /2027-01-15T00:00:00.000Z[\s\S]*Open|Open[\s\S]*2027-01-15T00:00:00.000Z/);
+      assert.match(cp.html, /VISA \*{12}1142/);
 
       await sim.control.delivery('duplicate');
       await sim.control.dispute(psp, 'CHARGEBACK');
@@ -349,16 +379,42 @@ for (const backend of backends()) {
       assert.ok(Number(taken) > 0);
       const after1 = await available();
       const [cur, startAmt] = start[0]!;
+      assert.equal(cur, 'USD', 'the merchant settles in USD');
       assert.equal(after1[0]![0], cur);
-      assert.equal(Number(after1[0]![1]).toFixed(2), (Number(startAmt) - Number(taken)).toFixed(2), 'taken once');
+      // The charged-back share and the merchant's chargeback fee (20.00 USD), once.
+      assert.equal(cents(after1[0]![1]), cents(startAmt) - cents(taken) - 2000, 'taken once, with the fee');
+      const cb = (await view()).disputes[0];
+      assert.deepEqual([cb.status, cents(cb.debit), cb.fee, cb.debit_currency, cb.closed_at], ['CHARGED_BACK', cents(taken), 20, 'USD', null]);
+      const tx = (await v3.get('/v3/balance/transactions?limit=10')).body;
+      const debitTx = (tx.data ?? tx.transactions ?? []).find((x: any) => x.type === 'deposit_return.debit');
+      assert.ok(debitTx, JSON.stringify(tx).slice(0, 500));
+      assert.deepEqual([cents(debitTx.amount), cents(debitTx.fee)], [-cents(taken) - 2000, 2000], 'the fee is a fee of the movement');
 
       await sim.control.dispute(psp, 'CHARGEBACK_REVERSED');
       await until('reversed', dispute, (x) => x?.status === 'reversed');
-      assert.deepEqual(await available(), start, 'given back');
+      assert.equal(cents((await available())[0]![1]), cents(startAmt) - 2000, 'the amount given back, not the fee');
+      const won = (await view()).disputes[0];
+      assert.equal(won.status, 'REVERSED');
+      assert.match(won.closed_at, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
 
       await sim.control.dispute(psp, 'SECOND_CHARGEBACK');
       await until('charged again', dispute, (x) => x?.status === 'charged');
-      assert.deepEqual(await available(), after1);
+      assert.equal(cents((await available())[0]![1]), cents(startAmt) - cents(taken) - 4000, 'charged again, with a second fee');
+      assert.deepEqual([(await view()).disputes[0].status, (await view()).disputes[0].fee], ['CHARGED_BACK', 40]);
+      // Every change of the dispute notified the merchant, naming the dispute (v3 body {deposit_id, dispute}).
+      const bodies = await until('the dispute notifications', async () => (await v3.get('/v3/notifications?limit=100')).body.notifications
+        .filter((x: any) => x.subject_id === d.id).map((x: any) => JSON.parse(x.body)).filter((b: any) => b.dispute).reverse(),
+      (x: any[]) => x.length === 4);
+      assert.deepEqual(bodies.map((b: any) => [b.deposit_id, b.dispute.status]), [[d.id, 'OPEN'], [d.id, 'CHARGED_BACK'], [d.id, 'REVERSED'], [d.id, 'CHARGED_BACK']]);
+      // The day's settlement report shows the chargeback fees as fees.
+      const tz = (await s.ctx.db.query<{ timezone: string }>('SELECT timezone FROM merchants WHERE id = $1', [m.merchant_id])).rows[0]!.timezone;
+      const today = localDay(new Date(), tz);
+      await generateDueReports(s.ctx, { now: new Date(dayBounds(today, tz).end.getTime() + 61 * 60_000), delayMinutes: 60 });
+      const report = await v3.get(`/v3/settlements/USD/${today}`);
+      assert.equal(report.status, 200, report.text);
+      const returnLines = report.body.lines.filter((l: any) => l.type === 'deposit_return.debit' || l.type === 'deposit_return.reverse');
+      assert.deepEqual(returnLines.slice(-3).map((l: any) => [l.type, cents(l.fee)]),
+        [['deposit_return.debit', 2000], ['deposit_return.reverse', 0], ['deposit_return.debit', 2000]]);
       const events = (await s.ctx.db.query<{ type: string }>(`SELECT type FROM events WHERE subject_type = 'deposit' AND subject_id = $1 AND (type LIKE 'deposit.dispute%' OR type LIKE 'deposit.return%') ORDER BY id`, [d.id])).rows.map((r) => r.type);
       assert.deepEqual(events, ['deposit.dispute_opened', 'deposit.returned', 'deposit.return_reversed', 'deposit.returned']);
       // The money moved as bank-initiated returns of kind chargeback (src/deposits/returns.ts).
