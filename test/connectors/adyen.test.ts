@@ -471,9 +471,11 @@ for (const backend of backends()) {
       await comeBack(paid.redirect!);
       const psp = (await payments(d.ref))[0]!.payment_id;
       await sim.control.delivery('hold');
+      // The acquirer's reason text is shown escaped on the pages.
+      const hostile = '<img src=x onerror=alert(1)> & "q"';
       try {
-        await sim.control.dispute(psp, 'NOTIFICATION_OF_CHARGEBACK');
-        await sim.control.dispute(psp, 'CHARGEBACK');
+        await sim.control.dispute(psp, 'NOTIFICATION_OF_CHARGEBACK', { reason: hostile, reasonCode: '<b>4837</b>' });
+        await sim.control.dispute(psp, 'CHARGEBACK', { reason: hostile, reasonCode: '<b>4837</b>' });
       } finally {
         await sim.control.delivery('deliver');
       }
@@ -481,6 +483,18 @@ for (const backend of backends()) {
       const { rows } = await s.ctx.db.query<{ status: string; n: number }>(
         `SELECT d.status, (SELECT count(*)::integer FROM deposit_returns r WHERE r.deposit_id = d.deposit_id) AS n FROM deposit_disputes d WHERE d.deposit_id = $1`, [d.id]);
       assert.deepEqual(rows, [{ status: 'charged', n: 1 }]);
+      const panel = new PanelClient(s.url);
+      await panel.signIn(m.panel.email, m.panel.password);
+      const ops = await signedIn(s, await makeOperator(s, 'support', `support-ooo-${backend}`));
+      for (const page of [await panel.get(`/panel/deposits/${d.id}`), await ops.get(`/ops/deposits/${d.id}`)]) {
+        assert.equal(page.status, 200);
+        assert.ok(!page.html.includes('<img src=x') && !page.html.includes('<b>4837'), 'escaped');
+        assert.match(page.html, /&lt;b&gt;4837&lt;\/b&gt; · &lt;img src=x onerror=alert\(1\)&gt; &amp; &quot;q&quot;/);
+        assert.match(page.html, /Charged back/);
+      }
+      // Another merchant's deposit is not found on the panel; an unknown id on the console is a 404 page.
+      assert.equal((await ops.get('/ops/deposits/999999999')).status, 404);
+      assert.equal((await ops.get('/ops/deposits/abc')).status, 404);
     });
 
     test('the same notification posted 8 times at once: one completion, one payment; the same chargeback 8 times: taken once', async () => {
