@@ -138,3 +138,10 @@ test('the chargeback fee: a USD amount per merchant (global 15.00), checked like
   assert.equal(toDb(usdFeeIn(dec('15.00'), 'CLP', d, dec('941.37'))), '14121');
   assert.throws(() => usdFeeIn(dec('15.00'), 'CLP', d));
 });
+
+test('of a notification\'s additionalData only the keys caja reads are kept (never a holder\'s name or a BIN)', () => {
+  const it = signed(item({ additionalData: { cardSummary: '1142', cardHolderName: 'Ana Silva', cardBin: '411111', refusalReasonCode: '12' } }));
+  const p = parseNotifications(batch(it), [KEY], 'TestMerchant');
+  assert.ok(p.ok);
+  assert.deepEqual(p.items[0]!.additionalData, { cardSummary: '1142', refusalReasonCode: '12' });
+});
