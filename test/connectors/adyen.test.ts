@@ -6,6 +6,7 @@
 // out of order and forged; boleto and OXXO vouchers paid and expired; card refunds settled and
 // failed, voucher refunds refused. The ledger is checked at the end.
 import { after, before, describe, test } from 'node:test';
+import { createHmac } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, createMerchant, formPost, V3Client, type Credentials } from '../helpers/clients.ts';
@@ -242,6 +243,34 @@ for (const backend of backends()) {
       assert.equal(await status(d.id), 'COMPLETED');
       assert.equal(await completions(d.id), 1);
       assert.deepEqual([(await webpaystatus())[0], (await webpaystatus())[11]], ['9', 'Approved']);
+    });
+
+    test('streamline: a card NewInvoice (x_bank VI) through Adyen\'s hosted page; a refusal answers x_approval_detail "Refused: …" with result 7, then another card approves it', async () => {
+      const f: Record<string, string> = {
+        x_login: m.deposits.login, x_trans_key: m.deposits.trans_key, x_invoice: `ad-sl-${backend}-${Date.now()}`, x_amount: '80.00', x_currency: 'BRL',
+        x_country: 'BR', x_bank: 'VI', x_iduser: '77', x_cpf: BR_PAYER.document, x_name: 'Ana Silva', x_email: 'ana@example.com',
+        x_address: 'Av. Paulista 1000', x_zip: '01310-100', x_city: 'São Paulo', x_state: 'SP', x_return: 'https://shop.example/return', type: 'json',
+      };
+      const v = (k: string) => f[k] ?? '';
+      f.control = createHmac('sha256', m.deposits.secret_key)
+        .update(`${v('x_invoice')}V${v('x_amount')}I${v('x_iduser')}2${v('x_bank')}1${v('x_cpf')}H${v('x_bdate')}G${v('x_email')}Y${v('x_zip')}A${v('x_address')}P${v('x_city')}S${v('x_state')}P`, 'utf8')
+        .digest('hex').toUpperCase();
+      const created = await formPost(s.url, '/api_curl/streamline/NewInvoice', f);
+      assert.equal(created.body.status, '0', created.text);
+      const r = await fetch(created.body.link, { redirect: 'manual' });
+      assert.equal(r.status, 303, await r.text());
+      const hosted = r.headers.get('location')!;
+      assert.ok(hosted.startsWith(sim.info.api_url.replace('/checkout/v71', '/hosted/')), hosted);
+      const status = async () => (await formPost(s.url, '/apd/webpaystatus', { x_login: m.web_status.login, x_trans_key: m.web_status.trans_key, x_invoice: f.x_invoice })).text.split('|');
+      const refused = await sim.control.pay(hosted.split('/').pop()!, { number: '4111111145551142', holder: 'NOT_ENOUGH_BALANCE' });
+      assert.ok(refused.refused, JSON.stringify(refused));
+      const ws = await until('the refusal shown', status, (x) => x[11] !== 'Pending');
+      assert.deepEqual([ws[0], ws[11], ws[12]], ['7', 'Refused: Not enough balance', '']);
+      const paid = await sim.control.pay(hosted.split('/').pop()!, { number: '4111111145551142', holder: 'Ana Silva' });
+      assert.ok(paid.redirect, JSON.stringify(paid));
+      assert.equal(await comeBack(paid.redirect!), 303);
+      const done = await status();
+      assert.deepEqual([done[0], done[11], done[12]], ['9', 'Approved', '************1142']);
     });
 
     test('forged, duplicated and out-of-order notifications: a forged batch applies nothing (401), a duplicate once', async () => {
