@@ -273,6 +273,20 @@ for (const backend of backends()) {
       assert.deepEqual([done[0], done[11], done[12]], ['9', 'Approved', '************1142']);
     });
 
+    test('a refused card deposit left unpaid expires: CANCELLED, x_approval_detail "Not approved: <reason>", the refusal still shown', async () => {
+      const d = await cardCheckout('VI');
+      const refused = await sim.control.pay(d.sessionId, { number: '4111111145551142', holder: 'DECLINED' });
+      assert.ok(refused.refused, JSON.stringify(refused));
+      await until('the refusal shown', async () => (await v3.get(`/v3/deposits/${d.id}`)).body.card_refusal, (x) => x !== null);
+      // Its time and the grace a provider's charge gets after it (at most an hour) are up; the expiry worker runs every few seconds.
+      await s.ctx.db.query(`UPDATE deposits SET expires_at = now() - interval '2 hours' WHERE id = $1`, [d.id]);
+      await until('expired', () => status(d.id), (v) => v === 'CANCELLED', 30_000);
+      const v = (await v3.get(`/v3/deposits/${d.id}`)).body;
+      assert.deepEqual([v.status, v.card_refusal.reason, v.card_refusal.attempts], ['CANCELLED', 'Refused', 1]);
+      const ws = (await formPost(s.url, '/apd/webpaystatus', { x_login: m.web_status.login, x_trans_key: m.web_status.trans_key, x_invoice: d.invoice })).text.split('|');
+      assert.deepEqual([ws[0], ws[11]], ['8', 'Not approved: Refused']);
+    });
+
     test('forged, duplicated and out-of-order notifications: a forged batch applies nothing (401), a duplicate once', async () => {
       const d = await cardCheckout('VI');
       await sim.control.delivery('duplicate');
