@@ -18,8 +18,9 @@ import { findDeposit, findDepositByToken } from './store.ts';
  * A refused card attempt on the charge `reference` of connector `name`, while its deposit is
  * PENDING (a late refusal changes no completed or cancelled deposit): kept as the deposit's
  * card_refusal (reason, code, when, attempts so far), which GET /v3/deposits/{id} and streamline's
- * x_approval_detail show. The deposit stays payable. `keepKnown`: the return leg's generic answer
- * ("Refused") does not replace the reason an acquirer's notification already gave; `endCharge`:
+ * x_approval_detail show. The deposit stays payable. `keepKnown`: the return leg's answer (Adyen's
+ * generic "Refused", or a reload of the same return) does not replace nor count again a refusal
+ * the provider's word (a notification, the staging network's page) already recorded; `endCharge`:
  * the charge is over (its next action is dropped, so the checkout creates a new one).
  */
 export async function recordCardRefusal(
@@ -61,7 +62,7 @@ export async function settleCharge(ctx: AppContext, name: string, token: string,
     throw new CheckoutError('provider_unavailable');
   }
   if (result.status === 'failed') {
-    await recordCardRefusal(ctx, name, d.connector_reference, { reason: result.reason, reasonCode: result.reasonCode ?? null, keepKnown: result.final === true, endCharge: result.final === true });
+    await recordCardRefusal(ctx, name, d.connector_reference, { reason: result.reason, reasonCode: result.reasonCode ?? null, keepKnown: true, endCharge: result.final === true });
     return 'failed';
   }
   if (result.status !== 'paid') return result.status;

@@ -465,7 +465,17 @@ for (const backend of backends()) {
       assert.deepEqual(returns.map((r) => [r.kind, r.status, r.deadline_at !== null]), [['chargeback', 'reversed', true], ['chargeback', 'applied', true]]);
       // The merchant reads them (GET /v3/events), with the defence deadline.
       // (The feed is in commit order: it may hold the newest back a moment on PostgreSQL.)
-      const seen = await until('the merchant\'s events', async () => (await v3.get('/v3/events?limit=500')).body.events.filter((e: any) => e.subject_id === d.id && (e.type.startsWith('deposit.dispute') || e.type.startsWith('deposit.return'))), (x: any[]) => x.length === 4);
+      // The feed pages oldest first (500 at most a page): read it to its end with the cursor.
+      const feed = async () => {
+        const all: any[] = [];
+        for (let after = '0'; ;) {
+          const page = (await v3.get(`/v3/events?limit=500&after=${after}`)).body;
+          all.push(...page.events);
+          if (page.events.length < 500) return all;
+          after = page.next_cursor;
+        }
+      };
+      const seen = await until('the merchant\'s events', async () => (await feed()).filter((e: any) => e.subject_id === d.id && (e.type.startsWith('deposit.dispute') || e.type.startsWith('deposit.return'))), (x: any[]) => x.length === 4);
       assert.equal(seen[0].data.deadline_at, '2027-01-15T00:00:00.000Z');
       assert.equal(seen[1].data.kind, 'chargeback');
       await assertLedgerOk(s.ctx.db);
