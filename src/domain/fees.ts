@@ -93,9 +93,10 @@ export function validateFeeOverrides(body: unknown): { ok: true; value: FeeOverr
       details.push(`${key}: unknown field (fee, surcharge and chargeback are)`);
       continue;
     }
-    // An empty value is "no override": the global schedule's.
-    if (given === null || given === undefined || given === '') continue;
+    if (given === null || given === undefined) continue;
     if (key === 'chargeback') {
+      // An empty value is "no override": the global price.
+      if (given === '') continue;
       const p = parseChargebackFee(given);
       if (p.ok) value.chargeback = p.value;
       else details.push(`chargeback: ${p.reason}`);
