@@ -40,16 +40,17 @@ const USAGE = `usage:
                                               also the bank's balance on that statement's day against the ledger's bank
                                               account and the open reconciliation exceptions (exit 1 when unexplained)
   caja archive restore FILE...                put archived rows back (retention's .ndjson.gz files; rows already there are kept)
-  caja connector pix set --file CONFIG.json   configure the API Pix connector (the body of PUT /admin/connectors/pix)
-  caja connector pix show                     its configuration (no secrets) and health
-  caja connector own_accounts set --file F    the operator's own bank accounts (the body of PUT /admin/connectors/own_accounts)
-  caja connector own_accounts show            the accounts configured
-  caja connector stp set --file CONFIG.json   configure the STP connector, MX SPEI (the body of PUT /admin/connectors/stp)
-  caja connector stp show                     its configuration (no secrets) and health
+CONNECTOR_USAGE
 ${OPERATOR_USAGE}
 
 Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KEY, CAJA_ENV). On the embedded
 database these need the service stopped; on PostgreSQL they run beside it.`;
+
+/** The usage text; its `caja connector …` lines come from the registered kinds (src/connectors/providers.ts), loaded only for it. */
+async function usage(): Promise<string> {
+  const { connectorUsage } = await import('./connectors.ts');
+  return USAGE.replace('CONNECTOR_USAGE', connectorUsage());
+}
 
 function tableOf(file: string) {
   try {
@@ -76,7 +77,7 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   if (!command || command === 'help' || command === '--help') {
-    console.log(`${USAGE}\n\n${HTTP_USAGE}`);
+    console.log(`${await usage()}\n\n${HTTP_USAGE}`);
     return;
   }
   // HTTP commands talk to a running caja: no database, no lock, run beside the server.
@@ -248,9 +249,9 @@ function human(obj: object, indent = ''): string {
     .join('\n');
 }
 
-run(process.argv.slice(2)).catch((err) => {
+run(process.argv.slice(2)).catch(async (err) => {
   if (err instanceof UsageError) {
-    console.error(`caja: ${err.message}\n\n${USAGE}`);
+    console.error(`caja: ${err.message}\n\n${await usage()}`);
     process.exit(64);
   }
   if (err instanceof HttpUsageError) {

@@ -183,10 +183,11 @@ async function unrecordedReturns(ctx: AppContext, connector: string, ids: string
  * recorded and the answer says why.
  */
 export async function applyStatementPayment(
-  q: Queryable, ctx: AppContext, connector: string, depositId: number, payment: Omit<ProviderPayment, 'chargeReference' | 'raw'>,
+  q: Queryable, ctx: AppContext, connectors: readonly string[], depositId: number, payment: Omit<ProviderPayment, 'chargeReference' | 'raw'>,
 ): Promise<'applied' | 'duplicate' | 'not_pending'> {
-  const { rows } = await q.query<{ status: string }>('SELECT status FROM deposits WHERE id = $1 AND connector = $2 FOR UPDATE', [depositId, connector]);
+  const { rows } = await q.query<{ status: string; connector: string }>('SELECT status, connector FROM deposits WHERE id = $1 AND connector = ANY($2::text[]) FOR UPDATE', [depositId, connectors]);
   if (rows[0]?.status !== 'PENDING') return 'not_pending';
+  const connector = rows[0].connector;
   const inserted = await q.query(
     `INSERT INTO connector_payments (connector, payment_id, charge_reference, deposit_id, amount, currency, receiver, paid_at, status, reason, seen_via)
      VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, 'applied', NULL, 'statement') ON CONFLICT DO NOTHING RETURNING payment_id`,

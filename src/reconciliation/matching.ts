@@ -25,8 +25,6 @@ import { checkTransition, type DepositStatus } from '../domain/deposit-states.ts
 import { type CashoutStatus, nextCashoutStatus } from '../domain/cashout-states.ts';
 import type { EntryReferences, StatementEntry } from './statement.ts';
 
-export const OWN_ACCOUNTS = 'own_accounts';
-
 export interface KnownDeposit {
   id: number;
   status: string;
@@ -84,9 +82,14 @@ export interface Knowledge {
   refundByReference: Map<string, number>;
   cashouts: Map<number, KnownCashout>;
   cashoutByBankReference: Map<string, number>;
-  /** PENDING own-accounts deposits by amount (rule 2), and open cashouts by amount. */
+  /** PENDING deposits the statement completes, by amount (rule 2), and open cashouts by amount. */
   pendingDepositsByAmount: Map<string, number[]>;
   openCashoutsByAmount: Map<string, number[]>;
+  /**
+   * The connectors whose deposits a statement line completes (their kind matches on the charge's
+   * reference: src/connectors/kind.ts matchKey); any other connector's deposit is only confirmed.
+   */
+  completedByStatement: ReadonlySet<string>;
 }
 
 /**
@@ -226,9 +229,9 @@ export function resolveReferences(
     }
     const remainder = speiRemainderOf(refs.depositReference);
     if (remainder !== null) {
-      // Repeats every million deposits: only the PENDING own-accounts MX deposits count.
+      // Repeats every million deposits: only the PENDING MX deposits the statement completes count.
       for (const d of k.deposits.values()) {
-        if (d.id % 1_000_000 === remainder && d.country === 'MX' && d.connector === OWN_ACCOUNTS && d.status === 'PENDING') add({ type: 'deposit', id: d.id });
+        if (d.id % 1_000_000 === remainder && d.country === 'MX' && completedByStatement(k, d) && d.status === 'PENDING') add({ type: 'deposit', id: d.id });
       }
     }
   }
@@ -249,6 +252,11 @@ export function resolveReferences(
 
 const sameAmount = (a: string, b: string) => cmp(dec(a), dec(b)) === 0;
 
+/** Whether a statement line completes this deposit (its connector's kind matches on the charge's reference). */
+export function completedByStatement(k: Pick<Knowledge, 'completedByStatement'>, d: Pick<KnownDeposit, 'connector'>): boolean {
+  return d.connector !== null && k.completedByStatement.has(d.connector);
+}
+
 /**
  * What one entry's single target means. `used` holds the targets matched earlier in the same
  * statement (a second entry naming the same deposit is 'already_matched').
@@ -267,12 +275,12 @@ function decideTarget(k: Knowledge, e: StatementEntry, t: Target, rule: Rule, us
     }
     const effect = depositCreditEffect(d.status, false);
     if (effect === 'complete') {
-      return d.connector === OWN_ACCOUNTS
+      return completedByStatement(k, d)
         ? match('complete')
         : exception('not_completable', `deposit ${d.id} is ${d.status} at its connector (${d.connector ?? 'staging'}), which completes it, not the statement`);
     }
     if (effect === 'confirm') {
-      return d.connector === OWN_ACCOUNTS
+      return completedByStatement(k, d)
         ? exception('already_completed', `deposit ${d.id} was completed before the bank showed its money`)
         : match('confirm');
     }

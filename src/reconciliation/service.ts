@@ -17,18 +17,17 @@ import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import type { Page } from '../db/paging.ts';
 import { type OpsActor, opsActorName, recordAudit } from '../audit/audit.ts';
-import { OWN_ACCOUNTS_CONNECTOR, storedAccounts } from '../connectors/own-accounts.ts';
+import { connectorKind } from '../connectors/providers.ts';
 import { applyStatementPayment } from '../deposits/payments.ts';
 import { loadConnectorRows } from '../connectors/store.ts';
-import { pixAccountId } from '../connectors/pix/day.ts';
 import { CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
 import { DepositError, transitionDepositIn } from '../deposits/service.ts';
 import { add, dec, type Decimal, fromDb, neg, sub, toDb } from '../domain/money.ts';
 import { bankAccount, type BankSideKind, cajaAccount, type Posting, transfer } from '../ledger/ledger.ts';
 import { ReconciliationError } from './errors.ts';
 import { ParseLimitError, parseStatementOffThread } from './off-thread.ts';
-import { loadKnowledge } from './knowledge.ts';
-import { type Candidate, decide, type Decision, type Effect, type ExceptionReason, OWN_ACCOUNTS, operatorBatchDecision, operatorDecision, type Rule, type Target } from './matching.ts';
+import { loadKnowledge, statementCompletes } from './knowledge.ts';
+import { type Candidate, decide, type Decision, type Effect, type ExceptionReason, operatorBatchDecision, operatorDecision, type Rule, type Target } from './matching.ts';
 import { type ParsedStatement, type StatementEntry, StatementFormatError, type StatementFormat } from './statement.ts';
 
 export { ReconciliationError } from './errors.ts';
@@ -75,7 +74,7 @@ async function applyEffect(q: Queryable, ctx: AppContext, t: Target, effect: Eff
   try {
     if (t.type === 'deposit') {
       if (effect === 'complete') {
-        const applied = await applyStatementPayment(q, ctx, OWN_ACCOUNTS, t.id, {
+        const applied = await applyStatementPayment(q, ctx, statementCompletes(), t.id, {
           id: `bank:${entry.bankAccountId}:${entry.key}`, amount: dec(entry.amount), currency: entry.currency, receiver: entry.account, paidAt: new Date(`${entry.bookingDate}T00:00:00Z`),
         });
         return applied === 'applied';
@@ -176,15 +175,8 @@ export function statementAccountKeys(identifier: string): string[] {
 export async function registeredAccounts(ctx: AppContext): Promise<Set<string>> {
   const keys = new Set(ctx.config.statementAccounts.map(accountKey));
   for (const c of await loadConnectorRows(ctx)) {
-    if (c.name === OWN_ACCOUNTS_CONNECTOR) {
-      for (const a of storedAccounts(c)) {
-        keys.add(accountKey(a.account));
-        if (a.agency) keys.add(accountKey(`${a.agency}${a.account}`));
-      }
-    }
-    if (c.settings.ordering_clabe) keys.add(accountKey(c.settings.ordering_clabe));
-    // The PSP account as its statements (fetched or uploaded from the provider) name it.
-    if (c.name === 'pix' && c.settings.pix_key) keys.add(accountKey(pixAccountId(c.settings.pix_key)));
+    // Each kind names the accounts a configuration of it holds (src/connectors/kind.ts statementAccounts).
+    for (const a of connectorKind(c.name)?.statementAccounts?.(c) ?? []) keys.add(accountKey(a));
   }
   keys.delete('');
   return keys;

@@ -56,7 +56,7 @@ const historySchema = {
 async function adminView(ctx: AppContext, id: number) {
   const d = await findDeposit(ctx.db, id);
   if (!d) throw depositNotFound();
-  const history = await statusHistory(ctx.db, id);
+  const history = await statusHistory(ctx.db, id, d.created_at);
   return toJson({
     ...statusView(d, await disputesShown(ctx.db, d)),
     merchant_id: d.merchant_id,

@@ -54,7 +54,7 @@ export function registerDeposits(app: FastifyInstance, ctx: AppContext, gate: Pa
   }
 
   async function depositView(c: Ctx, d: NonNullable<Awaited<ReturnType<typeof ownDeposit>>>, extra: Partial<V.DepositView> = {}): Promise<V.Page> {
-    const [history, refunds, ids, disputes] = await Promise.all([statusHistory(ctx.db, d.id), refundsOfDeposit(ctx.db, d.id), notificationIdsOf(ctx.db, d.merchant_id, d.id), disputesShown(ctx.db, d)]);
+    const [history, refunds, ids, disputes] = await Promise.all([statusHistory(ctx.db, d.id, d.created_at), refundsOfDeposit(ctx.db, d.id), notificationIdsOf(ctx.db, d.merchant_id, d.id), disputesShown(ctx.db, d)]);
     const notifications = (await Promise.all(ids.map((id) => getNotification(ctx.db, id, d.merchant_id)))).filter((n) => n !== null);
     const methods = methodsForCountry(d.country).filter((m) => !d.payment_types?.length || d.payment_types.includes(m.type));
     const done =
