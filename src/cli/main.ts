@@ -61,7 +61,7 @@ function tableOf(file: string) {
   }
 }
 
-async function run(argv: string[]): Promise<void> {
+async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const [command, sub, ...rest] = argv;
   if (command === 'start') {
     await import('../server/main.ts');
@@ -82,10 +82,10 @@ async function run(argv: string[]): Promise<void> {
   }
   // HTTP commands talk to a running caja: no database, no lock, run beside the server.
   if (HTTP_COMMANDS.includes(command)) {
-    await runHttpCommand(argv);
+    await runHttpCommand(argv, console.log, env);
     return;
   }
-  const config = loadConfig();
+  const config = loadConfig(env);
   setPasswordCost(config.passwordHashCost);
   const release = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.database });
@@ -169,7 +169,7 @@ async function run(argv: string[]): Promise<void> {
     if (!Number.isInteger(id) || id < 1) throw new UsageError('--id must be a merchant id');
     if (command === 'balance') {
       if (!(await getMerchant(db, id))) throw new UsageError(`merchant ${id} not found`);
-      if (sub === 'adjust') await adjustFromCli(db, config, id, values);
+      if (sub === 'adjust') await adjustFromCli(db, config, id, values, env);
       else if (sub !== 'show') throw new UsageError(`unknown balance command '${sub ?? ''}'`);
       const balances = await merchantBalances(db, id);
       print({ merchant_id: id, balances: balances.map((b) => ({ currency: b.currency, available: toDb(b.available), reserved: toDb(b.reserved), fees: toDb(b.fees) })) }, true);
@@ -215,7 +215,7 @@ async function printMigrationStatus(db: Db): Promise<void> {
  * `caja balance adjust`: as POST /admin/merchants/{id}/balance_adjustments. Production: a request
  * (asked by 'cli') that a second operator approves in the console; staging: booked at once.
  */
-async function adjustFromCli(db: Db, config: Config, merchantId: number, v: Record<string, string | boolean | undefined>): Promise<void> {
+async function adjustFromCli(db: Db, config: Config, merchantId: number, v: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): Promise<void> {
   if ((v.credit === undefined) === (v.debit === undefined)) throw new UsageError('give exactly one of --credit AMOUNT or --debit AMOUNT');
   const currency = String(v.currency ?? '').toUpperCase();
   if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError('--currency must be an ISO 4217 code');
@@ -224,7 +224,7 @@ async function adjustFromCli(db: Db, config: Config, merchantId: number, v: Reco
   const amount = parseAmount(v.credit ?? v.debit, { maxDecimals: minorUnits(currency) });
   if (!amount.ok) throw new UsageError(`amount ${amount.reason}`);
   // --operator is what the person says they are: kept with the adjustment, never the requester.
-  const actor = `cli:${typeof v.operator === 'string' && v.operator ? v.operator : (process.env.USER ?? 'operator')}`;
+  const actor = `cli:${typeof v.operator === 'string' && v.operator ? v.operator : (env.USER ?? 'operator')}`;
   try {
     const ask = { direction: v.credit !== undefined ? 'credit' as const : 'debit' as const, amount: amount.value, currency, reason };
     const done = await adjustOrRequest({ db, config, now: () => new Date() }, CLI_ACTOR, merchantId, ask, (r) => ({
@@ -249,23 +249,41 @@ function human(obj: object, indent = ''): string {
     .join('\n');
 }
 
-run(process.argv.slice(2)).catch(async (err) => {
-  if (err instanceof UsageError) {
-    console.error(`caja: ${err.message}\n\n${await usage()}`);
-    process.exit(64);
+/** What a failed command prints to stderr, and its exit code. */
+async function failure(err: unknown): Promise<{ code: number; message: string }> {
+  if (err instanceof UsageError) return { code: 64, message: `caja: ${err.message}\n\n${await usage()}` };
+  if (err instanceof HttpUsageError) return { code: 64, message: `caja: ${err.message}\n\n${HTTP_USAGE}` };
+  if (err instanceof CajaApiError) return { code: 1, message: `caja: caja answered ${err.httpStatus}: ${err.message}${err.details.map((d) => `\n  ${d}`).join('')}` };
+  if (err instanceof ConfigError) return { code: 2, message: `caja: configuration error: ${err.message}` };
+  return { code: 1, message: `caja: ${err instanceof Error ? err.message : err}` };
+}
+
+/**
+ * Runs one command as `caja …argv` with `env` as its environment: its output on console.log and
+ * console.error, as the program's, and resolves to its exit code. The program below runs the
+ * same, and exits with the code on a failure; the tests run commands in their own process with it
+ * (test/helpers/cli.ts), one at a time. Not for `start`.
+ */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const before = process.exitCode;
+  process.exitCode = undefined;
+  try {
+    await run(argv, env);
+    return Number(process.exitCode ?? 0);
+  } catch (err) {
+    const { code, message } = await failure(err);
+    console.error(message);
+    return code;
+  } finally {
+    process.exitCode = before;
   }
-  if (err instanceof HttpUsageError) {
-    console.error(`caja: ${err.message}\n\n${HTTP_USAGE}`);
-    process.exit(64);
-  }
-  if (err instanceof CajaApiError) {
-    console.error(`caja: caja answered ${err.httpStatus}: ${err.message}${err.details.map((d) => `\n  ${d}`).join('')}`);
-    process.exit(1);
-  }
-  if (err instanceof ConfigError) {
-    console.error(`caja: configuration error: ${err.message}`);
-    process.exit(2);
-  }
-  console.error(`caja: ${err instanceof Error ? err.message : err}`);
-  process.exit(1);
-});
+}
+
+// The program (bin/caja.mjs, the build's cli.mjs), unless a test imports runCli and said so first.
+if (!(globalThis as Record<symbol, unknown>)[Symbol.for('caja.cli.in-process')]) {
+  run(process.argv.slice(2), process.env).catch(async (err) => {
+    const { code, message } = await failure(err);
+    console.error(message);
+    process.exit(code);
+  });
+}

@@ -193,7 +193,7 @@ export function payoutConnector(config: Pick<Config, 'simulated'>): PayoutConnec
 
 /**
  * The payout networks the operator configured (STP pays MX cashouts): chosen by configuration,
- * never by CAJA_ENV. Their cashouts are sent by src/connectors/payouts.ts.
+ * never by CAJA_ENV. Their cashouts are sent by src/cashouts/payouts.ts.
  */
 export async function orderPayoutConnectors(ctx: AppContext): Promise<OrderPayoutConnector[]> {
   return [...(await configured(ctx)).byName.values()].flatMap((c) => (c.payout ? [c.payout] : []));

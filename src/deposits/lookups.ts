@@ -118,3 +118,10 @@ export async function lockDeposit(q: Queryable, merchantId: number, depositId?: 
   );
   return rows[0] ?? null;
 }
+
+/** The provider's reference of each deposit's charge (connector_reference), by deposit id: a refund names the payment it returns. */
+export async function chargeReferences(q: Queryable, ids: number[]): Promise<Map<number, string | null>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await q.query<{ id: number; connector_reference: string | null }>('SELECT id, connector_reference FROM deposits WHERE id = ANY($1::bigint[])', [ids]);
+  return new Map(rows.map((r) => [Number(r.id), r.connector_reference]));
+}

@@ -95,7 +95,8 @@ for (const backend of backends()) {
       assert.equal((await admin(s.url, 'GET', '/admin/connectors/adyen')).status, 404);
       // Before: production serves no card (no card connector).
       const before = await v3.post('/v3/deposits', { invoice_id: `ad-none-${backend}`, country: 'BR', currency: 'BRL', amount: '50.00', payment_method: 'VI', payer: BR_PAYER });
-      assert.notEqual(before.status, 200, 'no card connector yet');
+      assert.equal(before.status, 400, before.text);
+      assert.match(before.body.details.join('\n'), /'VI' \(.*\) is not available: no payment provider collects it here/, 'no card connector yet');
 
       const put = await admin(s.url, 'PUT', '/admin/connectors/adyen', sim.config({ methods: { BR: ['VI', 'BL'], MX: ['OX'] } }));
       assert.equal(put.status, 200, put.text);
@@ -110,7 +111,8 @@ for (const backend of backends()) {
       assert.ok(!rows[0]!.secrets.includes(sim.info.api_key) && !JSON.stringify(rows[0]!.settings).includes(sim.info.api_key));
       // MC is not configured: refused in production; VI is served.
       const mc = await v3.post('/v3/deposits', { invoice_id: `ad-mc-${backend}`, country: 'BR', currency: 'BRL', amount: '50.00', payment_method: 'MC', payer: BR_PAYER });
-      assert.notEqual(mc.status, 200, 'MC not configured');
+      assert.equal(mc.status, 400, mc.text);
+      assert.match(mc.body.details.join('\n'), /'MC' \(.*\) is not available: no payment provider collects it here; available in BR: .*VI/, 'MC not configured');
       await admin(s.url, 'PUT', '/admin/connectors/adyen', sim.config());
       assert.equal((await admin(s.url, 'GET', '/admin/connectors/adyen', undefined, 'wrong-token-0123456789')).status, 401);
     });
