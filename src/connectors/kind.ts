@@ -118,10 +118,12 @@ export type AcquirerEvent =
   | { type: 'paid'; payment: ProviderPayment; card: object | null }
   /** A charge (by its reference) expired unpaid: a PENDING deposit is cancelled, the note recorded. */
   | { type: 'expired'; chargeReference: string; note: string }
+  /** A card attempt on a charge (by its reference) was refused: shown on its PENDING deposit (card_refusal), which stays payable. */
+  | { type: 'refused'; chargeReference: string; reason: string; reasonCode: string | null }
   /** A refund (by its reference) changed state: looked up at once. */
   | { type: 'refund'; reference: string }
   | { type: 'dispute'; notice: DisputeNoticeOf }
-  /** Recorded only (a refused attempt, a capture, a report). */
+  /** Recorded only (a capture, a report). */
   | { type: 'other' };
 
 /** One statement of a verified batch, with the kind's own record of it (applied once by its key). */

@@ -7,15 +7,19 @@
 //   paid      the payment completes its deposit through applyPayment (recorded once under its
 //             id; amount and charge must match, else kept as unmatched for the operator); the
 //             card's brand and last four are kept
+//   refused   a refused card attempt: kept once (after it is recorded, so a concurrent copy counts
+//             nothing more) as its PENDING deposit's card_refusal (reason and code); the deposit
+//             stays payable (another card on the hosted page) until it expires
 //   expired   a voucher expired unpaid: its PENDING deposit is cancelled
 //   refund    the refund with that reference is looked up now (hintConnectorRefund, by the
 //             caller), which reads the kind's record
 //   dispute   chargebacks: src/deposits/disputes.ts
-//   other     recorded only (a refused card attempt shows in the connector's health)
+//   other     recorded only
 import type { AppContext } from '../config/context.ts';
 import type { ReceivedEvent } from '../connectors/kind.ts';
 import type { PayinConnector } from '../connectors/payin.ts';
 import { applyPayment } from './payments.ts';
+import { recordCardRefusal } from './return-leg.ts';
 import { transitionDepositIn } from './service.ts';
 import { applyDispute } from './disputes.ts';
 
@@ -57,11 +61,14 @@ export async function applyAcquirerEvents(ctx: AppContext, connector: PayinConne
       case 'dispute':
         await applyDispute(ctx, connector.name, e.notice);
         break;
+      case 'refused':
       case 'other':
         break;
     }
-    if (await received.record()) applied++;
-    else duplicates++;
+    if (await received.record()) {
+      applied++;
+      if (e.type === 'refused') await recordCardRefusal(ctx, connector.name, e.chargeReference, { reason: e.reason, reasonCode: e.reasonCode });
+    } else duplicates++;
   }
   return { applied, duplicates, refundReferences };
 }

@@ -63,6 +63,8 @@ export interface DepositRow {
   crypto: Record<string, unknown> | null;
   /** Written by the hosted checkout when a card pays: card_holder, masked_card, brand, expiration. */
   card_detail: Record<string, unknown> | null;
+  /** The last refused card attempt (domain/cards.ts CardRefusal), null when none. */
+  card_refusal: Record<string, unknown> | null;
   extra: Record<string, unknown>;
   payment_info: string | null;
   /** The connector its charge was created through ('staging', 'pix'), and the provider's reference (Pix: txid). */

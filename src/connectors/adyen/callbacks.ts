@@ -21,7 +21,11 @@ function dateOf(s: string | null | undefined): Date | null {
 export function eventOf(n: AdyenNotification, now: Date): AcquirerEvent {
   switch (n.eventCode) {
     case 'AUTHORISATION':
-      if (!n.success) return { type: 'other' };
+      if (!n.success) {
+        return n.merchantReference
+          ? { type: 'refused', chargeReference: n.merchantReference, reason: n.reason ?? 'Refused', reasonCode: n.additionalData.refusalReasonCode ?? null }
+          : { type: 'other' };
+      }
       return {
         type: 'paid',
         payment: {
