@@ -22,28 +22,16 @@
 // (docs/connectors.md); caja shows the dispute and its deadline (disputesOfDeposit).
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
-import { fromDb, toDb, toFixed, type Decimal } from '../domain/money.ts';
+import { fromDb, toDb, toFixed } from '../domain/money.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { effectiveSchedule, type FeeOverrides } from '../domain/fees.ts';
 import { depositNotifications } from './notifications.ts';
 import { recordReturn, reverseReturn } from './returns.ts';
 import type { DepositRow } from './store.ts';
+import type { DisputeNoticeOf } from '../connectors/kind.ts';
 
-export const DISPUTE_EVENTS = new Set(['NOTIFICATION_OF_CHARGEBACK', 'CHARGEBACK', 'CHARGEBACK_REVERSED', 'SECOND_CHARGEBACK']);
-
-/** One dispute notification, in the acquirer's words (amounts in the payment's currency). */
-export interface DisputeNotice {
-  /** The notification's own reference (with eventCode: applied once; a charge's return id). */
-  pspReference: string;
-  eventCode: string;
-  /** The disputed payment's reference (Adyen: originalReference). */
-  paymentReference: string;
-  amount: Decimal;
-  currency: string;
-  reason: string | null;
-  reasonCode: string | null;
-  deadlineAt: Date | null;
-}
+/** One dispute notification, in the acquirer's words: the connector kind's contract states it. */
+export type DisputeNotice = DisputeNoticeOf;
 
 export interface DisputeRow {
   id: number;
