@@ -150,11 +150,12 @@ export type Decision =
  * The payer rule on a bank credit naming a deposit (docs/connectors.md, "The payer rule"): null when
  * the merchant's payer_must_match is off, else how the entry's counterparty document compares with
  * the deposit's payer ('not_reported' when the statement names no counterparty document). A deposit
- * its connector completed after checking the payer (payer_checked true) was checked already: null.
+ * its connector completed is checked here only when the connector did not report the payer (payer_checked false).
  */
 export function statementPayerCheck(d: Pick<KnownDeposit, 'payerDocument' | 'payerMustMatch' | 'payerChecked' | 'status'>, document: string | undefined): PayerCheck | null {
   if (!d.payerMustMatch) return null;
-  if (d.status === 'COMPLETED' && d.payerChecked === true) return null;
+  // A completed deposit was checked when its connector completed it, unless the connector did not report the payer (false).
+  if (d.status === 'COMPLETED' && d.payerChecked !== false) return null;
   return checkPayer(document, d.payerDocument);
 }
 

@@ -41,8 +41,8 @@ for (const backend of backends()) {
       const m = await createMerchant(s.url, `MED shop ${++n}`);
       return { m, v3: V3Client.deposits(s.url, m) };
     };
-    /** A BRL 100.00 Pix deposit, paid and COMPLETED (USD 20.00 at 5.00; 1.5 % fee: 19.70 available). */
-    async function paidDeposit(v3: V3Client) {
+    /** A BRL 100.00 Pix deposit, paid and COMPLETED (USD 20.00 at 5.00; 1.5 % fee: 19.70 available); `horario`: when the Pix settled. */
+    async function paidDeposit(v3: V3Client, horario?: string) {
       const r = await v3.post('/v3/deposits', {
         country: 'BR', amount: '100.00', currency: 'BRL', payment_method: 'IX', invoice_id: `med-${backend}-${++n}-${Date.now()}`,
         payer: { document: cpf('111444777'), first_name: 'Maria', last_name: 'Souza', email: 'maria@example.com' },
@@ -50,7 +50,7 @@ for (const backend of backends()) {
       assert.equal(r.status, 200, r.text);
       const id = r.body.deposit_id as number;
       const { rows } = await s.ctx.db.query<{ connector_reference: string }>('SELECT connector_reference FROM deposits WHERE id = $1', [id]);
-      const paid = await sim.control.pay(rows[0]!.connector_reference);
+      const paid = await sim.control.pay(rows[0]!.connector_reference, horario ? { horario } : undefined);
       await until('completed', async () => (await v3.get(`/v3/deposits/${id}`)).body.status, (x) => x === 'COMPLETED');
       await sim.control.webhooksIdle();
       return { id, e2eid: paid.endToEndId as string };
@@ -121,6 +121,33 @@ for (const backend of backends()) {
       // The fold worker pays the debt from the new credit.
       await until('debt paid', debt, (x) => x === 0);
       assert.equal(await available(v3), 19.61);
+      await assertLedgerOk(s.ctx.db);
+    });
+
+    test('several MED returns across deposits, days after their Pix, found only by the poll\'s returns pass: each once, the balance and the ledger exact', async () => {
+      const { v3 } = await merchant();
+      const daysAgo = (d: number) => new Date(Date.now() - d * 86_400_000).toISOString();
+      const paid = [await paidDeposit(v3, daysAgo(12)), await paidDeposit(v3, daysAgo(11)), await paidDeposit(v3, daysAgo(10))];
+      assert.equal(await available(v3), 59.1);
+      // Settled two and three days ago, long after their Pix; no webhook: only the poll's 90-day returns pass finds them.
+      const meds = [
+        await sim.control.med(paid[0]!.e2eid, { natureza: 'MED_FRAUDE', horario: daysAgo(3), notify: false }),
+        await sim.control.med(paid[1]!.e2eid, { valor: '50.00', natureza: 'MED_OPERACIONAL', horario: daysAgo(3), notify: false }),
+        await sim.control.med(paid[2]!.e2eid, { valor: '10.00', natureza: 'MED_PIX_AUTOMATICO', horario: daysAgo(2), notify: false }),
+        await sim.control.med(paid[2]!.e2eid, { valor: '15.00', natureza: 'MED_FRAUDE', horario: daysAgo(2), notify: false }),
+      ];
+      await poll();
+      await poll();
+      const found = await Promise.all(paid.map((p) => returnsOf(p.id)));
+      assert.deepEqual(found.map((rs) => rs.map((r) => [r.provider_return_id, r.reason, r.amount, r.status, r.seen_via, r.debit])), [
+        [[meds[0].rtrId, 'MED_FRAUDE', '100.00', 'applied', 'poll', '20.00']],
+        [[meds[1].rtrId, 'MED_OPERACIONAL', '50.00', 'applied', 'poll', '10.00']],
+        [[meds[2].rtrId, 'MED_PIX_AUTOMATICO', '10.00', 'applied', 'poll', '2.00'], [meds[3].rtrId, 'MED_FRAUDE', '15.00', 'applied', 'poll', '3.00']],
+      ]);
+      const views = await Promise.all(paid.map(async (p) => (await v3.get(`/v3/deposits/${p.id}`)).body));
+      assert.deepEqual(views.map((v) => [v.status, v.returned, v.returned_amount]), [
+        ['COMPLETED', 'RETURNED', 100], ['COMPLETED', 'PARTIALLY_RETURNED', 50], ['COMPLETED', 'PARTIALLY_RETURNED', 25]]);
+      assert.equal(await available(v3), 24.1, '59.10 less the USD 35.00 returned, once each');
       await assertLedgerOk(s.ctx.db);
     });
 
