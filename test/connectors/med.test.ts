@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
-import { admin, createMerchant, V3Client } from '../helpers/clients.ts';
+import { admin, cashoutRequest, createMerchant, V3Client } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
@@ -101,8 +101,8 @@ for (const backend of backends()) {
       await assertLedgerOk(s.ctx.db);
     });
 
-    test('a MED beyond the balance: a debt the next credit pays', async () => {
-      const { v3 } = await merchant();
+    test('a MED beyond the balance: a debt the next credit pays; a cashout is refused (514) until it is paid', async () => {
+      const { m, v3 } = await merchant();
       const d = await paidDeposit(v3);
       // The merchant refunds 70.00 (reserved from available): 5.91 left of 19.70.
       const refund = await v3.post('/v3/refunds', { deposit_id: d.id, amount: '70.00' });
@@ -116,11 +116,22 @@ for (const backend of backends()) {
         `SELECT balance::text AS b FROM ledger_balances WHERE merchant_key = (SELECT merchant_id FROM deposits WHERE id = $1) AND kind = 'debt'`, [d.id])).rows[0]?.b ?? 0);
       assert.equal(await debt(), -0.09);
       await assertLedgerOk(s.ctx.db);
+      const cashout = (id: string) => cashoutRequest(s.url, m, 'POST', '/v3/cashout', {
+        external_id: `med-${backend}-${id}-${Date.now()}`, country: 'BR', currency: 'USD', amount: '1.00', document_id: cpf('529982247'), beneficiary_name: 'Maria',
+        beneficiary_lastname: 'Souza', bank_code: '260', bank_account: '12345-6', bank_branch: '0001', account_type: 'C',
+      });
+      const refused = await cashout('debt');
+      assert.equal(refused.status, 400, refused.text);
+      assert.equal(refused.body.code, 514, refused.text);
+      assert.equal(await debt(), -0.09, 'nothing moved');
       await paidDeposit(v3);
       assert.equal(await available(v3), 19.61);
       // The fold worker pays the debt from the new credit.
       await until('debt paid', debt, (x) => x === 0);
       assert.equal(await available(v3), 19.61);
+      // The debt paid, a cashout is taken again.
+      const taken = await cashout('after');
+      assert.notEqual(taken.body?.code, 514, taken.text);
       await assertLedgerOk(s.ctx.db);
     });
 
