@@ -28,7 +28,9 @@ for (const backend of backends()) {
       s = await startTestServer(backend, {
         CAJA_ENV: 'production', CAJA_PIX_POLL_SECONDS: '3600', CAJA_EXPIRY_INTERVAL_MS: '200', CAJA_CONNECTOR_TIMEOUT_MS: '1500',
       }, { workers: true });
-      assert.equal((await admin(s.url, 'PUT', '/admin/connectors/pix', sim.config)).status, 200);
+      // With payouts (Efí's send API), so a BR cashout is served: refused only by a debt.
+      const put = await admin(s.url, 'PUT', '/admin/connectors/pix', { ...sim.config, payouts: { max_amount: '500.00', check_seconds: 60 } });
+      assert.equal(put.status, 200, put.text);
       await setRates(s, { BRL: '5.00' });
     });
     after(async () => {
