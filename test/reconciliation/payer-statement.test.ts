@@ -13,7 +13,7 @@ import { admin, createMerchant, type Res, V3Client } from '../helpers/clients.ts
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
-import { camt053, cnab240, type Day } from '../helpers/statements.ts';
+import { camt053, camt054, cnab240, type Day } from '../helpers/statements.ts';
 import { depositReference } from '../../src/domain/payment-info.ts';
 import { parseStatement } from '../../src/reconciliation/formats.ts';
 import { until } from '../helpers/until.ts';
@@ -134,6 +134,25 @@ for (const backend of backends()) {
       const again = await upload(s.url, camt053(day), 'application/xml');
       assert.ok(again.status === 200 || again.status === 201, again.text);
       assert.equal((await s.ctx.db.query(`SELECT 1 FROM events WHERE type = 'deposit.payment_refused' AND subject_id = $1`, [other])).rows.length, 1);
+      await assertLedgerOk(s.ctx.db);
+    });
+
+    test('the same credit from another payer in two statements imported at once (camt.054 and camt.053): refused once, notified once', async () => {
+      const d = await deposit('SB', '210.00');
+      const movement = { amount: '210.00', direction: 'credit' as const, date: TODAY, bankId: `RACE-${backend}`, reference: depositReference(d), counterparty: { name: 'Joao', document: JOAO } };
+      const base = { account: { iban: 'BR1800360305000010009795493C1' }, currency: 'BRL', date: TODAY, opening: '5000.00', movements: [movement] };
+      const [a, b] = await Promise.all([
+        upload(s.url, camt054({ ...base, statementId: `RACE-054-${backend}` }), 'application/xml'),
+        upload(s.url, camt053({ ...base, statementId: `RACE-053-${backend}` }), 'application/xml'),
+      ]);
+      assert.ok([a.status, b.status].every((x) => x === 201 || x === 200 || x === 409), `${a.text} ${b.text}`);
+      assert.ok([a.status, b.status].includes(201), `${a.text} ${b.text}`);
+      assert.equal((await view(d)).status, 'PENDING');
+      const refused = await s.ctx.db.query('SELECT 1 FROM connector_payments WHERE deposit_id = $1', [d]);
+      assert.equal(refused.rows.length, 1);
+      assert.equal((await s.ctx.db.query(`SELECT 1 FROM events WHERE type = 'deposit.payment_refused' AND subject_id = $1`, [d])).rows.length, 1);
+      const open = (await admin(s.url, 'GET', '/admin/reconciliation/exceptions?status=open&limit=100')).body.data.filter((x: any) => x.reason === 'payer_mismatch' && x.candidates[0]?.id === d);
+      assert.equal(open.length, 1, JSON.stringify(open));
       await assertLedgerOk(s.ctx.db);
     });
   });
