@@ -18,7 +18,9 @@
 //                            completed deposit of its amount; the parts' sum less the credit is
 //                            the fee the acquirer or PSP kept
 // Anything else is an exception with its reason and the candidates an operator may pick from:
-// nothing is guessed (two candidates are 'ambiguous', never the first of them).
+// nothing is guessed (two candidates are 'ambiguous', never the first of them). A credit from
+// another payer than the deposit's, with the merchant's payer_must_match on, is 'payer_mismatch'
+// (statementPayerCheck), never a completion.
 import { isValidLuhn } from '../domain/vouchers.ts';
 import { add, cmp, dec, sub, toDb, toPlainString } from '../domain/money.ts';
 import { checkTransition, type DepositStatus } from '../domain/deposit-states.ts';
