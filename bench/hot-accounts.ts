@@ -20,7 +20,7 @@ import { admin, type Credentials, hmac } from '../test/helpers/clients.ts';
 import { createScratchDatabase, postgresUrl } from '../test/helpers/databases.ts';
 import { cpf } from '../test/helpers/documents.ts';
 import type { Queryable } from '../src/db/db.ts';
-import { foldDayFigures } from '../src/panel/services/stats.ts';
+import { foldAllDayFigures } from '../src/panel/services/stats.ts';
 import { ADMIN_TOKEN, serverPids, startServer, stopServer } from './deposits.ts';
 import { withCpuSplit } from './cpu-split.ts';
 import { paced } from './paced.ts';
@@ -134,7 +134,7 @@ async function settleSeed(c: pg.Client): Promise<void> {
       await c.query(sql);
     },
   };
-  while ((await foldDayFigures(q)) > 0);
+  await foldAllDayFigures(q);
   await c.query('VACUUM (ANALYZE) deposits, panel_day_deltas, panel_day_figures');
 }
 

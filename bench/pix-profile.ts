@@ -10,7 +10,8 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { ADMIN_TOKEN, DURATION, WARMUP, depositRequests, runHttp, startServer, stopServer, summary, freshDatabase } from './deposits.ts';
+import { ADMIN_TOKEN, DURATION, WARMUP, depositRequests, runHttp, serverPids, startServer, stopServer, summary, freshDatabase } from './deposits.ts';
+import { withCpuSplit, type CpuSplit } from './cpu-split.ts';
 
 const args = process.argv.slice(2);
 const profile = args.includes('--profile');
@@ -67,12 +68,23 @@ try {
     await runHttp(url, WARMUP, depositRequests(login, secret_key, 'hosted', 'warm'));
     await runHttp(url, WARMUP, depositRequests(login, secret_key, 'pix', 'warm'));
     const ratios: number[] = [];
+    // The server's CPU per creation too: on a shared machine the rates swing with the neighbours'
+    // load, the CPU a creation costs the server much less (PostgreSQL's figure counts every
+    // postgres process on the machine, other databases' included).
+    const cpuRatios: number[] = [];
+    const pids = () => serverPids(child.pid!);
+    const us = (r: { cpu: CpuSplit | { skipped: string } }) => ('server_us_per_request' in r.cpu ? r.cpu : null);
     for (let i = 0; i < rounds; i++) {
-      const h = summary(await runHttp(url, DURATION, depositRequests(login, secret_key, 'hosted', `h${i}`)));
-      const p = summary(await runHttp(url, DURATION, depositRequests(login, secret_key, 'pix', `p${i}`)));
+      const h = await withCpuSplit(pids, async () => summary(await runHttp(url, DURATION, depositRequests(login, secret_key, 'hosted', `h${i}`))));
+      const p = await withCpuSplit(pids, async () => summary(await runHttp(url, DURATION, depositRequests(login, secret_key, 'pix', `p${i}`))));
       ratios.push(p.rps / h.rps);
-      console.log(`round ${i + 1}: HOSTED ${h.rps}/s (errors ${h.errors}), Pix ONE_SHOT ${p.rps}/s (errors ${p.errors}): ${(p.rps / h.rps).toFixed(2)} ×`);
+      const hc = us(h);
+      const pc = us(p);
+      if (hc && pc) cpuRatios.push(hc.server_us_per_request / pc.server_us_per_request);
+      const cpu = hc && pc ? `; server CPU per creation HOSTED ${hc.server_us_per_request} µs, Pix ${pc.server_us_per_request} µs (PostgreSQL ${hc.postgres_us_per_request}, ${pc.postgres_us_per_request} µs)` : '';
+      console.log(`round ${i + 1}: HOSTED ${h.rps}/s (errors ${h.errors}), Pix ONE_SHOT ${p.rps}/s (errors ${p.errors}): ${(p.rps / h.rps).toFixed(2)} ×${cpu}`);
     }
+    if (cpuRatios.length) console.log(`server CPU per HOSTED creation / per Pix creation: ${cpuRatios.map((r) => r.toFixed(2)).join(', ')}`);
     console.log(`Pix ONE_SHOT / HOSTED: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
   } finally {
     await stopServer(child);

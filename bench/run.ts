@@ -14,6 +14,7 @@ const suites: Record<string, () => Promise<Record<string, unknown>>> = {
   'scale-build': async () => (await import('./scale.ts')).benchScaleBuild(),
   'scale-measure': async () => (await import('./scale.ts')).benchScaleMeasure(),
   hot: async () => (await import('./hot-accounts.ts')).benchHotAccounts(),
+  panel: async () => (await import('./panel-backlog.ts')).benchPanel(),
 };
 
 // The servers the suites start run the compiled build, made now from the sources as they are.

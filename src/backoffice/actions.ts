@@ -1,7 +1,7 @@
 // The back office's one action table: every action a signed-in person or an admin token can take,
 // and who may take it — the operator roles of the console (/ops), the member roles of the
 // merchant panel (/panel) and the scope an admin token (/admin) needs. Each route declares its
-// action (opsRoute('merchants.rotate', …), panelRoute('team', …), an admin route by its area);
+// action (opsRoute('merchants.rotate', …), panelRoute('team', …), an admin route by its method and pattern);
 // src/operators/roles.ts, src/panel/services/roles.ts and src/operators/tokens.ts only read this
 // table. Pure: no I/O; checked face by face in test/backoffice/actions.test.ts.
 
@@ -66,44 +66,79 @@ const PANEL = {
 } as const satisfies Record<`${string}`, readonly PanelRole[]>;
 
 /**
- * The admin API: the area of each route that changes something (by route pattern, longest prefix
- * first) and the scope its action needs. Reading needs 'read' (tokens: 'tokens'); a changing route
- * of no listed area is the bootstrap token's alone.
+ * The admin API: the scope each route's action needs, declared per route (method and pattern).
+ * Reading needs 'read' (tokens: 'tokens'). The routes every connector kind gets
+ * (src/api/admin/connector-routes.ts) are declared once under `:kind`. A route not in this table
+ * is the bootstrap token's alone (test/backoffice/actions.test.ts fails on one).
  */
-const ADMIN_WRITE_AREAS: readonly [string, TokenScope][] = [
-  ['/admin/tokens', 'tokens'],
-  ['/admin/merchants/:id/balance_adjustments', 'money'],
-  ['/admin/deposits', 'money'],
-  ['/admin/merchants', 'merchants'],
-  ['/admin/limits', 'merchants'],
-  ['/admin/exchange_rates', 'rates'],
-  ['/admin/connectors', 'connectors'],
-  ['/admin/notifications', 'notifications'],
-  ['/admin/reconciliation', 'reconciliation'],
-];
+const ADMIN = {
+  'GET /admin/merchants/:id': 'read',
+  'POST /admin/merchants': 'merchants',
+  'PATCH /admin/merchants/:id': 'merchants',
+  'POST /admin/merchants/:id/rotate': 'merchants',
+  'GET /admin/merchants/:id/fees': 'read',
+  'PUT /admin/merchants/:id/fees': 'merchants',
+  'GET /admin/limits': 'read',
+  'PUT /admin/limits': 'merchants',
+  'GET /admin/merchants/:id/balance': 'read',
+  'POST /admin/merchants/:id/balance_adjustments': 'money',
+  'GET /admin/deposits/:id': 'read',
+  'POST /admin/deposits/:id/complete': 'money',
+  'GET /admin/returns': 'read',
+  'GET /admin/ledger/check': 'read',
+  'GET /admin/exchange_rates': 'read',
+  'PUT /admin/exchange_rates': 'rates',
+  'GET /admin/exchange_rates/sources': 'read',
+  'PUT /admin/exchange_rates/markups': 'rates',
+  'GET /admin/connectors/:kind': 'read',
+  'PUT /admin/connectors/:kind': 'connectors',
+  'GET /admin/connectors/:kind/payments': 'read',
+  'GET /admin/connectors/:kind/disputes': 'read',
+  'GET /admin/merchants/:id/notifications': 'read',
+  'GET /admin/notifications/:id': 'read',
+  'POST /admin/notifications/:id/resend': 'notifications',
+  'GET /admin/reconciliation/statements': 'read',
+  'POST /admin/reconciliation/statements': 'reconciliation',
+  'POST /admin/reconciliation/provider-statements': 'reconciliation',
+  'GET /admin/reconciliation/matches': 'read',
+  'GET /admin/reconciliation/exceptions': 'read',
+  'POST /admin/reconciliation/exceptions/:id/resolve': 'reconciliation',
+  'GET /admin/tokens': 'tokens',
+  'POST /admin/tokens': 'tokens',
+  'POST /admin/tokens/:id/rotate': 'tokens',
+  'DELETE /admin/tokens/:id': 'tokens',
+} as const satisfies Record<`${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /admin/${string}`, TokenScope>;
 
 export type OpsAction = keyof typeof OPS;
 export type PanelAction = keyof typeof PANEL;
+export type AdminAction = keyof typeof ADMIN;
 
 /** The table, face by face: what the console's, the panel's and the admin API's gates read. */
 export const ACTION_TABLE = {
   ops: OPS as Record<OpsAction, readonly OperatorRole[]>,
   panel: PANEL as Record<PanelAction, readonly PanelRole[]>,
-  admin: ADMIN_WRITE_AREAS,
+  admin: ADMIN as Record<AdminAction, TokenScope>,
 } as const;
 
 export const OPS_ACTIONS = Object.keys(OPS) as OpsAction[];
 export const PANEL_ACTIONS = Object.keys(PANEL) as PanelAction[];
+export const ADMIN_ACTIONS = Object.keys(ADMIN) as AdminAction[];
 
 export const opsMay = (role: OperatorRole, action: OpsAction): boolean => ACTION_TABLE.ops[action].includes(role);
 export const panelMay = (role: PanelRole, action: PanelAction): boolean => ACTION_TABLE.panel[action].includes(role);
 
-/**
- * The scope an admin call needs, from its method and route pattern. Reading tokens needs 'tokens';
- * any other GET needs 'read'. A changing route of no listed area needs the bootstrap token (null).
- */
+/** The action (`METHOD /admin/pattern`) of an admin call, as the table declares it; null: no declared action. */
+export function adminActionOf(method: string, route: string): AdminAction | null {
+  const m = method === 'HEAD' ? 'GET' : method;
+  const key = `${m} ${route}`;
+  if (key in ADMIN) return key as AdminAction;
+  // Every connector kind's routes: /admin/connectors/{name}[/payments|/disputes].
+  const kind = `${m} ${route.replace(/^\/admin\/connectors\/[a-z0-9_]{1,32}(?=\/|$)/, '/admin/connectors/:kind')}`;
+  return kind in ADMIN ? (kind as AdminAction) : null;
+}
+
+/** The scope an admin call needs, from its route's declared action; null (no declared action): the bootstrap token's alone. */
 export function adminScopeFor(method: string, route: string): TokenScope | null {
-  if (route.startsWith('/admin/tokens')) return 'tokens';
-  if (method === 'GET' || method === 'HEAD') return 'read';
-  return ACTION_TABLE.admin.find(([prefix]) => route.startsWith(prefix))?.[1] ?? null;
+  const action = adminActionOf(method, route);
+  return action === null ? null : ACTION_TABLE.admin[action];
 }

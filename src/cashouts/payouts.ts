@@ -27,13 +27,13 @@
 // worker tries the first waiting order of each network early (a probe, at most once a second per
 // process); when it, or any other step, gets an answer from the provider, the waiting orders of
 // that network are made due and stepped in the same pass.
-import { type SendOnceJobs, backoffSeconds as backoff, claim as claimJobs, leaseUntil, recover, wake } from '../jobs/send-once.ts';
+import { type SendOnceJobs, type SendSpec, type SendState, backoffSeconds as backoff, claim as claimJobs, leaseUntil, recover, sendStep, wake } from '../jobs/send-once.ts';
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { type CashoutRow, CashoutError, transitionCashoutIn } from './service.ts';
 import { payoutOrderOf } from './connector.ts';
 import { ConnectorError } from '../connectors/payin.ts';
-import type { OrderPayoutConnector, OrderState } from '../connectors/payout.ts';
+import type { OrderPayoutConnector, OrderSendResult, OrderState, PayoutOrder } from '../connectors/payout.ts';
 import { connectorKind, orderPayoutConnectors } from '../connectors/registry.ts';
 
 const BATCH = 50;
@@ -130,16 +130,9 @@ async function apply(ctx: AppContext, id: number, trigger: 'complete' | 'reject'
   }
 }
 
-/** What the provider's state of the order means for the cashout; answers the row's next state. */
+/** What the provider's state of the order means for the cashout (matched: the primitive checked it is this cashout's). */
 async function settle(ctx: AppContext, connector: OrderPayoutConnector, row: Row, c: CashoutRow, found: OrderState): Promise<void> {
   const checkSeconds = connector.checkSeconds;
-  if (found.mismatch) {
-    // Not this cashout's order (a reference a restored database or another installation gave
-    // again): neither completed nor rejected by it, nor sent again. Raised to the operator.
-    ctx.log.error({ cashoutId: c.id, connector: connector.name, reference: row.reference, mismatch: found.mismatch }, 'payout order found at the provider does not match the cashout: stopped');
-    await save(ctx, row, 'stopped', { waitSeconds: 0, error: `the order found at ${connector.name} under ${row.reference} is not this cashout's: ${found.mismatch}`, heard: { providerId: found.providerId, state: found.state, day: found.day } });
-    return;
-  }
   switch (found.kind) {
     case 'processing':
       await save(ctx, row, 'sent', { waitSeconds: checkSeconds, heard: found });
@@ -166,61 +159,87 @@ async function settle(ctx: AppContext, connector: OrderPayoutConnector, row: Row
   }
 }
 
-/** What a step learnt of the provider: whether it answered (a look-up or a send came back). */
-interface StepHeard { answered: boolean }
+/**
+ * The amount of a network's other orders handed over since `since`, not rejected (a network's
+ * daily limit, e.g. the PSP's for Pix sends): every row written 'sending' counts before its
+ * request leaves, so two sends stepped at once each count the other, and together they never
+ * pass the limit (at worst one waits).
+ */
+async function handedOverSince(ctx: AppContext, connector: string, except: number, since: Date): Promise<string> {
+  const { rows } = await ctx.db.query<{ total: string | null }>(
+    `SELECT sum(c.local_amount)::text AS total FROM connector_payouts cp JOIN cashouts c ON c.id = cp.cashout_id
+     WHERE cp.connector = $1 AND cp.cashout_id <> $2 AND cp.state IN ('sending', 'sent', 'done') AND c.status IN ('DELIVERED', 'COMPLETED') AND c.delivered_at >= $3`,
+    [connector, except, since],
+  );
+  return rows[0]?.total ?? '0';
+}
 
-async function step(ctx: AppContext, connector: OrderPayoutConnector, row: Row, heard: StepHeard = { answered: false }): Promise<void> {
-  const c = await cashout(ctx, row.cashout_id);
-  if (c.status !== 'DELIVERED' && c.status !== 'COMPLETED') {
-    // Settled another way (an operator): nothing more to ask.
-    await save(ctx, row, 'done', { waitSeconds: 0 });
-    return;
-  }
-  const order = payoutOrderOf(c);
-  let state = row.state;
-  try {
-    if (state === 'sending' || state === 'sent') {
-      const found = await connector.lookup(order, row.reference, row.created_at, row.operation_day);
-      heard.answered = true;
-      if (found) {
-        await settle(ctx, connector, row, c, found);
-        return;
-      }
-      if (state === 'sent') {
-        // Accepted, yet not found (yet): asked again later, never sent again.
-        await save(ctx, row, 'sent', { waitSeconds: connector.checkSeconds, error: 'the provider does not show the order yet' });
-        return;
-      }
+/** What a payout step works with: its network, the cashout and the order sent for it. */
+interface Step { connector: OrderPayoutConnector; cashout: CashoutRow; order: PayoutOrder }
+
+/** A payout order as the send-once primitive runs it (src/jobs/send-once.ts). */
+const payoutSend = (ctx: AppContext, connectorOf: (row: Row) => OrderPayoutConnector | undefined): SendSpec<Row, Step, OrderState, OrderSendResult> => ({
+  jobs: JOBS,
+  key: (row) => row.cashout_id,
+  state: (row) => row.state as SendState,
+  attempts: (row) => row.attempts,
+  reference: (row) => row.reference,
+  sendingWaitSeconds: (row) => backoff(row.attempts),
+  async prepare(row) {
+    const connector = connectorOf(row);
+    if (!connector) {
+      await save(ctx, row, row.state, { waitSeconds: 60, error: `connector ${row.connector} is not configured` });
+      return null;
     }
-    // Written before the request: should this process die with it in flight, the next step
-    // looks the order up instead of sending another.
-    await save(ctx, row, 'sending', { attempts: row.attempts + 1, waitSeconds: backoff(row.attempts), keepLease: true });
-    state = 'sending';
-    const result = await connector.send(order, row.reference);
-    if (result.kind !== 'retry') heard.answered = true;
+    const c = await cashout(ctx, row.cashout_id);
+    if (c.status !== 'DELIVERED' && c.status !== 'COMPLETED') {
+      // Settled another way (an operator): nothing more to ask.
+      await save(ctx, row, 'done', { waitSeconds: 0 });
+      return null;
+    }
+    return { connector, cashout: c, order: payoutOrderOf(c) };
+  },
+  lookup: (row, s) => s.connector.lookup(s.order, row.reference, row.created_at, row.operation_day),
+  // The connector compares what the provider shows (amount, account or key, beneficiary) with the order.
+  matches: (_row, _s, found) => (found.mismatch ? { ok: false, reason: found.mismatch } : { ok: true }),
+  send: (row, s, reference) => s.connector.send(s.order, reference, { handedOverSince: (since) => handedOverSince(ctx, row.connector, row.cashout_id, since) }),
+  answered: (result) => result.kind !== 'retry',
+  applyFound: (row, s, found) => settle(ctx, s.connector, row, s.cashout, found),
+  async applySent(row, s, result) {
+    const after = { ...row, attempts: row.attempts + 1 };
     switch (result.kind) {
       case 'accepted':
-        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sent', { waitSeconds: connector.checkSeconds, heard: { providerId: result.providerId, state: 'registered' } });
+        await save(ctx, after, 'sent', { waitSeconds: s.connector.checkSeconds, heard: { providerId: result.providerId, state: 'registered' } });
         return;
       case 'exists':
         // The provider holds an order with this reference already (an earlier request arrived):
         // looked up at the next step (backing off, should its consultation lag behind).
-        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sending', { waitSeconds: backoff(row.attempts + 1) });
+        await save(ctx, after, 'sending', { waitSeconds: backoff(row.attempts + 1) });
         return;
       case 'rejected':
-        await apply(ctx, c.id, 'reject', { actor: 'bank', cause: `refused by ${connector.name}: ${result.error}`, rejection: result.code });
-        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'done', { waitSeconds: 0, error: result.error });
+        await apply(ctx, s.cashout.id, 'reject', { actor: 'bank', cause: `refused by ${s.connector.name}: ${result.error}`, rejection: result.code });
+        await save(ctx, after, 'done', { waitSeconds: 0, error: result.error });
         return;
       case 'retry':
-        await save(ctx, { ...row, attempts: row.attempts + 1 }, 'sending', { waitSeconds: backoff(row.attempts + 1), error: result.error });
+        await save(ctx, after, 'sending', { waitSeconds: backoff(row.attempts + 1), error: result.error });
         return;
     }
-  } catch (err) {
-    if (!(err instanceof ConnectorError)) throw err;
-    ctx.log.warn({ err, cashoutId: row.cashout_id, connector: row.connector }, 'payout order step failed; looked up and retried later');
-    await save(ctx, { ...row, attempts: row.attempts + 1 }, state, { waitSeconds: backoff(row.attempts + 1), error: err.message });
-  }
-}
+  },
+  // Accepted, yet not found (yet): asked again later, never sent again.
+  notShown: (row, s) => save(ctx, row, 'sent', { waitSeconds: s.connector.checkSeconds, error: 'the provider does not show the order yet' }),
+  // Not this cashout's order (a reference a restored database or another installation gave
+  // again): neither completed nor rejected by it, nor sent again. Raised to the operator
+  // (caja_connector_orders_stopped, the console's connectors page).
+  stop: (row, s, reason, found) => save(ctx, row, 'stopped', {
+    waitSeconds: 0, error: `the order found at ${s.connector.name} under ${row.reference} is not this cashout's: ${reason}`,
+    heard: { providerId: found.providerId, state: found.state, day: found.day },
+  }),
+  async failed(row, _s, state, err) {
+    if (err instanceof ConnectorError) ctx.log.warn({ err, cashoutId: row.cashout_id, connector: row.connector }, 'payout order step failed; looked up and retried later');
+    else ctx.log.error({ err, cashoutId: row.cashout_id, connector: row.connector }, 'payout order step failed');
+    await save(ctx, { ...row, attempts: row.attempts + 1 }, state, { waitSeconds: backoff(row.attempts + 1), error: err instanceof Error ? err.message : String(err) });
+  },
+});
 
 async function connectorsByName(ctx: AppContext): Promise<Map<string, OrderPayoutConnector>> {
   return new Map((await orderPayoutConnectors(ctx)).map((c) => [c.name, c]));
@@ -230,20 +249,16 @@ async function connectorsByName(ctx: AppContext): Promise<Map<string, OrderPayou
 async function stepRows(ctx: AppContext, rows: Row[], heardOf: Map<string, boolean> = new Map()): Promise<Map<string, boolean>> {
   if (rows.length === 0) return heardOf;
   const byName = await connectorsByName(ctx);
+  const spec = payoutSend(ctx, (row) => byName.get(row.connector));
   for (const row of rows) {
-    const connector = byName.get(row.connector);
-    if (!connector) {
-      await save(ctx, row, row.state, { waitSeconds: 60, error: `connector ${row.connector} is not configured` });
-      continue;
-    }
     const heard = { answered: false };
     try {
-      await step(ctx, connector, row, heard);
+      await sendStep(ctx, spec, row, heard);
     } catch (err) {
       ctx.log.error({ err, cashoutId: row.cashout_id }, 'payout order step failed');
       await save(ctx, row, row.state, { waitSeconds: backoff(row.attempts + 1), error: err instanceof Error ? err.message : String(err) }).catch(() => undefined);
     }
-    heardOf.set(row.connector, heardOf.get(row.connector) === true || heard.answered);
+    if (byName.has(row.connector)) heardOf.set(row.connector, heardOf.get(row.connector) === true || heard.answered);
   }
   return heardOf;
 }

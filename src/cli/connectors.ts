@@ -15,6 +15,20 @@ import { UsageError } from './usage.ts';
 /** The kinds `caja connector <name> …` knows: those that declare settings (src/connectors/providers.ts). */
 const configurable = () => connectorKinds().filter((k) => k.settings);
 
+/** `caja help`'s lines for `caja connector …`, one set of them per registered kind that declares settings. */
+export function connectorUsage(): string {
+  const line = (command: string, words: string) => (command.length <= 42 ? `  ${command.padEnd(44)}${words}` : `  ${command}\n  ${''.padEnd(44)}${words}`);
+  return configurable().flatMap((k) => {
+    const help = k.cli?.help ?? { set: `configure the ${k.label} connector` };
+    return [
+      line(`caja connector ${k.name} set --file CONFIG.json`, `${help.set} (the body of PUT /admin/connectors/${k.name})`),
+      line(`caja connector ${k.name} show`, help.show ?? 'its configuration (no secrets) and health'),
+      ...Object.entries(k.cli?.resend ?? {}).map(([action, r]) =>
+        line(`caja connector ${k.name} ${action} ${r.what.toUpperCase()}_ID`, `send a stopped ${r.names} again under a new reference (checked at the provider first)`)),
+    ];
+  }).join('\n');
+}
+
 /** `caja connector <name> set|show`: the same validation and sealed storage as PUT /admin/connectors/<name>. */
 export async function connectorCommand(db: Db, config: Config, name: string | undefined, rest: string[]): Promise<void> {
   const kind = name === undefined ? undefined : connectorKind(name);

@@ -43,7 +43,7 @@ function need<T>(value: T | undefined, what: string): T {
   return value;
 }
 
-export async function runHttpCommand(argv: string[], out: (line: string) => void = console.log): Promise<void> {
+export async function runHttpCommand(argv: string[], out: (line: string) => void = console.log, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const [command, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -71,20 +71,20 @@ export async function runHttpCommand(argv: string[], out: (line: string) => void
   if (command === 'profile') {
     if (sub === 'save') {
       if (!values.url || !values.credentials) throw new HttpUsageError('profile save needs --url and --credentials');
-      const path = saveProfile(values.profile ?? 'default', values.url, readFileSync(values.credentials, 'utf8'));
+      const path = saveProfile(values.profile ?? 'default', values.url, readFileSync(values.credentials, 'utf8'), env);
       out(`saved profile '${values.profile ?? 'default'}' in ${path}`);
       return;
     }
     if (sub === 'show') {
-      const p = loadProfile(values.profile);
+      const p = loadProfile(values.profile, env);
       // Secrets stay out of the terminal: the logins say which merchant this is.
-      out(JSON.stringify({ config: configPath(), url: p.url, deposits_login: p.deposits?.login, cashouts_login: p.cashouts?.login, read_only_key: p.read_only_key ? 'set' : undefined }, null, 2));
+      out(JSON.stringify({ config: configPath(env), url: p.url, deposits_login: p.deposits?.login, cashouts_login: p.cashouts?.login, read_only_key: p.read_only_key ? 'set' : undefined }, null, 2));
       return;
     }
     throw new HttpUsageError(`unknown profile command '${sub ?? ''}'`);
   }
-  if (command === 'sign') return sign(values, out);
-  const profile = loadProfile(values.profile);
+  if (command === 'sign') return sign(values, out, env);
+  const profile = loadProfile(values.profile, env);
   const caja = clientOf(profile);
   if (command === 'deposits') {
     need(profile.deposits, 'deposits');
@@ -115,10 +115,10 @@ export async function runHttpCommand(argv: string[], out: (line: string) => void
   throw new HttpUsageError(`unknown command '${command}'`);
 }
 
-function sign(v: { body?: string; 'body-file'?: string; set?: string; date?: string; payload?: boolean; profile?: string }, out: (line: string) => void): void {
+function sign(v: { body?: string; 'body-file'?: string; set?: string; date?: string; payload?: boolean; profile?: string }, out: (line: string) => void, env: NodeJS.ProcessEnv): void {
   const body = v['body-file'] !== undefined ? readFileSync(v['body-file'], 'utf8') : (v.body ?? '');
   if (v.set !== 'deposits' && v.set !== 'cashouts') throw new HttpUsageError('--set must be deposits or cashouts');
-  const profile = loadProfile(v.profile);
+  const profile = loadProfile(v.profile, env);
   const creds = need(v.set === 'deposits' ? profile.deposits : profile.cashouts, v.set);
   if (v.payload) {
     // Cashout operations: the HMAC covers the raw body alone (with login and pass inside it).

@@ -40,16 +40,17 @@ const USAGE = `usage:
                                               also the bank's balance on that statement's day against the ledger's bank
                                               account and the open reconciliation exceptions (exit 1 when unexplained)
   caja archive restore FILE...                put archived rows back (retention's .ndjson.gz files; rows already there are kept)
-  caja connector pix set --file CONFIG.json   configure the API Pix connector (the body of PUT /admin/connectors/pix)
-  caja connector pix show                     its configuration (no secrets) and health
-  caja connector own_accounts set --file F    the operator's own bank accounts (the body of PUT /admin/connectors/own_accounts)
-  caja connector own_accounts show            the accounts configured
-  caja connector stp set --file CONFIG.json   configure the STP connector, MX SPEI (the body of PUT /admin/connectors/stp)
-  caja connector stp show                     its configuration (no secrets) and health
+CONNECTOR_USAGE
 ${OPERATOR_USAGE}
 
 Uses the same environment as the service (DATABASE_URL, DATA_DIR, CAJA_MASTER_KEY, CAJA_ENV). On the embedded
 database these need the service stopped; on PostgreSQL they run beside it.`;
+
+/** The usage text; its `caja connector …` lines come from the registered kinds (src/connectors/providers.ts), loaded only for it. */
+async function usage(): Promise<string> {
+  const { connectorUsage } = await import('./connectors.ts');
+  return USAGE.replace('CONNECTOR_USAGE', connectorUsage());
+}
 
 function tableOf(file: string) {
   try {
@@ -60,7 +61,7 @@ function tableOf(file: string) {
   }
 }
 
-async function run(argv: string[]): Promise<void> {
+async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const [command, sub, ...rest] = argv;
   if (command === 'start') {
     await import('../server/main.ts');
@@ -76,15 +77,15 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   if (!command || command === 'help' || command === '--help') {
-    console.log(`${USAGE}\n\n${HTTP_USAGE}`);
+    console.log(`${await usage()}\n\n${HTTP_USAGE}`);
     return;
   }
   // HTTP commands talk to a running caja: no database, no lock, run beside the server.
   if (HTTP_COMMANDS.includes(command)) {
-    await runHttpCommand(argv);
+    await runHttpCommand(argv, console.log, env);
     return;
   }
-  const config = loadConfig();
+  const config = loadConfig(env);
   setPasswordCost(config.passwordHashCost);
   const release = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.database });
@@ -168,7 +169,7 @@ async function run(argv: string[]): Promise<void> {
     if (!Number.isInteger(id) || id < 1) throw new UsageError('--id must be a merchant id');
     if (command === 'balance') {
       if (!(await getMerchant(db, id))) throw new UsageError(`merchant ${id} not found`);
-      if (sub === 'adjust') await adjustFromCli(db, config, id, values);
+      if (sub === 'adjust') await adjustFromCli(db, config, id, values, env);
       else if (sub !== 'show') throw new UsageError(`unknown balance command '${sub ?? ''}'`);
       const balances = await merchantBalances(db, id);
       print({ merchant_id: id, balances: balances.map((b) => ({ currency: b.currency, available: toDb(b.available), reserved: toDb(b.reserved), fees: toDb(b.fees) })) }, true);
@@ -214,7 +215,7 @@ async function printMigrationStatus(db: Db): Promise<void> {
  * `caja balance adjust`: as POST /admin/merchants/{id}/balance_adjustments. Production: a request
  * (asked by 'cli') that a second operator approves in the console; staging: booked at once.
  */
-async function adjustFromCli(db: Db, config: Config, merchantId: number, v: Record<string, string | boolean | undefined>): Promise<void> {
+async function adjustFromCli(db: Db, config: Config, merchantId: number, v: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): Promise<void> {
   if ((v.credit === undefined) === (v.debit === undefined)) throw new UsageError('give exactly one of --credit AMOUNT or --debit AMOUNT');
   const currency = String(v.currency ?? '').toUpperCase();
   if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError('--currency must be an ISO 4217 code');
@@ -223,7 +224,7 @@ async function adjustFromCli(db: Db, config: Config, merchantId: number, v: Reco
   const amount = parseAmount(v.credit ?? v.debit, { maxDecimals: minorUnits(currency) });
   if (!amount.ok) throw new UsageError(`amount ${amount.reason}`);
   // --operator is what the person says they are: kept with the adjustment, never the requester.
-  const actor = `cli:${typeof v.operator === 'string' && v.operator ? v.operator : (process.env.USER ?? 'operator')}`;
+  const actor = `cli:${typeof v.operator === 'string' && v.operator ? v.operator : (env.USER ?? 'operator')}`;
   try {
     const ask = { direction: v.credit !== undefined ? 'credit' as const : 'debit' as const, amount: amount.value, currency, reason };
     const done = await adjustOrRequest({ db, config, now: () => new Date() }, CLI_ACTOR, merchantId, ask, (r) => ({
@@ -248,23 +249,41 @@ function human(obj: object, indent = ''): string {
     .join('\n');
 }
 
-run(process.argv.slice(2)).catch((err) => {
-  if (err instanceof UsageError) {
-    console.error(`caja: ${err.message}\n\n${USAGE}`);
-    process.exit(64);
+/** What a failed command prints to stderr, and its exit code. */
+async function failure(err: unknown): Promise<{ code: number; message: string }> {
+  if (err instanceof UsageError) return { code: 64, message: `caja: ${err.message}\n\n${await usage()}` };
+  if (err instanceof HttpUsageError) return { code: 64, message: `caja: ${err.message}\n\n${HTTP_USAGE}` };
+  if (err instanceof CajaApiError) return { code: 1, message: `caja: caja answered ${err.httpStatus}: ${err.message}${err.details.map((d) => `\n  ${d}`).join('')}` };
+  if (err instanceof ConfigError) return { code: 2, message: `caja: configuration error: ${err.message}` };
+  return { code: 1, message: `caja: ${err instanceof Error ? err.message : err}` };
+}
+
+/**
+ * Runs one command as `caja …argv` with `env` as its environment: its output on console.log and
+ * console.error, as the program's, and resolves to its exit code. The program below runs the
+ * same, and exits with the code on a failure; the tests run commands in their own process with it
+ * (test/helpers/cli.ts), one at a time. Not for `start`.
+ */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const before = process.exitCode;
+  process.exitCode = undefined;
+  try {
+    await run(argv, env);
+    return Number(process.exitCode ?? 0);
+  } catch (err) {
+    const { code, message } = await failure(err);
+    console.error(message);
+    return code;
+  } finally {
+    process.exitCode = before;
   }
-  if (err instanceof HttpUsageError) {
-    console.error(`caja: ${err.message}\n\n${HTTP_USAGE}`);
-    process.exit(64);
-  }
-  if (err instanceof CajaApiError) {
-    console.error(`caja: caja answered ${err.httpStatus}: ${err.message}${err.details.map((d) => `\n  ${d}`).join('')}`);
-    process.exit(1);
-  }
-  if (err instanceof ConfigError) {
-    console.error(`caja: configuration error: ${err.message}`);
-    process.exit(2);
-  }
-  console.error(`caja: ${err instanceof Error ? err.message : err}`);
-  process.exit(1);
-});
+}
+
+// The program (bin/caja.mjs, the build's cli.mjs), unless a test imports runCli and said so first.
+if (!(globalThis as Record<symbol, unknown>)[Symbol.for('caja.cli.in-process')]) {
+  run(process.argv.slice(2), process.env).catch(async (err) => {
+    const { code, message } = await failure(err);
+    console.error(message);
+    process.exit(code);
+  });
+}

@@ -12,6 +12,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Config, ConfigError } from '../config/config.ts';
 import type { AppContext } from '../config/context.ts';
+import type { Decimal } from '../domain/money.ts';
 import type { PayinConnector, ProviderPayment } from './payin.ts';
 import type { StoredConnector } from './store.ts';
 
@@ -55,6 +56,23 @@ export interface KeptPaymentRow {
   created_at: Date;
 }
 
+/** One chargeback caja keeps on a deposit collected by a connector (deposit_disputes), handed to the kind's admin view. */
+export interface KeptDisputeRow {
+  id: number;
+  deposit_id: number;
+  payment_reference: string;
+  status: string;
+  reason: string | null;
+  reason_code: string | null;
+  disputed_amount: string;
+  disputed_currency: string;
+  return_id: number | null;
+  debit: string | null;
+  debit_currency: string | null;
+  deadline_at: Date | null;
+  updated_at: Date;
+}
+
 /**
  * What a provider's post to one of its callback paths means, as its kind parsed and verified it.
  * The kind moves no money: the generic callback route (src/api/connectors/routes.ts) hands a
@@ -72,7 +90,50 @@ export type CallbackOutcome =
   | { kind: 'invalid'; details: string[] }
   /** The provider does not show what the post names (forged, or not visible yet): nothing applied. */
   | { kind: 'unknown' }
-  | { kind: 'unavailable'; message: string };
+  | { kind: 'unavailable'; message: string }
+  /**
+   * An acquirer's signed statements (e.g. card notifications, which have no payment to read back):
+   * each event is applied once by its feature (deposits; a refund's outcome looked up by refunds),
+   * then recorded by the kind; the batch is answered with `answer` as the provider expects.
+   */
+  | { kind: 'events'; connector: PayinConnector; events: readonly ReceivedEvent[]; answer: { contentType: string; body: string } };
+
+/** The disputed payment's notice, in the acquirer's words (amounts in the payment's currency). */
+export interface DisputeNoticeOf {
+  /** The notification's own reference (with eventCode: applied once). */
+  pspReference: string;
+  eventCode: string;
+  /** The disputed payment's reference. */
+  paymentReference: string;
+  amount: Decimal;
+  currency: string;
+  reason: string | null;
+  reasonCode: string | null;
+  deadlineAt: Date | null;
+}
+
+/** What one acquirer statement means to caja. */
+export type AcquirerEvent =
+  /** The payment is authorised: completes its deposit (amount and charge must match); `card` kept on it. */
+  | { type: 'paid'; payment: ProviderPayment; card: object | null }
+  /** A charge (by its reference) expired unpaid: a PENDING deposit is cancelled, the note recorded. */
+  | { type: 'expired'; chargeReference: string; note: string }
+  /** A card attempt on a charge (by its reference) was refused: shown on its PENDING deposit (card_refusal), which stays payable. */
+  | { type: 'refused'; chargeReference: string; reason: string; reasonCode: string | null }
+  /** A refund (by its reference) changed state: looked up at once. */
+  | { type: 'refund'; reference: string }
+  | { type: 'dispute'; notice: DisputeNoticeOf }
+  /** Recorded only (a capture, a report). */
+  | { type: 'other' };
+
+/** One statement of a verified batch, with the kind's own record of it (applied once by its key). */
+export interface ReceivedEvent {
+  event: AcquirerEvent;
+  /** Whether this statement was recorded already (a duplicate: nothing applied). */
+  seen(): Promise<boolean>;
+  /** Records it after it was applied; false when another delivery recorded it first. */
+  record(): Promise<boolean>;
+}
 
 /** One path under /connectors/{name}/ the provider posts to. */
 export interface KindCallback {
@@ -100,8 +161,21 @@ export interface ConnectorKind {
   newPayoutReference?(): string;
   /** Whether deposits collected through it are refunded through it (the built connector's `refund`). */
   readonly refunds?: boolean;
-  /** What reconciliation matches a statement line on: the provider's payment id, or the charge's reference. */
-  readonly matchKey?: 'payment_id' | 'charge_reference';
+  /**
+   * What reconciliation (src/reconciliation/) matches a bank statement line on:
+   *   payment_id       the provider's payment id (connector_payments); the connector completes
+   *                    its deposits, a statement line only confirms them
+   *   payment_id_head  the same, and the payment id's part before its first ':' (a SPEI clave de
+   *                    rastreo, repeated across banks and days: told apart by the CLABEs it names)
+   *   charge_reference the deposit's reference the payer wrote (or its amount): the statement is
+   *                    the only word, so a matched line completes a PENDING deposit
+   * Absent: its deposits are matched only by the deposit's own reference, and confirmed.
+   */
+  readonly matchKey?: 'payment_id' | 'payment_id_head' | 'charge_reference';
+  /** The bank accounts a configuration of it holds, as statements name them (reconciliation imports only registered accounts' statements). */
+  statementAccounts?(stored: StoredConnector): readonly string[];
+  /** Whether its built connector lists a day's movements (`day`): POST /admin/reconciliation/provider-statements and the statements worker fetch them. */
+  readonly statements?: boolean;
   /** Its workers' intervals: `poll`, the reconciliation poll (default 60 seconds). */
   readonly intervals?: Readonly<Record<string, KindInterval>>;
 
@@ -135,12 +209,16 @@ export interface ConnectorKind {
     notConfigured?: string;
     /** GET /admin/connectors/{name}/payments: one kept payment as this provider names its fields. */
     payments?: { schema: object; row(r: KeptPaymentRow): object };
+    /** GET /admin/connectors/{name}/disputes: the chargebacks on its payments, as this provider names them. */
+    disputes?: { summary: string; schema: object; row(d: KeptDisputeRow): object };
   };
 
   /** `caja connector {name} …`. */
   readonly cli?: {
     /** Printed after `set`. */
     savedNote: string;
+    /** `caja help`'s words for `set` and `show` (the usage lines are generated from the registered kinds). */
+    help?: { set: string; show?: string };
     /**
      * `caja connector {name} {action} ID`: a stopped send of this provider sent again under a new
      * reference, by action (`resend`, `resend-cashout`): whose it is (a cashout's order, a

@@ -66,6 +66,7 @@ export const ownAccountsKind: ConnectorKind = {
   build: (_ctx, stored) => ownAccountsConnector(storedAccounts(stored)),
   // Only the bank statement shows a payment: the operator's confirmation matches on the deposit's reference.
   matchKey: 'charge_reference',
+  statementAccounts: (stored) => storedAccounts(stored).flatMap((a) => (a.agency ? [a.account, `${a.agency}${a.account}`] : [a.account])),
   settings: {
     // No generic form: the console's own page sets or removes one (country, method) at a time.
     validate(body) {
@@ -92,7 +93,10 @@ export const ownAccountsKind: ConnectorKind = {
     invalid: 'Invalid own accounts configuration',
     notConfigured: 'No own accounts are configured',
   },
-  cli: { savedNote: 'saved; running caja processes offer these methods at once on PostgreSQL (else within CAJA_CACHE_SECONDS)' },
+  cli: {
+    savedNote: 'saved; running caja processes offer these methods at once on PostgreSQL (else within CAJA_CACHE_SECONDS)',
+    help: { set: "the operator's own bank accounts", show: 'the accounts configured' },
+  },
 };
 
 /** The list as the operator sees it (GET /admin/connectors/own_accounts, `caja connector own_accounts show`). */

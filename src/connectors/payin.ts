@@ -95,8 +95,12 @@ export type ReturnResult =
    * what its refunds and its notification name).
    */
   | { status: 'paid'; card?: CardDetail; payment?: ProviderPayment }
-  /** Refused, cancelled or failed at the provider: the deposit stays payable (another card, another method). */
-  | { status: 'failed'; reason: string }
+  /**
+   * Refused, cancelled or failed at the provider: the deposit stays payable (another card, another
+   * method) and shows the refusal. `final`: the charge itself is over (an acquirer's session ended
+   * after its refusals), so the next visit to the checkout creates a new one.
+   */
+  | { status: 'failed'; reason: string; reasonCode?: string; final?: boolean }
   /** Not decided yet (a challenge still open, an asynchronous method): its callback or poll completes it. */
   | { status: 'pending' };
 

@@ -41,7 +41,7 @@ export interface PayoutConnector {
  * A network caja sends orders to over the wire (STP's SPEI): unlike the staging bank, a request
  * may be lost with the order registered, so the order is named by a random reference stored with
  * the cashout's row before the first request, and looked up by it before any resend. The cashout's steps are
- * run by src/connectors/payouts.ts (new → sending → sent), the outcome applied through the
+ * run by src/cashouts/payouts.ts through the send-once primitive (src/jobs/send-once.ts: new → sending → sent), the outcome applied through the
  * cashout's transitions.
  */
 export interface OrderPayoutConnector {
@@ -61,8 +61,12 @@ export interface OrderPayoutConnector {
   newReference(): string;
   /** How long a sent order may go unheard of before it is looked up, in seconds (STP: CAJA_STP_ORDER_CHECK_SECONDS, Pix: its payouts' check_seconds). */
   readonly checkSeconds: number;
-  /** Sends the order. Throws ConnectorError when the answer is unknown (nothing is known to exist). */
-  send(order: PayoutOrder, reference: string): Promise<OrderSendResult>;
+  /**
+   * Sends the order. Throws ConnectorError when the answer is unknown (nothing is known to exist).
+   * `facts`: what the cashouts' owner answers about this network's other orders (a connector reads
+   * no feature's table).
+   */
+  send(order: PayoutOrder, reference: string, facts?: PayoutFacts): Promise<OrderSendResult>;
   /**
    * The order at the provider by its reference, handed over at `handedAt`: every operation day
    * the provider may have dated it (`knownDay` first, when an earlier look-up found it); null when
@@ -70,6 +74,15 @@ export interface OrderPayoutConnector {
    * comes back with `mismatch` set: it is never adopted.
    */
   lookup(order: PayoutOrder, reference: string, handedAt: Date, knownDay: string | null): Promise<OrderState | null>;
+}
+
+/** What the cashouts' owner answers a network about its orders. */
+export interface PayoutFacts {
+  /**
+   * The amount, in the country's currency, of this network's other orders handed over since
+   * `since` and not rejected: every row written 'sending' counts before its request leaves.
+   */
+  handedOverSince(since: Date): Promise<string>;
 }
 
 export type OrderSendResult =

@@ -1,4 +1,5 @@
-// Which connector serves what: the one place that reads CAJA_ENV for providers.
+// Which connector serves what: the one place that chooses staging's stand-ins, by the config's
+// `simulated` capability (set from CAJA_ENV in src/config/config.ts), never the environment's name.
 //
 //   payinConnectorFor(ctx, country, method)  the connector that collects a method in a country:
 //                                            a real connector the operator configured
@@ -119,7 +120,7 @@ export async function payinConnectorFor(ctx: AppContext, country: string, method
 
 /** Staging serves the whole catalog: its simulator stands in for every provider. */
 export function servesEveryMethod(ctx: AppContext): boolean {
-  return ctx.config.env === 'staging';
+  return ctx.config.simulated;
 }
 
 /** The method codes of `country` some connector serves. */
@@ -186,13 +187,13 @@ export function checkKindIntervals(config: Pick<Config, 'connectors'>): void {
 }
 
 /** The bank network of cashouts: staging's simulated bank; production has none plugged in yet. */
-export function payoutConnector(config: Pick<Config, 'env'>): PayoutConnector | null {
-  return config.env === 'staging' ? stagingBank : null;
+export function payoutConnector(config: Pick<Config, 'simulated'>): PayoutConnector | null {
+  return config.simulated ? stagingBank : null;
 }
 
 /**
  * The payout networks the operator configured (STP pays MX cashouts): chosen by configuration,
- * never by CAJA_ENV. Their cashouts are sent by src/connectors/payouts.ts.
+ * never by CAJA_ENV. Their cashouts are sent by src/cashouts/payouts.ts.
  */
 export async function orderPayoutConnectors(ctx: AppContext): Promise<OrderPayoutConnector[]> {
   return [...(await configured(ctx)).byName.values()].flatMap((c) => (c.payout ? [c.payout] : []));
@@ -209,8 +210,8 @@ export async function payoutConnectorFor(ctx: AppContext, country: string): Prom
 }
 
 /** The card network card refunds go through: staging's simulator; production has none yet. */
-export function cardRefundConnector(config: Pick<Config, 'env'>): CardRefundConnector | null {
-  return config.env === 'staging' ? stagingCardNetwork : null;
+export function cardRefundConnector(config: Pick<Config, 'simulated'>): CardRefundConnector | null {
+  return config.simulated ? stagingCardNetwork : null;
 }
 
 /** Who answers whether an account or a Pix key exists: staging's simulated registry; production has none connected yet (lookups fail as unavailable). */

@@ -13,13 +13,21 @@
 //   CHARGEBACK_REVERSED           the merchant won: the return is reversed (reverseReturn, event
 //                                 deposit.return_reversed)
 //
-// The acquirer's chargeback fee: Adyen bills it on its invoice, not in the notification, so the
-// return carries none yet. Submitting defence documents is not done (docs/connectors.md).
+// The chargeback fee: the acquirer (Adyen) bills its own on its invoice, not in the notification,
+// so caja charges the merchant its own price (the deposit's fee schedule: `chargeback`, USD,
+// domain/fees.ts), taken in the same ledger transfer as the charged-back amount and booked as a
+// fee; each charge (CHARGEBACK, SECOND_CHARGEBACK) takes it, CHARGEBACK_REVERSED does not give it
+// back. Each change of the dispute sends the deposit's notification with its `dispute`
+// (dispute_id, status). Submitting defence documents is done in Adyen's Customer Area
+// (docs/connectors.md); caja shows the dispute and its deadline (disputesOfDeposit).
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { fromDb, toDb, toFixed, type Decimal } from '../domain/money.ts';
 import { recordEvent } from '../notifications/outbox.ts';
+import { effectiveSchedule, type FeeOverrides } from '../domain/fees.ts';
+import { depositNotifications } from './notifications.ts';
 import { recordReturn, reverseReturn } from './returns.ts';
+import type { DepositRow } from './store.ts';
 
 export const DISPUTE_EVENTS = new Set(['NOTIFICATION_OF_CHARGEBACK', 'CHARGEBACK', 'CHARGEBACK_REVERSED', 'SECOND_CHARGEBACK']);
 
@@ -90,26 +98,71 @@ async function applyIn(q: Queryable, ctx: AppContext, connector: string, n: Disp
   const d = (await q.query<DisputeRow>('SELECT * FROM deposit_disputes WHERE id = $1 FOR UPDATE', [id])).rows[0]!;
   const charge = n.eventCode === 'CHARGEBACK' || n.eventCode === 'SECOND_CHARGEBACK';
   if (charge && d.status !== 'charged') {
+    const dep = (await q.query<{ fee_schedule: FeeOverrides | null }>('SELECT fee_schedule FROM deposits WHERE id = $1', [d.deposit_id])).rows[0];
     const r = await recordReturn(q, ctx, {
       provider: connector, providerReturnId: n.pspReference, paymentId: n.paymentReference, depositId: d.deposit_id, kind: 'chargeback',
-      reason: n.reasonCode ?? n.eventCode, description: n.reason, amount: n.amount, currency: n.currency, fee: null, deadlineAt: n.deadlineAt ?? d.deadline_at, via: 'webhook',
-      raw: { eventCode: n.eventCode },
+      reason: n.reasonCode ?? n.eventCode, description: n.reason, amount: n.amount, currency: n.currency,
+      feeUsd: fromDb(effectiveSchedule(dep?.fee_schedule).chargeback), deadlineAt: n.deadlineAt ?? d.deadline_at, via: 'webhook',
+      raw: { eventCode: n.eventCode }, notify: { dispute: { dispute_id: id, status: disputeStatus('charged') } },
     });
     await q.query(`UPDATE deposit_disputes SET status = 'charged', return_id = $2, updated_at = $3 WHERE id = $1`, [id, r.row.id, now]);
     await q.query('UPDATE dispute_events SET return_id = $4 WHERE connector = $1 AND psp_reference = $2 AND event_code = $3', [connector, n.pspReference, n.eventCode, r.row.id]);
   } else if (n.eventCode === 'CHARGEBACK_REVERSED' && d.status === 'charged' && d.return_id !== null) {
-    await reverseReturn(q, d.return_id, `chargeback reversed (${connector} ${n.pspReference})`);
+    await reverseReturn(q, d.return_id, `chargeback reversed (${connector} ${n.pspReference})`, { ctx, extra: { dispute: { dispute_id: id, status: disputeStatus('reversed') } } });
     await q.query(`UPDATE deposit_disputes SET status = 'reversed', updated_at = $2 WHERE id = $1`, [id, now]);
   } else if (n.eventCode === 'NOTIFICATION_OF_CHARGEBACK' && d.status === 'notified') {
+    const { rows: [dep] } = await q.query<DepositRow & { merchant_notification_url: string | null }>(
+      'SELECT d.*, m.notification_url AS merchant_notification_url FROM deposits d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1', [d.deposit_id]);
     await recordEvent(q, {
       merchantId: d.merchant_id, type: 'deposit.dispute_opened', subjectType: 'deposit', subjectId: d.deposit_id,
       data: {
         deposit_id: d.deposit_id, dispute_id: d.id, reason: d.reason, reason_code: d.reason_code,
         disputed_amount: toFixed(fromDb(d.disputed_amount), 2), disputed_currency: d.disputed_currency, deadline_at: d.deadline_at?.toISOString() ?? null,
       },
+      notifications: dep ? await depositNotifications(q, ctx, dep, dep.merchant_notification_url, { dispute: { dispute_id: d.id, status: disputeStatus('notified') } }) : [],
     });
   }
   return 'applied';
+}
+
+/** A dispute's status as the API shows it: OPEN (notified, no money moved), CHARGED_BACK, REVERSED (the merchant won). */
+export function disputeStatus(s: DisputeRow['status']): 'OPEN' | 'CHARGED_BACK' | 'REVERSED' {
+  return s === 'notified' ? 'OPEN' : s === 'charged' ? 'CHARGED_BACK' : 'REVERSED';
+}
+
+/** A deposit's dispute as GET /v3/deposits/{id}, the panel and the console show it. */
+export interface DepositDispute {
+  id: number;
+  status: DisputeRow['status'];
+  reason: string | null;
+  reason_code: string | null;
+  disputed_amount: string;
+  disputed_currency: string;
+  deadline_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  /** What its charges took from the balance (applied returns) and the chargeback fees, in debit_currency. */
+  debit: string | null;
+  fee: string | null;
+  debit_currency: string | null;
+}
+
+/**
+ * The disputes a deposit's views show: only card deposits are disputed (chargebacks), so no other
+ * deposit costs a query on the hot GET /v3/deposits/{id}.
+ */
+export async function disputesShown(q: Queryable, d: { id: number; payment_type: string | null }): Promise<DepositDispute[]> {
+  return d.payment_type === 'CREDIT_CARD' || d.payment_type === 'DEBIT_CARD' ? disputesOfDeposit(q, d.id) : [];
+}
+
+/** The disputes of one deposit, oldest first, with what their chargebacks took and the fees charged. */
+export async function disputesOfDeposit(q: Queryable, depositId: number): Promise<DepositDispute[]> {
+  return (await q.query<DepositDispute>(
+    `SELECT d.id, d.status, d.reason, d.reason_code, d.disputed_amount::text AS disputed_amount, d.disputed_currency, d.deadline_at, d.created_at, d.updated_at,
+       (SELECT sum(r.debit)::text FROM deposit_returns r WHERE r.id IN (SELECT e.return_id FROM dispute_events e WHERE e.dispute_id = d.id) AND r.status = 'applied') AS debit,
+       (SELECT sum(r.fee)::text FROM deposit_returns r WHERE r.id IN (SELECT e.return_id FROM dispute_events e WHERE e.dispute_id = d.id)) AS fee,
+       (SELECT max(r.debit_currency) FROM deposit_returns r WHERE r.id IN (SELECT e.return_id FROM dispute_events e WHERE e.dispute_id = d.id)) AS debit_currency
+     FROM deposit_disputes d WHERE d.deposit_id = $1 ORDER BY d.id`, [depositId])).rows;
 }
 
 export interface DisputeView extends DisputeRow {

@@ -4,7 +4,7 @@ import type { Queryable } from '../db/db.ts';
 import type { DepositRow } from './store.ts';
 
 /** The columns webpaystatus answers from (streamlineFields and PT), no more. */
-export type DepositStatusRow = Pick<DepositRow, 'id' | 'invoice_id' | 'user_id' | 'description' | 'country' | 'payment_method' | 'bank_code' | 'amount' | 'currency' | 'status' | 'test' | 'card_detail'>;
+export type DepositStatusRow = Pick<DepositRow, 'id' | 'invoice_id' | 'user_id' | 'description' | 'country' | 'payment_method' | 'bank_code' | 'amount' | 'currency' | 'status' | 'test' | 'card_detail' | 'card_refusal'>;
 
 /**
  * A deposit as webpaystatus needs it. The whole row (findDepositByInvoice) is some 60 columns,
@@ -13,7 +13,7 @@ export type DepositStatusRow = Pick<DepositRow, 'id' | 'invoice_id' | 'user_id' 
  */
 export async function depositStatusRow(q: Queryable, merchantId: number, invoiceId: string): Promise<DepositStatusRow | null> {
   const { rows } = await q.query<DepositStatusRow>(
-    `SELECT id, invoice_id, user_id, description, country, payment_method, bank_code, amount, currency, status, test, card_detail
+    `SELECT id, invoice_id, user_id, description, country, payment_method, bank_code, amount, currency, status, test, card_detail, card_refusal
      FROM deposits WHERE merchant_id = $1 AND invoice_id = $2`,
     [merchantId, invoiceId],
     { name: 'caja_streamline_status' },
@@ -121,4 +121,11 @@ export async function lockDeposit(q: Queryable, merchantId: number, depositId?: 
     params,
   );
   return rows[0] ?? null;
+}
+
+/** The provider's reference of each deposit's charge (connector_reference), by deposit id: a refund names the payment it returns. */
+export async function chargeReferences(q: Queryable, ids: number[]): Promise<Map<number, string | null>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await q.query<{ id: number; connector_reference: string | null }>('SELECT id, connector_reference FROM deposits WHERE id = ANY($1::bigint[])', [ids]);
+  return new Map(rows.map((r) => [Number(r.id), r.connector_reference]));
 }

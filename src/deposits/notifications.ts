@@ -36,11 +36,17 @@ export function streamlineFields(d: DepositRow, depositsLogin: string, depositsS
   };
 }
 
+/**
+ * The deposit's notification. `extra` adds documented fields to the v3 body beside deposit_id (a
+ * dispute's change: `{"dispute": {"dispute_id", "status"}}`, docs/notifications.md); streamline's
+ * confirmation form is the spec's, whatever changed.
+ */
 export async function depositNotifications(
   q: Queryable,
   ctx: AppContext,
   d: DepositRow,
   merchantNotificationUrl: string | null,
+  extra?: Record<string, unknown>,
 ): Promise<OutgoingNotification[]> {
   if (d.source === 'streamline') {
     const url = d.confirmation_url ?? merchantNotificationUrl;
@@ -57,5 +63,5 @@ export async function depositNotifications(
   }
   const url = d.notification_url ?? merchantNotificationUrl;
   if (!url) return [];
-  return [{ kind: 'v3.deposit', url, contentType: 'application/json', body: JSON.stringify({ deposit_id: d.id }), signingSet: 'deposits' }];
+  return [{ kind: 'v3.deposit', url, contentType: 'application/json', body: JSON.stringify({ deposit_id: d.id, ...extra }), signingSet: 'deposits' }];
 }

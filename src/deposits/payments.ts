@@ -187,12 +187,13 @@ async function unrecordedReturns(ctx: AppContext, connector: string, ids: string
  * recorded and the answer says why.
  */
 export async function applyStatementPayment(
-  q: Queryable, ctx: AppContext, connector: string, depositId: number, payment: Omit<ProviderPayment, 'chargeReference' | 'raw'>,
+  q: Queryable, ctx: AppContext, connectors: readonly string[], depositId: number, payment: Omit<ProviderPayment, 'chargeReference' | 'raw'>,
 ): Promise<'applied' | 'duplicate' | 'not_pending' | 'payer_mismatch'> {
-  const { rows } = await q.query<{ status: string; payer_document: string | null; payer_must_match: boolean }>(
-    `SELECT d.status, d.payer_document, m.payer_must_match FROM deposits d JOIN merchants m ON m.id = d.merchant_id
-     WHERE d.id = $1 AND d.connector = $2 FOR UPDATE OF d`, [depositId, connector]);
+  const { rows } = await q.query<{ status: string; connector: string; payer_document: string | null; payer_must_match: boolean }>(
+    `SELECT d.status, d.connector, d.payer_document, m.payer_must_match FROM deposits d JOIN merchants m ON m.id = d.merchant_id
+     WHERE d.id = $1 AND d.connector = ANY($2::text[]) FOR UPDATE OF d`, [depositId, connectors]);
   if (rows[0]?.status !== 'PENDING') return 'not_pending';
+  const connector = rows[0].connector;
   // The payer rule, on the statement's counterparty document (reconciliation refused a mismatch before; checked again under the lock).
   const payer = rows[0].payer_must_match ? checkPayer(payment.payerDocument, rows[0].payer_document) : null;
   if (payer === 'mismatch') return 'payer_mismatch';
@@ -215,8 +216,11 @@ export async function applyStatementPayment(
  * no provider to send it back through, so the operator sends it back (the exception's send_back).
  */
 export async function refuseStatementPayment(
-  q: Queryable, ctx: AppContext, connector: string, depositId: number, payment: Omit<ProviderPayment, 'chargeReference' | 'raw'>,
+  q: Queryable, ctx: AppContext, depositId: number, payment: Omit<ProviderPayment, 'chargeReference' | 'raw'>,
 ): Promise<boolean> {
+  const { rows: [owner] } = await q.query<{ connector: string | null }>('SELECT connector FROM deposits WHERE id = $1', [depositId]);
+  const connector = owner?.connector;
+  if (!connector) return false;
   const inserted = await q.query(
     `INSERT INTO connector_payments (connector, payment_id, charge_reference, deposit_id, amount, currency, receiver, paid_at, status, reason, seen_via, payer_document)
      VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, 'refused', $8, 'statement', $9) ON CONFLICT DO NOTHING RETURNING payment_id`,

@@ -14,6 +14,31 @@ import { CheckoutError } from './checkout.ts';
 import { transitionDepositIn } from './service.ts';
 import { findDeposit, findDepositByToken } from './store.ts';
 
+/**
+ * A refused card attempt on the charge `reference` of connector `name`, while its deposit is
+ * PENDING (a late refusal changes no completed or cancelled deposit): kept as the deposit's
+ * card_refusal (reason, code, when, attempts so far), which GET /v3/deposits/{id} and streamline's
+ * x_approval_detail show. The deposit stays payable. `keepKnown`: the return leg's answer (Adyen's
+ * generic "Refused", or a reload of the same return) does not replace nor count again a refusal
+ * the provider's word (a notification, the staging network's page) already recorded; `endCharge`:
+ * the charge is over (its next action is dropped, so the checkout creates a new one).
+ */
+export async function recordCardRefusal(
+  ctx: AppContext, name: string, reference: string,
+  r: { reason: string; reasonCode: string | null; keepKnown?: boolean; endCharge?: boolean },
+): Promise<boolean> {
+  const { rows } = await ctx.db.query(
+    `UPDATE deposits SET
+       card_refusal = CASE WHEN $5 AND card_refusal IS NOT NULL THEN card_refusal
+         ELSE jsonb_build_object('reason', $3::text, 'reason_code', $4::text, 'refused_at', $6::text, 'attempts', COALESCE((card_refusal->>'attempts')::integer, 0) + 1) END,
+       next_action = CASE WHEN $7 THEN NULL ELSE next_action END,
+       updated_at = $8
+     WHERE connector = $1 AND connector_reference = $2 AND status = 'PENDING' RETURNING id`,
+    [name, reference, r.reason.slice(0, 200), r.reasonCode?.slice(0, 40) ?? null, r.keepKnown === true, ctx.now().toISOString(), r.endCharge === true, ctx.now()],
+  );
+  return rows.length > 0;
+}
+
 /** What the return leg found: the deposit paid now, still open (declined, undecided), or settled before. */
 export type ReturnOutcome = 'paid' | 'failed' | 'pending' | 'settled';
 
@@ -35,6 +60,10 @@ export async function settleCharge(ctx: AppContext, name: string, token: string,
     if (!(err instanceof ConnectorError)) throw err;
     ctx.log.warn({ err, depositId: d.id, connector: name }, 'return leg: the provider could not be read');
     throw new CheckoutError('provider_unavailable');
+  }
+  if (result.status === 'failed') {
+    await recordCardRefusal(ctx, name, d.connector_reference, { reason: result.reason, reasonCode: result.reasonCode ?? null, keepKnown: true, endCharge: result.final === true });
+    return 'failed';
   }
   if (result.status !== 'paid') return result.status;
   return ctx.db.tx(async (q) => {

@@ -11,7 +11,8 @@
 //                                      caja knows is kept as 'unmatched' for the operator.
 //   reverseReturn(q, id, reason)       the provider gave the money back (a chargeback won, a MED
 //                                      contested): the debit is undone ('deposit_return.reverse'),
-//                                      paying the merchant's debt first
+//                                      paying the merchant's debt first; a chargeback's fee is kept
+//                                      (it paid for the dispute, won or lost: dLocal's practice)
 //   recoverDebt(q, merchantId, cur)    pays the merchant's debt from its available balance
 //   recoverDebts(db)                   the same for every merchant with a debt and money (worker)
 //   debtOf(q, merchantId, cur)         what the merchant owes (zero or positive)
@@ -24,7 +25,8 @@
 import type { AppContext } from '../config/context.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { add, cmp, type Decimal, fromDb, isPositive, min, neg, sub, toDb, toFixed } from '../domain/money.ts';
-import { refundDebit } from '../domain/settlement.ts';
+import { refundDebit, usdFeeIn } from '../domain/settlement.ts';
+import { usdRate } from '../lookups/exchange-rates.ts';
 import { cajaAccount, merchantAccount, transfer } from '../ledger/ledger.ts';
 import { recordEvent } from '../notifications/outbox.ts';
 import { depositNotifications } from './notifications.ts';
@@ -48,12 +50,19 @@ export interface NewReturn {
   /** What the provider took back, in the payment's currency. */
   amount: Decimal;
   currency: string;
-  /** A fee charged to the merchant on top (chargebacks); null when none. */
-  fee?: Decimal | null;
+  /**
+   * A fee charged to the merchant on top (the chargeback fee), in USD; null when none. It is taken
+   * in the settlement currency of the deposit's credit, converted as the credit was
+   * (domain/settlement.ts usdFeeIn), in the same transfer as the debit, and booked as a fee (the
+   * merchant's `fees` account: balance movements and settlement reports show it in their fee column).
+   */
+  feeUsd?: Decimal | null;
   deadlineAt?: Date | null;
   returnedAt?: Date | null;
   via: 'webhook' | 'poll' | 'read' | 'statement' | 'callback' | 'operator';
   raw?: unknown;
+  /** Fields the deposit's v3 notification carries beside deposit_id (a chargeback: its dispute). */
+  notify?: Record<string, unknown>;
 }
 
 export interface DepositReturnRow {
@@ -189,7 +198,7 @@ export async function recordReturn(q: Queryable, ctx: AppContext, r: NewReturn):
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      ON CONFLICT (provider, provider_return_id) DO NOTHING RETURNING ${RETURN_COLUMNS}`,
     [matched ? d.merchant_id : (d?.merchant_id ?? null), matched ? d.id : null, r.provider, r.providerReturnId, r.paymentId, r.kind, r.reason,
-      r.description ?? (d && !matched ? `deposit ${d.id} is ${d.status}` : null), toDb(r.amount), r.currency, r.fee ? toDb(r.fee) : null,
+      r.description ?? (d && !matched ? `deposit ${d.id} is ${d.status}` : null), toDb(r.amount), r.currency, null,
       matched ? 'applied' : 'unmatched', r.deadlineAt ?? null, r.returnedAt ?? null, r.via, r.raw === undefined ? null : JSON.stringify(r.raw)],
   );
   // A concurrent recording of the same return committed first (this insert waited for it).
@@ -211,7 +220,7 @@ export async function recordReturn(q: Queryable, ctx: AppContext, r: NewReturn):
     // Never more than the payer paid: a return beyond it takes what is left of the credit.
     const amount = cmp(add(fromDb(before.amount), r.amount), payerAmount) > 0 ? sub(payerAmount, fromDb(before.amount)) : r.amount;
     const debit = isPositive(amount) ? refundDebit(amount, payerAmount, credit.total, fromDb(before.amount), fromDb(before.debit)) : zero(credit.total.scale);
-    const fee = r.fee ?? zero();
+    const fee = r.feeUsd && isPositive(r.feeUsd) ? await feeIn(q, ctx, r.feeUsd, credit.currency, d) : zero(credit.total.scale);
     const total = add(debit, fee);
     if (isPositive(total)) {
       const { available } = await lockBalances(q, d.merchant_id, credit.currency);
@@ -223,12 +232,12 @@ export async function recordReturn(q: Queryable, ctx: AppContext, r: NewReturn):
           merchantAccount(d.merchant_id, credit.currency, 'available', neg(covered)),
           merchantAccount(d.merchant_id, credit.currency, 'debt', neg(owed)),
           cajaAccount(credit.currency, 'settlement', debit),
-          cajaAccount(credit.currency, 'fee_revenue', fee),
+          merchantAccount(d.merchant_id, credit.currency, 'fees', fee),
         ],
       });
     }
-    row = (await q.query<DepositReturnRow>(`UPDATE deposit_returns SET debit = $2, debit_currency = $3 WHERE id = $1 RETURNING ${RETURN_COLUMNS}`,
-      [row.id, toDb(debit), credit.currency])).rows[0]!;
+    row = (await q.query<DepositReturnRow>(`UPDATE deposit_returns SET debit = $2, debit_currency = $3, fee = $4 WHERE id = $1 RETURNING ${RETURN_COLUMNS}`,
+      [row.id, toDb(debit), credit.currency, isPositive(fee) ? toDb(fee) : null])).rows[0]!;
   }
   const { rows: [dep] } = await q.query<DepositRow>(
     'UPDATE deposits SET returned_amount = returned_amount + $2, updated_at = now() WHERE id = $1 RETURNING *',
@@ -238,11 +247,20 @@ export async function recordReturn(q: Queryable, ctx: AppContext, r: NewReturn):
     merchantId: d.merchant_id, type: 'deposit.returned', subjectType: 'deposit', subjectId: d.id,
     data: {
       deposit_id: d.id, return_id: row.id, kind: row.kind, reason: row.reason, amount: toFixed(fromDb(row.amount), 2), currency: row.currency,
+      ...(row.fee !== null ? { fee: row.fee, fee_currency: row.debit_currency } : {}),
       returned_amount: toFixed(fromDb(dep!.returned_amount), 2), return_status: returnStatusOf(dep!),
     },
-    notifications: await depositNotifications(q, ctx, dep!, d.merchant_notification_url),
+    notifications: await depositNotifications(q, ctx, dep!, d.merchant_notification_url, r.notify),
   });
   return { status: 'recorded', row };
+}
+
+/** A USD fee in the credit's currency, as the deposit's credit was valued. */
+async function feeIn(q: Queryable, ctx: AppContext, feeUsd: Decimal, currency: string, d: DepositRow): Promise<Decimal> {
+  const needsRate = currency !== 'USD' && currency !== d.local_currency;
+  const rate = needsRate ? await usdRate(q, ctx.config, currency) : undefined;
+  if (needsRate && !rate) throw new Error(`no USD rate for settlement currency ${currency}`);
+  return usdFeeIn(feeUsd, currency, d, rate ?? undefined);
 }
 
 /** What the deposit shows: null (nothing returned), PARTIALLY_RETURNED or RETURNED (the whole payer amount). */
@@ -260,10 +278,11 @@ export class ReturnError extends Error {
 
 /**
  * The provider gave the money back: the return's debit is undone, into the merchant's debt first
- * and the rest to available; the deposit's returned amount goes down. Once: a reversed return
- * cannot be reversed again (ReturnError 'not_applied').
+ * and the rest to available; the deposit's returned amount goes down. A chargeback's fee is not
+ * given back (the dispute was handled, won or lost); any other return's fee is. Once: a reversed
+ * return cannot be reversed again (ReturnError 'not_applied').
  */
-export async function reverseReturn(q: Queryable, id: number, reason: string): Promise<DepositReturnRow> {
+export async function reverseReturn(q: Queryable, id: number, reason: string, notify?: { ctx: AppContext; extra?: Record<string, unknown> }): Promise<DepositReturnRow> {
   const { rows } = await q.query<DepositReturnRow>(`SELECT ${RETURN_COLUMNS} FROM deposit_returns WHERE id = $1 FOR UPDATE`, [id]);
   const row = rows[0];
   if (!row) throw new ReturnError('not_found', `Return ${id} not found`);
@@ -271,7 +290,7 @@ export async function reverseReturn(q: Queryable, id: number, reason: string): P
   const merchantId = row.merchant_id!;
   if (row.debit !== null && row.debit_currency !== null) {
     const debit = fromDb(row.debit);
-    const fee = row.fee ? fromDb(row.fee) : zero();
+    const fee = row.fee && row.kind !== 'chargeback' ? fromDb(row.fee) : zero();
     const total = add(debit, fee);
     if (isPositive(total)) {
       const { debt } = await lockBalances(q, merchantId, row.debit_currency);
@@ -283,12 +302,13 @@ export async function reverseReturn(q: Queryable, id: number, reason: string): P
           merchantAccount(merchantId, row.debit_currency, 'debt', toDebtPos),
           merchantAccount(merchantId, row.debit_currency, 'available', sub(total, toDebtPos)),
           cajaAccount(row.debit_currency, 'settlement', neg(debit)),
-          cajaAccount(row.debit_currency, 'fee_revenue', neg(fee)),
+          merchantAccount(merchantId, row.debit_currency, 'fees', neg(fee)),
         ],
       });
     }
   }
-  await q.query('UPDATE deposits SET returned_amount = returned_amount - $2, updated_at = now() WHERE id = $1', [row.deposit_id, row.amount]);
+  const { rows: [dep] } = await q.query<DepositRow>('UPDATE deposits SET returned_amount = returned_amount - $2, updated_at = now() WHERE id = $1 RETURNING *', [row.deposit_id, row.amount]);
+  const url = notify && dep ? (await q.query<{ notification_url: string | null }>('SELECT notification_url FROM merchants WHERE id = $1', [merchantId])).rows[0]?.notification_url ?? null : null;
   const { rows: [done] } = await q.query<DepositReturnRow>(
     `UPDATE deposit_returns SET status = 'reversed', reversed_at = now(), reversed_reason = $2 WHERE id = $1 RETURNING ${RETURN_COLUMNS}`,
     [id, reason],
@@ -296,6 +316,8 @@ export async function reverseReturn(q: Queryable, id: number, reason: string): P
   await recordEvent(q, {
     merchantId, type: 'deposit.return_reversed', subjectType: 'deposit', subjectId: row.deposit_id!,
     data: { deposit_id: row.deposit_id, return_id: row.id, kind: row.kind, amount: toFixed(fromDb(row.amount), 2), currency: row.currency },
+    // The merchant's deposit notification, when the caller asks (a chargeback reversed: its dispute).
+    ...(notify && dep ? { notifications: await depositNotifications(q, notify.ctx, dep, url, notify.extra) } : {}),
   });
   return done!;
 }

@@ -63,6 +63,8 @@ export interface DepositRow {
   crypto: Record<string, unknown> | null;
   /** Written by the hosted checkout when a card pays: card_holder, masked_card, brand, expiration. */
   card_detail: Record<string, unknown> | null;
+  /** The last refused card attempt (domain/cards.ts CardRefusal), null when none. */
+  card_refusal: Record<string, unknown> | null;
   extra: Record<string, unknown>;
   payment_info: string | null;
   /** The connector its charge was created through ('staging', 'pix'), and the provider's reference (Pix: txid). */
@@ -112,10 +114,15 @@ export interface StatusChange {
   created_at: Date;
 }
 
-export async function statusHistory(q: Queryable, depositId: number): Promise<StatusChange[]> {
+/**
+ * A deposit's status changes, oldest first. `since` is the deposit's created_at: no change is
+ * older than the deposit, so only the month partitions from its month on are read (migration 091).
+ */
+export async function statusHistory(q: Queryable, depositId: number, since: Date): Promise<StatusChange[]> {
   const { rows } = await q.query<StatusChange>(
-    'SELECT id, from_status, to_status, cause, actor, note, created_at FROM deposit_status_changes WHERE deposit_id = $1 ORDER BY id',
-    [depositId],
+    `SELECT id, from_status, to_status, cause, actor, note, created_at FROM deposit_status_changes
+     WHERE deposit_id = $1 AND created_at >= date_trunc('month', $2::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' ORDER BY id`,
+    [depositId, since],
   );
   return rows;
 }

@@ -8,6 +8,8 @@ import { formatDateTime, receiptUrl as voucherReceiptUrl } from '../domain/payme
 import { RawJson, toJson } from './json.ts';
 import { servedPaymentInfo } from './stored-payment-info.ts';
 import { returnStatusOf } from './returns.ts';
+import { type DepositDispute, disputeStatus } from './disputes.ts';
+import { storedCardRefusal } from '../domain/cards.ts';
 import type { CreatedDeposit, DepositRow } from './store.ts';
 
 /** Customer-facing URLs; the token is 128 random bits, so they cannot be guessed. */
@@ -59,13 +61,41 @@ function cryptoView(d: Pick<DepositRow, 'country' | 'payment_method' | 'crypto'>
 /** What statusView reads: GET /v3/deposits/{id} selects only these (not the 1.4 kB payment_info of a Pix deposit). */
 export const STATUS_VIEW_COLUMNS = [
   'id', 'invoice_id', 'user_id', 'country', 'local_currency', 'usd_amount', 'local_amount', 'amount', 'currency', 'bonus_amount',
-  'bonus_relative', 'payment_method', 'payment_type', 'status', 'checkout_type', 'payer', 'card_detail', 'crypto', 'fee_usd',
+  'bonus_relative', 'payment_method', 'payment_type', 'status', 'checkout_type', 'payer', 'card_detail', 'card_refusal', 'crypto', 'fee_usd',
   'refunded_amount', 'returned_amount', 'payer_amount', 'payer_checked', 'test', 'created_at', 'updated_at', 'expires_at', 'approved_at', 'completed_at', 'cancelled_at',
 ] as const satisfies readonly (keyof DepositRow)[];
 
 export type StatusViewRow = Pick<DepositRow, (typeof STATUS_VIEW_COLUMNS)[number]>;
 
-export function statusView(d: StatusViewRow): Record<string, unknown> {
+/** A card deposit's last refused attempt as the API shows it, or null. */
+function cardRefusalView(stored: unknown): Record<string, unknown> | null {
+  const r = storedCardRefusal(stored);
+  return r && { reason: r.reason, reason_code: r.reason_code, refused_at: formatDateTime(new Date(r.refused_at)), attempts: r.attempts };
+}
+
+/** A deposit's dispute (a chargeback) as the API shows it: amounts as exact numbers, dates as the contract writes them. */
+export function disputeView(x: DepositDispute): Record<string, unknown> {
+  return {
+    dispute_id: x.id,
+    status: disputeStatus(x.status),
+    reason: x.reason,
+    reason_code: x.reason_code,
+    amount: fromDb(x.disputed_amount),
+    currency: x.disputed_currency,
+    defense_deadline: time(x.deadline_at) ?? null,
+    opened_at: time(x.created_at),
+    closed_at: x.status === 'reversed' ? time(x.updated_at) : null,
+    debit: x.debit === null ? null : fromDb(x.debit),
+    fee: x.fee === null ? null : fromDb(x.fee),
+    debit_currency: x.debit_currency,
+  };
+}
+
+/**
+ * GET /v3/deposits/{id}. `disputes` (the deposit's chargebacks, disputesOfDeposit) is shown when
+ * given: the single deposit's views load them, the list does not.
+ */
+export function statusView(d: StatusViewRow, disputes?: DepositDispute[]): Record<string, unknown> {
   const p = d.payer;
   return {
     deposit_id: d.id,
@@ -96,6 +126,8 @@ export function statusView(d: StatusViewRow): Record<string, unknown> {
     },
     // null rather than absent: PHP integrations read these properties without isset().
     card_detail: cardDetailView(d.card_detail),
+    // The last refused card attempt: the deposit stays PENDING (another card may pay it until it expires).
+    card_refusal: cardRefusalView(d.card_refusal),
     crypto: cryptoView(d),
     fee_amount: fromDb(d.fee_usd),
     fee_currency: 'USD',
@@ -118,9 +150,10 @@ export function statusView(d: StatusViewRow): Record<string, unknown> {
       completed_at: time(d.completed_at),
       cancelled_at: time(d.cancelled_at),
     },
+    ...(disputes ? { disputes: disputes.map(disputeView) } : {}),
   };
 }
 
-export function statusResponse(d: StatusViewRow): string {
-  return toJson(statusView(d));
+export function statusResponse(d: StatusViewRow, disputes?: DepositDispute[]): string {
+  return toJson(statusView(d, disputes));
 }

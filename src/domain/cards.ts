@@ -116,6 +116,41 @@ export function stagingOutcome(digits: string): CardOutcome {
   return TEST_CARDS[digits]?.outcome ?? 'approve';
 }
 
+/**
+ * A card deposit's last refused attempt (deposits.card_refusal): the acquirer's reason and code,
+ * when, and how many attempts were refused. The deposit stays PENDING (another card may pay it
+ * until it expires); the API shows this.
+ */
+export interface CardRefusal {
+  reason: string;
+  reason_code: string | null;
+  /** ISO 8601. */
+  refused_at: string;
+  attempts: number;
+}
+
+/** The stored card_refusal, read defensively (only its four keys, typed). */
+export function storedCardRefusal(v: unknown): CardRefusal | null {
+  if (!v || typeof v !== 'object') return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.reason !== 'string' || typeof o.refused_at !== 'string') return null;
+  return {
+    reason: o.reason, reason_code: typeof o.reason_code === 'string' ? o.reason_code : null, refused_at: o.refused_at,
+    attempts: typeof o.attempts === 'number' && Number.isSafeInteger(o.attempts) ? o.attempts : 1,
+  };
+}
+
+/**
+ * Streamline's x_approval_detail of a card deposit: Approved when completed; while it is pending
+ * after a refused attempt, "Refused: <reason>" (the customer may still pay with another card); when
+ * cancelled, "Not approved", with the last refusal's reason when a card was refused.
+ */
+export function approvalDetail(status: string, refusal: CardRefusal | null): string {
+  if (status === 'COMPLETED') return 'Approved';
+  if (status === 'CANCELLED') return refusal ? `Not approved: ${refusal.reason}` : 'Not approved';
+  return refusal ? `Refused: ${refusal.reason}` : 'Pending';
+}
+
 /** The deposits.card_detail shape: never the full number, never the CVC. */
 export interface CardDetail {
   card_holder: string;

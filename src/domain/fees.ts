@@ -5,7 +5,7 @@
 // - *_on_payer true: the customer pays it on top of the amount; false: it is taken from what the
 //   merchant receives. The merchant is credited `amount` minus whatever the customer did not pay.
 // bonus_amount, strikethrough_price and description are display-only and never reach this module.
-import { add, type Decimal, parseAmount, percentOf, sub, toPlainString } from './money.ts';
+import { add, type Decimal, parseAmount, percentOf, sub, toFixed, toPlainString } from './money.ts';
 import { PAYMENT_TYPES, type PaymentType } from './catalog.ts';
 
 /** Percent of the amount, per method type: the global schedule, for every merchant without its own. */
@@ -25,6 +25,14 @@ export const SURCHARGE_PERCENT: Partial<Record<PaymentType, string>> = {
   BANK_DEPOSIT: '0.5',
 };
 
+/**
+ * The chargeback fee, a fixed amount in USD taken from the merchant's balance with each chargeback
+ * of a card deposit (an acquirer bills its own on its invoice, not in its notification): the
+ * global price, for every merchant without its own. Not given back when the chargeback is
+ * reversed. In the settlement currency it is converted as the deposit was (chargebackFeeIn).
+ */
+export const CHARGEBACK_FEE_USD = '15.00';
+
 /** Hosted deposits without a chosen method are quoted with the bank-transfer fee until the
  * customer picks one; this is what GET shows as fee_amount meanwhile. */
 export const DEFAULT_TYPE: PaymentType = 'BANK_TRANSFER';
@@ -36,17 +44,19 @@ export const DEFAULT_TYPE: PaymentType = 'BANK_TRANSFER';
 export interface FeeOverrides {
   fee?: Partial<Record<PaymentType, string>>;
   surcharge?: Partial<Record<PaymentType, string>>;
+  /** The merchant's own chargeback fee, USD ("0": none). */
+  chargeback?: string;
 }
 
 /** The percentages in effect per type: the overrides where given, else the global schedule ("0" for no surcharge). */
-export function effectiveSchedule(o: FeeOverrides | null | undefined): { fee: Record<PaymentType, string>; surcharge: Record<PaymentType, string> } {
+export function effectiveSchedule(o: FeeOverrides | null | undefined): { fee: Record<PaymentType, string>; surcharge: Record<PaymentType, string>; chargeback: string } {
   const fee = {} as Record<PaymentType, string>;
   const surcharge = {} as Record<PaymentType, string>;
   for (const t of PAYMENT_TYPES) {
     fee[t] = o?.fee?.[t] ?? FEE_PERCENT[t];
     surcharge[t] = o?.surcharge?.[t] ?? SURCHARGE_PERCENT[t] ?? '0';
   }
-  return { fee, surcharge };
+  return { fee, surcharge, chargeback: o?.chargeback ?? CHARGEBACK_FEE_USD };
 }
 
 /** At most 4 decimals: a hundredth of a basis point is as fine as any contract goes. */
@@ -61,20 +71,37 @@ export function parsePercent(v: unknown): { ok: true; value: string } | { ok: fa
   return { ok: true, value: toPlainString(p.value) };
 }
 
+/** A chargeback fee as an operator typed it: a USD amount, 0 ≤ x < 1,000,000, at most 2 decimals; its plain text, or why not. */
+export function parseChargebackFee(v: unknown): { ok: true; value: string } | { ok: false; reason: string } {
+  if (typeof v !== 'string' && typeof v !== 'number') return { ok: false, reason: 'must be an amount in USD, as a string like "15.00"' };
+  const p = parseAmount(typeof v === 'string' ? v.trim() : v, { maxDecimals: 2, maxIntegerDigits: 6, allowZero: true });
+  if (!p.ok) return { ok: false, reason: p.reason.includes('integer digits') ? 'must be less than 1000000 (USD)' : `${p.reason} (an amount in USD)` };
+  return { ok: true, value: toFixed(p.value, 2) };
+}
+
 /**
  * A fee schedule sent to PUT /admin/merchants/{id}/fees or the console's form: `{fee: {TYPE:
- * percent}, surcharge: {TYPE: percent}}`, both optional; every problem named by its field.
+ * percent}, surcharge: {TYPE: percent}, chargeback: "USD amount"}`, each optional; every
+ * problem named by its field.
  */
 export function validateFeeOverrides(body: unknown): { ok: true; value: FeeOverrides } | { ok: false; details: string[] } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, details: ['body: must be an object {fee, surcharge}'] };
   const details: string[] = [];
   const value: FeeOverrides = {};
   for (const [key, given] of Object.entries(body)) {
-    if (key !== 'fee' && key !== 'surcharge') {
-      details.push(`${key}: unknown field (fee and surcharge are)`);
+    if (key !== 'fee' && key !== 'surcharge' && key !== 'chargeback') {
+      details.push(`${key}: unknown field (fee, surcharge and chargeback are)`);
       continue;
     }
     if (given === null || given === undefined) continue;
+    if (key === 'chargeback') {
+      // An empty value is "no override": the global price.
+      if (given === '') continue;
+      const p = parseChargebackFee(given);
+      if (p.ok) value.chargeback = p.value;
+      else details.push(`chargeback: ${p.reason}`);
+      continue;
+    }
     if (typeof given !== 'object' || Array.isArray(given)) {
       details.push(`${key}: must be an object of percentages by method type`);
       continue;

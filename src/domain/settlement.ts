@@ -142,6 +142,23 @@ function toPlain(d: Decimal): string {
   return toFixed(d, d.scale);
 }
 
+/**
+ * A fixed USD fee (the chargeback fee) in the currency the deposit's credit was booked in, valued
+ * as the credit was: as is in USD; in the deposit's local currency at the deposit's own rate
+ * (local_amount ÷ usd_amount, fixed at creation); in any other currency at `usdRate` (units per
+ * USD, the rate of the moment). Rounded half-up to the currency's minor unit.
+ */
+export function usdFeeIn(feeUsd: Decimal, currency: string, d: Pick<DepositFigures, 'usd_amount' | 'local_amount' | 'local_currency'>, usdRate?: Decimal): Decimal {
+  if (currency === 'USD') return roundToMinor(feeUsd, currency);
+  if (currency === d.local_currency) {
+    const usd = fromDb(d.usd_amount);
+    if (isZero(usd)) return zero(currency);
+    return divideRate(multiplyRate(feeUsd, fromDb(d.local_amount), feeUsd.scale + 12), usd, minorUnits(currency));
+  }
+  if (!usdRate) throw new RangeError(`a USD rate for ${currency} is needed`);
+  return fromUsd(feeUsd, usdRate, currency);
+}
+
 /** A USD amount in `currency` at `usdRate` (units per USD), rounded half-up to its minor unit. */
 export function fromUsd(usd: Decimal, usdRate: Decimal, currency: string): Decimal {
   return multiplyRate(usd, usdRate, minorUnits(currency));

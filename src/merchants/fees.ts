@@ -13,6 +13,8 @@ export interface MerchantFeesView {
   /** The percentages in effect, per method type. */
   fee: Record<string, string>;
   surcharge: Record<string, string>;
+  /** The chargeback fee in effect, USD. */
+  chargeback: string;
   /** What the merchant has of its own; {} : the global schedule throughout. */
   overrides: FeeOverrides;
   updated_at: string;
@@ -20,7 +22,7 @@ export interface MerchantFeesView {
 
 export function merchantFeesView(m: Merchant): MerchantFeesView {
   const s = effectiveSchedule(m.fee_schedule);
-  return { merchant_id: m.id, fee: s.fee, surcharge: s.surcharge, overrides: m.fee_schedule ?? {}, updated_at: m.updated_at.toISOString() };
+  return { merchant_id: m.id, fee: s.fee, surcharge: s.surcharge, chargeback: s.chargeback, overrides: m.fee_schedule ?? {}, updated_at: m.updated_at.toISOString() };
 }
 
 /**
@@ -28,7 +30,7 @@ export function merchantFeesView(m: Merchant): MerchantFeesView {
  * schedule) and writes `audit` with the before and after in the same transaction. Null: no such merchant.
  */
 export async function setMerchantFees(db: Db, id: number, overrides: FeeOverrides, audit: (before: FeeOverrides) => Audit, cache?: Caches): Promise<Merchant | null> {
-  const stored = overrides.fee || overrides.surcharge ? JSON.stringify(overrides) : null;
+  const stored = overrides.fee || overrides.surcharge || overrides.chargeback !== undefined ? JSON.stringify(overrides) : null;
   const m = await db.tx(async (q) => {
     const { rows: was } = await q.query<{ fee_schedule: FeeOverrides | null }>('SELECT fee_schedule FROM merchants WHERE id = $1 FOR UPDATE', [id]);
     if (!was[0]) return null;

@@ -2,21 +2,31 @@
 // statement rather than one per entry, inside the import's transaction.
 import type { Queryable } from '../db/db.ts';
 import {
-  amountKey, type ClavePayment, DATE_WINDOW_DAYS, depositIdOfNossoNumero, depositIdOfReference, type Knowledge, type KnownCashout, type KnownDeposit,
-  type KnownRefund, OWN_ACCOUNTS, referenceValues, speiRemainderOf,
+  amountKey, type ClavePayment, completedByStatement, DATE_WINDOW_DAYS, depositIdOfNossoNumero, depositIdOfReference, type Knowledge, type KnownCashout, type KnownDeposit,
+  type KnownRefund, referenceValues, speiRemainderOf,
 } from './matching.ts';
+import { connectorKinds } from '../connectors/providers.ts';
 import type { EntryReferences, StatementEntry } from './statement.ts';
 import { depositsForMatching } from '../deposits/lookups.ts';
 import { cashoutsForMatching } from '../cashouts/lookups.ts';
 import { refundsForMatching } from '../refunds/lookups.ts';
 import { normalizeDocument } from '../domain/payer-rule.ts';
 
+/** The connectors whose kind matches statement lines on the charge's reference (src/connectors/kind.ts matchKey): the statement completes their deposits. */
+export function statementCompletes(): string[] {
+  return connectorKinds().filter((k) => k.matchKey === 'charge_reference').map((k) => k.name);
+}
+
 /**
- * The STP connector's name (src/connectors/stp/connector.ts): its abonos are stored as
- * `clave:institution:date`. Written into the query (not a parameter), so the partial index of
- * migration 080 applies to every plan.
+ * The connectors whose payment ids start with a clave de rastreo (`clave:institution:date`: matchKey
+ * payment_id_head), as a condition written into the query (not a parameter; kind names are
+ * [a-z0-9_]), so a partial index on one of them (migration 080's) applies to every plan. Null: none.
  */
-const STP = 'stp';
+function headConnectorsCondition(): string | null {
+  const names = connectorKinds().filter((k) => k.matchKey === 'payment_id_head').map((k) => k.name).filter((n) => /^[a-z0-9_]{1,32}$/.test(n));
+  if (names.length === 0) return null;
+  return names.length === 1 ? `connector = '${names[0]}'` : `connector IN (${names.map((n) => `'${n}'`).join(', ')})`;
+}
 
 /** `also`: deposits, cashouts and refunds to load whatever the entries say (an operator's chosen target). */
 export async function loadKnowledge(q: Queryable, entries: StatementEntry[], also: { deposits?: number[]; cashouts?: number[]; refunds?: number[] } = {}): Promise<Knowledge> {
@@ -50,16 +60,17 @@ export async function loadKnowledge(q: Queryable, entries: StatementEntry[], als
   for (const p of payments.rows) depositIds.add(p.deposit_id);
   // SPEI: an abono's clave de rastreo (its payment id's first part), with the CLABEs it names.
   const claves = [...new Set(allRefs.map((r) => r.claveRastreo).filter((v): v is string => !!v))];
-  const abonos = claves.length === 0 ? { rows: [] } : await q.query<{ clave: string; deposit_id: number; receiver: string | null; ordenante: string | null }>(
+  const heads = headConnectorsCondition();
+  const abonos = claves.length === 0 || heads === null ? { rows: [] } : await q.query<{ clave: string; deposit_id: number; receiver: string | null; ordenante: string | null }>(
     `SELECT split_part(payment_id, ':', 1) AS clave, deposit_id, receiver, raw->>'cuentaOrdenante' AS ordenante FROM connector_payments
-     WHERE connector = '${STP}' AND split_part(payment_id, ':', 1) = ANY($1::text[]) AND status = 'applied' AND deposit_id IS NOT NULL`,
+     WHERE ${heads} AND split_part(payment_id, ':', 1) = ANY($1::text[]) AND status = 'applied' AND deposit_id IS NOT NULL`,
     [claves],
   );
   for (const a of abonos.rows) depositIds.add(a.deposit_id);
   // Money sent: a payout's reference at its provider (STP's clave), a refund's (devolução id, return id, clave).
   const payouts = await q.query<{ cashout_id: number; reference: string }>('SELECT cashout_id, reference FROM connector_payouts WHERE reference = ANY($1::text[])', [values]);
   const refunds = { rows: await refundsForMatching(q, { references: values, ids: also.refunds ?? [] }) };
-  const deposits = { rows: await depositsForMatching(q, { ids: [...depositIds], connectors: [OWN_ACCOUNTS], remainders: [...remainders], amounts: creditAmounts, since }) };
+  const deposits = { rows: await depositsForMatching(q, { ids: [...depositIds], connectors: statementCompletes(), remainders: [...remainders], amounts: creditAmounts, since }) };
   const cashouts = { rows: await cashoutsForMatching(q, {
     references: values, ids: [...(also.cashouts ?? []), ...payouts.rows.map((p) => p.cashout_id)], accounts: [...clabes], amounts: [...creditAmounts, ...debitAmounts], since,
   }) };
@@ -111,7 +122,7 @@ export function indexKnowledge(deposits: KnownDeposit[], cashouts: KnownCashout[
   const k: Knowledge = {
     deposits: new Map(), depositByPayment: new Map(payments), cashouts: new Map(),
     cashoutByBankReference: new Map(), pendingDepositsByAmount: new Map(), openCashoutsByAmount: new Map(),
-    depositsByClave: new Map(), refunds: new Map((more.refunds ?? []).map((r) => [r.id, r])), refundByReference: new Map(more.refundReferences ?? []),
+    depositsByClave: new Map(), completedByStatement: new Set(statementCompletes()), refunds: new Map((more.refunds ?? []).map((r) => [r.id, r])), refundByReference: new Map(more.refundReferences ?? []),
   };
   for (const [clave, p] of more.abonos ?? []) {
     const l = k.depositsByClave.get(clave);
@@ -125,7 +136,7 @@ export function indexKnowledge(deposits: KnownDeposit[], cashouts: KnownCashout[
   };
   for (const d of deposits) {
     k.deposits.set(d.id, d);
-    if (d.status === 'PENDING' && d.connector === OWN_ACCOUNTS) push(k.pendingDepositsByAmount, amountKey(d.amount), d.id);
+    if (d.status === 'PENDING' && completedByStatement(k, d)) push(k.pendingDepositsByAmount, amountKey(d.amount), d.id);
   }
   for (const c of cashouts) {
     k.cashouts.set(c.id, c);

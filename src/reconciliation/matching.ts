@@ -28,8 +28,6 @@ import { type CashoutStatus, nextCashoutStatus } from '../domain/cashout-states.
 import type { EntryReferences, StatementEntry } from './statement.ts';
 import { checkPayer, type PayerCheck } from '../domain/payer-rule.ts';
 
-export const OWN_ACCOUNTS = 'own_accounts';
-
 export interface KnownDeposit {
   id: number;
   status: string;
@@ -90,9 +88,14 @@ export interface Knowledge {
   refundByReference: Map<string, number>;
   cashouts: Map<number, KnownCashout>;
   cashoutByBankReference: Map<string, number>;
-  /** PENDING own-accounts deposits by amount (rule 2), and open cashouts by amount. */
+  /** PENDING deposits the statement completes, by amount (rule 2), and open cashouts by amount. */
   pendingDepositsByAmount: Map<string, number[]>;
   openCashoutsByAmount: Map<string, number[]>;
+  /**
+   * The connectors whose deposits a statement line completes (their kind matches on the charge's
+   * reference: src/connectors/kind.ts matchKey); any other connector's deposit is only confirmed.
+   */
+  completedByStatement: ReadonlySet<string>;
 }
 
 /**
@@ -254,9 +257,9 @@ export function resolveReferences(
     }
     const remainder = speiRemainderOf(refs.depositReference);
     if (remainder !== null) {
-      // Repeats every million deposits: only the PENDING own-accounts MX deposits count.
+      // Repeats every million deposits: only the PENDING MX deposits the statement completes count.
       for (const d of k.deposits.values()) {
-        if (d.id % 1_000_000 === remainder && d.country === 'MX' && d.connector === OWN_ACCOUNTS && d.status === 'PENDING') add({ type: 'deposit', id: d.id });
+        if (d.id % 1_000_000 === remainder && d.country === 'MX' && completedByStatement(k, d) && d.status === 'PENDING') add({ type: 'deposit', id: d.id });
       }
     }
   }
@@ -277,6 +280,11 @@ export function resolveReferences(
 
 const sameAmount = (a: string, b: string) => cmp(dec(a), dec(b)) === 0;
 
+/** Whether a statement line completes this deposit (its connector's kind matches on the charge's reference). */
+export function completedByStatement(k: Pick<Knowledge, 'completedByStatement'>, d: Pick<KnownDeposit, 'connector'>): boolean {
+  return d.connector !== null && k.completedByStatement.has(d.connector);
+}
+
 /**
  * What one entry's single target means. `used` holds the targets matched earlier in the same
  * statement (a second entry naming the same deposit is 'already_matched').
@@ -296,17 +304,18 @@ function decideTarget(k: Knowledge, e: StatementEntry, t: Target, rule: Rule, us
     const effect = depositCreditEffect(d.status, false);
     // The payer rule: money from another payer never credits the merchant (an own-accounts
     // deposit the entry would complete; a connector's deposit completed without the payer's document).
-    const credits = (effect === 'complete' && d.connector === OWN_ACCOUNTS) || (effect === 'confirm' && d.connector !== OWN_ACCOUNTS);
+    const byStatement = completedByStatement(k, d);
+    const credits = (effect === 'complete' && byStatement) || (effect === 'confirm' && !byStatement);
     if (credits && statementPayerCheck(d, e.counterparty.document) === 'mismatch') {
       return exception('payer_mismatch', payerMismatchDetail(d, e.counterparty.document!));
     }
     if (effect === 'complete') {
-      return d.connector === OWN_ACCOUNTS
+      return completedByStatement(k, d)
         ? match('complete')
         : exception('not_completable', `deposit ${d.id} is ${d.status} at its connector (${d.connector ?? 'staging'}), which completes it, not the statement`);
     }
     if (effect === 'confirm') {
-      return d.connector === OWN_ACCOUNTS
+      return completedByStatement(k, d)
         ? exception('already_completed', `deposit ${d.id} was completed before the bank showed its money`)
         : match('confirm');
     }

@@ -17,18 +17,17 @@ import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import type { Page } from '../db/paging.ts';
 import { type OpsActor, opsActorName, recordAudit } from '../audit/audit.ts';
-import { OWN_ACCOUNTS_CONNECTOR, storedAccounts } from '../connectors/own-accounts.ts';
+import { connectorKind } from '../connectors/providers.ts';
 import { applyStatementPayment, notePayerFromStatement, refuseStatementPayment } from '../deposits/payments.ts';
 import { loadConnectorRows } from '../connectors/store.ts';
-import { pixAccountId } from '../connectors/pix/day.ts';
 import { CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
 import { DepositError, transitionDepositIn } from '../deposits/service.ts';
 import { add, dec, type Decimal, fromDb, neg, sub, toDb } from '../domain/money.ts';
 import { bankAccount, type BankSideKind, cajaAccount, type Posting, transfer } from '../ledger/ledger.ts';
 import { ReconciliationError } from './errors.ts';
 import { ParseLimitError, parseStatementOffThread } from './off-thread.ts';
-import { loadKnowledge } from './knowledge.ts';
-import { type Candidate, decide, type Decision, type Effect, type ExceptionReason, OWN_ACCOUNTS, operatorBatchDecision, operatorDecision, type Rule, type Target } from './matching.ts';
+import { loadKnowledge, statementCompletes } from './knowledge.ts';
+import { type Candidate, decide, type Decision, type Effect, type ExceptionReason, operatorBatchDecision, operatorDecision, type Rule, type Target } from './matching.ts';
 import { type ParsedStatement, type StatementEntry, StatementFormatError, type StatementFormat } from './statement.ts';
 
 export { ReconciliationError } from './errors.ts';
@@ -75,7 +74,7 @@ async function applyEffect(q: Queryable, ctx: AppContext, t: Target, effect: Eff
   try {
     if (t.type === 'deposit') {
       if (effect === 'complete') {
-        const applied = await applyStatementPayment(q, ctx, OWN_ACCOUNTS, t.id, statementPaymentOf(entry));
+        const applied = await applyStatementPayment(q, ctx, statementCompletes(), t.id, statementPaymentOf(entry));
         return applied === 'applied';
       }
       if (effect === 'confirm') await notePayerFromStatement(q, t.id, entry.counterparty.document);
@@ -181,15 +180,8 @@ export function statementAccountKeys(identifier: string): string[] {
 export async function registeredAccounts(ctx: AppContext): Promise<Set<string>> {
   const keys = new Set(ctx.config.statementAccounts.map(accountKey));
   for (const c of await loadConnectorRows(ctx)) {
-    if (c.name === OWN_ACCOUNTS_CONNECTOR) {
-      for (const a of storedAccounts(c)) {
-        keys.add(accountKey(a.account));
-        if (a.agency) keys.add(accountKey(`${a.agency}${a.account}`));
-      }
-    }
-    if (c.settings.ordering_clabe) keys.add(accountKey(c.settings.ordering_clabe));
-    // The PSP account as its statements (fetched or uploaded from the provider) name it.
-    if (c.name === 'pix' && c.settings.pix_key) keys.add(accountKey(pixAccountId(c.settings.pix_key)));
+    // Each kind names the accounts a configuration of it holds (src/connectors/kind.ts statementAccounts).
+    for (const a of connectorKind(c.name)?.statementAccounts?.(c) ?? []) keys.add(accountKey(a));
   }
   keys.delete('');
   return keys;
@@ -281,7 +273,7 @@ export async function importStatement(ctx: AppContext, format: StatementFormat |
         // Another payer's money for a PENDING own-accounts deposit: kept refused, the merchant notified; the operator sends it back.
         const c = d.candidates[0];
         if (d.reason === 'payer_mismatch' && c?.type === 'deposit' && c.status === 'PENDING') {
-          await refuseStatementPayment(q, ctx, OWN_ACCOUNTS, c.id, statementPaymentOf(entry));
+          await refuseStatementPayment(q, ctx, c.id, statementPaymentOf(entry));
         }
         continue;
       }

@@ -26,10 +26,11 @@
 // first waiting refund of each provider early (a probe, at most once a second per process); when
 // it, or any other step, gets an answer from the provider, the refunds waiting on that provider
 // are made due and stepped in the same pass.
-import { type SendOnceJobs, backoffSeconds, claim as claimJobs, recover, waitingConnectors, wake } from '../jobs/send-once.ts';
+import { type SendOnceJobs, type SendSpec, type SendState, backoffSeconds, claim as claimJobs, recover, sendStep, waitingConnectors, wake } from '../jobs/send-once.ts';
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { fromDb } from '../domain/money.ts';
+import { chargeReferences } from '../deposits/lookups.ts';
 import { RefundTransitionError, transitionRefund } from './transitions.ts';
 import { ConnectorError, type RefundOrder, type RefundOutcome } from '../connectors/payin.ts';
 import { CARD_NETWORK, refundReference } from '../connectors/refund-routes.ts';
@@ -74,12 +75,14 @@ async function claim(ctx: AppContext, refundId: number | null, limit: number, pr
   const { rows } = await ctx.db.query<Row>(
     `SELECT c.refund_id, c.connector, c.reference, c.payment_id, c.state, c.attempts, c.destination, c.created_at, r.merchant_id, r.deposit_id,
             r.local_amount AS amount, r.local_currency AS currency, r.amount AS refund_amount, r.currency AS refund_currency,
-            r.status AS refund_status, d.connector_reference
-     FROM connector_refunds c JOIN refunds r ON r.id = c.refund_id JOIN deposits d ON d.id = r.deposit_id
+            r.status AS refund_status
+     FROM connector_refunds c JOIN refunds r ON r.id = c.refund_id
      WHERE c.refund_id = ANY($1::bigint[])`,
     [claimed.map((c) => c.refund_id)],
   );
-  const byId = new Map(rows.map((r) => [Number(r.refund_id), r]));
+  // The payment each refund returns, as its provider names the deposit's charge (the deposits' owner reads it).
+  const charges = await chargeReferences(ctx.db, [...new Set(rows.map((r) => Number(r.deposit_id)))]);
+  const byId = new Map(rows.map((r) => [Number(r.refund_id), { ...r, connector_reference: charges.get(Number(r.deposit_id)) ?? null }]));
   return claimed.map((c) => byId.get(Number(c.refund_id))).filter((r): r is Row => r !== undefined);
 }
 
@@ -106,7 +109,6 @@ async function setState(
 
 /** Stops a row for the operator: never completed, never sent again (MISMATCH). */
 async function stop(ctx: AppContext, row: Row, reason: string): Promise<void> {
-  ctx.log.error({ refundId: row.refund_id, connector: row.connector, reference: row.reference, reason }, 'connector refund stopped: the provider holds something else under its reference; the operator must look');
   await ctx.db.query(`UPDATE connector_refunds SET state = 'stopped', stopped = $2, last_error = $2, leased_until = NULL, updated_at = $3 WHERE refund_id = $1`, [row.refund_id, reason, ctx.now()]);
 }
 
@@ -125,61 +127,8 @@ async function senderFor(ctx: AppContext, row: Row): Promise<Sender | null> {
   };
 }
 
-async function step(ctx: AppContext, row: Row, quiet = false, heard: { answered: boolean } = { answered: false }): Promise<void> {
-  if (row.refund_status !== 'PENDING') {
-    // Settled another way (an operator): nothing more to ask the provider.
-    await setState(ctx, row.refund_id, 'done', row.attempts, null);
-    return;
-  }
-  const connector = await senderFor(ctx, row);
-  if (!connector) {
-    await setState(ctx, row.refund_id, row.state, row.attempts + 1, `connector ${row.connector} is not configured`);
-    return;
-  }
-  const order: RefundOrder = {
-    refundId: row.refund_id, depositId: row.deposit_id, chargeReference: row.connector_reference, paymentId: row.payment_id,
-    amount: fromDb(row.amount), currency: row.currency, reference: row.reference, destination: row.destination ?? undefined, createdAt: row.created_at,
-  };
-  let outcome: RefundOutcome | null = null;
-  let state = row.state;
-  // Whether the failure (if any) is the send's own answer, not a look-up's.
-  let sendingNow = false;
-  try {
-    if (state === 'sending' || state === 'sent') {
-      outcome = await connector.refundStatus(order);
-      heard.answered = true;
-    }
-    if (state === 'new' || (state === 'sending' && outcome === null)) {
-      // Written before the request: should this process die with the request in flight, the
-      // next step looks it up instead of sending it again. The lease is kept for the whole
-      // request: no other process steps this row until it has answered or timed out.
-      await setState(ctx, row.refund_id, 'sending', row.attempts + 1, null, { keepLease: true });
-      state = 'sending';
-      sendingNow = true;
-      outcome = await connector.refund(order);
-      heard.answered = true;
-      state = 'sent';
-    }
-  } catch (err) {
-    if (err instanceof ConnectorError && err.kind !== 'unavailable') heard.answered = true;
-    if (err instanceof ConnectorError && err.kind === 'refused' && sendingNow) {
-      // The provider answered the request itself with a refusal: no devolução or order exists.
-      outcome = { status: 'REJECTED', reason: `The provider refused the refund: ${err.provider?.detail ?? err.provider?.title ?? err.message}`, reasonCode: 'PROVIDER_REFUSED' };
-    } else {
-      ctx.log.warn({ err, refundId: row.refund_id, connector: row.connector }, 'connector refund step failed; retried later');
-      await setState(ctx, row.refund_id, state, row.attempts + 1, err instanceof Error ? err.message : String(err));
-      return;
-    }
-  }
-  if (outcome === null) {
-    // Sent, yet the provider does not know it (yet): look again later.
-    await setState(ctx, row.refund_id, state, row.attempts + 1, 'the provider does not know the refund yet');
-    return;
-  }
-  if (outcome.status === 'MISMATCH') {
-    await stop(ctx, row, outcome.reason ?? 'the provider holds something else under this reference');
-    return;
-  }
+/** Moves the refund by the provider's settled answer (PENDING: looked up again), then the row. */
+async function applyOutcome(ctx: AppContext, row: Row, outcome: RefundOutcome, quiet: boolean): Promise<void> {
   if (outcome.status === 'PENDING') {
     await setState(ctx, row.refund_id, 'sent', row.attempts + 1, null, { heard: outcome });
     return;
@@ -188,11 +137,67 @@ async function step(ctx: AppContext, row: Row, quiet = false, heard: { answered:
     const cause = row.connector === CARD_NETWORK ? 'card network answer' : `${row.connector} ${outcome.status === 'COMPLETED' ? 'returned' : 'refused'}`;
     // The answer to a card refund's first request is the refund's own answer (SUCCESS or
     // REJECTED): no notification; a later one is notified as every change.
-    await transitionRefund(ctx, row.merchant_id, row.refund_id, outcome.status, cause, outcome.reason, outcome.reasonCode, undefined, !(quiet && row.connector === CARD_NETWORK));
+    await transitionRefund(ctx, row.merchant_id, row.refund_id, outcome.status as 'COMPLETED' | 'REJECTED', cause, outcome.reason, outcome.reasonCode, undefined, !(quiet && row.connector === CARD_NETWORK));
   } catch (err) {
     if (!(err instanceof RefundTransitionError)) throw err;
   }
   await setState(ctx, row.refund_id, 'done', row.attempts + 1, null, { heard: outcome });
+}
+
+/** What a refund step works with: its sender and the order. */
+interface Step { connector: Sender; order: RefundOrder }
+
+/** A provider refund as the send-once primitive runs it (src/jobs/send-once.ts). */
+const refundSend = (ctx: AppContext, quiet: boolean): SendSpec<Row, Step, RefundOutcome, RefundOutcome> => ({
+  jobs: JOBS,
+  key: (row) => row.refund_id,
+  state: (row) => row.state as SendState,
+  attempts: (row) => row.attempts,
+  reference: (row) => row.reference,
+  sendingWaitSeconds: (row) => backoffSeconds(row.attempts + 1),
+  async prepare(row) {
+    if (row.refund_status !== 'PENDING') {
+      // Settled another way (an operator): nothing more to ask the provider.
+      await setState(ctx, row.refund_id, 'done', row.attempts, null);
+      return null;
+    }
+    const connector = await senderFor(ctx, row);
+    if (!connector) {
+      await setState(ctx, row.refund_id, row.state, row.attempts + 1, `connector ${row.connector} is not configured`);
+      return null;
+    }
+    const order: RefundOrder = {
+      refundId: row.refund_id, depositId: row.deposit_id, chargeReference: row.connector_reference, paymentId: row.payment_id,
+      amount: fromDb(row.amount), currency: row.currency, reference: row.reference, destination: row.destination ?? undefined, createdAt: row.created_at,
+    };
+    return { connector, order };
+  },
+  lookup: (_row, s) => s.connector.refundStatus(s.order),
+  // The connector compares what the provider holds under the reference (amount, account,
+  // beneficiary) with the refund, and answers MISMATCH when it is another.
+  matches: (_row, _s, shown) => (shown.status === 'MISMATCH' ? { ok: false, reason: shown.reason ?? 'the provider holds something else under this reference' } : { ok: true }),
+  send: (_row, s) => s.connector.refund(s.order),
+  // A send's answer may show a refund already there under the reference (a Pix devolução).
+  shownBy: (result) => result,
+  errorAnswered: (err) => err instanceof ConnectorError && err.kind !== 'unavailable',
+  applyFound: (row, _s, found) => applyOutcome(ctx, row, found, quiet),
+  applySent: (row, _s, result) => applyOutcome(ctx, row, result, quiet),
+  // Sent, yet the provider does not know it (yet): look again later.
+  notShown: (row) => setState(ctx, row.refund_id, 'sent', row.attempts + 1, 'the provider does not know the refund yet'),
+  stop: (row, _s, reason) => stop(ctx, row, reason),
+  async failed(row, _s, state, err, sending) {
+    if (err instanceof ConnectorError && err.kind === 'refused' && sending) {
+      // The provider answered the request itself with a refusal: no devolução or order exists.
+      await applyOutcome(ctx, row, { status: 'REJECTED', reason: `The provider refused the refund: ${err.provider?.detail ?? err.provider?.title ?? err.message}`, reasonCode: 'PROVIDER_REFUSED' }, quiet);
+      return;
+    }
+    ctx.log.warn({ err, refundId: row.refund_id, connector: row.connector }, 'connector refund step failed; retried later');
+    await setState(ctx, row.refund_id, state, row.attempts + 1, err instanceof Error ? err.message : String(err));
+  },
+});
+
+async function step(ctx: AppContext, row: Row, quiet = false, heard: { answered: boolean } = { answered: false }): Promise<void> {
+  await sendStep(ctx, refundSend(ctx, quiet), row, heard);
 }
 
 /**

@@ -149,7 +149,8 @@ export async function restoreArchiveFile(db: Db, path: string): Promise<number> 
   const table = tableOfFile(path);
   const rows = await readArchiveFile(path);
   return db.tx(async (q) => {
-    // Generated columns (notifications.origin) are computed again, not inserted.
+    // Generated columns (notifications.origin) are computed again, not inserted. No conflict
+    // target: events and attempts are partitioned, their keys are (id, created_at).
     const { rows: cols } = await q.query<{ column_name: string }>(
       `SELECT column_name FROM information_schema.columns
        WHERE table_schema = current_schema() AND table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position`,
@@ -157,7 +158,7 @@ export async function restoreArchiveFile(db: Db, path: string): Promise<number> 
     );
     const list = cols.map((c) => `"${c.column_name}"`).join(', ');
     const r = await q.query(
-      `INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(null::${table}, $1::json) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(null::${table}, $1::json) ON CONFLICT DO NOTHING`,
       [JSON.stringify(rows)],
     );
     return r.rowCount;

@@ -72,3 +72,36 @@ export function horizons(rows: { id: number; merchant_id: number }[]): Map<numbe
 export function missingIdKind(id: number, horizon: number | null): 'archived' | 'unknown' {
   return horizon !== null && id <= horizon ? 'archived' : 'unknown';
 }
+
+/** The start of the UTC month holding `t`. */
+export function monthStart(t: Date): Date {
+  return new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), 1));
+}
+
+/** The start of the UTC month `n` months after the one holding `t` (n may be negative). */
+export function addMonths(t: Date, n: number): Date {
+  return new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMonth() + n, 1));
+}
+
+/** The months whose partitions must exist at `now`: the current one and `ahead` after it. */
+export function monthsAhead(now: Date, ahead: number): Date[] {
+  return Array.from({ length: ahead + 1 }, (_, i) => addMonths(now, i));
+}
+
+/** A month partition's name: `events_p202611` (what migration 091's caja_month_partition creates). */
+export function partitionName(table: string, month: Date): string {
+  return `${table}_p${month.getUTCFullYear()}${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+/** The month a partition of `table` holds, from its name; null for any other name (the default partition). */
+export function monthOfPartition(table: string, name: string): Date | null {
+  const m = new RegExp(`^${table}_p(\\d{4})(\\d{2})$`).exec(name);
+  if (!m) return null;
+  const month = Number(m[2]);
+  return month >= 1 && month <= 12 ? new Date(Date.UTC(Number(m[1]), month - 1, 1)) : null;
+}
+
+/** Whether a month partition lies wholly before the retention cutoff (its month has ended by then). */
+export function monthExpired(month: Date, before: Date): boolean {
+  return addMonths(month, 1).getTime() <= before.getTime();
+}

@@ -12,9 +12,9 @@ import { periodicWorker } from '../jobs/periodic-worker.ts';
 import type { Worker } from '../jobs/periodic-worker.ts';
 import { type PendingFile, recoverPartials, settleFiles, writeArchiveFile } from './archive.ts';
 import { recordHorizons } from './horizons.ts';
+import { retirePartitions, RETENTION_LOCK_ID as LOCK_ID } from './partitions.ts';
 import { byDay, cutoff, pickBatch } from './rules.ts';
 
-const LOCK_ID = 4242_0036;
 /** A pass stops after this long and the next tick goes on: a backlog never holds shutdown. */
 const PASS_BUDGET_MS = 10_000;
 
@@ -22,6 +22,8 @@ export type BatchResult = { busy: true } | { busy: false; archived: number; last
 
 interface Kind {
   table: 'notifications' | 'events';
+  /** The month-partitioned table whose whole months are retired before the row batches run. */
+  partitioned: 'notification_attempts' | 'events';
   days: (ctx: AppContext) => number | null;
   /** One batch inside the transaction: walk from `after`, archive and delete what may go. */
   run: (q: Queryable, ctx: AppContext, after: number, before: Date, pending: PendingFile[]) => Promise<{ archived: number; lastId: number | null; done: boolean }>;
@@ -46,6 +48,7 @@ async function archiveRows(q: Queryable, ctx: AppContext, table: string, rows: {
  */
 const notifications: Kind = {
   table: 'notifications',
+  partitioned: 'notification_attempts',
   days: (ctx) => ctx.config.retention.notificationsDays,
   async run(q, ctx, after, before, pending) {
     const limit = ctx.config.retention.batchRows;
@@ -81,6 +84,7 @@ const notifications: Kind = {
 /** Events walk in id order and go once older than the period and named by no notification. */
 const events: Kind = {
   table: 'events',
+  partitioned: 'events',
   days: (ctx) => ctx.config.retention.eventsDays,
   async run(q, ctx, after, before, pending) {
     const limit = ctx.config.retention.batchRows;
@@ -126,13 +130,23 @@ export async function retentionBatch(ctx: AppContext, table: Kind['table'], afte
   return result;
 }
 
-/** One pass: every table until it reaches its frontier, another process holds the lock, or the budget is spent. */
+/**
+ * One pass: for each table, first the whole months past retention (partitions.ts: detached,
+ * archived, dropped), then batches of the rows left (the default partition, the expired rows of a
+ * month that had to stay, the outbox), until it reaches its frontier, another process holds the
+ * lock, or the budget is spent. A month is retired whole even past the budget.
+ */
 export async function runRetention(ctx: AppContext, budgetMs = PASS_BUDGET_MS): Promise<Record<string, number>> {
   const archived: Record<string, number> = {};
   const end = Date.now() + budgetMs;
   for (const kind of KINDS) {
     let after = 0;
     archived[kind.table] = 0;
+    for (const r of await retirePartitions(ctx, kind.partitioned)) {
+      if (r.outcome === 'busy') return archived;
+      if (r.outcome === 'archived') archived[kind.partitioned] = (archived[kind.partitioned] ?? 0) + r.rows;
+      if (r.outcome === 'kept') ctx.log.info({ partition: r.partition, reason: r.reason }, 'retention: month kept');
+    }
     for (;;) {
       const r = await retentionBatch(ctx, kind.table, after);
       if (r.busy) return archived;

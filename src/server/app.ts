@@ -32,7 +32,6 @@ import { registerV5Validation } from '../api/v5/validation.ts';
 import { registerAdminExchangeRates } from '../api/admin/exchange-rates.ts';
 import { registerAdminBalance } from '../api/admin/balance.ts';
 import { registerConnectorAdmins } from '../api/admin/connector-routes.ts';
-import { registerAdminAdyen } from '../api/admin/connectors-adyen.ts';
 import { registerAdminTokens } from '../api/admin/tokens.ts';
 import { registerAdminReconciliation } from '../api/admin/reconciliation.ts';
 import { registerConnectorCallbacks } from '../api/connectors/routes.ts';
@@ -102,8 +101,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     registerAdminBalance(admin, ctx);
     // Every connector kind's PUT/GET /admin/connectors/{name} (src/connectors/providers.ts).
     registerConnectorAdmins(admin, ctx);
-    // Adyen's chargebacks (its PUT/GET are its kind's, above).
-    registerAdminAdyen(admin, ctx);
     registerAdminTokens(admin, ctx);
     registerAdminReconciliation(admin, ctx);
   });

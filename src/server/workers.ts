@@ -1,5 +1,5 @@
 // Background workers (notification delivery, deposit expiry, cashouts and the staging bank,
-// exchange rates from their sources, retention of the append-only tables, daily settlement reports, the sweep of expired sessions, the folding of balance deltas). Each runs in
+// exchange rates from their sources, retention of the append-only tables, month partitions created ahead, daily settlement reports, the sweep of expired sessions, the folding of balance deltas). Each runs in
 // every process; they coordinate through the database, so any number of processes may run.
 import type { AppContext } from '../config/context.ts';
 import type { Worker } from '../jobs/periodic-worker.ts';
@@ -9,6 +9,7 @@ import { cashoutWorker } from '../cashouts/worker.ts';
 import { connectorWorker } from '../connectors/worker.ts';
 import { ratesWorker } from '../rates/worker.ts';
 import { retentionWorker } from '../retention/worker.ts';
+import { partitionWorker } from '../retention/partitions.ts';
 import { settlementWorker } from '../settlements/worker.ts';
 import { sessionSweepWorker } from '../auth/session-sweep.ts';
 import { balanceFoldWorker } from '../balances/fold-worker.ts';
@@ -18,7 +19,7 @@ export type { Worker };
 
 type WorkerFactory = (ctx: AppContext) => Worker | null;
 
-const factories: WorkerFactory[] = [notificationWorker, depositWorker, cashoutWorker, connectorWorker, ratesWorker, retentionWorker, settlementWorker, sessionSweepWorker, balanceFoldWorker, providerStatementsWorker];
+const factories: WorkerFactory[] = [notificationWorker, depositWorker, cashoutWorker, connectorWorker, ratesWorker, retentionWorker, partitionWorker, settlementWorker, sessionSweepWorker, balanceFoldWorker, providerStatementsWorker];
 
 export function startWorkers(ctx: AppContext): Worker[] {
   return factories.map((f) => f(ctx)).filter((w): w is Worker => w !== null);

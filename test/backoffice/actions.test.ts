@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACTION_TABLE, adminScopeFor, OPERATOR_ROLES, OPS_ACTIONS, PANEL_ACTIONS, PANEL_ROLES } from '../../src/backoffice/actions.ts';
+import { ACTION_TABLE, ADMIN_ACTIONS, adminActionOf, adminScopeFor, OPERATOR_ROLES, OPS_ACTIONS, PANEL_ACTIONS, PANEL_ROLES, TOKEN_SCOPES } from '../../src/backoffice/actions.ts';
 import { canOps } from '../../src/operators/roles.ts';
 import { can } from '../../src/panel/services/roles.ts';
 import { scopeFor } from '../../src/operators/tokens.ts';
@@ -61,9 +61,29 @@ describe('the action table', () => {
     assert.equal(adminScopeFor('POST', '/admin/merchants/:id/balance_adjustments'), 'money');
     assert.equal(adminScopeFor('POST', '/admin/merchants'), 'merchants');
     assert.equal(adminScopeFor('GET', '/admin/tokens'), 'tokens');
-    assert.equal(adminScopeFor('GET', '/admin/merchants'), 'read');
+    assert.equal(adminScopeFor('GET', '/admin/merchants/:id'), 'read');
+    assert.equal(adminScopeFor('PUT', '/admin/connectors/stp'), 'connectors');
+    assert.equal(adminScopeFor('GET', '/admin/connectors/adyen/disputes'), 'read');
+    // A route with no declared action is the bootstrap token's alone (no area guesses for it).
+    assert.equal(adminScopeFor('POST', '/admin/merchants/:id/something_new'), null);
+    assert.equal(adminScopeFor('GET', '/admin/something_new'), null);
   });
 });
+
+/** Every admin route the app serves (hidden ones too), as `METHOD /admin/pattern`, from Fastify's route tree. */
+function adminRoutes(s: TestServer): string[] {
+  const stack: string[] = [];
+  const out = new Set<string>();
+  for (const line of s.app.printRoutes().split('\n')) {
+    const m = /^((?:│   |    )*)(?:├── |└── )(.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!m) continue;
+    stack.length = m[1]!.length / 4;
+    stack.push(m[2]!);
+    const path = stack.join('');
+    if (m[3] && path.startsWith('/admin')) for (const method of m[3].split(', ')) if (method !== 'HEAD') out.add(`${method} ${path}`);
+  }
+  return [...out].sort();
+}
 
 for (const backend of backends()) {
   describe(`the action table over HTTP (${backend})`, () => {
@@ -83,6 +103,45 @@ for (const backend of backends()) {
       assert.ok(ops.length > 20, `admin operations found: ${ops.length}`);
       const none = ops.filter(([m, p]) => adminScopeFor(m, p) === null).map(([m, p]) => `${m} ${p}`);
       assert.deepEqual(none, [], 'admin operations no named token can call');
+    });
+
+    test('every admin route declares its action in the table, and every action is a route', () => {
+      const routes = adminRoutes(s);
+      assert.ok(routes.length > 30, `admin routes found: ${routes.length}`);
+      const undeclared = routes.filter((r) => adminActionOf(r.slice(0, r.indexOf(' ')), r.slice(r.indexOf(' ') + 1)) === null);
+      assert.deepEqual(undeclared, [], 'admin routes with no declared action (add them to ADMIN in src/backoffice/actions.ts)');
+      const served = new Set(routes.map((r) => adminActionOf(r.slice(0, r.indexOf(' ')), r.slice(r.indexOf(' ') + 1))));
+      assert.deepEqual(ADMIN_ACTIONS.filter((a) => !served.has(a)), [], 'declared actions no route serves');
+    });
+
+    test('token scopes per action: without the scope the exact 403, with it the call passes the gate', async () => {
+      const tokens = new Map<string, { token: string; name: string }>();
+      for (const scope of TOKEN_SCOPES) {
+        for (const [tag, scopes] of [['without', TOKEN_SCOPES.filter((x) => x !== scope)], ['only', [scope]]] as const) {
+          const name = `h39k-${tag}-${scope}`;
+          const made = await admin(s.url, 'POST', '/admin/tokens', { name, scopes });
+          assert.equal(made.status, 201, made.text);
+          tokens.set(`${tag}:${scope}`, { token: made.body.token, name });
+        }
+      }
+      // A route the app serves for each action (a kind's routes: one kind that has it), its ids filled.
+      const served = new Map(adminRoutes(s).map((r) => [adminActionOf(r.slice(0, r.indexOf(' ')), r.slice(r.indexOf(' ') + 1)), r.slice(r.indexOf(' ') + 1)]));
+      const fill = (action: string) => served.get(action as never)!.replace(/:\w+/g, '999999');
+      const count = async () => (await s.ctx.db.query<{ n: string }>('SELECT count(*)::text AS n FROM operator_audit')).rows[0]!.n;
+      for (const action of ADMIN_ACTIONS) {
+        const scope = ACTION_TABLE.admin[action];
+        const method = action.slice(0, action.indexOf(' '));
+        const path = fill(action);
+        const body = method === 'GET' || method === 'DELETE' ? undefined : {};
+        const without = tokens.get(`without:${scope}`)!;
+        const audited = await count();
+        const denied = await admin(s.url, method, path, body, without.token);
+        assert.equal(await count(), audited, `${action}: the refused call wrote nothing`);
+        assert.equal(denied.status, 403, `${action} without ${scope}: ${denied.text}`);
+        assert.deepEqual(denied.body, { code: 107, type: 'FORBIDDEN', description: `The token '${without.name}' lacks the scope this call needs (${scope})` }, action);
+        const allowed = await admin(s.url, method, path, body, tokens.get(`only:${scope}`)!.token);
+        assert.ok(![401, 403].includes(allowed.status) && allowed.status < 500, `${action} with only ${scope}: ${allowed.status} ${allowed.text}`);
+      }
     });
 
     test('a token without the scope and an operator without the role get 403 in their face\'s format', async () => {

@@ -141,9 +141,12 @@ for (const backend of backends()) {
       await fund(other, '5.00');
       assert.equal((await create(BR({ external_id, amount: '1.00' }), other)).status, 200, 'another merchant may use the same external_id');
       const before = await balance(other);
+      const rows = async () => (await s.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM cashouts WHERE merchant_id = $1', [other.merchant_id])).rows[0]!.n;
+      const rowsBefore = await rows();
       const broke = await create(BR({ external_id: ext(), amount: '4.01' }), other);
       assert.deepEqual([broke.status, broke.body.code, broke.body.message], [400, 514, 'Insufficient funds']);
       assert.deepEqual(await balance(other), before);
+      assert.equal(await rows(), rowsBefore, 'no cashout row');
       assert.equal((await create(BR({ external_id: ext(), amount: '4.00' }), other)).status, 200, 'exactly what is available');
       assert.equal((await balance(other)).available, 0);
       await assertLedgerOk(s.ctx.db);

@@ -13,6 +13,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createMerchant, hmac, type Credentials } from '../helpers/clients.ts';
 import { startReceiver, type Receiver } from '../notifications/helpers.ts';
 import { CAJA_CLI } from '../helpers/programs.ts';
+import { cajaInProcess } from '../helpers/cli.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'caja-cli-home-'));
 /** The user's environment: a config home of its own, none of the credential variables, and the
@@ -20,7 +21,11 @@ const home = mkdtempSync(join(tmpdir(), 'caja-cli-home-'));
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CAJA_') && k !== 'DATABASE_URL' && k !== 'TEST_DATABASE_URL'));
 env.XDG_CONFIG_HOME = home;
 
-async function caja(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/** A command in this process (test/helpers/cli.ts): what most tests here run. */
+const caja = (args: string[], extraEnv: Record<string, string> = {}) => cajaInProcess(args, { ...env, ...extraEnv });
+
+/** The same as the real program: the API's refusal (exit 1), the held data directory, `listen`. */
+async function cajaProcess(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   // Asynchronous: the server the command talks to runs in this process.
   try {
     const r = await promisify(execFile)(process.execPath, [CAJA_CLI, ...args], { env: { ...env, ...extraEnv } });
@@ -88,7 +93,7 @@ describe('caja CLI over HTTP', () => {
     assert.ok(Number(lines[0].split('\t')[0]) > Number(lines[1].split('\t')[0]), 'newest first');
     const bad = await caja(['trigger', 'deposit.exploded']);
     assert.equal(bad.code, 64);
-    const wrong = await caja(['deposits', 'get', '1'], { CAJA_LOGIN: m.deposits.login, CAJA_SECRET: 'wrong' });
+    const wrong = await cajaProcess(['deposits', 'get', '1'], { CAJA_LOGIN: m.deposits.login, CAJA_SECRET: 'wrong' });
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /caja answered 400: 102 Invalid signature\n {2}string_to_sign: /);
   });
@@ -122,7 +127,7 @@ describe('caja CLI over HTTP', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'caja-cli-held-'));
     // This test process is alive: as far as the lock is concerned, it is the running server.
     writeFileSync(join(dataDir, 'caja.pid'), String(process.pid));
-    const r = await caja(['merchant', 'show', '--id', '1'], { DATA_DIR: dataDir });
+    const r = await cajaProcess(['merchant', 'show', '--id', '1'], { DATA_DIR: dataDir });
     assert.equal(r.code, 1);
     assert.match(r.stderr, new RegExp(`in use by process ${process.pid} \\(a running caja\\)`));
     assert.match(r.stderr, /stop that process/);

@@ -11,6 +11,7 @@ import { totpCode } from '../../src/backoffice/totp.ts';
 import { OpsClient } from '../ops/helpers.ts';
 import { CAJA_CLI } from '../helpers/programs.ts';
 import { migratedDataDir } from '../helpers/data-dir.ts';
+import { cajaInProcess } from '../helpers/cli.ts';
 
 const PORT = 46000 + (process.pid % 50);
 const dataDir = await migratedDataDir('caja-cli-ops-');
@@ -21,7 +22,11 @@ const env: Record<string, string> = {
   LOG_LEVEL: 'silent',
 };
 
-async function caja(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+// Commands run in this process (test/helpers/cli.ts); `cajaProcess` runs one as the real program,
+// for its own exit code and streams (the first operator's creation, a usage error).
+const caja = (args: string[]) => cajaInProcess(args, env);
+
+async function cajaProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const r = await promisify(execFile)(process.execPath, [CAJA_CLI, ...args], { env });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
@@ -38,7 +43,7 @@ describe('caja operator and token commands', () => {
   const base = `http://127.0.0.1:${PORT}`;
 
   before(async () => {
-    const made = await caja(['operator', 'create', '--email', 'Root@Ops.Example', '--role', 'admin', '--json']);
+    const made = await cajaProcess(['operator', 'create', '--email', 'Root@Ops.Example', '--role', 'admin', '--json']);
     assert.equal(made.code, 0, made.stderr);
     first = JSON.parse(made.stdout);
     const t = await caja(['token', 'create', '--name', 'rates-bot', '--scopes', 'read,rates', '--json']);
@@ -107,7 +112,7 @@ describe('caja operator and token commands', () => {
     const again = await caja(['operator', 'create', '--email', 'root@ops.example', '--role', 'admin']);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /an operator with the e-mail root@ops\.example exists/);
-    const role = await caja(['operator', 'create', '--email', 'x@ops.example', '--role', 'owner']);
+    const role = await cajaProcess(['operator', 'create', '--email', 'x@ops.example', '--role', 'owner']);
     assert.equal(role.code, 64);
     assert.match(role.stderr, /--role must be one of admin, finance, risk, support, read_only/);
   });

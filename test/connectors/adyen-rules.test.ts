@@ -8,7 +8,10 @@ import { createHmac } from 'node:crypto';
 import { hmacOf, parseNotifications, signedString } from '../../src/connectors/adyen/notifications.ts';
 import { validateAdyenConfig, liveApiUrl } from '../../src/connectors/adyen/settings.ts';
 import { minorUnits, paymentInfoFromVoucher, sessionResult } from '../../src/connectors/adyen/mapping.ts';
-import { dec } from '../../src/domain/money.ts';
+import { dec, toDb } from '../../src/domain/money.ts';
+import { approvalDetail, storedCardRefusal } from '../../src/domain/cards.ts';
+import { CHARGEBACK_FEE_USD, effectiveSchedule, validateFeeOverrides } from '../../src/domain/fees.ts';
+import { usdFeeIn } from '../../src/domain/settlement.ts';
 import { buildBoleto } from '../../src/domain/vouchers.ts';
 import { findMethod } from '../../src/domain/catalog.ts';
 
@@ -92,4 +95,53 @@ test('a session result: paid only when completed with an Authorised payment of t
   assert.equal(sessionResult(ok, 'CJ1', { value: 12001, currency: 'BRL' }, 'M').status, 'failed', 'another amount');
   assert.equal(sessionResult({ ...ok, status: 'paymentPending' }, 'CJ1', { value: 12000, currency: 'BRL' }, 'M').status, 'pending');
   assert.equal(sessionResult({ ...ok, status: 'refused' }, 'CJ1', { value: 12000, currency: 'BRL' }, 'M').status, 'failed');
+});
+
+test('x_approval_detail of a card deposit: Approved; while pending after a refusal, its reason; cancelled, Not approved with the last reason', () => {
+  const refusal = storedCardRefusal({ reason: 'CVC Declined', reason_code: '24', refused_at: '2026-11-29T04:00:00.000Z', attempts: 3, other: 'never shown' })!;
+  assert.deepEqual(refusal, { reason: 'CVC Declined', reason_code: '24', refused_at: '2026-11-29T04:00:00.000Z', attempts: 3 });
+  assert.equal(storedCardRefusal(null), null);
+  assert.equal(storedCardRefusal({ reason: 5 }), null);
+  assert.equal(approvalDetail('COMPLETED', refusal), 'Approved');
+  assert.equal(approvalDetail('PENDING', null), 'Pending');
+  assert.equal(approvalDetail('PENDING', refusal), 'Refused: CVC Declined');
+  assert.equal(approvalDetail('CANCELLED', refusal), 'Not approved: CVC Declined');
+  assert.equal(approvalDetail('CANCELLED', null), 'Not approved');
+});
+
+test('a session result refused, cancelled or expired ends the charge (final): the checkout opens a new session', () => {
+  for (const status of ['refused', 'canceled', 'expired']) {
+    const r = sessionResult({ status, reference: 'CJREF' }, 'CJREF', { value: 100, currency: 'BRL' }, 'Acct');
+    assert.equal(r.status, 'failed');
+    assert.equal((r as { final?: boolean }).final, true, status);
+  }
+  assert.deepEqual(sessionResult({ status: 'active', reference: 'CJREF' }, 'CJREF', { value: 100, currency: 'BRL' }, 'Acct'), { status: 'pending' });
+});
+
+test('the chargeback fee: a USD amount per merchant (global 15.00), checked like the other fees; valued in the settlement currency as the deposit was', () => {
+  assert.equal(effectiveSchedule(null).chargeback, CHARGEBACK_FEE_USD);
+  assert.equal(CHARGEBACK_FEE_USD, '15.00');
+  assert.equal(effectiveSchedule({ chargeback: '0.00' }).chargeback, '0.00');
+  assert.deepEqual(validateFeeOverrides({ chargeback: '20' }), { ok: true, value: { chargeback: '20.00' } });
+  assert.deepEqual(validateFeeOverrides({ chargeback: 12.5 }), { ok: true, value: { chargeback: '12.50' } });
+  assert.deepEqual(validateFeeOverrides({ chargeback: '' }), { ok: true, value: {} });
+  for (const bad of ['-1', '1.234', '1000000', 'abc', true]) {
+    const v = validateFeeOverrides({ chargeback: bad });
+    assert.equal(v.ok, false, String(bad));
+    assert.match((v as { details: string[] }).details[0]!, /^chargeback: /);
+  }
+  const d = { usd_amount: '30.00', local_amount: '150.00', local_currency: 'BRL' };
+  assert.equal(toDb(usdFeeIn(dec('15.00'), 'USD', d)), '15.00');
+  // In the deposit's own currency at its own rate (150 / 30 = 5 BRL per USD).
+  assert.equal(toDb(usdFeeIn(dec('15.00'), 'BRL', d)), '75.00');
+  // A third currency at the rate given, half-up to its minor unit (CLP: none).
+  assert.equal(toDb(usdFeeIn(dec('15.00'), 'CLP', d, dec('941.37'))), '14121');
+  assert.throws(() => usdFeeIn(dec('15.00'), 'CLP', d));
+});
+
+test('of a notification\'s additionalData only the keys caja reads are kept (never a holder\'s name or a BIN)', () => {
+  const it = signed(item({ additionalData: { cardSummary: '1142', cardHolderName: 'Ana Silva', cardBin: '411111', refusalReasonCode: '12' } }));
+  const p = parseNotifications(batch(it), [KEY], 'TestMerchant');
+  assert.ok(p.ok);
+  assert.deepEqual(p.items[0]!.additionalData, { cardSummary: '1142', refusalReasonCode: '12' });
 });

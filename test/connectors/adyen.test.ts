@@ -6,6 +6,7 @@
 // out of order and forged; boleto and OXXO vouchers paid and expired; card refunds settled and
 // failed, voucher refunds refused. The ledger is checked at the end.
 import { after, before, describe, test } from 'node:test';
+import { createHmac } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, createMerchant, formPost, V3Client, type Credentials } from '../helpers/clients.ts';
@@ -21,6 +22,9 @@ import { makeOperator, signedIn } from '../ops/helpers.ts';
 import { merchantBalances } from '../../src/ledger/ledger.ts';
 import { toDb } from '../../src/domain/money.ts';
 import { until } from '../helpers/until.ts';
+import { PanelClient } from '../panel/helpers.ts';
+import { generateDueReports } from '../../src/settlements/service.ts';
+import { dayBounds, localDay } from '../../src/settlements/days.ts';
 
 const BR_PAYER = { first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com', document: cpf('529982247'), address: { street: 'Av. Paulista 1000', city: 'São Paulo', state: 'SP', zip_code: '01310-100' } };
 const MX_PAYER = { document: 'GODE561231GR8', first_name: 'Luis', last_name: 'Pérez', email: 'luis@example.com' };
@@ -55,19 +59,19 @@ for (const backend of backends()) {
       (await s.ctx.db.query<{ n: number }>(`SELECT count(*)::integer AS n FROM deposit_status_changes WHERE deposit_id = $1 AND to_status = 'COMPLETED'`, [id])).rows[0]!.n;
     const payments = async (ref: string) => (await s.ctx.db.query<{ payment_id: string; seen_via: string; status: string }>('SELECT payment_id, seen_via, status FROM connector_payments WHERE charge_reference = $1', [ref])).rows;
 
-    async function deposit(country: 'BR' | 'MX', method: string, amount = '120.00') {
+    async function deposit(country: 'BR' | 'MX', method: string, amount = '120.00', extra: Record<string, unknown> = {}) {
       const invoice = `ad-${backend}-${++n}-${Date.now()}`;
       const r = await v3.post('/v3/deposits', {
         invoice_id: invoice, country, currency: country === 'BR' ? 'BRL' : 'MXN', amount, payment_method: method,
-        payer: country === 'BR' ? BR_PAYER : MX_PAYER,
+        payer: country === 'BR' ? BR_PAYER : MX_PAYER, ...extra,
       });
       assert.equal(r.status, 200, r.text);
       return { id: r.body.deposit_id as number, invoice, body: r.body, token: typeof r.body.redirect_url === 'string' ? (r.body.redirect_url as string).split('/').pop()! : '' };
     }
 
     /** A card deposit's checkout: caja creates the session and sends the customer to Adyen's hosted page. */
-    async function cardCheckout(method = 'VI', country: 'BR' | 'MX' = 'BR', amount = '120.00') {
-      const d = await deposit(country, method, amount);
+    async function cardCheckout(method = 'VI', country: 'BR' | 'MX' = 'BR', amount = '120.00', extra: Record<string, unknown> = {}) {
+      const d = await deposit(country, method, amount, extra);
       const r = await fetch(d.body.redirect_url, { redirect: 'manual' });
       assert.equal(r.status, 303, await r.text());
       const hosted = r.headers.get('location')!;
@@ -91,7 +95,8 @@ for (const backend of backends()) {
       assert.equal((await admin(s.url, 'GET', '/admin/connectors/adyen')).status, 404);
       // Before: production serves no card (no card connector).
       const before = await v3.post('/v3/deposits', { invoice_id: `ad-none-${backend}`, country: 'BR', currency: 'BRL', amount: '50.00', payment_method: 'VI', payer: BR_PAYER });
-      assert.notEqual(before.status, 200, 'no card connector yet');
+      assert.equal(before.status, 400, before.text);
+      assert.match(before.body.details.join('\n'), /'VI' \(.*\) is not available: no payment provider collects it here/, 'no card connector yet');
 
       const put = await admin(s.url, 'PUT', '/admin/connectors/adyen', sim.config({ methods: { BR: ['VI', 'BL'], MX: ['OX'] } }));
       assert.equal(put.status, 200, put.text);
@@ -106,7 +111,8 @@ for (const backend of backends()) {
       assert.ok(!rows[0]!.secrets.includes(sim.info.api_key) && !JSON.stringify(rows[0]!.settings).includes(sim.info.api_key));
       // MC is not configured: refused in production; VI is served.
       const mc = await v3.post('/v3/deposits', { invoice_id: `ad-mc-${backend}`, country: 'BR', currency: 'BRL', amount: '50.00', payment_method: 'MC', payer: BR_PAYER });
-      assert.notEqual(mc.status, 200, 'MC not configured');
+      assert.equal(mc.status, 400, mc.text);
+      assert.match(mc.body.details.join('\n'), /'MC' \(.*\) is not available: no payment provider collects it here; available in BR: .*VI/, 'MC not configured');
       await admin(s.url, 'PUT', '/admin/connectors/adyen', sim.config());
       assert.equal((await admin(s.url, 'GET', '/admin/connectors/adyen', undefined, 'wrong-token-0123456789')).status, 401);
     });
@@ -203,18 +209,84 @@ for (const backend of backends()) {
       assert.equal(await completions(d.id), 1);
     });
 
-    test('refusals with their reasons leave the deposit payable; three refusals end the session, the return leg reads "refused"', async () => {
+    test('refusals with their reasons leave the deposit payable and are shown (v3 card_refusal, streamline x_approval_detail); three refusals end the session, the next checkout visit opens a new one that pays', async () => {
       const d = await cardCheckout('VI');
+      const webpaystatus = async () => (await formPost(s.url, '/apd/webpaystatus', { x_login: m.web_status.login, x_trans_key: m.web_status.trans_key, x_invoice: d.invoice })).text.split('|');
+      assert.equal((await v3.get(`/v3/deposits/${d.id}`)).body.card_refusal, null);
+      assert.equal((await webpaystatus())[11], 'Pending');
+      const seen: unknown[] = [];
       for (const holder of ['DECLINED', 'NOT_ENOUGH_BALANCE', 'CVC_DECLINED']) {
         const r = await sim.control.pay(d.sessionId, { number: '4111111145551142', holder });
         if (holder !== 'CVC_DECLINED') assert.ok(r.refused, JSON.stringify(r));
         else assert.ok(r.redirect, 'the third refusal ends the session');
         if (r.redirect) assert.equal(await comeBack(r.redirect), 303);
+        const v = (await v3.get(`/v3/deposits/${d.id}`)).body;
+        assert.equal(v.status, 'PENDING', 'a refused card leaves the deposit payable');
+        seen.push([v.card_refusal.reason, v.card_refusal.reason_code, v.card_refusal.attempts]);
+        assert.match(v.card_refusal.refused_at, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
       }
-      assert.equal(await status(d.id), 'PENDING');
+      // Adyen's refusalReason and refusalReasonCode, per attempt; the session's generic "Refused" does not replace them.
+      assert.deepEqual(seen, [['Refused', '2', 1], ['Not enough balance', '12', 2], ['CVC Declined', '24', 3]]);
+      const ws = await webpaystatus();
+      assert.deepEqual([ws[0], ws[11]], ['7', 'Refused: CVC Declined']);
       const { rows } = await s.ctx.db.query<{ reason: string; success: boolean }>(`SELECT reason, success FROM adyen_events WHERE merchant_reference = $1 ORDER BY received_at`, [d.ref]);
       assert.deepEqual(rows.map((x) => [x.success, x.reason]), [[false, 'Refused'], [false, 'Not enough balance'], [false, 'CVC Declined']]);
       assert.equal((await admin(s.url, 'GET', '/admin/connectors/adyen')).body.health.refused_last_24h >= 3, true);
+      // Adyen ended the session: back on the checkout, the customer gets a new one and pays with another card.
+      const again = await fetch(d.body.redirect_url, { redirect: 'manual' });
+      assert.equal(again.status, 303, await again.text());
+      const hosted2 = again.headers.get('location')!;
+      assert.notEqual(hosted2, d.hosted, 'a new hosted session');
+      const ref2 = (await row(d.id)).connector_reference;
+      assert.notEqual(ref2, d.ref);
+      const paid = await sim.control.pay(hosted2.split('/').pop()!, { number: '4111111145551142', holder: 'Ana Silva' });
+      assert.ok(paid.redirect, JSON.stringify(paid));
+      assert.equal(await comeBack(paid.redirect!), 303);
+      assert.equal(await status(d.id), 'COMPLETED');
+      assert.equal(await completions(d.id), 1);
+      assert.deepEqual([(await webpaystatus())[0], (await webpaystatus())[11]], ['9', 'Approved']);
+    });
+
+    test('streamline: a card NewInvoice (x_bank VI) through Adyen\'s hosted page; a refusal answers x_approval_detail "Refused: …" with result 7, then another card approves it', async () => {
+      const f: Record<string, string> = {
+        x_login: m.deposits.login, x_trans_key: m.deposits.trans_key, x_invoice: `ad-sl-${backend}-${Date.now()}`, x_amount: '80.00', x_currency: 'BRL',
+        x_country: 'BR', x_bank: 'VI', x_iduser: '77', x_cpf: BR_PAYER.document, x_name: 'Ana Silva', x_email: 'ana@example.com',
+        x_address: 'Av. Paulista 1000', x_zip: '01310-100', x_city: 'São Paulo', x_state: 'SP', x_return: 'https://shop.example/return', type: 'json',
+      };
+      const v = (k: string) => f[k] ?? '';
+      f.control = createHmac('sha256', m.deposits.secret_key)
+        .update(`${v('x_invoice')}V${v('x_amount')}I${v('x_iduser')}2${v('x_bank')}1${v('x_cpf')}H${v('x_bdate')}G${v('x_email')}Y${v('x_zip')}A${v('x_address')}P${v('x_city')}S${v('x_state')}P`, 'utf8')
+        .digest('hex').toUpperCase();
+      const created = await formPost(s.url, '/api_curl/streamline/NewInvoice', f);
+      assert.equal(created.body.status, '0', created.text);
+      const r = await fetch(created.body.link, { redirect: 'manual' });
+      assert.equal(r.status, 303, await r.text());
+      const hosted = r.headers.get('location')!;
+      assert.ok(hosted.startsWith(sim.info.api_url.replace('/checkout/v71', '/hosted/')), hosted);
+      const status = async () => (await formPost(s.url, '/apd/webpaystatus', { x_login: m.web_status.login, x_trans_key: m.web_status.trans_key, x_invoice: f.x_invoice })).text.split('|');
+      const refused = await sim.control.pay(hosted.split('/').pop()!, { number: '4111111145551142', holder: 'NOT_ENOUGH_BALANCE' });
+      assert.ok(refused.refused, JSON.stringify(refused));
+      const ws = await until('the refusal shown', status, (x) => x[11] !== 'Pending');
+      assert.deepEqual([ws[0], ws[11], ws[12]], ['7', 'Refused: Not enough balance', '']);
+      const paid = await sim.control.pay(hosted.split('/').pop()!, { number: '4111111145551142', holder: 'Ana Silva' });
+      assert.ok(paid.redirect, JSON.stringify(paid));
+      assert.equal(await comeBack(paid.redirect!), 303);
+      const done = await status();
+      assert.deepEqual([done[0], done[11], done[12]], ['9', 'Approved', '************1142']);
+    });
+
+    test('a refused card deposit left unpaid expires: CANCELLED, x_approval_detail "Not approved: <reason>", the refusal still shown', async () => {
+      const d = await cardCheckout('VI');
+      const refused = await sim.control.pay(d.sessionId, { number: '4111111145551142', holder: 'DECLINED' });
+      assert.ok(refused.refused, JSON.stringify(refused));
+      await until('the refusal shown', async () => (await v3.get(`/v3/deposits/${d.id}`)).body.card_refusal, (x) => x !== null);
+      // Its time and the grace a provider's charge gets after it (at most an hour) are up; the expiry worker runs every few seconds.
+      await s.ctx.db.query(`UPDATE deposits SET expires_at = now() - interval '2 hours' WHERE id = $1`, [d.id]);
+      await until('expired', () => status(d.id), (v) => v === 'CANCELLED', 30_000);
+      const v = (await v3.get(`/v3/deposits/${d.id}`)).body;
+      assert.deepEqual([v.status, v.card_refusal.reason, v.card_refusal.attempts], ['CANCELLED', 'Refused', 1]);
+      const ws = (await formPost(s.url, '/apd/webpaystatus', { x_login: m.web_status.login, x_trans_key: m.web_status.trans_key, x_invoice: d.invoice })).text.split('|');
+      assert.deepEqual([ws[0], ws[11]], ['8', 'Not approved: Refused']);
     });
 
     test('forged, duplicated and out-of-order notifications: a forged batch applies nothing (401), a duplicate once', async () => {
@@ -299,8 +371,17 @@ for (const backend of backends()) {
       assert.equal(p.refunded, 5000, 'only the settled refund stays refunded at the acquirer');
     });
 
-    test('chargebacks: notified (deadline shown, no money), charged once (duplicate and second notice), reversed (given back), second chargeback charged again', async () => {
-      const d = await cardCheckout('VI', 'BR', '150.00');
+    test('chargebacks: notified (deadline shown, no money), charged once with the merchant\'s chargeback fee (duplicate and second notice), reversed (given back, not the fee), second chargeback charged again; shown in the API, notification, panel, console and settlement report', async () => {
+      // The merchant's own chargeback fee (USD), copied onto its deposits at creation as the other fees are.
+      const priced = await admin(s.url, 'PUT', `/admin/merchants/${m.merchant_id}/fees`, { chargeback: '20' });
+      assert.equal(priced.status, 200, priced.text);
+      assert.deepEqual([priced.body.chargeback, priced.body.overrides.chargeback], ['20.00', '20.00']);
+      const badFee = await admin(s.url, 'PUT', `/admin/merchants/${m.merchant_id}/fees`, { chargeback: '-1' });
+      assert.equal(badFee.status, 400, badFee.text);
+      assert.match(badFee.body.details.join(' '), /^chargeback: /);
+      const d = await cardCheckout('VI', 'BR', '150.00', { notification_url: 'https://shop.example/notify' });
+      const view = async () => (await v3.get(`/v3/deposits/${d.id}`)).body;
+      const cents = (x: string | number) => Math.round(Number(x) * 100);
       const paid = await sim.control.pay(d.sessionId, { number: '4111111145551142', holder: 'Ana Silva' });
       await comeBack(paid.redirect!);
       assert.equal(await status(d.id), 'COMPLETED');
@@ -315,6 +396,24 @@ for (const backend of backends()) {
       assert.equal(notified.deadline_at, '2027-01-15T00:00:00.000Z');
       assert.equal(notified.reason_code, '10.4');
       assert.deepEqual(await available(), start, 'no money moves on the notice');
+      const open = (await view()).disputes;
+      assert.deepEqual(open.map((x: any) => [x.status, x.reason_code, x.reason, x.amount, x.currency, x.defense_deadline, x.closed_at, x.fee]),
+        [['OPEN', '10.4', 'Fraudulent transaction', 150, 'BRL', '2027-01-15 00:00:00', null, null]]);
+      assert.match(open[0].opened_at, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+      // The panel's and the console's deposit pages show it with its deadline.
+      const panel = new PanelClient(s.url);
+      assert.equal((await panel.signIn(m.panel.email, m.panel.password)).status, 200);
+      const pp = await panel.get(`/panel/deposits/${d.id}`);
+      assert.equal(pp.status, 200);
+      const panelDisputes = /<section class="card" id="disputes">([\s\S]*?)<\/section>/.exec(pp.html)?.[1] ?? '';
+      assert.match(panelDisputes, /Open/);
+      assert.match(panelDisputes, /10\.4 · Fraudulent transaction/);
+      assert.match(panelDisputes, /<time datetime="2027-01-15T00:00:00.000Z">/);
+      const support = await signedIn(s, await makeOperator(s, 'support', `support-adyen-${backend}`));
+      const cp = await support.get(`/ops/deposits/${d.id}`);
+      assert.equal(cp.status, 200, cp.html.slice(0, 300));
+      assert.match(/id="disputes">([\s\S]*?)<\/section>/.exec(cp.html)?.[1] ?? '', /2027-01-15T00:00:00.000Z[\s\S]*Open|Open[\s\S]*2027-01-15T00:00:00.000Z/);
+      assert.match(cp.html, /VISA \*{12}1142/);
 
       await sim.control.delivery('duplicate');
       await sim.control.dispute(psp, 'CHARGEBACK');
@@ -325,16 +424,42 @@ for (const backend of backends()) {
       assert.ok(Number(taken) > 0);
       const after1 = await available();
       const [cur, startAmt] = start[0]!;
+      assert.equal(cur, 'USD', 'the merchant settles in USD');
       assert.equal(after1[0]![0], cur);
-      assert.equal(Number(after1[0]![1]).toFixed(2), (Number(startAmt) - Number(taken)).toFixed(2), 'taken once');
+      // The charged-back share and the merchant's chargeback fee (20.00 USD), once.
+      assert.equal(cents(after1[0]![1]), cents(startAmt) - cents(taken) - 2000, 'taken once, with the fee');
+      const cb = (await view()).disputes[0];
+      assert.deepEqual([cb.status, cents(cb.debit), cb.fee, cb.debit_currency, cb.closed_at], ['CHARGED_BACK', cents(taken), 20, 'USD', null]);
+      const tx = (await v3.get('/v3/balance/transactions?limit=10')).body;
+      const debitTx = (tx.data ?? tx.transactions ?? []).find((x: any) => x.type === 'deposit_return.debit');
+      assert.ok(debitTx, JSON.stringify(tx).slice(0, 500));
+      assert.deepEqual([cents(debitTx.amount), cents(debitTx.fee)], [-cents(taken) - 2000, 2000], 'the fee is a fee of the movement');
 
       await sim.control.dispute(psp, 'CHARGEBACK_REVERSED');
       await until('reversed', dispute, (x) => x?.status === 'reversed');
-      assert.deepEqual(await available(), start, 'given back');
+      assert.equal(cents((await available())[0]![1]), cents(startAmt) - 2000, 'the amount given back, not the fee');
+      const won = (await view()).disputes[0];
+      assert.equal(won.status, 'REVERSED');
+      assert.match(won.closed_at, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
 
       await sim.control.dispute(psp, 'SECOND_CHARGEBACK');
       await until('charged again', dispute, (x) => x?.status === 'charged');
-      assert.deepEqual(await available(), after1);
+      assert.equal(cents((await available())[0]![1]), cents(startAmt) - cents(taken) - 4000, 'charged again, with a second fee');
+      assert.deepEqual([(await view()).disputes[0].status, (await view()).disputes[0].fee], ['CHARGED_BACK', 40]);
+      // Every change of the dispute notified the merchant, naming the dispute (v3 body {deposit_id, dispute}).
+      const bodies = await until('the dispute notifications', async () => (await v3.get('/v3/notifications?limit=100')).body.notifications
+        .filter((x: any) => x.subject_id === d.id).map((x: any) => JSON.parse(x.body)).filter((b: any) => b.dispute).reverse(),
+      (x: any[]) => x.length === 4);
+      assert.deepEqual(bodies.map((b: any) => [b.deposit_id, b.dispute.status]), [[d.id, 'OPEN'], [d.id, 'CHARGED_BACK'], [d.id, 'REVERSED'], [d.id, 'CHARGED_BACK']]);
+      // The day's settlement report shows the chargeback fees as fees.
+      const tz = (await s.ctx.db.query<{ timezone: string }>('SELECT timezone FROM merchants WHERE id = $1', [m.merchant_id])).rows[0]!.timezone;
+      const today = localDay(new Date(), tz);
+      await generateDueReports(s.ctx, { now: new Date(dayBounds(today, tz).end.getTime() + 61 * 60_000), delayMinutes: 60 });
+      const report = await v3.get(`/v3/settlements/USD/${today}`);
+      assert.equal(report.status, 200, report.text);
+      const returnLines = report.body.lines.filter((l: any) => l.type === 'deposit_return.debit' || l.type === 'deposit_return.reverse');
+      assert.deepEqual(returnLines.slice(-3).map((l: any) => [l.type, cents(l.fee)]),
+        [['deposit_return.debit', 2000], ['deposit_return.reverse', 0], ['deposit_return.debit', 2000]]);
       const events = (await s.ctx.db.query<{ type: string }>(`SELECT type FROM events WHERE subject_type = 'deposit' AND subject_id = $1 AND (type LIKE 'deposit.dispute%' OR type LIKE 'deposit.return%') ORDER BY id`, [d.id])).rows.map((r) => r.type);
       assert.deepEqual(events, ['deposit.dispute_opened', 'deposit.returned', 'deposit.return_reversed', 'deposit.returned']);
       // The money moved as bank-initiated returns of kind chargeback (src/deposits/returns.ts).
@@ -342,7 +467,17 @@ for (const backend of backends()) {
       assert.deepEqual(returns.map((r) => [r.kind, r.status, r.deadline_at !== null]), [['chargeback', 'reversed', true], ['chargeback', 'applied', true]]);
       // The merchant reads them (GET /v3/events), with the defence deadline.
       // (The feed is in commit order: it may hold the newest back a moment on PostgreSQL.)
-      const seen = await until('the merchant\'s events', async () => (await v3.get('/v3/events?limit=500')).body.events.filter((e: any) => e.subject_id === d.id && (e.type.startsWith('deposit.dispute') || e.type.startsWith('deposit.return'))), (x: any[]) => x.length === 4);
+      // The feed pages oldest first (500 at most a page): read it to its end with the cursor.
+      const feed = async () => {
+        const all: any[] = [];
+        for (let after = '0'; ;) {
+          const page = (await v3.get(`/v3/events?limit=500&after=${after}`)).body;
+          all.push(...page.events);
+          if (page.events.length < 500) return all;
+          after = page.next_cursor;
+        }
+      };
+      const seen = await until('the merchant\'s events', async () => (await feed()).filter((e: any) => e.subject_id === d.id && (e.type.startsWith('deposit.dispute') || e.type.startsWith('deposit.return'))), (x: any[]) => x.length === 4);
       assert.equal(seen[0].data.deadline_at, '2027-01-15T00:00:00.000Z');
       assert.equal(seen[1].data.kind, 'chargeback');
       await assertLedgerOk(s.ctx.db);
@@ -391,9 +526,11 @@ for (const backend of backends()) {
       await comeBack(paid.redirect!);
       const psp = (await payments(d.ref))[0]!.payment_id;
       await sim.control.delivery('hold');
+      // The acquirer's reason text is shown escaped on the pages.
+      const hostile = '<img src=x onerror=alert(1)> & "q"';
       try {
-        await sim.control.dispute(psp, 'NOTIFICATION_OF_CHARGEBACK');
-        await sim.control.dispute(psp, 'CHARGEBACK');
+        await sim.control.dispute(psp, 'NOTIFICATION_OF_CHARGEBACK', { reason: hostile, reasonCode: '<b>4837</b>' });
+        await sim.control.dispute(psp, 'CHARGEBACK', { reason: hostile, reasonCode: '<b>4837</b>' });
       } finally {
         await sim.control.delivery('deliver');
       }
@@ -401,6 +538,18 @@ for (const backend of backends()) {
       const { rows } = await s.ctx.db.query<{ status: string; n: number }>(
         `SELECT d.status, (SELECT count(*)::integer FROM deposit_returns r WHERE r.deposit_id = d.deposit_id) AS n FROM deposit_disputes d WHERE d.deposit_id = $1`, [d.id]);
       assert.deepEqual(rows, [{ status: 'charged', n: 1 }]);
+      const panel = new PanelClient(s.url);
+      await panel.signIn(m.panel.email, m.panel.password);
+      const ops = await signedIn(s, await makeOperator(s, 'support', `support-ooo-${backend}`));
+      for (const page of [await panel.get(`/panel/deposits/${d.id}`), await ops.get(`/ops/deposits/${d.id}`)]) {
+        assert.equal(page.status, 200);
+        assert.ok(!page.html.includes('<img src=x') && !page.html.includes('<b>4837'), 'escaped');
+        assert.match(page.html, /&lt;b&gt;4837&lt;\/b&gt; · &lt;img src=x onerror=alert\(1\)&gt; &amp; &quot;q&quot;/);
+        assert.match(page.html, /Charged back/);
+      }
+      // Another merchant's deposit is not found on the panel; an unknown id on the console is a 404 page.
+      assert.equal((await ops.get('/ops/deposits/999999999')).status, 404);
+      assert.equal((await ops.get('/ops/deposits/abc')).status, 404);
     });
 
     test('the same notification posted 8 times at once: one completion, one payment; the same chargeback 8 times: taken once', async () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { registerKind } from '../../src/connectors/providers.ts';
-import { connectorCommand } from '../../src/cli/connectors.ts';
+import { connectorCommand, connectorUsage } from '../../src/cli/connectors.ts';
 import { admin, bearer, createMerchant, type Credentials, V3Client } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { setRates } from '../helpers/four-eyes.ts';
@@ -104,6 +104,10 @@ describe('an extra connector kind from the test folder, through every face (pgli
     assert.equal((await admin(s.url, 'GET', `/admin/connectors/${FAKE_WALLET}`)).body.merchant, 'shop-cli');
     const unknown = await cli(s, 'no_such_kind', 'show');
     assert.match(String(unknown.failed?.message), new RegExp(`known: .*\\b${FAKE_WALLET}\\b`));
+    // `caja help` lists it, in the words its kind declares (none here: the default words).
+    const help = connectorUsage();
+    assert.match(help, new RegExp(`caja connector ${FAKE_WALLET} set --file CONFIG\\.json\\s+configure the Fake wallet connector \\(the body of PUT /admin/connectors/${FAKE_WALLET}\\)`));
+    assert.match(help, new RegExp(`caja connector ${FAKE_WALLET} show\\s+its configuration \\(no secrets\\) and health`));
     const audit = await s.ctx.db.query<{ detail: { secrets_set: string[] } }>(`SELECT detail FROM operator_audit WHERE action = 'connector.configured' AND subject = $1 ORDER BY id`, [`connector:${FAKE_WALLET}`]);
     assert.deepEqual(audit.rows.at(-1)!.detail.secrets_set, ['api_key']);
   });

@@ -93,11 +93,14 @@ for (const backend of backends()) {
     test('configuration: payouts validated; without them a BR cashout is refused naming what is served, nothing reserved; with them accepted, above the limit refused', async () => {
       assert.equal((await configure()).status, 200);
       const before = await available();
+      const rows = async () => (await s.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM cashouts WHERE merchant_id = $1', [m.merchant_id])).rows[0]!.n;
+      const rowsBefore = await rows();
       const refused = await create();
       assert.equal(refused.status, 400, refused.text);
       assert.equal(refused.body.code, 300, refused.text);
       assert.match(JSON.stringify(refused.body), /no payout provider pays cashouts to BR here; cashouts are paid to: none/);
       assert.equal(await available(), before, 'nothing reserved');
+      assert.equal(await rows(), rowsBefore, 'no cashout row');
 
       const bad = await configure({ max_amount: '-1', check_seconds: 0, payer_key: 'not a key', color: 'red' });
       assert.equal(bad.status, 400, bad.text);
@@ -119,6 +122,7 @@ for (const backend of backends()) {
       assert.equal(over.status, 400, over.text);
       assert.match(JSON.stringify(over.body), /500\.01 BRL is above the limit of 500\.00 BRL per cashout/);
       assert.equal(await available(), before, 'nothing reserved');
+      assert.equal(await rows(), rowsBefore, 'no cashout row');
       // USD converts as today: 100.01 USD is 500.05 BRL, above the limit too.
       assert.match(JSON.stringify((await create({ currency: 'USD', amount: '100.01' })).body), /above the limit/);
       // pix_key only on BR cashouts, validated like v5.

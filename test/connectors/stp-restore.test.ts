@@ -21,6 +21,8 @@ import { backends, startTestServer, type TestServer } from '../helpers/server.ts
 import { ADMIN_TOKEN } from '../helpers/server.ts';
 import { admin, cashoutRequest, createMerchant, type Credentials } from '../helpers/clients.ts';
 import { createScratchDatabase, postgresUrl } from '../helpers/databases.ts';
+import { migratedPgliteDir } from '../helpers/data-dir.ts';
+import { pgTemplate } from '../helpers/pg-template.ts';
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
 import { buildClabe } from '../../src/domain/clabe.ts';
 import { loadConfig } from '../../src/config/config.ts';
@@ -113,7 +115,10 @@ for (const backend of backends()) {
 
     before(async () => {
       sim = await startStpSimulator();
-      if (backend === 'pg') live = await createScratchDatabase(pgUrl!, 'caja_restore');
+      // The live database starts migrated (test/helpers/data-dir.ts, pg-template.ts), as an
+      // installation's after its first start; each start still runs migrate().
+      if (backend === 'pg') live = await createScratchDatabase(pgUrl!, 'caja_restore', await pgTemplate(pgUrl!));
+      else cpSync(await migratedPgliteDir(), join(dataDir, 'pglite'), { recursive: true });
     });
     after(async () => {
       for (const s of servers) await s.close().catch(() => undefined);

@@ -124,11 +124,13 @@ for (const backend of backends()) {
       const d = await completed(m);
       const out = await cashoutRequest(s.url, m, 'POST', '/v3/cashout', BR({ external_id: `retr-${n}`, amount: '90.00' }));
       assert.equal(out.status, 200, out.text);
-      const r = await record(med(d.id, d.payerAmount, d.currency, { kind: 'chargeback', reason: '10.4', fee: dec('15.00') }));
+      const r = await record(med(d.id, d.payerAmount, d.currency, { kind: 'chargeback', reason: '10.4', feeUsd: dec('15.00') }));
       assert.equal((await balance(m)).available, -106.5);
+      assert.equal(r.row.fee, '15.00');
       const back = await s.ctx.db.tx((q) => reverseReturn(q, r.row.id, 'dispute won'));
       assert.equal(back.status, 'reversed');
-      assert.equal((await balance(m)).available, 8.5);
+      // The chargeback's fee is not given back (the dispute was handled): 98.50 − 90 − 15.
+      assert.equal((await balance(m)).available, -6.5);
       await assert.rejects(s.ctx.db.tx((q) => reverseReturn(q, r.row.id, 'again')), (e: unknown) => e instanceof ReturnError && e.kind === 'not_applied');
       const { rows } = await s.ctx.db.query<{ returned_amount: string }>('SELECT returned_amount::text FROM deposits WHERE id = $1', [d.id]);
       assert.equal(Number(rows[0]!.returned_amount), 0);

@@ -244,3 +244,42 @@ test('no import cycle in src/ but the listed ones', () => {
   assert.deepEqual(cycles(importEdges()).map((g) => g.join(' ')).filter((g) => !(g in CYCLES_ALLOWED)), []);
   assert.deepEqual(Object.keys(CYCLES_ALLOWED).filter((g) => !cycles(importEdges()).some((c) => c.join(' ') === g)), []);
 });
+
+// Issue 39: a provider is one folder plus one registry line. No file of src/ outside
+// src/connectors/ names a connector kind: not as a string ('stp'), not as a path segment
+// (/connectors/stp, /admin/connectors/adyen), not as its constant (ADYEN_CONNECTOR), not by
+// importing its folder (connectors/pix/…, connectors/own-accounts.ts). Everything else reads what
+// the kind declares (src/connectors/kind.ts). Comments are prose and not checked; migrations are
+// history. Each entry of the allow-list below says why it stays.
+const KIND_NAME_ALLOWED: Record<string, string> = {
+  'src/api/connectors/routes.ts pix': "the API Pix standard (BCB) appends /pix to every webhook URL: the generic webhook route answers /connectors/{name}/webhook/pix for every kind",
+  'src/api/v5/validation.ts pix': 'the Pix key validation API: its items\' field `pix` is the payment method\'s key (examples in the OpenAPI words), not the provider',
+  'src/web/ops/connector-settings.ts own_accounts': "own accounts' list page (one row per country and method) is the console's own form; next step: a list-shaped form the kind declares",
+};
+// Catalog and domain name payment methods (PaymentKind 'pix', Pix keys and BR Codes), not providers.
+const KIND_NAME_EXEMPT = [/^src\/connectors\//, /^src\/db\/migrations\//, /^src\/domain\//];
+
+test('no file outside src/connectors/ names a connector kind (but the listed ones)', async () => {
+  const { connectorKinds } = await import('../../src/connectors/providers.ts');
+  const names = connectorKinds().map((k) => k.name);
+  assert.ok(names.length >= 4, 'the registry lists the providers');
+  const strip = (s: string) => s.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+  const found = new Map<string, string[]>();
+  for (const file of sourceFiles('src')) {
+    if (KIND_NAME_EXEMPT.some((r) => r.test(file))) continue;
+    const code = strip(readFileSync(file, 'utf8'));
+    for (const name of names) {
+      const folder = name.replace(/_/g, '-');
+      const patterns = [
+        new RegExp(`['"\`]${name}['"\`]`), new RegExp(`/${name}(?![A-Za-z0-9_.-])`), new RegExp(`\\b${name.toUpperCase()}_CONNECTOR\\b`),
+        new RegExp(`connectors/(?:${name}|${folder})(?:/|\\.ts)`),
+      ];
+      const lines = code.split('\n').flatMap((l, i) => (patterns.some((p) => p.test(l)) ? [`${i + 1}: ${l.trim().slice(0, 120)}`] : []));
+      if (lines.length) found.set(`${file} ${name}`, lines);
+    }
+  }
+  const unexpected = [...found].filter(([key]) => !(key in KIND_NAME_ALLOWED)).map(([key, lines]) => `${key}\n    ${lines.join('\n    ')}`);
+  assert.deepEqual(unexpected, [], 'a connector kind named outside src/connectors/: read what its kind declares instead');
+  const stale = Object.keys(KIND_NAME_ALLOWED).filter((key) => !found.has(key));
+  assert.deepEqual(stale, [], 'an allow-list entry no longer needed: remove it');
+});

@@ -16,10 +16,8 @@ const ALLOWED: Record<string, string> = {
   'src/ledger/check.ts cashouts': 'the ledger check reads every money table against the ledger, in one snapshot',
   'src/ledger/check.ts refunds': 'the ledger check reads every money table against the ledger, in one snapshot',
   'src/connectors/stp/connector.ts deposits': 'a connector imports no feature service: the deposits an own-account transfer names are read by the STP kind itself (next step: the kind declares the look-up and deposits/ runs it)',
-  'src/connectors/pix/payouts.ts cashouts': "a connector imports no feature service: the PSP's daily limit sums the day's orders with their cashouts (next step: cashouts/ answers the sum)",
   'src/refunds/list.ts deposits': "a refund is read with its deposit's invoice id (one join, one round trip for a report)",
   'src/refunds/transitions.ts deposits': "a refund is read with its deposit's fields (invoice id, country, method, test) in one join, as every refund view shows them",
-  'src/refunds/provider-refunds.ts deposits': "a claimed refund is read with its deposit's charge reference (the provider's name for the payment refunded)",
 };
 
 function sourceFiles(dir: string): string[] {

@@ -11,12 +11,13 @@ export function postgresUrl(): string | undefined {
   return process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined;
 }
 
-export async function createScratchDatabase(baseUrl: string, prefix = 'caja_test'): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A new empty database on baseUrl's server; or a copy of `template` (test/helpers/pg-template.ts). */
+export async function createScratchDatabase(baseUrl: string, prefix = 'caja_test', template?: string): Promise<{ url: string; drop: () => Promise<void> }> {
   // CAJA_SCRATCH_DB_PREFIX: on a shared PostgreSQL each engineer's runs keep to their own names.
   const name = `${process.env.CAJA_SCRATCH_DB_PREFIX ?? ''}${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new (driver().Client)({ connectionString: baseUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   await admin.end();
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;

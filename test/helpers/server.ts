@@ -12,6 +12,7 @@ import { openContext } from '../../src/server/runtime.ts';
 import { startWorkers, stopWorkers, type Worker } from '../../src/server/workers.ts';
 import { createScratchDatabase, postgresUrl } from './databases.ts';
 import { pgliteTemplate } from './pglite-template.ts';
+import { pgTemplate } from './pg-template.ts';
 
 export { postgresUrl };
 
@@ -38,7 +39,8 @@ export async function startTestServer(
   env: Record<string, string> = {},
   opts: { workers?: boolean } = {},
 ): Promise<TestServer> {
-  const database = backend === 'pg' ? await createScratchDatabase(postgresUrl()!) : null;
+  // A copy of the migrated template (test/helpers/pg-template.ts): the server's migrate() finds nothing to do.
+  const database = backend === 'pg' ? await createScratchDatabase(postgresUrl()!, 'caja_test', await pgTemplate(postgresUrl()!)) : null;
   const config = loadConfig({
     CAJA_ENV: 'staging',
     PORT: '0',

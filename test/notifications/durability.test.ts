@@ -3,7 +3,7 @@
 // same rows, each attempt delivered once.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -15,11 +15,16 @@ import { createMerchant } from '../../src/merchants/merchants.ts';
 import { NotificationWorker } from '../../src/notifications/worker.ts';
 import { claimDue, finishAttempt } from '../../src/notifications/store.ts';
 import { backends, postgresUrl, type Backend } from '../helpers/server.ts';
+import { migratedPgliteDir } from '../helpers/data-dir.ts';
+import { pgTemplate } from '../helpers/pg-template.ts';
 import { addEvent, commitEvent, FAST_ENV, notificationIdOf, type Receiver, startReceiver, statusOf, waitFor } from './helpers.ts';
 
 /** One store that several "processes" (contexts) can open, close and reopen. */
 async function sharedStore(backend: Backend) {
+  // The store starts migrated (test/helpers/data-dir.ts, pg-template.ts), as after a first run:
+  // each context opened still runs migrate(), which finds nothing to do.
   const dataDir = mkdtempSync(join(tmpdir(), 'caja-notify-'));
+  if (backend === 'pglite') cpSync(await migratedPgliteDir(), join(dataDir, 'pglite'), { recursive: true });
   let databaseUrl: string | undefined;
   let drop = async () => {};
   if (backend === 'pg') {
@@ -27,7 +32,7 @@ async function sharedStore(backend: Backend) {
     const name = `caja_notify_${process.pid}_${randomBytes(4).toString('hex')}`;
     const c = new pg.Client({ connectionString: base });
     await c.connect();
-    await c.query(`CREATE DATABASE ${name}`);
+    await c.query(`CREATE DATABASE ${name} TEMPLATE ${await pgTemplate(base)}`);
     await c.end();
     const u = new URL(base);
     u.pathname = `/${name}`;

@@ -6,7 +6,7 @@
 // is wrong, nothing imported); a credit matched to several deposits in one resolution. Audited.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
+import { admin, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { ofx } from '../helpers/statements.ts';
@@ -75,6 +75,24 @@ for (const backend of backends()) {
       assert.equal(seen.status, 200);
       assert.doesNotMatch(seen.html, /<form method="post" action="\/ops\/merchants\/\d+\/fees"/);
       assert.equal((await sup.submit(`/ops/merchants/${m.merchant_id}/fees`, `/ops/merchants/${m.merchant_id}/fees`, { 'fee-BANK_TRANSFER': '0' })).status, 403);
+    });
+
+    test('fees: the chargeback fee box (USD) checked by the API\'s rule, saved as the merchant\'s own, shown on the merchant page and by the admin API', async () => {
+      const f = await signedIn(s, ops.finance!);
+      const form = await f.get(`/ops/merchants/${m.merchant_id}/fees`);
+      assert.match(form.html, /id="f-chargeback-hint">[^<]*15\.00/);
+      const bad = await f.submit(`/ops/merchants/${m.merchant_id}/fees`, `/ops/merchants/${m.merchant_id}/fees`, { chargeback: '1.234' });
+      assert.equal(bad.status, 400);
+      assert.match(bad.html, /id="f-chargeback"[^>]*aria-invalid="true"/);
+      assert.match(bad.html, /id="f-chargeback-err">must be a decimal number with at most 2 decimals/);
+      const ok = await f.submit(`/ops/merchants/${m.merchant_id}/fees`, `/ops/merchants/${m.merchant_id}/fees`, { chargeback: '12.5' });
+      assert.equal(ok.url, `/ops/merchants/${m.merchant_id}/fees?done=saved`);
+      assert.match(ok.html, /id="f-chargeback"[^>]*value="12\.50"/);
+      assert.match((await f.get(`/ops/merchants/${m.merchant_id}`)).html, /<span id="chargeback-fee"><b>12\.50<\/b> \(own\)<\/span>/);
+      const api = await admin(s.url, 'GET', `/admin/merchants/${m.merchant_id}/fees`);
+      assert.deepEqual([api.body.chargeback, api.body.overrides.chargeback], ['12.50', '12.50']);
+      const row = (await audits(s, 'merchant.fees')).at(-1);
+      assert.equal((row!.detail as any).after.chargeback, '12.50');
     });
 
     test('connectors: STP configured from the console with write-only secrets; own accounts set and removed; admin only', async () => {

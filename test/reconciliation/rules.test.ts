@@ -173,3 +173,21 @@ test('outgoing money: an STP payout\'s debit names its cashout by the clave caja
   // Its return (the bank marks it a reversal) names it by the same clave.
   assert.equal(kind(decide(k, { ...debit, direction: 'credit', reversal: true }, new Set())), 'reference:cashout9:return');
 });
+
+test('each kind\'s matchKey decides: a charge_reference kind\'s deposit is completed by the statement, any other\'s only confirmed', async () => {
+  const { connectorKinds } = await import('../../src/connectors/providers.ts');
+  const byKey = (key: string) => connectorKinds().filter((k) => k.matchKey === key).map((k) => k.name);
+  assert.ok(byKey('charge_reference').length > 0 && byKey('payment_id').length > 0, 'the registry has both');
+  for (const kd of connectorKinds()) {
+    const k = knowledge([dep(1, { connector: kd.name })]);
+    const pending = kind(decide(k, entry({ refs: { depositReference: depositReference(1) } }), new Set()));
+    const done = kind(decide(knowledge([dep(1, { connector: kd.name, status: 'COMPLETED' })]), entry({ refs: { depositReference: depositReference(1) } }), new Set()));
+    if (kd.matchKey === 'charge_reference') {
+      assert.equal(pending, 'reference:deposit1:complete', kd.name);
+      assert.equal(done, 'exception:already_completed', kd.name);
+    } else {
+      assert.equal(pending, 'exception:not_completable', kd.name);
+      assert.equal(done, 'reference:deposit1:confirm', kd.name);
+    }
+  }
+});

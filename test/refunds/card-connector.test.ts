@@ -33,8 +33,9 @@ for (const backend of backends()) {
         `SELECT (SELECT count(*) FROM refunds) + (SELECT count(*) FROM ledger_transfers) + (SELECT count(*) FROM events) AS n`,
       )).rows[0]!.n;
       const before = await count();
-      // The connector is chosen from CAJA_ENV at each refund; the deposit was made in staging.
-      s.ctx.config.env = 'production';
+      // The connector is chosen at each refund from the config's capability (production: no simulated
+      // providers); the deposit was made in staging.
+      Object.assign(s.ctx.config, { env: 'production', simulated: false });
       try {
         const r = await v3.post('/v3/refunds', { deposit_id: d.body.deposit_id, amount: '20.00' });
         assert.deepEqual([r.status, r.body.code, r.body.type], [403, 106, 'FEATURE_NOT_ENABLED'], r.text);
@@ -44,7 +45,7 @@ for (const backend of backends()) {
         const sl = await formPost(s.url, '/api_curl/apd/refund', f);
         assert.deepEqual([sl.body.status, sl.body.error_code], ['ERROR', 607], sl.text);
       } finally {
-        s.ctx.config.env = 'staging';
+        Object.assign(s.ctx.config, { env: 'staging', simulated: true });
       }
       assert.equal(await count(), before, 'nothing changed');
       // Staging still answers through its simulator.

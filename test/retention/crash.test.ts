@@ -17,6 +17,8 @@ import { openContext } from '../../src/server/runtime.ts';
 import { retentionBatch, runRetention } from '../../src/retention/worker.ts';
 import { readArchiveFile, tableOfFile } from '../../src/retention/archive.ts';
 import { archivedRows, archiveFiles } from './helpers.ts';
+import { CAJA_CLI } from '../helpers/programs.ts';
+import { cajaInProcess } from '../helpers/cli.ts';
 
 type Rows = Record<string, Map<number, Record<string, unknown>>>;
 const TABLES = ['events', 'notifications', 'notification_attempts'] as const;
@@ -264,16 +266,17 @@ describe('retention across processes (pg)', { skip: pgOnly ? false : 'needs Post
       DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-retention-cli-')),
       LOG_LEVEL: 'silent',
     };
+    // The restore runs in this process (test/helpers/cli.ts); the refusal below as the real program.
     const caja = async (args: string[]) => {
       try {
-        return { code: 0, ...(await promisify(execFile)(process.execPath, ['bin/caja.mjs', ...args], { env, maxBuffer: 16 * 1024 * 1024 })) };
+        return { code: 0, ...(await promisify(execFile)(process.execPath, [CAJA_CLI, ...args], { env, maxBuffer: 16 * 1024 * 1024 })) };
       } catch (err) {
         return err as { code: number; stdout: string; stderr: string };
       }
     };
     // Attempts first: the command orders them (events, notifications, attempts) itself.
     const files = archiveFiles(dir).map((f) => join(dir, f)).reverse();
-    const r = await caja(['archive', 'restore', ...files]);
+    const r = await cajaInProcess(['archive', 'restore', ...files], env);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.trim().split('\n').length, files.length);
     const now = await tableRows(server);

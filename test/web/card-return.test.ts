@@ -95,6 +95,9 @@ for (const backend of backends()) {
       assert.match(declined.html, /Your card was declined/);
       assert.equal((await post(returnLeg(d.token), { resultCode: 'Authorised' })).status, 303);
       assert.equal(await status(d.id), 'PENDING');
+      // The refusal is shown, once (the return after it counts nothing more); the deposit stays payable.
+      const refused = (await v3.get(`/v3/deposits/${d.id}`)).body.card_refusal;
+      assert.deepEqual([refused.reason, refused.reason_code, refused.attempts], ['card declined', null, 1]);
 
       const paid = await pay(d.token, form.html, '4111 1111 1111 1111');
       assert.equal(paid.status, 303);
@@ -145,6 +148,7 @@ for (const backend of backends()) {
       assert.match(rejected.html, /name="number"/, 'the card page again');
       assert.equal((await get(returnLeg(r.token))).status, 303);
       assert.equal(await status(r.id), 'PENDING');
+      assert.equal((await v3.get(`/v3/deposits/${r.id}`)).body.card_refusal.reason, '3-D Secure not confirmed');
       // The challenge was answered: a second answer finds none open.
       const again = await post(`${s.url}/checkout/${r.token}/card/confirm`, { csrf: csrfOf(rch.html), decision: 'approve' });
       assert.equal(again.location, `/checkout/${r.token}`);

@@ -1,7 +1,8 @@
 // The admin routes of every connector kind (src/connectors/providers.ts), written once: PUT its
 // configuration (validated by the kind, secrets sealed at rest, then checked against the provider
 // at once by the kind's afterSave), GET it back without secrets and with the health fields the
-// kind names, and GET the payments caja kept for it (when the kind declares how one reads).
+// kind names, GET the payments caja kept for it and the chargebacks on them (when the kind declares
+// how one reads).
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { v3Errors } from '../../http/errors.ts';
@@ -10,6 +11,7 @@ import { connectorKinds } from '../../connectors/providers.ts';
 import { payinConnectorNamed } from '../../connectors/registry.ts';
 import { configAuditDetail, saveConnector, secretNames } from '../../connectors/store.ts';
 import { keptPayments } from '../../deposits/payments.ts';
+import { listDisputes } from '../../deposits/disputes.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 import { tokenAudit } from './auth.ts';
 
@@ -53,12 +55,18 @@ export function registerKindAdmin(app: FastifyInstance, ctx: AppContext, kind: C
   );
 
   const payments = admin.payments;
-  if (!payments) return;
+  if (payments) registerPayments(app, ctx, kind, payments);
+  const disputes = admin.disputes;
+  if (disputes) registerDisputes(app, ctx, kind, disputes);
+}
+
+function registerPayments(app: FastifyInstance, ctx: AppContext, kind: ConnectorKind, payments: NonNullable<NonNullable<ConnectorKind['admin']>['payments']>): void {
+  const path = `/admin/connectors/${kind.name}`;
   app.get<{ Querystring: { status?: 'applied' | 'unmatched'; limit?: number } }>(
     `${path}/payments`,
     {
       schema: {
-        tags: ['admin'], summary: admin.summaries.payments ?? `Payments caja kept for the ${kind.label} connector, newest first`, security: [{ adminToken: [] }],
+        tags: ['admin'], summary: kind.admin?.summaries.payments ?? `Payments caja kept for the ${kind.label} connector, newest first`, security: [{ adminToken: [] }],
         querystring: {
           type: 'object',
           properties: { status: { type: 'string', enum: ['applied', 'unmatched'] }, limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 } },
@@ -68,4 +76,16 @@ export function registerKindAdmin(app: FastifyInstance, ctx: AppContext, kind: C
     },
     async (request) => ({ payments: (await keptPayments(ctx.db, kind.name, request.query.status ?? null, request.query.limit ?? 100)).map((r) => payments.row(r)) }),
   );
+}
+
+// GET /admin/connectors/{name}/disputes: chargebacks on the kind's payments (src/deposits/disputes.ts),
+// with their defence deadline, each as the kind names its fields.
+function registerDisputes(app: FastifyInstance, ctx: AppContext, kind: ConnectorKind, disputes: NonNullable<NonNullable<ConnectorKind['admin']>['disputes']>): void {
+  app.get<{ Querystring: { limit?: number } }>(`/admin/connectors/${kind.name}/disputes`, {
+    schema: {
+      tags: ['admin'], summary: disputes.summary, security: [{ adminToken: [] }],
+      querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 } } },
+      response: { 200: { type: 'object', required: ['disputes'], properties: { disputes: { type: 'array', items: disputes.schema } } } },
+    },
+  }, async (request) => ({ disputes: (await listDisputes(ctx.db, kind.name, request.query.limit ?? 100)).map((d) => disputes.row(d)) }));
 }

@@ -15,6 +15,7 @@ import { depositNotFound, transitionDeposit } from '../../deposits/service.ts';
 import { findDeposit, statusHistory } from '../../deposits/store.ts';
 import { toJson } from '../../deposits/json.ts';
 import { statusView } from '../../deposits/views.ts';
+import { disputesShown } from '../../deposits/disputes.ts';
 import { listReturns, type DepositReturnRow } from '../../deposits/returns.ts';
 import { acceptAnyBody, depositStatusSchema, parseDepositId, sendJson } from '../v3/deposits.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
@@ -55,9 +56,9 @@ const historySchema = {
 async function adminView(ctx: AppContext, id: number) {
   const d = await findDeposit(ctx.db, id);
   if (!d) throw depositNotFound();
-  const history = await statusHistory(ctx.db, id);
+  const history = await statusHistory(ctx.db, id, d.created_at);
   return toJson({
-    ...statusView(d),
+    ...statusView(d, await disputesShown(ctx.db, d)),
     merchant_id: d.merchant_id,
     source: d.source,
     history: history.map((h) => ({ from_status: h.from_status, to_status: h.to_status, cause: h.cause, actor: h.actor, note: h.note, at: formatDateTime(h.created_at) })),

@@ -28,9 +28,10 @@ const feesSchema = {
     merchant_id: { type: 'integer' },
     fee: percents('Fee percent in effect per method type'),
     surcharge: percents('Surcharge percent in effect per method type ("0": none)'),
+    chargeback: { type: 'string', example: '15.00', description: 'The chargeback fee in effect, USD: taken with each chargeback of a card deposit (converted to the settlement currency as the deposit was), not given back when the chargeback is reversed' },
     overrides: {
       type: 'object', description: 'What the merchant has of its own; {}: the global schedule throughout',
-      properties: { fee: percents('Fee overrides'), surcharge: percents('Surcharge overrides') },
+      properties: { fee: percents('Fee overrides'), surcharge: percents('Surcharge overrides'), chargeback: { type: 'string', description: 'Chargeback fee override, USD' } },
     },
     updated_at: { type: 'string', format: 'date-time' },
   },
@@ -52,13 +53,19 @@ export function registerAdminMerchantFees(app: FastifyInstance, ctx: AppContext)
     {
       schema: {
         tags: ['admin'],
-        summary: "Set a merchant's own fee and surcharge percentages: {fee: {TYPE: percent}, surcharge: {TYPE: percent}}",
+        summary: "Set a merchant's own fee and surcharge percentages and chargeback fee: {fee: {TYPE: percent}, surcharge: {TYPE: percent}, chargeback: \"USD\"}",
         description:
-          'Replaces the overrides: a type left out follows the global schedule, `{}` goes back to it throughout. Deposits created from now on are charged by it; ' +
+          'Replaces the overrides: a type (or the chargeback fee) left out follows the global schedule, `{}` goes back to it throughout. Deposits created from now on are charged by it (their chargebacks too); ' +
           'existing deposits keep the schedule they were created under (a method chosen later on the hosted page included). Audited.',
         security: [{ adminToken: [] }],
         params: idParams,
-        body: { type: 'object', properties: { fee: percentsIn('Fee percent per method type'), surcharge: percentsIn('Surcharge percent per method type') } },
+        body: {
+          type: 'object',
+          properties: {
+            fee: percentsIn('Fee percent per method type'), surcharge: percentsIn('Surcharge percent per method type'),
+            chargeback: { type: ['string', 'number', 'null'], description: 'Chargeback fee in USD, 0 to less than 1000000, at most 2 decimals; "" or null: the global price (15.00)' },
+          },
+        },
         response: { 200: feesSchema, ...errors },
       },
     },

@@ -14,6 +14,7 @@ import { listExceptions, listImports, listMatches, ReconciliationError, validate
 import { importWithFourEyes, resolveOrRequest } from '../../operators/four-eyes.ts';
 import { STATEMENT_FORMATS } from '../../reconciliation/statement.ts';
 import { fetchProviderDay } from '../../reconciliation/provider-statements.ts';
+import { connectorKinds } from '../../connectors/providers.ts';
 import { v3ErrorSchema } from '../v3/face.ts';
 import { tokenActor } from './auth.ts';
 
@@ -242,7 +243,7 @@ export function registerAdminReconciliation(app: FastifyInstance, ctx: AppContex
         body: {
           type: ['object', 'null'],
           additionalProperties: false,
-          properties: { date: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' }, connector: { type: 'string', enum: ['stp', 'pix'] } },
+          properties: { date: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' }, connector: { type: 'string', enum: connectorKinds().filter((k) => k.statements).map((k) => k.name) } },
         },
         response: {
           200: {

@@ -9,9 +9,7 @@ import { v3ErrorBody } from '../v3/face.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { ConnectorError } from '../../connectors/payin.ts';
 import { applyHints, applyPayment, keptPaymentOutcome } from '../../deposits/payments.ts';
-import { ADYEN_CONNECTOR, type AdyenConnector } from '../../connectors/adyen/connector.ts';
-import { ACCEPTED } from '../../connectors/adyen/notifications.ts';
-import { receiveAdyenNotifications } from '../../deposits/acquirer-events.ts';
+import { applyAcquirerEvents } from '../../deposits/acquirer-events.ts';
 import { hintPayout } from '../../cashouts/payouts.ts';
 import { hintConnectorRefund } from '../../refunds/provider-refunds.ts';
 import { connectorKind, connectorKinds } from '../../connectors/providers.ts';
@@ -44,33 +42,16 @@ export function registerConnectorCallbacks(app: FastifyInstance, ctx: AppContext
   app.post<{ Params: { name: string } }>('/connectors/:name/webhook/pix', { schema }, handler);
 
   registerKindCallbacks(app, ctx);
-  registerAdyenNotifications(app, ctx);
-}
-
-// Adyen (src/connectors/adyen/): POST /connectors/adyen/notifications, Adyen's standard
-// notifications. Every item's HMAC is verified with the operator's key(s) (a forged or tampered
-// batch: 401, nothing applied); the batch is applied (src/deposits/acquirer-events.ts) and answered
-// "[accepted]", as Adyen expects; a refund outcome looks its refund up at once.
-function registerAdyenNotifications(app: FastifyInstance, ctx: AppContext): void {
-  app.post('/connectors/adyen/notifications', { schema: { hide: true } }, async (request, reply) => {
-    const connector = await payinConnectorNamed(ctx, ADYEN_CONNECTOR);
-    if (!connector || !('verify' in connector)) return reply.status(404).send(v3ErrorBody(v3Errors.notFound('The Adyen connector is not configured')));
-    const outcome = await receiveAdyenNotifications(ctx, connector as AdyenConnector, request.body);
-    if (outcome.kind === 'forged') {
-      request.log.warn({ reason: outcome.reason }, 'adyen notification refused: its signature does not verify');
-      return reply.status(401).send(v3ErrorBody(v3Errors.invalidCredentials(`Notification refused: ${outcome.reason}`)));
-    }
-    for (const reference of outcome.refundReferences) await hintConnectorRefund(ctx, ADYEN_CONNECTOR, reference);
-    return reply.status(200).type('text/plain').send(ACCEPTED);
-  });
 }
 
 // Each kind's own callback paths (src/connectors/kind.ts `callbacks`), e.g. STP's
 // POST /connectors/stp/abono (an incoming transfer, answered {"mensaje":"confirmar"} or
-// {"mensaje":"devolver","id":n}) and /connectors/stp/estado (a sent order's state change, a hint).
+// {"mensaje":"devolver","id":n}), /connectors/stp/estado (a sent order's state change, a hint) and
+// /connectors/adyen/notifications (an acquirer's signed statements, answered "[accepted]").
 // The kind parses and verifies the post; what it found is applied here by its feature: a payment
 // by deposits (applyPayment, once), an order's hint by cashouts, else refunds (looked up at the
-// provider before anything moves). 401 when the kind refuses the post's credentials; 404 when the
+// provider before anything moves), an acquirer's statements by deposits (each once; a refund's
+// outcome looked up at once). 401 when the kind refuses the post's credentials; 404 when the
 // connector is not configured or the provider does not show what the post names; 503 when the
 // provider could not be read.
 function registerKindCallbacks(app: FastifyInstance, ctx: AppContext): void {
@@ -92,7 +73,14 @@ function registerKindCallbacks(app: FastifyInstance, ctx: AppContext): void {
             return reply.status(200).send(outcome.body);
           }
           case 'not_configured': return reply.status(404).send(v3ErrorBody(v3Errors.notFound(`The ${kind.label} connector is not configured`)));
-          case 'forbidden': return reply.status(401).send(v3ErrorBody(v3Errors.invalidCredentials(outcome.message)));
+          case 'events': {
+            const applied = await applyAcquirerEvents(ctx, outcome.connector, outcome.events);
+            for (const reference of applied.refundReferences) await hintConnectorRefund(ctx, kind.name, reference);
+            return reply.status(200).type(outcome.answer.contentType).send(outcome.answer.body);
+          }
+          case 'forbidden':
+            request.log.warn({ connector: kind.name, reason: outcome.message }, 'callback refused: its credentials or signature do not verify');
+            return reply.status(401).send(v3ErrorBody(v3Errors.invalidCredentials(outcome.message)));
           case 'invalid': return reply.status(400).send(v3ErrorBody(v3Errors.validation(outcome.details)));
           case 'unknown': return reply.status(404).send(v3ErrorBody(v3Errors.notFound(`${kind.label} does not show this transfer`)));
           case 'unavailable': return reply.status(503).send(v3ErrorBody(v3Errors.serviceUnavailable(`${kind.label} could not be read; retry later`)));

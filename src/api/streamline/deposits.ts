@@ -5,6 +5,7 @@ import { depositStatusRow } from '../../deposits/lookups.ts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { streamlineAuth } from '../../auth/streamline.ts';
+import { approvalDetail, storedCardRefusal } from '../../domain/cards.ts';
 import { findMethod } from '../../domain/catalog.ts';
 import { isCountryAccepted } from '../../domain/countries.ts';
 import { formatMinor } from '../../domain/currencies.ts';
@@ -246,7 +247,7 @@ export function registerStreamlineDeposits(app: FastifyInstance, ctx: AppContext
         ['PT', d.test || ctx.config.sandbox ? '1' : '0'], ['Sign', f.x_control],
         ['x_document', f.x_document], ['x_bank', f.x_bank], ['x_payment_type', f.x_payment_type], ['x_bank_name', f.x_bank_name],
         ['x_currency', f.x_currency],
-        ...(card ? ([['x_approval_detail', d.status === 'COMPLETED' ? 'Approved' : d.status === 'CANCELLED' ? 'Not approved' : 'Pending'], ['card_number', maskedCard(d.card_detail)]] as [string, string][]) : []),
+        ...(card ? ([['x_approval_detail', approvalDetail(d.status, storedCardRefusal(d.card_refusal))], ['card_number', maskedCard(d.card_detail)]] as [string, string][]) : []),
       ]);
     },
   );

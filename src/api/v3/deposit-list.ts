@@ -45,7 +45,7 @@ export function registerV3DepositList(app: FastifyInstance, ctx: AppContext): vo
     async (request, reply) => {
       const q = request.query;
       const page = await listDeposits(ctx.db, request.merchant!.id, { status: q.status, country: q.country, before: q.before ? Number(q.before) : undefined }, q.limit);
-      return sendJson(reply, 200, toJson({ data: page.rows.map(statusView), next_before: page.next }));
+      return sendJson(reply, 200, toJson({ data: page.rows.map((d) => statusView(d)), next_before: page.next }));
     },
   );
 }

@@ -9,6 +9,7 @@ import { v3HeaderAuth } from '../auth/v3-headers.ts';
 import { v3Errors } from '../../http/errors.ts';
 import { createDeposit, depositNotFound, fingerprint, getDepositStatus, prepareDepositRequest } from '../../deposits/service.ts';
 import { creationResponse, statusResponse } from '../../deposits/views.ts';
+import { disputesShown } from '../../deposits/disputes.ts';
 import { findMethod } from '../../domain/catalog.ts';
 import { readCryptoChoice } from '../../domain/crypto.ts';
 import { requireJsonContentType, v3ErrorSchema } from './face.ts';
@@ -146,6 +147,17 @@ export const depositStatusSchema = {
         expiration: { type: 'string', description: 'MM/YY' },
       },
     },
+    card_refusal: {
+      type: 'object',
+      nullable: true,
+      description: 'Card deposits: the last card the acquirer refused. The deposit stays PENDING: the customer may pay with another card on the hosted checkout until it expires (then CANCELLED). null when no card was refused',
+      properties: {
+        reason: { type: 'string', description: "The acquirer's refusal reason (Adyen's refusalReason, e.g. Not enough balance, CVC Declined, 3D Not Authenticated)" },
+        reason_code: { type: ['string', 'null'], description: "The acquirer's code for it (Adyen's refusalReasonCode), when given" },
+        refused_at: { type: 'string', description: 'YYYY-MM-DD HH:mm:ss (UTC)' },
+        attempts: { type: 'integer', description: 'Refused attempts so far' },
+      },
+    },
     crypto: {
       type: 'object',
       nullable: true,
@@ -173,6 +185,27 @@ export const depositStatusSchema = {
     },
     test: { type: 'boolean' },
     times: timesSchema,
+    disputes: {
+      type: 'array',
+      description: "The deposit's disputes (card chargebacks), oldest first; [] when none. Not in the deposit list (GET /v3/deposits): read the deposit.",
+      items: {
+        type: 'object',
+        properties: {
+          dispute_id: { type: 'integer' },
+          status: { type: 'string', enum: ['OPEN', 'CHARGED_BACK', 'REVERSED'], description: 'OPEN: the cardholder\'s bank disputes the payment, no money moved yet (defend before defense_deadline); CHARGED_BACK: the amount and the chargeback fee were taken from the balance; REVERSED: the merchant won, the amount was given back (the fee is not)' },
+          reason: { type: ['string', 'null'], description: "The acquirer's reason text" },
+          reason_code: { type: ['string', 'null'], description: "The card scheme's reason code (e.g. 10.4)" },
+          amount: { type: 'number', description: 'The disputed amount, in currency' },
+          currency: { type: 'string' },
+          defense_deadline: { type: ['string', 'null'], description: 'YYYY-MM-DD HH:mm:ss (UTC): until when a defence is accepted (submitted in the acquirer\'s own portal)' },
+          opened_at: { type: 'string' },
+          closed_at: { type: ['string', 'null'], description: 'When it was reversed in the merchant\'s favour; null while open or charged back' },
+          debit: { type: ['number', 'null'], description: 'What its applied chargeback takes from the balance now, in debit_currency (without the fee)' },
+          fee: { type: ['number', 'null'], description: 'The chargeback fees charged, in debit_currency (each chargeback, not given back when reversed)' },
+          debit_currency: { type: ['string', 'null'], description: 'The settlement currency of the balance it was taken from' },
+        },
+      },
+    },
   },
 } as const;
 
@@ -254,7 +287,7 @@ export function registerV3Deposits(app: FastifyInstance, ctx: AppContext): void 
       const id = parseDepositId(request.params.id);
       const d = id === null ? null : await getDepositStatus(ctx, request.merchant!.id, id);
       if (!d) throw depositNotFound();
-      return sendJson(reply, 200, statusResponse(d));
+      return sendJson(reply, 200, statusResponse(d, await disputesShown(ctx.db, d)));
     },
   );
 }

@@ -1,5 +1,5 @@
 // The Adyen kind's admin words and schemas (src/connectors/kind.ts `admin`): PUT/GET
-// /admin/connectors/adyen and …/payments, served by src/api/admin/connector-routes.ts.
+// /admin/connectors/adyen, …/payments and …/disputes, served by src/api/admin/connector-routes.ts.
 import type { ConnectorKind } from '../kind.ts';
 
 const when = { type: ['string', 'null'] } as const;
@@ -34,6 +34,18 @@ const paymentSchema = {
   },
 } as const;
 
+const disputeSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' }, deposit_id: { type: 'integer' }, payment_reference: { type: 'string' },
+    status: { type: 'string', enum: ['notified', 'charged', 'reversed'] }, reason: when, reason_code: when,
+    disputed_amount: { type: 'string' }, disputed_currency: { type: 'string' },
+    return_id: { type: ['integer', 'null'], description: 'The bank-initiated return (kind chargeback) that took the money, while charged or reversed' },
+    debit: { ...when, description: 'What the return took from the merchant, in debit_currency' }, debit_currency: when,
+    deadline_at: { ...when, description: 'Until when the chargeback may be defended (in the Customer Area)' }, updated_at: { type: 'string' },
+  },
+} as const;
+
 const configBody = {
   type: 'object',
   properties: {
@@ -57,6 +69,15 @@ export const ADYEN_ADMIN: NonNullable<ConnectorKind['admin']> = {
     row: (r) => ({
       payment_id: r.payment_id, charge_reference: r.charge_reference, deposit_id: r.deposit_id, amount: r.amount, currency: r.currency,
       paid_at: r.paid_at.toISOString(), status: r.status, reason: r.reason, seen_via: r.seen_via, recorded_at: r.created_at.toISOString(),
+    }),
+  },
+  disputes: {
+    summary: 'Chargebacks on Adyen card payments, newest first: status notified | charged | reversed, the return that took the money, defence deadline',
+    schema: disputeSchema,
+    row: (d) => ({
+      id: d.id, deposit_id: d.deposit_id, payment_reference: d.payment_reference, status: d.status, reason: d.reason, reason_code: d.reason_code,
+      disputed_amount: d.disputed_amount, disputed_currency: d.disputed_currency, return_id: d.return_id, debit: d.debit, debit_currency: d.debit_currency,
+      deadline_at: d.deadline_at?.toISOString() ?? null, updated_at: d.updated_at.toISOString(),
     }),
   },
 };

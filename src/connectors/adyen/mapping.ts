@@ -108,9 +108,10 @@ export function sessionResult(body: unknown, reference: string, expected: { valu
         payment: { id: p.pspReference, chargeReference: reference, amount: fromMinor(p.amount.value), currency: p.amount.currency, receiver: merchantAccount, paidAt: new Date(), raw: { paymentMethod: 'scheme', brand: p.paymentMethod?.brand ?? null, source: 'session result' } },
       };
     }
-    case 'refused': return { status: 'failed', reason: 'Refused' };
-    case 'canceled': return { status: 'failed', reason: 'Cancelled' };
-    case 'expired': return { status: 'failed', reason: 'Expired' };
+    // The session is over: the next visit to the checkout opens a new one (another card).
+    case 'refused': return { status: 'failed', reason: 'Refused', final: true };
+    case 'canceled': return { status: 'failed', reason: 'Cancelled', final: true };
+    case 'expired': return { status: 'failed', reason: 'Expired', final: true };
     default: return { status: 'pending' };
   }
 }

@@ -41,6 +41,14 @@ function sameSignature(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/**
+ * The additionalData keys caja keeps of a notification (adyen_events.additional_data): what it
+ * reads (the card's last four, the refusal and chargeback codes, the defence deadline) and nothing
+ * else, so whatever else the merchant account adds (a holder's name, a BIN, an issuer) is never
+ * stored (docs/security.md, "Card data").
+ */
+export const KEPT_ADDITIONAL_DATA = new Set(['cardSummary', 'refusalReasonCode', 'chargebackReasonCode', 'chargebackSchemeCode', 'defensePeriodEndsAt', 'disputeStatus', 'paymentMethodVariant']);
+
 export type ParsedBatch =
   | { ok: true; items: AdyenNotification[] }
   /** The body is not a notification batch, or an item is unsigned or signed with no configured key. */
@@ -81,7 +89,7 @@ export function parseNotifications(body: unknown, hexKeys: readonly string[], me
       success: item.success === 'true' || item.success === true,
       eventDate: typeof item.eventDate === 'string' ? item.eventDate : null,
       reason: typeof item.reason === 'string' && item.reason ? item.reason : null,
-      additionalData: Object.fromEntries(Object.entries(additional).filter(([k, v]) => k !== 'hmacSignature' && typeof v === 'string')) as Record<string, string>,
+      additionalData: Object.fromEntries(Object.entries(additional).filter(([k, v]) => KEPT_ADDITIONAL_DATA.has(k) && typeof v === 'string')) as Record<string, string>,
       paymentMethod: typeof item.paymentMethod === 'string' ? item.paymentMethod : null,
     });
   }

@@ -5,6 +5,7 @@ import { buildPixConnector, PIX_CONNECTOR } from './connector.ts';
 import { newIdEnvio, parseSendHints } from './payout-mapping.ts';
 import { PIX_INTERVALS, validatePixConfig } from './settings.ts';
 import { callbackUrl, pixView } from './view.ts';
+import { pixAccountId } from './day.ts';
 
 const when = { type: ['string', 'null'] } as const;
 
@@ -19,6 +20,9 @@ export const pixKind: ConnectorKind = {
   payoutHints: (body) => parseSendHints(body).map((h) => ({ reference: h.idEnvio, providerId: h.e2eId })),
   refunds: true,
   matchKey: 'payment_id',
+  statements: true,
+  // The PSP account as its statements (fetched or uploaded from the provider) name it.
+  statementAccounts: (stored) => (stored.settings.pix_key ? [pixAccountId(stored.settings.pix_key)] : []),
   intervals: PIX_INTERVALS,
   settings: {
     fields: [
@@ -107,6 +111,7 @@ export const pixKind: ConnectorKind = {
   },
   cli: {
     savedNote: 'saved; running caja processes take it at once on PostgreSQL (else within CAJA_CACHE_SECONDS) and register the webhook at the PSP',
+    help: { set: 'configure the API Pix connector' },
     resend: {
       resend: { what: 'refund', names: 'Pix devolução' },
       'resend-cashout': { what: 'cashout', names: 'Pix send', reference: 'idEnvio' },

@@ -17,7 +17,7 @@ import type { OrderPayoutConnector, OrderSendResult, OrderState } from '../payou
 import { recordHealth } from '../store.ts';
 import type { PixClient } from './client.ts';
 import { newIdEnvio, sendBody, sendResult, sendState } from './payout-mapping.ts';
-import { add, cmp, type Decimal, fromDb, toDb } from '../../domain/money.ts';
+import { add, cmp, fromDb, toDb } from '../../domain/money.ts';
 
 /** The payouts block of the Pix connector's configuration (PUT /admin/connectors/pix). */
 export interface PixPayoutSettings {
@@ -47,7 +47,7 @@ export function buildPixPayouts(ctx: AppContext, name: string, client: PixClient
     providerIdIsBankReference: true,
     newReference: newIdEnvio,
 
-    async send(order, reference): Promise<OrderSendResult> {
+    async send(order, reference, facts): Promise<OrderSendResult> {
       const built = sendBody(order, { key: settings.payer_key, info: settings.info_pagador });
       if (!built.ok) return { kind: 'rejected', code: built.code, error: built.reason };
       // The limit was lowered after the cashout was created: not sent.
@@ -57,7 +57,8 @@ export function buildPixPayouts(ctx: AppContext, name: string, client: PixClient
       const now = ctx.now().getTime();
       if (pausedUntil > now) return { kind: 'retry', error: `the PSP asked to wait (rate limit) until ${new Date(pausedUntil).toISOString()}` };
       if (settings.daily_limit !== undefined) {
-        const sent = await sentToday(ctx, name, order.cashoutId);
+        if (!facts) return { kind: 'retry', error: 'the daily limit cannot be checked: no count of the day\'s sends was given' };
+        const sent = fromDb(await facts.handedOverSince(todayStart(ctx.now())));
         if (cmp(add(sent, fromDb(order.amount)), fromDb(settings.daily_limit)) > 0) {
           return { kind: 'retry', error: `the daily limit of ${settings.daily_limit} BRL is reached (${toDb(sent)} BRL sent today): sent when the day allows` };
         }
@@ -113,18 +114,8 @@ export function buildPixPayouts(ctx: AppContext, name: string, client: PixClient
 /** Brazil's offset from UTC (no daylight saving time since 2019). */
 const BRT_OFFSET_MS = -3 * 3600_000;
 
-/**
- * BRL handed to the PSP today (São Paulo's day) by other cashouts, not rejected: every row
- * written 'sending' counts before its request leaves, so two sends stepped at once each count the
- * other, and together they never pass the limit (at worst one waits).
- */
-async function sentToday(ctx: AppContext, connector: string, except: number): Promise<Decimal> {
-  const local = ctx.now().getTime() + BRT_OFFSET_MS;
-  const dayStart = new Date(local - (local % 86_400_000) - BRT_OFFSET_MS);
-  const { rows } = await ctx.db.query<{ total: string | null }>(
-    `SELECT sum(c.local_amount)::text AS total FROM connector_payouts cp JOIN cashouts c ON c.id = cp.cashout_id
-     WHERE cp.connector = $1 AND cp.cashout_id <> $2 AND cp.state IN ('sending', 'sent', 'done') AND c.status IN ('DELIVERED', 'COMPLETED') AND c.delivered_at >= $3`,
-    [connector, except, dayStart],
-  );
-  return fromDb(rows[0]?.total ?? '0');
+/** The start of São Paulo's day containing `now`, as an instant. */
+function todayStart(now: Date): Date {
+  const local = now.getTime() + BRT_OFFSET_MS;
+  return new Date(local - (local % 86_400_000) - BRT_OFFSET_MS);
 }

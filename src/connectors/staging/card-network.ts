@@ -23,7 +23,7 @@ export interface CardRefundOutcome {
 
 /**
  * A card network. Called outside any database transaction, with the send-once rule of every
- * provider request (src/connectors/refunds.ts): the reference is stored first, and a refund whose
+ * provider request (the send-once primitive, src/jobs/send-once.ts): the reference is stored first, and a refund whose
  * request may have reached the network (timeout, crash) is looked up by it (`status`) before any
  * resend.
  */

@@ -7,9 +7,9 @@
 //   payouts      a MX cashout is an order (ordenPago/registra, signed), its claveRastreo random
 //                and stored before sending; looked up by it (consOrdEnvRastreo) on every operation
 //                day STP may have dated it, before any resend and for its state; an order found
-//                that is not the cashout's is never adopted (src/connectors/payouts.ts)
+//                that is not the cashout's is never adopted (src/cashouts/payouts.ts, the send-once primitive)
 //   refunds      a refund of an SPEI deposit is an order back to the abono's ordering account
-//                (./refunds.ts), sent and tracked by src/connectors/refunds.ts
+//                (./refunds.ts), sent and tracked by src/refunds/provider-refunds.ts
 import type { AppContext } from '../../config/context.ts';
 import { dec } from '../../domain/money.ts';
 import { paymentInfoBase, speiReference } from '../../domain/payment-info.ts';

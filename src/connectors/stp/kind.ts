@@ -19,7 +19,9 @@ export const stpKind: ConnectorKind = {
   paysOut: ['MX'],
   newPayoutReference: newClaveRastreo,
   refunds: true,
-  matchKey: 'payment_id',
+  matchKey: 'payment_id_head',
+  statements: true,
+  statementAccounts: (stored) => (stored.settings.ordering_clabe ? [stored.settings.ordering_clabe] : []),
   intervals: STP_INTERVALS,
   // POST /connectors/stp/abono (an incoming transfer) and /connectors/stp/estado (a sent order's state).
   callbacks: STP_CALLBACKS,
@@ -98,6 +100,7 @@ export const stpKind: ConnectorKind = {
   },
   cli: {
     savedNote: 'saved; running caja processes take it at once on PostgreSQL (else within CAJA_CACHE_SECONDS) (MX SPEI deposits and cashouts go through STP)',
+    help: { set: 'configure the STP connector, MX SPEI' },
     resend: { resend: { what: 'cashout', names: 'STP order' } },
   },
 };

@@ -2,7 +2,7 @@
 // refund's order (ordenPago/registra, signed like a cashout's) goes back to the account the
 // abono came from, under the claveRastreo stored with the refund before the first send. The steps
 // around it (send once, lease, look-up before any resend, outcome applied once) are
-// src/connectors/refunds.ts's, as for Pix devoluções.
+// the send-once primitive's (src/jobs/send-once.ts, declared by src/refunds/provider-refunds.ts), as for Pix devoluções.
 //   refund        registra: registered → PENDING (looked up until settled); a claveRastreo STP
 //                 already holds → PENDING (the look-up decides whether it is this refund's);
 //                 refused for the beneficiary's reasons → REJECTED; STP's trouble or an

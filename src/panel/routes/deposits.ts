@@ -5,6 +5,7 @@ import { ACCEPTED_COUNTRIES } from '../../domain/countries.ts';
 import { methodsForCountry } from '../../domain/catalog.ts';
 import { DEPOSIT_STATUSES, type DepositStatus } from '../../domain/deposit-states.ts';
 import { listDeposits, notificationIdsOf, refundsOfDeposit, type DepositFilter } from '../../deposits/list.ts';
+import { disputesShown } from '../../deposits/disputes.ts';
 import { runSandboxAction } from '../../deposits/sandbox.ts';
 import { findDeposit, statusHistory } from '../../deposits/store.ts';
 import { getRefund, RefundTransitionError, transitionRefund } from '../../refunds/service.ts';
@@ -53,14 +54,14 @@ export function registerDeposits(app: FastifyInstance, ctx: AppContext, gate: Pa
   }
 
   async function depositView(c: Ctx, d: NonNullable<Awaited<ReturnType<typeof ownDeposit>>>, extra: Partial<V.DepositView> = {}): Promise<V.Page> {
-    const [history, refunds, ids] = await Promise.all([statusHistory(ctx.db, d.id), refundsOfDeposit(ctx.db, d.id), notificationIdsOf(ctx.db, d.merchant_id, d.id)]);
+    const [history, refunds, ids, disputes] = await Promise.all([statusHistory(ctx.db, d.id, d.created_at), refundsOfDeposit(ctx.db, d.id), notificationIdsOf(ctx.db, d.merchant_id, d.id), disputesShown(ctx.db, d)]);
     const notifications = (await Promise.all(ids.map((id) => getNotification(ctx.db, id, d.merchant_id)))).filter((n) => n !== null);
     const methods = methodsForCountry(d.country).filter((m) => !d.payment_types?.length || d.payment_types.includes(m.type));
     const done =
       c.query.done === 'refund' ? c.f.t.refundCreated.replace('{id}', String(parseId(c.query.refund) ?? ''))
       : c.query.done === 'resend' || c.query.done?.startsWith('refund_') ? c.f.t.done
       : c.query.done ? c.f.t.depositNow.replace('{status}', statusText(c.f.t, d.status)) : undefined;
-    return V.depositPage(c.f, { d, history, refunds, notifications, methods, staging, done, ...extra });
+    return V.depositPage(c.f, { d, history, refunds, notifications, methods, staging, done, disputes, ...extra });
   }
 
   app.get('/panel/deposits/:id', panelRoute('view', async (c) => {

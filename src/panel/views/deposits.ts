@@ -1,6 +1,8 @@
 // The panel's deposits: the list and one deposit's page.
 import type { DepositRow, StatusChange } from '../../deposits/store.ts';
 import type { DepositRefund } from '../../deposits/list.ts';
+import { type DepositDispute, disputeStatus } from '../../deposits/disputes.ts';
+import { storedCardRefusal } from '../../domain/cards.ts';
 import type { PaymentMethod } from '../../domain/catalog.ts';
 import type { AttemptRow, NotificationRow } from '../../notifications/store.ts';
 import { can } from '../services/roles.ts';
@@ -37,6 +39,8 @@ export interface DepositView {
   notifications: (NotificationRow & { attempts: AttemptRow[] })[];
   methods: PaymentMethod[];
   staging: boolean;
+  /** The deposit's disputes (chargebacks), with their defence deadline. */
+  disputes: DepositDispute[];
   refundForm?: Record<string, string>;
   refundError?: string;
   done?: string;
@@ -54,6 +58,20 @@ export function depositPage(f: Frame, v: DepositView): Page {
     [t.country, d.country], [t.method, d.payment_method ?? ''], [t.payer, [d.payer_name, d.payer_email].filter(Boolean).join(' · ')],
     [t.document, [d.payer_document_type, d.payer_document].filter(Boolean).join(' ')], [t.created, when(d.created_at)],
   ])}</section>`;
+  const refusal = storedCardRefusal(d.card_refusal);
+  const refused = refusal && d.status !== 'COMPLETED'
+    ? html`<section class="card" id="card-refusal"><h2>${t.cardRefused}</h2><p>${fillText(t.cardRefusedText, { reason: refusal.reason, code: refusal.reason_code ?? '—', when: refusal.refused_at.replace('T', ' ').slice(0, 19) + ' UTC', attempts: refusal.attempts })}</p></section>`
+    : '';
+  const disputes = v.disputes.length
+    ? html`<section class="card" id="disputes"><h2>${t.disputes}</h2><p class="hint">${t.disputeHint}</p>${table(t.disputes,
+      [t.id, t.status, t.reasonCode, t.amount, t.defenseDeadline, t.disputeOpened, t.disputeClosed, t.disputeDebit, t.chargebackFee],
+      v.disputes.map((x) => {
+        const shown = disputeStatus(x.status);
+        return [String(x.id), html`<span class="badge ${shown}">${t[`ds${shown}`]}</span>`, [x.reason_code, x.reason].filter(Boolean).join(' · '), money(x.disputed_amount, x.disputed_currency),
+          when(x.deadline_at), when(x.created_at), x.status === 'reversed' ? when(x.updated_at) : '',
+          x.debit !== null && x.debit_currency ? money(x.debit, x.debit_currency) : '', x.fee !== null && x.debit_currency ? money(x.fee, x.debit_currency) : ''];
+      }), [3, 7, 8])}</section>`
+    : '';
   const timeline = table(t.timeline, [t.when, t.status, t.cause, t.actor], v.history.map((h) => [when(h.created_at), badge(t, h.to_status), h.cause, h.actor]));
   let sandbox: SafeHtml | string = '';
   if (v.staging && can(f.role, 'sandbox') && (d.status === 'PENDING' || d.status === 'APPROVED')) {
@@ -92,6 +110,6 @@ ${field('comments', t.comments, r.comments)}
 ${n.attempts.length ? table(t.attempts, ['#', t.when, t.responseCode, t.excerpt], n.attempts.map((a) => [String(a.attempt_no), when(a.started_at), a.status_code ?? a.error ?? '', a.response_excerpt ? html`<pre>${a.response_excerpt}</pre>` : ''])) : html`<p>${t.noAttempts}</p>`}
 ${can(f.role, 'notifications') ? actionButton(f, `/panel/notifications/${n.id}/resend?deposit=${d.id}`, t.resend) : ''}</section>`)
     : html`<p>${t.none}</p>`;
-  return frame(f, '/panel/deposits', fillText(t.depositTitle, { id: d.id }), html`${notice(v.done)}${summary}${sandbox}
+  return frame(f, '/panel/deposits', fillText(t.depositTitle, { id: d.id }), html`${notice(v.done)}${summary}${refused}${disputes}${sandbox}
 <h2>${t.timeline}</h2>${timeline}<h2>${t.refunds}</h2>${refunds}${refundForm}<h2>${t.notifications}</h2>${notes}`, v.refundError ? 422 : undefined);
 }

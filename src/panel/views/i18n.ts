@@ -99,6 +99,11 @@ const en = {
   paymentType: 'Payment type', rates: 'Exchange rates', ratePerUsd: 'Units per USD',
   stPENDING: 'Pending', stAPPROVED: 'Approved', stCOMPLETED: 'Completed', stCANCELLED: 'Cancelled', stON_HOLD: 'On hold', stDELIVERED: 'Delivered',
   stREJECTED: 'Rejected', stSUCCESS: 'Success', stPROCESSING: 'Processing', stFAILED: 'Failed',
+  cardRefused: 'Last card refused', cardRefusedText: '{reason} ({code}), {when}; {attempts} attempt(s) refused. The deposit stays payable with another card until it expires.',
+  disputes: 'Disputes (chargebacks)', disputeOpened: 'Opened', disputeClosed: 'Closed', defenseDeadline: 'Defence deadline', reasonCode: 'Reason code',
+  disputeDebit: 'Taken from the balance', chargebackFee: 'Chargeback fee',
+  disputeHint: 'A defence (documents) is submitted in the acquirer\'s own portal before the deadline; caja shows the dispute and moves the money when the acquirer decides.',
+  dsOPEN: 'Open', dsCHARGED_BACK: 'Charged back', dsREVERSED: 'Reversed (won)',
 };
 
 export type PanelStrings = typeof en;
@@ -172,6 +177,11 @@ const es: PanelStrings = {
   paymentType: 'Tipo de pago', rates: 'Tipos de cambio', ratePerUsd: 'Unidades por USD',
   stPENDING: 'Pendiente', stAPPROVED: 'Aprobado', stCOMPLETED: 'Completado', stCANCELLED: 'Cancelado', stON_HOLD: 'Retenido', stDELIVERED: 'Entregado',
   stREJECTED: 'Rechazado', stSUCCESS: 'Exitoso', stPROCESSING: 'En proceso', stFAILED: 'Fallida',
+  cardRefused: 'Última tarjeta rechazada', cardRefusedText: '{reason} ({code}), {when}; {attempts} intento(s) rechazado(s). El depósito sigue pagable con otra tarjeta hasta que expire.',
+  disputes: 'Disputas (contracargos)', disputeOpened: 'Abierta', disputeClosed: 'Cerrada', defenseDeadline: 'Plazo de defensa', reasonCode: 'Código de motivo',
+  disputeDebit: 'Descontado del saldo', chargebackFee: 'Cargo por contracargo',
+  disputeHint: 'La defensa (documentos) se presenta en el portal del adquirente antes del plazo; caja muestra la disputa y mueve el dinero cuando el adquirente decide.',
+  dsOPEN: 'Abierta', dsCHARGED_BACK: 'Contracargada', dsREVERSED: 'Revertida (ganada)',
 };
 
 const pt: PanelStrings = {
@@ -243,6 +253,11 @@ const pt: PanelStrings = {
   paymentType: 'Tipo de pagamento', rates: 'Taxas de câmbio', ratePerUsd: 'Unidades por USD',
   stPENDING: 'Pendente', stAPPROVED: 'Aprovado', stCOMPLETED: 'Concluído', stCANCELLED: 'Cancelado', stON_HOLD: 'Retido', stDELIVERED: 'Entregue',
   stREJECTED: 'Rejeitado', stSUCCESS: 'Sucesso', stPROCESSING: 'Em processamento', stFAILED: 'Falhou',
+  cardRefused: 'Último cartão recusado', cardRefusedText: '{reason} ({code}), {when}; {attempts} tentativa(s) recusada(s). O depósito continua pagável com outro cartão até expirar.',
+  disputes: 'Disputas (chargebacks)', disputeOpened: 'Aberta', disputeClosed: 'Encerrada', defenseDeadline: 'Prazo de defesa', reasonCode: 'Código do motivo',
+  disputeDebit: 'Descontado do saldo', chargebackFee: 'Tarifa de chargeback',
+  disputeHint: 'A defesa (documentos) é enviada no portal do adquirente antes do prazo; a caja mostra a disputa e move o dinheiro quando o adquirente decide.',
+  dsOPEN: 'Aberta', dsCHARGED_BACK: 'Estornada (chargeback)', dsREVERSED: 'Revertida (ganha)',
 };
 
 const DICTS: Record<Lang, PanelStrings> = { en, es, pt };

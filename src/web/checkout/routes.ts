@@ -17,7 +17,7 @@
 //   POST /checkout/<token>/cancel        the customer cancels: back_url, or the streamline return
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
-import { settleCharge } from '../../deposits/return-leg.ts';
+import { recordCardRefusal, settleCharge } from '../../deposits/return-leg.ts';
 import { allowedMethods, cancelByCustomer, CheckoutError, chooseMethod, methodSettled, neededPayerFields, startCharge } from '../../deposits/checkout.ts';
 import {
   answerStagingChallenge, openStagingChallenge, payOnStagingCardPage, returnPath, STAGING_CARD,
@@ -144,6 +144,9 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
           case 'challenge':
             return challengePage(l, r.detail, csrfOf(l));
           case 'declined':
+            // The network's word that it refused the card, as an acquirer notifies a refusal: the
+            // deposit stays payable and shows it (card_refusal).
+            await recordCardRefusal(ctx, STAGING_CARD, reference, { reason: 'card declined', reasonCode: null });
             return cardPage(l, { alert: l.t.cardDeclined, holder: body.holder, expiry: body.expiry }, csrfOf(l), base());
           case 'invalid':
             return cardPage(l, { errors: r.errors, holder: body.holder, expiry: body.expiry }, csrfOf(l), base());
@@ -166,6 +169,7 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
       const detail = await openStagingChallenge(ctx, reference);
       if (!detail || !(await answerStagingChallenge(ctx, reference, body.decision === 'approve'))) return { redirect: here(l) };
       if (body.decision === 'approve') return { redirect: pageLink(l, returnPath(STAGING_CARD, l.d.token)) };
+      await recordCardRefusal(ctx, STAGING_CARD, reference, { reason: '3-D Secure not confirmed', reasonCode: null });
       return cardPage(l, { alert: l.t.challengeFailed, holder: detail.card_holder }, csrfOf(l), base());
     }),
   );

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { PAYMENT_TYPES, type PaymentType } from '../../domain/catalog.ts';
-import { effectiveSchedule, type FeeOverrides, FEE_PERCENT, SURCHARGE_PERCENT, validateFeeOverrides } from '../../domain/fees.ts';
+import { CHARGEBACK_FEE_USD, effectiveSchedule, type FeeOverrides, FEE_PERCENT, SURCHARGE_PERCENT, validateFeeOverrides } from '../../domain/fees.ts';
 import { parseId } from '../../domain/ids.ts';
 import { setMerchantFees } from '../../merchants/fees.ts';
 import { getMerchant, type Merchant } from '../../merchants/merchants.ts';
@@ -30,6 +30,7 @@ export function feesCard(f: V.Frame, m: { id: number; feeSchedule: FeeOverrides 
   const rows = PAYMENT_TYPES.map((type) => html`<tr><td>${type}</td><td class="num">${mark('fee', type)}</td><td class="num">${mark('surcharge', type)}</td></tr>`);
   return html`<section class="card"><h2>${t.fees}</h2><p class="hint">${m.feeSchedule ? t.feeHintOwn : t.feeHintGlobal}</p>
 <div class="scroll" role="region" aria-label="${t.fees}" tabindex="0"><table><thead><tr><th scope="col">${t.type}</th><th scope="col" class="num">${t.fee}</th><th scope="col" class="num">${t.surcharge}</th></tr></thead><tbody>${rows}</tbody></table></div>
+<p>${t.chargebackFee}: <span id="chargeback-fee">${m.feeSchedule?.chargeback !== undefined ? html`<b>${s.chargeback}</b> (${t.feeOwn})` : s.chargeback}</span></p>
 <p><a href="/ops/merchants/${m.id}/fees">${canOps(f.role, 'merchants.settings') ? t.feeEdit : t.feeView}</a></p></section>`;
 }
 
@@ -52,16 +53,23 @@ function feesPage(f: V.Frame, m: Merchant, form: FeesForm, status?: number): V.P
     return html`<fieldset class="card"><legend>${type}</legend><div class="row2">${box('fee')}${box('surcharge')}</div></fieldset>`;
   });
   const s = effectiveSchedule(m.fee_schedule);
+  const chargeback = html`<fieldset class="card"><legend>${t.chargebackFee}</legend>${field('chargeback', t.chargebackFee, form.values.chargeback ?? '', {
+    inputmode: 'decimal', hint: fillText(t.chargebackFeeHint, { amount: CHARGEBACK_FEE_USD }), error: form.errors.chargeback,
+  })}</fieldset>`;
   const body = may
-    ? html`<p>${t.feeFormHint}</p><form method="post" action="/ops/merchants/${m.id}/fees" novalidate>${csrfField(f)}<div class="grid2">${groups}</div><button class="button">${t.save}</button></form>`
-    : html`<div class="scroll" role="region" aria-label="${t.fees}" tabindex="0"><table><thead><tr><th scope="col">${t.type}</th><th scope="col" class="num">${t.fee}</th><th scope="col" class="num">${t.surcharge}</th></tr></thead><tbody>${PAYMENT_TYPES.map((type) => html`<tr><td>${type}</td><td class="num">${s.fee[type]}</td><td class="num">${s.surcharge[type]}</td></tr>`)}</tbody></table></div>`;
+    ? html`<p>${t.feeFormHint}</p><form method="post" action="/ops/merchants/${m.id}/fees" novalidate>${csrfField(f)}<div class="grid2">${groups}</div>${chargeback}<button class="button">${t.save}</button></form>`
+    : html`<div class="scroll" role="region" aria-label="${t.fees}" tabindex="0"><table><thead><tr><th scope="col">${t.type}</th><th scope="col" class="num">${t.fee}</th><th scope="col" class="num">${t.surcharge}</th></tr></thead><tbody>${PAYMENT_TYPES.map((type) => html`<tr><td>${type}</td><td class="num">${s.fee[type]}</td><td class="num">${s.surcharge[type]}</td></tr>`)}</tbody></table></div>
+<p>${t.chargebackFee}: ${s.chargeback}</p>`;
   const notice = form.notice ? html`<p class="ok" role="status">${form.notice}</p>` : '';
   const alert = form.error ? html`<p class="alert" role="alert">${form.error}</p>` : '';
   return V.frame(f, '/ops/merchants', fillText(t.feeTitle, { name: m.name }), html`${notice}${alert}<p><a href="/ops/merchants/${m.id}">${raw('&larr;')} ${m.name} (${m.id})</a></p>${body}`, status);
 }
 
 /** The form's boxes as the merchant's overrides are now: empty where the global schedule applies. */
-const valuesOf = (o: FeeOverrides | null) => Object.fromEntries(KINDS.flatMap((k) => PAYMENT_TYPES.map((type) => [`${k}-${type}`, o?.[k]?.[type] ?? ''])));
+const valuesOf = (o: FeeOverrides | null): Record<string, string> => ({
+  ...Object.fromEntries(KINDS.flatMap((k) => PAYMENT_TYPES.map((type) => [`${k}-${type}`, o?.[k]?.[type] ?? '']))),
+  chargeback: o?.chargeback ?? '',
+});
 
 export function registerOpsFees(app: FastifyInstance, ctx: AppContext, opsRoute: OpsRouteOf): void {
   app.get('/ops/merchants/:id/fees', opsRoute('view', async (c) => {
@@ -76,7 +84,7 @@ export function registerOpsFees(app: FastifyInstance, ctx: AppContext, opsRoute:
     const m = id === null ? null : await getMerchant(ctx.db, id);
     if (!m || id === null) return V.messagePage(c.f, c.f.t.notFoundTitle, c.f.t.notFound, 404, c.f);
     const values: Record<string, string> = {};
-    const body: { fee: Record<string, string>; surcharge: Record<string, string> } = { fee: {}, surcharge: {} };
+    const body: { fee: Record<string, string>; surcharge: Record<string, string>; chargeback?: string } = { fee: {}, surcharge: {} };
     for (const kind of KINDS) {
       for (const type of PAYMENT_TYPES) {
         const name = `${kind}-${type}`;
@@ -85,6 +93,9 @@ export function registerOpsFees(app: FastifyInstance, ctx: AppContext, opsRoute:
         if (v) body[kind][type] = v;
       }
     }
+    const cb = typeof c.body.chargeback === 'string' ? c.body.chargeback.trim().slice(0, 40) : '';
+    values.chargeback = cb;
+    if (cb) body.chargeback = cb;
     const checked = validateFeeOverrides(body);
     if (!checked.ok) {
       // "fee.VOUCHER: must be less than 100" is the box fee-VOUCHER's error.

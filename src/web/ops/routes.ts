@@ -23,6 +23,7 @@ import * as V from './views.ts';
 import { registerOpsConnectorSettings } from './connector-settings.ts';
 import { registerOpsFees } from './fees.ts';
 import { registerOpsSettlements } from './settlements.ts';
+import { registerOpsDeposits } from './deposits.ts';
 import { registerOpsStatements } from './statements.ts';
 import { registerOperatorLifecycle } from './lifecycle-routes.ts';
 import { registerOpsSignIn } from './areas/sign-in.ts';
@@ -109,6 +110,7 @@ export function registerOps(app: FastifyInstance, ctx: AppContext): void {
   const { operatorsView } = registerOpsOperators(app, ctx, kit);
   registerOpsFees(app, ctx, opsRoute);
   registerOpsSettlements(app, ctx, opsRoute);
+  registerOpsDeposits(app, ctx, opsRoute);
   registerOpsConnectorSettings(app, ctx, opsRoute);
   registerOpsStatements(app, ctx, opsRoute, reconView);
   registerOperatorLifecycle(app, ctx, { opsRoute, operatorsView });

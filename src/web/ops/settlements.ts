@@ -43,7 +43,7 @@ export function registerOpsSettlements(app: FastifyInstance, ctx: AppContext, op
     const m = id === null ? null : await getMerchant(ctx.db, id);
     if (!unmatched && !m) return V.messagePage(c.f, c.f.t.notFoundTitle, c.f.t.notFound, 404, c.f);
     const list = await listReturns(ctx.db, unmatched ? { status: 'unmatched', limit: 200 } : { merchantId: m!.id, limit: 200 });
-    const rows = list.map((r) => [r.created_at.toISOString(), r.deposit_id === null ? '' : String(r.deposit_id), r.provider, r.kind, r.reason, r.description ?? '', r.status,
+    const rows = list.map((r) => [r.created_at.toISOString(), r.deposit_id === null ? '' : html`<a href="/ops/deposits/${r.deposit_id}">${r.deposit_id}</a>`, r.provider, r.kind, r.reason, r.description ?? '', r.status,
       `${r.amount} ${r.currency}`, r.debit === null ? '' : `${r.debit} ${r.debit_currency ?? ''}`]);
     const body = list.length
       ? html`<div class="scroll" role="region" aria-label="${t.returns}" tabindex="0"><table><thead><tr><th scope="col">${t.when}</th><th scope="col">#</th><th scope="col">${t.type}</th><th scope="col">${t.type}</th>

@@ -74,7 +74,7 @@ export const fakeWalletKind: ConnectorKind = {
   label: 'Fake wallet',
   serves: [{ country: 'BR', method: 'PP' }],
   build: (_ctx, stored) => wallet(stored.settings, stored.secrets),
-  matchKey: 'charge_reference',
+  matchKey: 'payment_id',
   intervals: { poll: { env: 'CAJA_FAKE_WALLET_POLL_SECONDS', default: 300, min: 1, max: 3600 } },
   settings: {
     fields: [{ name: 'api_url', endpoint: true }, { name: 'merchant' }, { name: 'api_key', secret: true }],
