@@ -82,7 +82,7 @@ export type CallbackOutcome =
   /** Answered as is (e.g. a post already applied, answered from the database). */
   | { kind: 'answer'; body: Record<string, unknown> }
   /** A payment read back from the provider (never taken from the post): applied once, then answered from what was kept. */
-  | { kind: 'payment'; payment: ProviderPayment; answer(kept: { status: string; reason: string | null }): Record<string, unknown> }
+  | { kind: 'payment'; payment: ProviderPayment; answer(kept: { status: string; reason: string | null; seen_via?: string }): Record<string, unknown> }
   /** A sent order (a cashout's, else a refund's) changed state: a hint; the order is looked up before anything moves. */
   | { kind: 'order'; reference: string | null; providerId: string | null; body: Record<string, unknown> }
   | { kind: 'not_configured' }

@@ -228,8 +228,19 @@ export interface PayinConnector {
   close?(): void;
   /** Whether a payment read from the provider completes the deposit (its matching rule). */
   checkPayment?(payment: ProviderPayment, deposit: { status: string; payerAmount: Decimal; reference: string | null; expiresAt: Date | null }): { ok: true } | { ok: false; reason: string };
-  /** Sends a received payment back in full under `reference` (Pix: PUT /pix/{e2eid}/devolucao/{reference}); idempotent under it. */
+  /**
+   * Sends a received payment back in full under `reference` (Pix: PUT /pix/{e2eid}/devolucao/{reference};
+   * STP: an order of the full amount to the ordering account, looked up under its claveRastreo
+   * before it is registered); idempotent under it.
+   */
   returnPayment?(payment: ProviderPayment, reference: string, reason: string): Promise<void>;
+  /** The reference a send-back is stored under before it is sent (default: a 25-character `cajaret…`). */
+  newReturnReference?(): string;
+  /**
+   * The provider sends a payment back when the callback's answer refuses it (STP: devolver): a
+   * refused payment first recorded from a callback is not sent back again by returnPayment.
+   */
+  readonly returnsByAnswer?: boolean;
   /** Registers the address the provider posts its callbacks to (Pix: PUT /webhook/{chave}). */
   registerCallback?(url: string): Promise<void>;
   /** Every payment received in [from, to] (Pix: GET /pix?inicio&fim, page by page): reconciliation; `withReturns`: only those with returns (Pix: devolucaoPresente=true). */

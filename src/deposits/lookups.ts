@@ -60,6 +60,9 @@ export interface DepositForMatching {
   country: string;
   payer_document: string | null;
   created_at: Date;
+  /** The merchant's payer rule (payer_must_match) and the deposit's outcome of it (docs/connectors.md, "The payer rule"). */
+  payer_must_match: boolean;
+  payer_checked: boolean | null;
 }
 
 /**
@@ -69,7 +72,8 @@ export interface DepositForMatching {
 export async function depositsForMatching(
   q: Queryable, o: { ids: number[]; connectors: readonly string[]; remainders: number[]; amounts: string[]; since: Date },
 ): Promise<DepositForMatching[]> {
-  const columns = 'id, status, connector, payer_amount::text, local_currency, country, payer_document, created_at';
+  const columns = 'id, status, connector, payer_amount::text, local_currency, country, payer_document, created_at, payer_checked,' +
+    ' coalesce((SELECT m.payer_must_match FROM merchants m WHERE m.id = merchant_id), false) AS payer_must_match';
   const { rows } = await q.query<DepositForMatching>(
     `SELECT ${columns} FROM deposits WHERE id = ANY($1::integer[])
      UNION

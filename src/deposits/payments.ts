@@ -77,7 +77,7 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING RETURNING payment_id`,
       [connector.name, payment.id, payment.chargeReference, d?.id ?? null, toDb(payment.amount), payment.currency, payment.receiver,
         payment.paidAt, status, reason, via, payment.raw === undefined ? null : JSON.stringify(payment.raw), payment.payerDocument ?? null,
-        refused ? newReference('cajaret', 25) : null],
+        refused ? (connector.newReturnReference?.() ?? newReference('cajaret', 25)) : null],
     );
     // Another process applied it between the two reads (it waited for that one to commit).
     if (inserted.rows.length === 0) return { status: 'duplicate' };
@@ -111,14 +111,18 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
 }
 
 /**
- * Sends back a payment the payer rule refused (Pix: a devolução of the full amount), once: the
- * reference was stored with the payment before the first send, the provider's PUT is idempotent
- * under it, and returned_at marks it sent. A send that fails is tried again on the next read.
+ * Sends back a payment the payer rule refused (Pix: a devolução of the full amount; STP: an order
+ * of the full amount to the ordering account), once: the reference was stored with the payment
+ * before the first send, the provider's send is idempotent under it (STP: looked up first, and a
+ * claveRastreo is never registered twice), and returned_at marks it sent. A send that fails is
+ * tried again on the next read. A payment the callback's answer already refused (STP's devolver,
+ * returnsByAnswer) is the provider's to send back: nothing is sent for it.
  */
 async function sendBackRefused(ctx: AppContext, connector: PayinConnector, payment: ProviderPayment): Promise<void> {
   const { rows } = await ctx.db.query<{ return_reference: string }>(
-    `SELECT return_reference FROM connector_payments WHERE connector = $1 AND payment_id = $2 AND status = 'refused' AND returned_at IS NULL`,
-    [connector.name, payment.id],
+    `SELECT return_reference FROM connector_payments WHERE connector = $1 AND payment_id = $2 AND status = 'refused' AND returned_at IS NULL
+       AND NOT ($3::boolean AND seen_via = 'webhook')`,
+    [connector.name, payment.id, connector.returnsByAnswer === true],
   );
   if (!rows[0] || !connector.returnPayment) return;
   try {
@@ -184,19 +188,69 @@ async function unrecordedReturns(ctx: AppContext, connector: string, ids: string
  */
 export async function applyStatementPayment(
   q: Queryable, ctx: AppContext, connectors: readonly string[], depositId: number, payment: Omit<ProviderPayment, 'chargeReference' | 'raw'>,
-): Promise<'applied' | 'duplicate' | 'not_pending'> {
-  const { rows } = await q.query<{ status: string; connector: string }>('SELECT status, connector FROM deposits WHERE id = $1 AND connector = ANY($2::text[]) FOR UPDATE', [depositId, connectors]);
+): Promise<'applied' | 'duplicate' | 'not_pending' | 'payer_mismatch'> {
+  const { rows } = await q.query<{ status: string; connector: string; payer_document: string | null; payer_must_match: boolean }>(
+    `SELECT d.status, d.connector, d.payer_document, m.payer_must_match FROM deposits d JOIN merchants m ON m.id = d.merchant_id
+     WHERE d.id = $1 AND d.connector = ANY($2::text[]) FOR UPDATE OF d`, [depositId, connectors]);
   if (rows[0]?.status !== 'PENDING') return 'not_pending';
   const connector = rows[0].connector;
+  // The payer rule, on the statement's counterparty document (reconciliation refused a mismatch before; checked again under the lock).
+  const payer = rows[0].payer_must_match ? checkPayer(payment.payerDocument, rows[0].payer_document) : null;
+  if (payer === 'mismatch') return 'payer_mismatch';
   const inserted = await q.query(
-    `INSERT INTO connector_payments (connector, payment_id, charge_reference, deposit_id, amount, currency, receiver, paid_at, status, reason, seen_via)
-     VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, 'applied', NULL, 'statement') ON CONFLICT DO NOTHING RETURNING payment_id`,
-    [connector, payment.id, depositId, toDb(payment.amount), payment.currency, payment.receiver, payment.paidAt],
+    `INSERT INTO connector_payments (connector, payment_id, charge_reference, deposit_id, amount, currency, receiver, paid_at, status, reason, seen_via, payer_document)
+     VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, 'applied', NULL, 'statement', $8) ON CONFLICT DO NOTHING RETURNING payment_id`,
+    [connector, payment.id, depositId, toDb(payment.amount), payment.currency, payment.receiver, payment.paidAt, payment.payerDocument ?? null],
   );
   if (inserted.rows.length === 0) return 'duplicate';
   await transitionDepositIn(q, ctx, depositId, 'COMPLETED', 'payment', { actor: 'bank', note: `bank statement entry ${payment.id}` });
+  if (payer !== null) await q.query('UPDATE deposits SET payer_checked = $2 WHERE id = $1', [depositId, payer === 'match']);
   ctx.metrics.connectorPayments.inc({ connector, status: 'applied' });
   return 'applied';
+}
+
+/**
+ * A bank statement credit the payer rule refused (reconciliation's payer_mismatch exception): kept
+ * as a refused payment of the deposit (once, under the entry's id) and the merchant notified
+ * (deposit.payment_refused), the deposit staying PENDING. Nothing is credited; own accounts have
+ * no provider to send it back through, so the operator sends it back (the exception's send_back).
+ */
+export async function refuseStatementPayment(
+  q: Queryable, ctx: AppContext, depositId: number, payment: Omit<ProviderPayment, 'chargeReference' | 'raw'>,
+): Promise<boolean> {
+  const { rows: [owner] } = await q.query<{ connector: string | null }>('SELECT connector FROM deposits WHERE id = $1', [depositId]);
+  const connector = owner?.connector;
+  if (!connector) return false;
+  const inserted = await q.query(
+    `INSERT INTO connector_payments (connector, payment_id, charge_reference, deposit_id, amount, currency, receiver, paid_at, status, reason, seen_via, payer_document)
+     VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, 'refused', $8, 'statement', $9) ON CONFLICT DO NOTHING RETURNING payment_id`,
+    [connector, payment.id, depositId, toDb(payment.amount), payment.currency, payment.receiver, payment.paidAt, PAYER_MISMATCH_REASON, payment.payerDocument ?? null],
+  );
+  if (inserted.rows.length === 0) return false;
+  const { rows: [dep] } = await q.query<DepositRow & { merchant_notification_url: string | null }>(
+    'SELECT d.*, m.notification_url AS merchant_notification_url FROM deposits d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1', [depositId]);
+  await recordEvent(q, {
+    merchantId: dep!.merchant_id, type: 'deposit.payment_refused', subjectType: 'deposit', subjectId: depositId,
+    data: { deposit_id: depositId, payment_id: payment.id, amount: toDb(payment.amount), currency: payment.currency, reason: 'payer_mismatch' },
+    notifications: await depositNotifications(q, ctx, dep!, dep!.merchant_notification_url),
+  });
+  ctx.metrics.connectorPayments.inc({ connector, status: 'refused' });
+  return true;
+}
+
+/**
+ * A statement credit confirming a deposit its connector completed without the payer's document
+ * (payer_checked false): the statement's counterparty document, when it is the deposit's payer,
+ * makes it checked. (Another payer's is reconciliation's payer_mismatch exception.)
+ */
+export async function notePayerFromStatement(q: Queryable, depositId: number, document: string | undefined): Promise<void> {
+  if (!document) return;
+  const { rows } = await q.query<{ payer_document: string | null; payer_must_match: boolean; payer_checked: boolean | null }>(
+    'SELECT d.payer_document, m.payer_must_match, d.payer_checked FROM deposits d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1', [depositId]);
+  const d = rows[0];
+  if (d?.payer_must_match && d.payer_checked === false && checkPayer(document, d.payer_document) === 'match') {
+    await q.query('UPDATE deposits SET payer_checked = true WHERE id = $1', [depositId]);
+  }
 }
 
 /**
@@ -315,8 +369,8 @@ export async function reconcile(ctx: AppContext, connector: PayinConnector, inte
 export type KeptPayment = KeptPaymentRow;
 
 /** How a payment a connector kept ended (applied, or unmatched and why); null when none is kept. */
-export async function keptPaymentOutcome(q: Queryable, connector: string, paymentId: string): Promise<{ status: string; reason: string | null } | null> {
-  const { rows } = await q.query<{ status: string; reason: string | null }>('SELECT status, reason FROM connector_payments WHERE connector = $1 AND payment_id = $2', [connector, paymentId]);
+export async function keptPaymentOutcome(q: Queryable, connector: string, paymentId: string): Promise<{ status: string; reason: string | null; seen_via: string } | null> {
+  const { rows } = await q.query<{ status: string; reason: string | null; seen_via: string }>('SELECT status, reason, seen_via FROM connector_payments WHERE connector = $1 AND payment_id = $2', [connector, paymentId]);
   return rows[0] ?? null;
 }
 

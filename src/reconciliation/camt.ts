@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { isValidClabe } from '../domain/clabe.ts';
+import { normalizeDocument } from '../domain/payer-rule.ts';
 import { type EntryReferences, isoDate, type ParsedStatement, plainAmount, type StatementEntry, StatementFormatError } from './statement.ts';
 
 type Node = Record<string, unknown>;
@@ -180,7 +181,7 @@ function detailsOf(tx: Node | undefined, direction: 'credit' | 'debit'): { refs:
   if (acct && isValidClabe(acct)) refs.clabe = acct;
   const document = textAt(tx, `RltdPties/${party}/Id/PrvtId/Othr/Id`) ?? textAt(tx, `RltdPties/${party}/Id/OrgId/Othr/Id`);
   const name = textAt(tx, `RltdPties/${party}/Nm`);
-  return { refs, counterparty: { ...(document ? { document: document.replace(/\D/g, '') || document } : {}), ...(name ? { name } : {}) } };
+  return { refs, counterparty: { ...(document ? { document: normalizeDocument(document) || document } : {}), ...(name ? { name } : {}) } };
 }
 
 function entryOf(format: Format, where: string, n: Node, statementRef: string, index: number): StatementEntry {

@@ -111,7 +111,11 @@ export function parseCnab240(source: string): ParsedStatement {
         if (!LIQUIDATIONS.has(movement)) continue;
         const nosso = stripZeros(col(l, 38, 57));
         const documentNumber = col(l, 59, 73).trim();
-        const payerDoc = stripZeros(col(l, 134, 148));
+        // The payer's inscription (133: 1 CPF, 2 CNPJ; 134-148 zero-padded): a CPF keeps its 11 digits, a CNPJ its 14.
+        const inscription = col(l, 133, 133);
+        const stripped = stripZeros(col(l, 134, 148));
+        const payerDoc = stripped && stripped !== '0' && /^\d+$/.test(stripped)
+          ? (inscription === '1' ? stripped.padStart(11, '0') : inscription === '2' ? stripped.padStart(14, '0') : stripped) : stripped;
         const payerName = trimmed(col(l, 149, 188));
         entries.push({
           key: `T:${nosso}:${occurred}`,

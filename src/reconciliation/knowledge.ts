@@ -10,6 +10,7 @@ import type { EntryReferences, StatementEntry } from './statement.ts';
 import { depositsForMatching } from '../deposits/lookups.ts';
 import { cashoutsForMatching } from '../cashouts/lookups.ts';
 import { refundsForMatching } from '../refunds/lookups.ts';
+import { normalizeDocument } from '../domain/payer-rule.ts';
 
 /** The connectors whose kind matches statement lines on the charge's reference (src/connectors/kind.ts matchKey): the statement completes their deposits. */
 export function statementCompletes(): string[] {
@@ -83,11 +84,12 @@ export async function loadKnowledge(q: Queryable, entries: StatementEntry[], als
 
   const knownDeposits: KnownDeposit[] = deposits.rows.map((r) => ({
     id: r.id, status: r.status, connector: r.connector, amount: r.payer_amount, currency: r.local_currency, country: r.country,
-    payerDocument: r.payer_document?.replace(/\D/g, '') || r.payer_document, createdAt: r.created_at, matched: seen.has(`deposit:${r.id}`),
+    payerDocument: r.payer_document === null ? null : normalizeDocument(r.payer_document) || r.payer_document, createdAt: r.created_at, matched: seen.has(`deposit:${r.id}`),
+    payerMustMatch: r.payer_must_match === true, payerChecked: r.payer_checked,
   }));
   const knownCashouts: KnownCashout[] = cashouts.rows.map((r) => ({
     id: r.id, status: r.status, amount: r.local_amount, currency: r.local_currency, bankAccount: r.bank_account, bankReference: r.bank_reference_id,
-    document: r.document_id.replace(/\D/g, '') || r.document_id, createdAt: r.created_at,
+    document: normalizeDocument(r.document_id) || r.document_id, createdAt: r.created_at,
     matched: seen.has(`cashout:${r.id}`), returned: seen.has(`cashout:${r.id}:return`),
   }));
   const knownRefunds = new Map<number, KnownRefund>();

@@ -18,12 +18,15 @@
 //                            completed deposit of its amount; the parts' sum less the credit is
 //                            the fee the acquirer or PSP kept
 // Anything else is an exception with its reason and the candidates an operator may pick from:
-// nothing is guessed (two candidates are 'ambiguous', never the first of them).
+// nothing is guessed (two candidates are 'ambiguous', never the first of them). A credit from
+// another payer than the deposit's, with the merchant's payer_must_match on, is 'payer_mismatch'
+// (statementPayerCheck), never a completion.
 import { isValidLuhn } from '../domain/vouchers.ts';
 import { add, cmp, dec, sub, toDb, toPlainString } from '../domain/money.ts';
 import { checkTransition, type DepositStatus } from '../domain/deposit-states.ts';
 import { type CashoutStatus, nextCashoutStatus } from '../domain/cashout-states.ts';
 import type { EntryReferences, StatementEntry } from './statement.ts';
+import { checkPayer, type PayerCheck } from '../domain/payer-rule.ts';
 
 export interface KnownDeposit {
   id: number;
@@ -37,6 +40,9 @@ export interface KnownDeposit {
   createdAt: Date;
   /** Already matched to a bank entry (before this statement). */
   matched: boolean;
+  /** The merchant's payer rule (payer_must_match) is on; `payerChecked` is the deposit's outcome of it so far. */
+  payerMustMatch?: boolean;
+  payerChecked?: boolean | null;
 }
 
 export interface KnownCashout {
@@ -129,7 +135,9 @@ export function cashoutEntryEffect(status: string, direction: 'credit' | 'debit'
 export type Rule = 'reference' | 'amount_date_document' | 'settlement_batch';
 export type ExceptionReason = 'unknown_reference' | 'no_match' | 'ambiguous' | 'amount_differs' | 'already_completed' | 'already_matched' | 'not_completable'
   /** Production: the rules matched, but the effect credits a merchant: a second operator approves it (src/operators/four-eyes.ts). */
-  | 'awaits_approval';
+  | 'awaits_approval'
+  /** The merchant's payer rule: the entry's counterparty document is not the deposit's payer (the operator sends it back). */
+  | 'payer_mismatch';
 
 export interface Candidate {
   type: TargetType;
@@ -142,6 +150,26 @@ export interface Candidate {
 export type Decision =
   | { kind: 'match'; rule: Rule; parts: { target: Target; effect: Effect; amount: string }[]; fee: string | null }
   | { kind: 'exception'; reason: ExceptionReason; detail: string; candidates: Candidate[] };
+
+/**
+ * The payer rule on a bank credit naming a deposit (docs/connectors.md, "The payer rule"): null when
+ * the merchant's payer_must_match is off, else how the entry's counterparty document compares with
+ * the deposit's payer ('not_reported' when the statement names no counterparty document). A deposit
+ * its connector completed is checked here only when the connector did not report the payer (payer_checked false).
+ */
+export function statementPayerCheck(d: Pick<KnownDeposit, 'payerDocument' | 'payerMustMatch' | 'payerChecked' | 'status'>, document: string | undefined): PayerCheck | null {
+  if (!d.payerMustMatch) return null;
+  // A completed deposit was checked when its connector completed it, unless the connector did not report the payer (false).
+  if (d.status === 'COMPLETED' && d.payerChecked !== false) return null;
+  return checkPayer(document, d.payerDocument);
+}
+
+/** Why a credit from another payer is an exception, for the operator who sends it back. */
+export function payerMismatchDetail(d: Pick<KnownDeposit, 'id' | 'status' | 'payerDocument'>, document: string): string {
+  return d.status === 'COMPLETED'
+    ? `deposit ${d.id} was completed by its connector, which did not report the payer; the statement shows document ${document}, not the deposit's payer (payer_must_match): the operator sends it back (a refund of the deposit)`
+    : `the statement's counterparty document ${document} is not deposit ${d.id}'s payer (payer_must_match): nothing credited, the operator sends it back`;
+}
 
 /** The key of an amount in the by-amount maps: "10.50" and "10.5" are one amount. */
 export const amountKey = (amount: string): string => toPlainString(dec(amount));
@@ -274,6 +302,13 @@ function decideTarget(k: Knowledge, e: StatementEntry, t: Target, rule: Rule, us
       return exception('amount_differs', `deposit ${d.id} expects ${d.amount} ${d.currency}, the bank received ${e.amount} ${e.currency}`);
     }
     const effect = depositCreditEffect(d.status, false);
+    // The payer rule: money from another payer never credits the merchant (an own-accounts
+    // deposit the entry would complete; a connector's deposit completed without the payer's document).
+    const byStatement = completedByStatement(k, d);
+    const credits = (effect === 'complete' && byStatement) || (effect === 'confirm' && !byStatement);
+    if (credits && statementPayerCheck(d, e.counterparty.document) === 'mismatch') {
+      return exception('payer_mismatch', payerMismatchDetail(d, e.counterparty.document!));
+    }
     if (effect === 'complete') {
       return completedByStatement(k, d)
         ? match('complete')
@@ -418,6 +453,9 @@ export function operatorDecision(k: Knowledge, e: StatementEntry, t: Target): { 
     const d = x as KnownDeposit;
     if (e.direction !== 'credit') return { ok: false, reason: 'only a credit pays a deposit' };
     if (d.matched) return { ok: false, reason: `deposit ${d.id} is already matched to another bank entry` };
+    if (statementPayerCheck(d, e.counterparty.document) === 'mismatch') {
+      return { ok: false, reason: `payer mismatch: the entry's counterparty document ${e.counterparty.document} is not deposit ${d.id}'s payer (payer_must_match); send it back` };
+    }
     const effect = depositCreditEffect(d.status, true);
     return effect ? { ok: true, effect } : { ok: false, reason: `deposit ${d.id} is ${d.status}` };
   }

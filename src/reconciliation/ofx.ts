@@ -9,6 +9,7 @@
 // OFX has no statement id: the account and the period (DTSTART-DTEND) name the statement.
 // Errors name the element and the line of the transaction in the file.
 import { OfxSyntaxError, readOfx } from './ofx-reader.ts';
+import { normalizeDocument } from '../domain/payer-rule.ts';
 import { isoDate, type ParsedStatement, plainAmount, signedAmount, type StatementEntry, StatementFormatError } from './statement.ts';
 
 type Node = Record<string, unknown>;
@@ -87,7 +88,7 @@ export function parseOfx(source: string): ParsedStatement {
       key: fitid, bookingDate, valueDate: user ? isoDate(user) : null, amount: signed.amount, currency,
       direction: signed.negative ? 'debit' : 'credit', reversal: false,
       refs: { bankReference: fitid, ...(e2e ? { endToEndId: e2e } : {}), ...(reference ? { depositReference: reference.replace(/\s+/g, '') } : {}) },
-      counterparty: { ...(document ? { document: document.replace(/\D/g, '') || document } : {}), ...(name ? { name } : {}) },
+      counterparty: { ...(document ? { document: normalizeDocument(document) || document } : {}), ...(name ? { name } : {}) },
       ...(memo ? { description: memo } : {}),
     };
   });

@@ -18,7 +18,7 @@ import type { Queryable } from '../db/db.ts';
 import type { Page } from '../db/paging.ts';
 import { type OpsActor, opsActorName, recordAudit } from '../audit/audit.ts';
 import { connectorKind } from '../connectors/providers.ts';
-import { applyStatementPayment } from '../deposits/payments.ts';
+import { applyStatementPayment, notePayerFromStatement, refuseStatementPayment } from '../deposits/payments.ts';
 import { loadConnectorRows } from '../connectors/store.ts';
 import { CashoutError, transitionCashoutIn } from '../cashouts/service.ts';
 import { DepositError, transitionDepositIn } from '../deposits/service.ts';
@@ -74,11 +74,10 @@ async function applyEffect(q: Queryable, ctx: AppContext, t: Target, effect: Eff
   try {
     if (t.type === 'deposit') {
       if (effect === 'complete') {
-        const applied = await applyStatementPayment(q, ctx, statementCompletes(), t.id, {
-          id: `bank:${entry.bankAccountId}:${entry.key}`, amount: dec(entry.amount), currency: entry.currency, receiver: entry.account, paidAt: new Date(`${entry.bookingDate}T00:00:00Z`),
-        });
+        const applied = await applyStatementPayment(q, ctx, statementCompletes(), t.id, statementPaymentOf(entry));
         return applied === 'applied';
       }
+      if (effect === 'confirm') await notePayerFromStatement(q, t.id, entry.counterparty.document);
       if (effect === 'late_payment') {
         await transitionDepositIn(q, ctx, t.id, 'COMPLETED', 'late_payment', { actor: 'operator', note: `bank statement entry ${entry.id}` });
       }
@@ -97,6 +96,12 @@ async function applyEffect(q: Queryable, ctx: AppContext, t: Target, effect: Eff
     throw err;
   }
 }
+
+/** A statement entry as the payment it shows (its id unique per bank account and entry). */
+const statementPaymentOf = (entry: StoredEntry) => ({
+  id: `bank:${entry.bankAccountId}:${entry.key}`, amount: dec(entry.amount), currency: entry.currency, receiver: entry.account,
+  paidAt: new Date(`${entry.bookingDate}T00:00:00Z`), payerDocument: entry.counterparty.document ?? null,
+});
 
 interface StoredEntry extends StatementEntry {
   id: number;
@@ -265,6 +270,11 @@ export async function importStatement(ctx: AppContext, format: StatementFormat |
       const entry: StoredEntry = { ...fresh[i]!, id: ids[i]!, bankAccountId: account.id, account: s.account };
       if (d.kind === 'exception') {
         exceptions.push({ entryId: entry.id, reason: d.reason, detail: d.detail, candidates: d.candidates });
+        // Another payer's money for a PENDING own-accounts deposit: kept refused, the merchant notified; the operator sends it back.
+        const c = d.candidates[0];
+        if (d.reason === 'payer_mismatch' && c?.type === 'deposit' && c.status === 'PENDING') {
+          await refuseStatementPayment(q, ctx, c.id, statementPaymentOf(entry));
+        }
         continue;
       }
       const only = d.parts.length === 1 ? d.parts[0]! : null;
@@ -435,7 +445,8 @@ const CREDITS_MERCHANT = (t: Target, effect: Effect | 'late_payment'): boolean =
 function storedEntry(e: EntryRow): StoredEntry {
   return {
     id: e.id, bankAccountId: e.bank_account_id, account: e.identifier, key: e.entry_key, bookingDate: e.booking_date, valueDate: e.value_date,
-    amount: toDb(fromDb(e.amount)), currency: e.currency, direction: e.direction, reversal: e.reversal, refs: {}, counterparty: {},
+    amount: toDb(fromDb(e.amount)), currency: e.currency, direction: e.direction, reversal: e.reversal, refs: {},
+    counterparty: e.counterparty_document ? { document: e.counterparty_document } : {},
   };
 }
 

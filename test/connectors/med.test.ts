@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
-import { admin, createMerchant, V3Client } from '../helpers/clients.ts';
+import { admin, cashoutRequest, createMerchant, V3Client } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
@@ -28,7 +28,9 @@ for (const backend of backends()) {
       s = await startTestServer(backend, {
         CAJA_ENV: 'production', CAJA_PIX_POLL_SECONDS: '3600', CAJA_EXPIRY_INTERVAL_MS: '200', CAJA_CONNECTOR_TIMEOUT_MS: '1500',
       }, { workers: true });
-      assert.equal((await admin(s.url, 'PUT', '/admin/connectors/pix', sim.config)).status, 200);
+      // With payouts (Efí's send API), so a BR cashout is served: refused only by a debt.
+      const put = await admin(s.url, 'PUT', '/admin/connectors/pix', { ...sim.config, payouts: { max_amount: '500.00', check_seconds: 60 } });
+      assert.equal(put.status, 200, put.text);
       await setRates(s, { BRL: '5.00' });
     });
     after(async () => {
@@ -41,8 +43,8 @@ for (const backend of backends()) {
       const m = await createMerchant(s.url, `MED shop ${++n}`);
       return { m, v3: V3Client.deposits(s.url, m) };
     };
-    /** A BRL 100.00 Pix deposit, paid and COMPLETED (USD 20.00 at 5.00; 1.5 % fee: 19.70 available). */
-    async function paidDeposit(v3: V3Client) {
+    /** A BRL 100.00 Pix deposit, paid and COMPLETED (USD 20.00 at 5.00; 1.5 % fee: 19.70 available); `horario`: when the Pix settled. */
+    async function paidDeposit(v3: V3Client, horario?: string) {
       const r = await v3.post('/v3/deposits', {
         country: 'BR', amount: '100.00', currency: 'BRL', payment_method: 'IX', invoice_id: `med-${backend}-${++n}-${Date.now()}`,
         payer: { document: cpf('111444777'), first_name: 'Maria', last_name: 'Souza', email: 'maria@example.com' },
@@ -50,7 +52,7 @@ for (const backend of backends()) {
       assert.equal(r.status, 200, r.text);
       const id = r.body.deposit_id as number;
       const { rows } = await s.ctx.db.query<{ connector_reference: string }>('SELECT connector_reference FROM deposits WHERE id = $1', [id]);
-      const paid = await sim.control.pay(rows[0]!.connector_reference);
+      const paid = await sim.control.pay(rows[0]!.connector_reference, horario ? { horario } : undefined);
       await until('completed', async () => (await v3.get(`/v3/deposits/${id}`)).body.status, (x) => x === 'COMPLETED');
       await sim.control.webhooksIdle();
       return { id, e2eid: paid.endToEndId as string };
@@ -101,8 +103,8 @@ for (const backend of backends()) {
       await assertLedgerOk(s.ctx.db);
     });
 
-    test('a MED beyond the balance: a debt the next credit pays', async () => {
-      const { v3 } = await merchant();
+    test('a MED beyond the balance: a debt the next credit pays; a cashout is refused (514) until it is paid', async () => {
+      const { m, v3 } = await merchant();
       const d = await paidDeposit(v3);
       // The merchant refunds 70.00 (reserved from available): 5.91 left of 19.70.
       const refund = await v3.post('/v3/refunds', { deposit_id: d.id, amount: '70.00' });
@@ -116,11 +118,49 @@ for (const backend of backends()) {
         `SELECT balance::text AS b FROM ledger_balances WHERE merchant_key = (SELECT merchant_id FROM deposits WHERE id = $1) AND kind = 'debt'`, [d.id])).rows[0]?.b ?? 0);
       assert.equal(await debt(), -0.09);
       await assertLedgerOk(s.ctx.db);
+      const cashout = (id: string) => cashoutRequest(s.url, m, 'POST', '/v3/cashout', {
+        external_id: `med-${backend}-${id}-${Date.now()}`, country: 'BR', currency: 'USD', amount: '1.00', document_id: cpf('529982247'), beneficiary_name: 'Maria',
+        beneficiary_lastname: 'Souza', bank_code: '260', bank_account: '12345-6', bank_branch: '0001', account_type: 'C',
+      });
+      const refused = await cashout('debt');
+      assert.equal(refused.status, 400, refused.text);
+      assert.equal(refused.body.code, 514, refused.text);
+      assert.equal(await debt(), -0.09, 'nothing moved');
       await paidDeposit(v3);
       assert.equal(await available(v3), 19.61);
       // The fold worker pays the debt from the new credit.
       await until('debt paid', debt, (x) => x === 0);
       assert.equal(await available(v3), 19.61);
+      // The debt paid, a cashout is taken again.
+      const taken = await cashout('after');
+      assert.notEqual(taken.body?.code, 514, taken.text);
+      await assertLedgerOk(s.ctx.db);
+    });
+
+    test('several MED returns across deposits, days after their Pix, found only by the poll\'s returns pass: each once, the balance and the ledger exact', async () => {
+      const { v3 } = await merchant();
+      const daysAgo = (d: number) => new Date(Date.now() - d * 86_400_000).toISOString();
+      const paid = [await paidDeposit(v3, daysAgo(12)), await paidDeposit(v3, daysAgo(11)), await paidDeposit(v3, daysAgo(10))];
+      assert.equal(await available(v3), 59.1);
+      // Settled two and three days ago, long after their Pix; no webhook: only the poll's 90-day returns pass finds them.
+      const meds = [
+        await sim.control.med(paid[0]!.e2eid, { natureza: 'MED_FRAUDE', horario: daysAgo(3), notify: false }),
+        await sim.control.med(paid[1]!.e2eid, { valor: '50.00', natureza: 'MED_OPERACIONAL', horario: daysAgo(3), notify: false }),
+        await sim.control.med(paid[2]!.e2eid, { valor: '10.00', natureza: 'MED_PIX_AUTOMATICO', horario: daysAgo(2), notify: false }),
+        await sim.control.med(paid[2]!.e2eid, { valor: '15.00', natureza: 'MED_FRAUDE', horario: daysAgo(2), notify: false }),
+      ];
+      await poll();
+      await poll();
+      const found = await Promise.all(paid.map((p) => returnsOf(p.id)));
+      assert.deepEqual(found.map((rs) => rs.map((r) => [r.provider_return_id, r.reason, r.amount, r.status, r.seen_via, r.debit])), [
+        [[meds[0].rtrId, 'MED_FRAUDE', '100.00', 'applied', 'poll', '20.00']],
+        [[meds[1].rtrId, 'MED_OPERACIONAL', '50.00', 'applied', 'poll', '10.00']],
+        [[meds[2].rtrId, 'MED_PIX_AUTOMATICO', '10.00', 'applied', 'poll', '2.00'], [meds[3].rtrId, 'MED_FRAUDE', '15.00', 'applied', 'poll', '3.00']],
+      ]);
+      const views = await Promise.all(paid.map(async (p) => (await v3.get(`/v3/deposits/${p.id}`)).body));
+      assert.deepEqual(views.map((v) => [v.status, v.returned, v.returned_amount]), [
+        ['COMPLETED', 'RETURNED', 100], ['COMPLETED', 'PARTIALLY_RETURNED', 50], ['COMPLETED', 'PARTIALLY_RETURNED', 25]]);
+      assert.equal(await available(v3), 24.1, '59.10 less the USD 35.00 returned, once each');
       await assertLedgerOk(s.ctx.db);
     });
 

@@ -12,7 +12,7 @@ import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
-import { reconcile } from '../../src/deposits/payments.ts';
+import { applyPayment, reconcile } from '../../src/deposits/payments.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
 import { setRates } from '../helpers/four-eyes.ts';
 import { checkPayer } from '../../src/domain/payer-rule.ts';
@@ -192,6 +192,59 @@ for (const backend of backends()) {
       // The same abono posted again is answered the same.
       assert.equal((await s.ctx.db.query(`SELECT 1 FROM ledger_transfers WHERE subject_type = 'deposit' AND subject_id = $1`, [d.id])).rows.length, 0);
       await assertLedgerOk(s.ctx.db);
+    });
+
+    test('another RFC whose abono post was lost (STP accepted the money): the poll refuses it and sends it back by one order, even from two workers and after a lost answer', async () => {
+      const d = await speiDeposit();
+      const r = await sim.control.abono({ cuentaBeneficiario: d.clabe, monto: d.amount, rfcCurpOrdenante: 'PELJ800101AB1', delivery: 'drop' });
+      assert.deepEqual(r.answers, []);
+      const stp = (await payinConnectorNamed(s.ctx, 'stp'))!;
+      const paymentId = `${r.order.claveRastreo}:${String(r.order.institucionContraparte)}:${String(r.order.fechaOperacion)}`;
+      // The first send's answer is lost (STP registered the order): nothing is marked sent.
+      await sim.control.registraHang(1);
+      await reconcile(s.ctx, stp, 3600, true);
+      const row = async () => (await s.ctx.db.query<{ status: string; seen_via: string; return_reference: string; returned_at: Date | null }>(
+        `SELECT status, seen_via, return_reference, returned_at FROM connector_payments WHERE connector = 'stp' AND payment_id = $1`, [paymentId])).rows[0]!;
+      const first = await row();
+      assert.equal(first.status, 'refused');
+      assert.equal(first.seen_via, 'poll');
+      assert.match(first.return_reference, /^CAJAD[A-Z0-9]{15}$/);
+      assert.equal(first.returned_at, null);
+      // Two workers read it at once (truly concurrent), then a later poll: the order is looked up first, never registered twice.
+      const truth = (await stp.readPayment(paymentId))!;
+      await Promise.all([applyPayment(s.ctx, stp, truth, 'poll'), applyPayment(s.ctx, stp, truth, 'poll')]);
+      await reconcile(s.ctx, stp, 3600, true);
+      const sent = await row();
+      assert.notEqual(sent.returned_at, null);
+      assert.equal(sent.return_reference, first.return_reference);
+      const state = await sim.state();
+      const orders = state.orders.filter((o: any) => o.claveRastreo === first.return_reference);
+      assert.equal(orders.length, 1, 'one order back');
+      assert.equal(orders[0].monto, d.amount);
+      assert.equal(orders[0].cuentaBeneficiario, r.order.cuentaOrdenante, 'to the ordering account');
+      assert.equal(state.requests.filter((q) => q.path.endsWith('/registra') && q.claveRastreo === first.return_reference).length, 1, 'registered once');
+      // The lost post arrives late: confirmar (caja sends it back itself; devolver would return it twice).
+      const late = await sim.control.repostAbono(r.order.claveRastreo);
+      assert.deepEqual(late.answers[0]!.answer, { mensaje: 'confirmar' });
+      await reconcile(s.ctx, stp, 3600, true);
+      assert.equal((await sim.state()).orders.filter((o: any) => o.claveRastreo === first.return_reference).length, 1);
+      assert.equal((await v3.get(`/v3/deposits/${d.id}`)).body.status, 'PENDING');
+      const ev = await s.ctx.db.query(`SELECT 1 FROM events WHERE type = 'deposit.payment_refused' AND subject_id = $1`, [d.id]);
+      assert.equal(ev.rows.length, 1);
+      assert.equal((await s.ctx.db.query(`SELECT 1 FROM ledger_transfers WHERE subject_type = 'deposit' AND subject_id = $1`, [d.id])).rows.length, 0);
+      await assertLedgerOk(s.ctx.db);
+    });
+
+    test('another RFC answered devolver by the post: the poll then sends nothing (STP returns it)', async () => {
+      const d = await speiDeposit();
+      const r = await sim.control.abono({ cuentaBeneficiario: d.clabe, monto: d.amount, rfcCurpOrdenante: 'PELJ800101AB1' });
+      assert.deepEqual(r.answers[0]!.answer, { mensaje: 'devolver', id: 13 });
+      const before = (await sim.state()).requests.filter((q) => q.path.endsWith('/registra')).length;
+      await reconcile(s.ctx, (await payinConnectorNamed(s.ctx, 'stp'))!, 3600, true);
+      assert.equal((await sim.state()).requests.filter((q) => q.path.endsWith('/registra')).length, before);
+      const { rows } = await s.ctx.db.query<{ seen_via: string; returned_at: Date | null }>(
+        `SELECT seen_via, returned_at FROM connector_payments WHERE connector = 'stp' AND charge_reference = $1`, [d.clabe]);
+      assert.deepEqual(rows, [{ seen_via: 'webhook', returned_at: null }]);
     });
   });
 }

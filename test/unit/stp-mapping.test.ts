@@ -141,3 +141,11 @@ test('a transfer names a deposit by its 7-digit SPEI reference (numeric referenc
   assert.deepEqual(depositRemaindersNamed({ referenciaNumerica: Number(wrong), conceptoPago: `12${ref}` }), [], 'a typo, or digits inside a longer number, name nothing');
   assert.deepEqual(abonoAnswer({ status: 'unmatched', reason: 'own_account: paid into the operator\'s own account …' }), { mensaje: 'confirmar' });
 });
+
+test('a payment the payer rule refused: devolver 13 when its post refused it; confirmar when the poll refused it first (caja sends it back by an order)', () => {
+  const refused = { status: 'refused', reason: 'payer_mismatch: payer document differs from the deposit payer (payer_must_match)' };
+  assert.deepEqual(abonoAnswer(refused), { mensaje: 'devolver', id: 13 });
+  assert.deepEqual(abonoAnswer({ ...refused, seen_via: 'webhook' }), { mensaje: 'devolver', id: 13 });
+  assert.deepEqual(abonoAnswer({ ...refused, seen_via: 'poll' }), { mensaje: 'confirmar' });
+  assert.deepEqual(abonoAnswer({ status: 'unmatched', reason: 'closed: the deposit is CANCELLED', seen_via: 'poll' }).mensaje, 'devolver');
+});

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dec } from '../../src/domain/money.ts';
 import { buildClabe } from '../../src/domain/clabe.ts';
-import { orderIsRefund, refundClaveRastreo, refundOrderBody, speiRefundDestination } from '../../src/connectors/stp/refund-mapping.ts';
+import { orderIsRefund, refundClaveRastreo, refundOrderBody, returnClaveRastreo, returnOrderBody, speiRefundDestination } from '../../src/connectors/stp/refund-mapping.ts';
 import { refundDestination, refundReference, refundsThroughConnector } from '../../src/connectors/refund-routes.ts';
 
 const PAYER = buildClabe('012', '180', '00456789123');
@@ -65,4 +65,21 @@ test('an order found under the claveRastreo is the refund\'s only with its amoun
     const r = orderIsRefund({ ...found, ...other }, body.orden);
     assert.equal(r.ok, false, JSON.stringify(other));
   }
+});
+
+test('a refused abono sent back: an order of its full amount to its ordering account, concept naming the abono, claveRastreo CAJAD…; none without an account', () => {
+  const clave = returnClaveRastreo();
+  assert.match(clave, /^CAJAD[A-Z0-9]{15}$/);
+  assert.notEqual(returnClaveRastreo(), clave);
+  const input = { empresa: 'CAJA', claveRastreo: clave, abonoClave: 'MBAN000000000042', amount: dec('100.5'), raw: abono, orderingClabe: buildClabe('646', '180', '00000000001'), orderingName: 'Operadora Caja', orderingRfc: 'OCA200101AB1' };
+  const body = returnOrderBody(input);
+  assert.ok(body.ok);
+  assert.equal(body.orden.cuentaBeneficiario, PAYER);
+  assert.equal(body.orden.monto, '100.50');
+  assert.equal(body.orden.claveRastreo, clave);
+  assert.equal(body.orden.institucionContraparte, '40012');
+  assert.equal(body.orden.rfcCurpBeneficiario, 'PELJ800101AB1');
+  assert.match(String(body.orden.conceptoPago), /^Devolucion MBAN000000000042/);
+  const none = returnOrderBody({ ...input, raw: { nombreOrdenante: 'X' } });
+  assert.equal(none.ok, false);
 });

@@ -58,7 +58,7 @@ const exceptionView = {
   required: ['id', 'status', 'reason', 'detail', 'candidates', 'entry'],
   properties: {
     id: { type: 'integer' }, status: { type: 'string', enum: ['open', 'resolved'] },
-    reason: { type: 'string', enum: ['unknown_reference', 'no_match', 'ambiguous', 'amount_differs', 'already_completed', 'already_matched', 'not_completable', 'awaits_approval'] },
+    reason: { type: 'string', enum: ['unknown_reference', 'no_match', 'ambiguous', 'amount_differs', 'already_completed', 'already_matched', 'not_completable', 'awaits_approval', 'payer_mismatch'] },
     detail: { type: 'string' }, candidates: { type: 'array', items: candidate }, entry,
     resolution: { type: ['object', 'null'], additionalProperties: true }, resolved_by: text, resolved_at: text, created_at: { type: 'string' },
   },

@@ -57,8 +57,8 @@ export async function receiveAbono(ctx: AppContext, given: PayinConnector | null
   if (!abonoDateAccepted(fecha, ctx.now())) {
     return { kind: 'invalid', details: [`fechaOperacion: ${fecha} is not an operation day caja accepts an abono for (yesterday to ${ABONO_DAYS_AHEAD} days ahead, Mexico City)`] };
   }
-  const recorded = await ctx.db.query<{ status: string; reason: string | null }>(
-    'SELECT status, reason FROM connector_payments WHERE connector = $1 AND payment_id = $2', [STP_CONNECTOR, posted.id]);
+  const recorded = await ctx.db.query<{ status: string; reason: string | null; seen_via: string }>(
+    'SELECT status, reason, seen_via FROM connector_payments WHERE connector = $1 AND payment_id = $2', [STP_CONNECTOR, posted.id]);
   if (recorded.rows[0]) return { kind: 'answer', body: abonoAnswer(recorded.rows[0]) };
   if (knownUnknown(ctx, STP_CONNECTOR, posted.id)) return { kind: 'unknown' };
   if (!takeRead(ctx, STP_CONNECTOR)) return { kind: 'unavailable', message: 'too many abonos to look up this minute; STP retries' };

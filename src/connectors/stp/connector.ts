@@ -19,6 +19,7 @@ import { connectorView, recordHealth, type StoredConnector } from '../store.ts';
 import { StpClient } from './client.ts';
 import { checkAbono, depositRemaindersNamed, receivedKept, newClaveRastreo, fechaOperacion, operationDays, orderBody, orderMismatch, orderOutcome, receivedToPayment, splitPaymentId } from './mapping.ts';
 import { stpRefunds } from './refunds.ts';
+import { orderIsRefund, returnClaveRastreo, returnOrderBody } from './refund-mapping.ts';
 import { stpDayMovements, stpFecha } from './day.ts';
 import type { StpSecrets, StpSettings } from './settings.ts';
 import { allocateClabe, markSeenClabes } from './clabes.ts';
@@ -245,6 +246,38 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
 
     // A refund of an SPEI deposit is an order back to the account the abono came from (./refunds.ts).
     ...stpRefunds(settings, client, guarded, ctx.now),
+
+    // An abono the payer rule refused is answered devolver when its post arrives (STP returns it);
+    // one the poll found first (its post lost, STP had accepted the money) is sent back by an
+    // order of the full amount to the ordering account (docs/connectors.md, "The payer rule").
+    returnsByAnswer: true,
+    newReturnReference: returnClaveRastreo,
+
+    async returnPayment(payment, reference) {
+      const parts = splitPaymentId(payment.id);
+      const body = returnOrderBody({
+        empresa: settings.empresa, claveRastreo: reference, abonoClave: parts?.claveRastreo ?? payment.id, amount: payment.amount, raw: payment.raw,
+        orderingClabe: settings.ordering_clabe, orderingName: settings.ordering_name, orderingRfc: settings.ordering_rfc,
+      });
+      if (!body.ok) throw new ConnectorError('refused', `the refused abono ${payment.id} cannot be sent back: ${body.reason}`);
+      // Looked up before anything is sent: on every operation day the order may carry, from the abono's day.
+      const today = fechaOperacion(ctx.now());
+      for (const d of [...new Set([today, ...operationDays(payment.paidAt, ctx.now())])]) {
+        const orden = await guarded('consOrdEnvRastreo', () => client.sentOrder(reference, d === today ? undefined : d));
+        if (!orden) continue;
+        const mine = orderIsRefund(orden, body.orden);
+        if (!mine.ok) throw new ConnectorError('invalid_response', `send-back of abono ${payment.id}: ${mine.reason}`);
+        return;
+      }
+      const result = await guarded('registra', () => client.registra(body.orden));
+      switch (result.kind) {
+        case 'accepted':
+        case 'exists': return;
+        case 'rejected': throw new ConnectorError('refused', `registra (send-back of abono ${payment.id}): ${result.error}`);
+        case 'retry': throw new ConnectorError('unavailable', `registra: ${result.error}`);
+        case 'unreadable': throw new ConnectorError('invalid_response', `registra: ${result.error}`);
+      }
+    },
 
     async *paymentsBetween(from, to) {
       const start = Math.max(from.getTime(), to.getTime() - MAX_DAYS * DAY_MS);

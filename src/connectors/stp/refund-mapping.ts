@@ -3,7 +3,7 @@
 // gave with the transfer (kept with the payment, connector_payments.raw). No I/O here.
 import { isValidClabe } from '../../domain/clabe.ts';
 import { type Decimal, parseAmount, toFixed } from '../../domain/money.ts';
-import { newReference } from '../../domain/references.ts';
+import { newReference, UPPER_ALPHANUMERIC } from '../../domain/references.ts';
 import { type Orden, orderBody, speiInstitution, stpText, tipoCuenta } from './mapping.ts';
 
 /** Where a refund goes back: the abono's ordering account, as stored with the refund. */
@@ -76,4 +76,27 @@ export function orderIsRefund(orden: Record<string, unknown>, expected: Orden): 
   const name = text(orden.nombreBeneficiario);
   if (name !== '' && stpText(name, 39).toUpperCase() !== String(expected.nombreBeneficiario).toUpperCase()) differs.push(`nombreBeneficiario ${name} ≠ ${String(expected.nombreBeneficiario)}`);
   return differs.length ? { ok: false, reason: `the order STP holds under this claveRastreo does not match the refund: ${differs.join('; ')}` } : { ok: true };
+}
+
+/** The claveRastreo of a payment caja sends back itself (a refused abono the poll found): random, stored with the payment before it is sent. */
+export function returnClaveRastreo(): string {
+  return newReference('CAJAD', 20, UPPER_ALPHANUMERIC);
+}
+
+/**
+ * A received abono sent back in full (the payer rule refused it after STP had accepted it): an
+ * order of the abono's amount to its ordering account, like a refund's, its concept naming the
+ * abono's claveRastreo. Null, with the reason, when the abono names no account to send to.
+ */
+export function returnOrderBody(o: { empresa: string; claveRastreo: string; abonoClave: string; amount: Decimal; raw: unknown; orderingClabe: string; orderingName: string; orderingRfc: string }):
+  { ok: true; orden: Orden } | { ok: false; reason: string } {
+  const dest = speiRefundDestination(o.raw);
+  if (!dest.ok) return dest;
+  const body = orderBody({
+    empresa: o.empresa, claveRastreo: o.claveRastreo, amount: o.amount, beneficiaryAccount: dest.destination.account,
+    beneficiaryName: dest.destination.name, beneficiaryDocument: dest.destination.document, bankCode: dest.destination.institution,
+    orderingClabe: o.orderingClabe, orderingName: o.orderingName, orderingRfc: o.orderingRfc, cashoutId: 0,
+  });
+  if (!body.ok) return { ok: false, reason: body.reason };
+  return { ok: true, orden: { ...body.orden, conceptoPago: stpText(`Devolucion ${o.abonoClave}`, 39) } };
 }
