@@ -67,7 +67,7 @@ test('fees: percentages are 0 to less than 100 with at most 4 decimals; every pr
   for (const bad of ['100', '-0.01', '1.23456', 'abc', '', true, null]) assert.equal(parsePercent(bad).ok, false, String(bad));
   assert.deepEqual(validateFeeOverrides({ fee: { WALLET: '', VOUCHER: null }, surcharge: {} }), { ok: true, value: {} });
   const r = validateFeeOverrides({ fee: { NOPE: '1', CRYPTO: '100' }, other: 1 });
-  assert.deepEqual(r.ok ? [] : r.details, ['fee.NOPE: not a method type (BANK_TRANSFER, BANK_DEPOSIT, VOUCHER, CREDIT_CARD, DEBIT_CARD, WALLET, CRYPTO)', 'fee.CRYPTO: must be less than 100', 'other: unknown field (fee and surcharge are)']);
+  assert.deepEqual(r.ok ? [] : r.details, ['fee.NOPE: not a method type (BANK_TRANSFER, BANK_DEPOSIT, VOUCHER, CREDIT_CARD, DEBIT_CARD, WALLET, CRYPTO)', 'fee.CRYPTO: must be less than 100', 'other: unknown field (fee, surcharge and chargeback are)']);
   assert.equal(validateFeeOverrides([]).ok, false);
 });
 
