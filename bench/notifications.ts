@@ -217,7 +217,7 @@ export async function benchNotifications(): Promise<Record<string, unknown>> {
   let ctx: AppContext | undefined;
   try {
     ctx = await openContext(loadConfig(env));
-    const { merchant } = await createMerchant(ctx.db, ctx.box, 'staging', { name: 'Bench' });
+    const { merchant } = await createMerchant(ctx.db, ctx.box, ctx.config, { name: 'Bench' });
 
     let t0 = performance.now();
     const bodies = await seed(ctx, merchant.id, `${receiver.url}/one-worker`, 1_000_000, N);

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     }),
   );
   try {
-    const { merchant } = await createMerchant(ctx.db, ctx.box, 'staging', { name: 'Bench' });
+    const { merchant } = await createMerchant(ctx.db, ctx.box, ctx.config, { name: 'Bench' });
     const month = addMonths(new Date(), -6);
     await ensurePartitions(ctx.db, month);
     let t0 = performance.now();

@@ -154,10 +154,10 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
     if (sub === 'create') {
       if (!values.name) throw new UsageError('--name is required');
       for (const [flag, v] of [['--notification-url', values['notification-url']], ['--return-url', values['return-url']]] as const) {
-        const reason = v === undefined ? null : checkCallbackUrl(v, config.env);
+        const reason = v === undefined ? null : checkCallbackUrl(v, config);
         if (reason) throw new UsageError(`${flag} ${reason}`);
       }
-      const { merchant, credentials } = await createMerchant(db, box, config.env, {
+      const { merchant, credentials } = await createMerchant(db, box, config, {
         name: values.name,
         notification_url: values['notification-url'],
         return_url: values['return-url'],

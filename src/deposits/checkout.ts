@@ -328,7 +328,7 @@ export async function customerDeposit(ctx: AppContext, token: string): Promise<C
   const row = rows[0];
   if (!row) return null;
   const { merchant_name, merchant_logo, merchant_return_url, merchant_notification_url, merchant_frame_origins, cancel_cause, card_detail, ...d } = row;
-  const frameOrigins = frameOriginsInEffect({ frame_origins: merchant_frame_origins, notification_url: merchant_notification_url, return_url: merchant_return_url }, ctx.config.env);
+  const frameOrigins = frameOriginsInEffect({ frame_origins: merchant_frame_origins, notification_url: merchant_notification_url, return_url: merchant_return_url }, ctx.config);
   return {
     d: d as DepositRow, merchantName: merchant_name, merchantLogo: d.logo ?? merchant_logo, merchantReturnUrl: merchant_return_url, cancelCause: cancel_cause,
     cardDetail: card_detail, frameOrigins,

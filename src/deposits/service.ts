@@ -106,7 +106,7 @@ export async function prepareDepositRequest(
   const currency = typeof b.currency === 'string' ? b.currency.trim().toUpperCase() : 'USD';
   const country = typeof b.country === 'string' ? getCountry(b.country.trim()) : undefined;
   const pre = await preload(ctx.db, ctx, [currency, country?.currency ?? ''], opts.merchantId ?? null, country?.code ?? '');
-  const result = validateDepositRequest(body, { env: ctx.config.env, rateOf: (c) => pre.rates.get(c)?.rate ?? null, invoiceMaxLength: opts.invoiceMaxLength });
+  const result = validateDepositRequest(body, { checks: ctx.config, rateOf: (c) => pre.rates.get(c)?.rate ?? null, invoiceMaxLength: opts.invoiceMaxLength });
   if (result.ok) {
     // A rate its source published too long ago is refused, never used (docs/exchange-rates.md).
     const stale = staleRate(pre.rates, [result.value.currency, result.value.localCurrency], ctx.config.rates.maxAgeHours, ctx.now());

@@ -13,7 +13,7 @@ import { type Decimal, parseAmount } from './money.ts';
 import { validatePhone } from './phones.ts';
 import { classifyPixKey } from './pix.ts';
 import { checkCallbackUrl } from './urls.ts';
-import type { Environment } from '../config/config.ts';
+import type { Capabilities } from '../config/config.ts';
 
 export interface CashoutRequest {
   externalId: string;
@@ -62,7 +62,7 @@ function flag(v: unknown): boolean | null {
   return null;
 }
 
-export function validateCashoutRequest(body: Record<string, unknown>, env: Environment): CashoutValidation {
+export function validateCashoutRequest(body: Record<string, unknown>, checks: Pick<Capabilities, 'relaxedChecks'>): CashoutValidation {
   const details: string[] = [];
   const need = (field: string, max: number): string | undefined => {
     const v = text(body[field]);
@@ -152,7 +152,7 @@ export function validateCashoutRequest(body: Record<string, unknown>, env: Envir
   const comments = optional('comments', 200);
   const notificationUrl = optional('notification_url', 2048);
   if (notificationUrl !== null) {
-    const reason = checkCallbackUrl(notificationUrl, env);
+    const reason = checkCallbackUrl(notificationUrl, checks);
     if (reason) details.push(`notification_url: ${reason}`);
   }
   const rawPixKey = optional('pix_key', 77);

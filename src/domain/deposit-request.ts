@@ -12,7 +12,7 @@ import { validateState, validateZip } from './addresses.ts';
 import { checkCallbackUrl } from './urls.ts';
 import { cmp, dec, type Decimal, divideRate, multiplyRate, parseAmount, rescale, toFixed } from './money.ts';
 import { minorUnits } from './currencies.ts';
-import type { Environment } from '../config/config.ts';
+import type { Capabilities } from '../config/config.ts';
 
 export type CheckoutType = 'HOSTED' | 'ONE_SHOT';
 
@@ -73,7 +73,8 @@ export interface DepositRequest {
 export type ValidationResult = { ok: true; value: DepositRequest } | { ok: false; details: string[] };
 
 export interface ValidateOptions {
-  env: Environment;
+  /** relaxedChecks (staging): callback URLs may be http on loopback hosts, internal addresses are taken. */
+  checks: Pick<Capabilities, 'relaxedChecks'>;
   /** Units of a currency per 1 USD, or null when unknown. */
   rateOf: (currency: string) => Decimal | null;
   /** 128 in v3, 125 for streamline's x_invoice. */
@@ -146,10 +147,10 @@ class Reader {
     return r.value;
   }
 
-  url(field: string, env: Environment): string | undefined {
+  url(field: string, checks: Pick<Capabilities, 'relaxedChecks'>): string | undefined {
     const text = this.string(field);
     if (text === undefined) return undefined;
-    const reason = checkCallbackUrl(text, env, 2048);
+    const reason = checkCallbackUrl(text, checks, 2048);
     return reason ? this.fail(field, reason) : text;
   }
 }
@@ -396,11 +397,11 @@ export function validateDepositRequest(body: unknown, opts: ValidateOptions): Va
     else r.fail('language', `must be one of ${LANGUAGES.join(', ')}`);
   }
 
-  const backUrl = r.url('back_url', opts.env) ?? null;
-  const successUrl = r.url('success_url', opts.env) ?? null;
-  const errorUrl = r.url('error_url', opts.env) ?? null;
-  const notificationUrl = r.url('notification_url', opts.env) ?? null;
-  const logo = r.url('logo', opts.env) ?? null;
+  const backUrl = r.url('back_url', opts.checks) ?? null;
+  const successUrl = r.url('success_url', opts.checks) ?? null;
+  const errorUrl = r.url('error_url', opts.checks) ?? null;
+  const notificationUrl = r.url('notification_url', opts.checks) ?? null;
+  const logo = r.url('logo', opts.checks) ?? null;
   const test = r.bool('test', false);
   const mobile = r.bool('mobile', false);
   const earlyRelease = r.bool('early_release', false);

@@ -5,7 +5,7 @@
 // local or otherwise not public, and `localhost` names. A name that resolves to such an address
 // is refused at each call (src/notifications/address-guard.ts), since DNS may change.
 import ipaddr from 'ipaddr.js';
-import type { Environment } from '../config/config.ts';
+import type { Capabilities } from '../config/config.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -40,8 +40,11 @@ function unreachableHost(url: URL): string | null {
   return `${host} is ${RANGE_TEXT[range] ?? range}, not a public address`;
 }
 
-/** Null when acceptable, else the reason. */
-export function checkCallbackUrl(value: unknown, env: Environment, maxLength = 2048): string | null {
+/**
+ * Null when acceptable, else the reason. `relaxedChecks` (staging) takes http on loopback hosts
+ * and does not refuse internal addresses; without it (production) both are refused.
+ */
+export function checkCallbackUrl(value: unknown, c: Pick<Capabilities, 'relaxedChecks'>, maxLength = 2048): string | null {
   if (typeof value !== 'string') return 'must be a string';
   if (value.length > maxLength) return `must be at most ${maxLength} characters`;
   let url: URL;
@@ -51,9 +54,9 @@ export function checkCallbackUrl(value: unknown, env: Environment, maxLength = 2
     return 'must be a valid URL';
   }
   if (url.protocol === 'https:') {
-    const unreachable = env === 'production' ? unreachableHost(url) : null;
+    const unreachable = c.relaxedChecks ? null : unreachableHost(url);
     return unreachable ? `must reach a public address in production: ${unreachable}` : null;
   }
-  if (url.protocol === 'http:' && env === 'staging' && LOOPBACK_HOSTS.has(url.hostname)) return null;
-  return env === 'staging' ? 'must be an HTTPS URL (http is accepted only for localhost in staging)' : 'must be an HTTPS URL';
+  if (url.protocol === 'http:' && c.relaxedChecks && LOOPBACK_HOSTS.has(url.hostname)) return null;
+  return c.relaxedChecks ? 'must be an HTTPS URL (http is accepted only for localhost in staging)' : 'must be an HTTPS URL';
 }

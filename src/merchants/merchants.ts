@@ -2,7 +2,7 @@
 // rotation; afterwards only hashes and encrypted secrets exist.
 import { type Audit, recordAudit } from '../audit/audit.ts';
 import type { Db, Queryable } from '../db/db.ts';
-import type { Environment } from '../config/config.ts';
+import { capabilitiesOf, type Config, type Environment } from '../config/config.ts';
 import type { Caches } from '../cache/ttl-cache.ts';
 import type { FeeOverrides } from '../domain/fees.ts';
 import { frameOriginsInEffect } from '../domain/frame-origins.ts';
@@ -112,14 +112,17 @@ export interface NewMerchant {
   logo_url?: string | null;
 }
 
-/** Makes a merchant and issues every credential set; `audit` (who made it) is written in the same transaction. */
-export async function createMerchant(db: Db, box: SecretBox, env: Environment, input: NewMerchant, audit?: Audit<Merchant>) {
+/**
+ * Makes a merchant and issues every credential set; `audit` (who made it) is written in the same
+ * transaction. The merchant records the environment it was made in (shown); where the account
+ * registry is simulated, its account and Pix-key validation start enabled.
+ */
+export async function createMerchant(db: Db, box: SecretBox, config: Pick<Config, 'env' | 'simulated'>, input: NewMerchant, audit?: Audit<Merchant>) {
   return db.tx(async (q) => {
-    const staging = env === 'staging';
     const { rows } = await q.query<Merchant>(
       `INSERT INTO merchants (name, environment, notification_url, return_url, account_validation_enabled, pix_key_validation_enabled, logo_url)
        VALUES ($1, $2, $3, $4, $5, $5, $6) RETURNING *`,
-      [input.name, env, input.notification_url ?? null, input.return_url ?? null, staging, input.logo_url ?? null],
+      [input.name, config.env, input.notification_url ?? null, input.return_url ?? null, config.simulated, input.logo_url ?? null],
     );
     const merchant = rows[0];
     let shown: IssuedCredentials = {};
@@ -356,7 +359,8 @@ export function merchantView(m: Merchant) {
     newinvoice_currencies: m.newinvoice_currencies,
     sandbox_chaos: m.sandbox_chaos,
     frame_origins: m.frame_origins,
-    frame_origins_in_effect: frameOriginsInEffect(m, m.environment),
+    // The merchant's stored environment is data; the rule asks the capabilities it stands for.
+    frame_origins_in_effect: frameOriginsInEffect(m, capabilitiesOf(m.environment)),
     timezone: m.timezone,
     payer_must_match: m.payer_must_match,
     created_at: m.created_at,

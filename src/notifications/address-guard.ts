@@ -9,11 +9,12 @@ import ipaddr from 'ipaddr.js';
 import type { Capabilities } from '../config/config.ts';
 import { addressRange } from '../domain/urls.ts';
 
-export type Policy = 'production' | 'staging';
+/** strict (production): https to public addresses only; relaxed (staging): also http and loopback. */
+export type Policy = 'strict' | 'relaxed';
 
-/** Relaxed checks (staging) take http and loopback; otherwise production's policy. */
+/** Relaxed checks (staging) take http and loopback; otherwise the strict policy (production). */
 export function policyFor(c: Pick<Capabilities, 'relaxedChecks'>): Policy {
-  return c.relaxedChecks ? 'staging' : 'production';
+  return c.relaxedChecks ? 'relaxed' : 'strict';
 }
 
 export { addressRange };
@@ -28,14 +29,14 @@ export function refuseAddress(address: string, policy: Policy): string | null {
   const range = addressRange(address);
   if (range === null) return `'${address}' is not an IP address`;
   if (range === 'unicast') return null;
-  if (range === 'loopback' && policy === 'staging') return null;
+  if (range === 'loopback' && policy === 'relaxed') return null;
   return `address ${address} is ${range}, not a public address`;
 }
 
 /** Null when the URL's form is acceptable for the policy (scheme, no credentials), else why not. */
 export function refuseUrl(url: URL, policy: Policy): string | null {
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy === 'staging')) {
-    return policy === 'production' ? 'only https URLs are called in production' : 'only http and https URLs are called';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy === 'relaxed')) {
+    return policy === 'strict' ? 'only https URLs are called in production' : 'only http and https URLs are called';
   }
   if (url.username || url.password) return 'URLs with credentials are not called';
   return null;
@@ -67,7 +68,7 @@ export class RefusedTarget extends Error {
  * is what a developer testing against their own machine needs.
  */
 export function refusalText(err: unknown, policy: Policy): string {
-  if (err instanceof RefusedTarget && policy === 'production' && err.brief) return err.brief;
+  if (err instanceof RefusedTarget && policy === 'strict' && err.brief) return err.brief;
   return (err as Error).message;
 }
 

@@ -64,8 +64,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   registerInFlightTracking(app);
   // Responses carry credentials and payment data: no cache keeps them unless a route says so
-  // (logos do). Production behind TLS (an https PUBLIC_BASE_URL) also pins browsers to HTTPS.
-  const hsts = ctx.config.env === 'production' && ctx.config.publicBaseUrl.startsWith('https:');
+  // (logos do). Behind TLS (an https PUBLIC_BASE_URL) a service without relaxed checks
+  // (production) also pins browsers to HTTPS; relaxed checks (staging) let the service be
+  // reached over plain http (its cookies go without Secure), which HSTS would forbid.
+  const hsts = !ctx.config.relaxedChecks && ctx.config.publicBaseUrl.startsWith('https:');
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('cache-control', 'no-store');

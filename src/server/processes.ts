@@ -5,12 +5,13 @@
 import { availableParallelism } from 'node:os';
 import { ConfigError, type Config } from '../config/config.ts';
 
-export function processCount(env: Record<string, string | undefined>, config: Pick<Config, 'env' | 'databaseUrl'>): number {
+export function processCount(env: Record<string, string | undefined>, config: Pick<Config, 'sandbox' | 'databaseUrl'>): number {
   const raw = env.CAJA_PROCESSES;
   if (raw === undefined || raw === '') {
-    // Production uses every core; development (staging) and the embedded database stay in one
-    // process, which is what a debugger and a laptop want.
-    return config.env === 'production' && config.databaseUrl ? availableParallelism() : 1;
+    // A service without the sandbox (production) uses every core; a sandbox (staging: where
+    // integrations are developed and tried) and the embedded database stay in one process,
+    // which is what a debugger and a laptop want.
+    return !config.sandbox && config.databaseUrl ? availableParallelism() : 1;
   }
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 256) {
     throw new ConfigError(`CAJA_PROCESSES must be a whole number between 1 and 256, got '${raw}'`);

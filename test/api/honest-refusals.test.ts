@@ -182,11 +182,12 @@ for (const backend of backends()) {
 describe('URLs production can never reach (unit)', () => {
   test('refused in production in every spelling, accepted in staging on loopback as before', async () => {
     const { checkCallbackUrl } = await import('../../src/domain/urls.ts');
+    const { capabilitiesOf } = await import('../../src/config/config.ts');
     for (const url of [...UNCALLABLE, 'https://2130706433/n', 'https://[::ffff:127.0.0.1]/n', 'https://[::127.0.0.1]/n', 'https://100.64.0.1/n', 'https://0.0.0.0/n']) {
-      assert.match(checkCallbackUrl(url, 'production') ?? '', /must reach a public address in production: .* not a public address/, url);
+      assert.match(checkCallbackUrl(url, capabilitiesOf('production')) ?? '', /must reach a public address in production: .* not a public address/, url);
     }
-    for (const url of ['https://shop.example/n', 'https://93.184.216.34/n', 'https://[2606:2800:220:1:248:1893:25c8:1946]/n']) assert.equal(checkCallbackUrl(url, 'production'), null, url);
-    for (const url of ['https://127.0.0.1/n', 'http://localhost:3000/n', 'https://10.1.2.3/n']) assert.equal(checkCallbackUrl(url, 'staging'), null, url);
+    for (const url of ['https://shop.example/n', 'https://93.184.216.34/n', 'https://[2606:2800:220:1:248:1893:25c8:1946]/n']) assert.equal(checkCallbackUrl(url, capabilitiesOf('production')), null, url);
+    for (const url of ['https://127.0.0.1/n', 'http://localhost:3000/n', 'https://10.1.2.3/n']) assert.equal(checkCallbackUrl(url, capabilitiesOf('staging')), null, url);
   });
 });
 

@@ -16,18 +16,18 @@ import { serverEntry } from '../helpers/server-entry.ts';
 const DB = 'postgres://x@127.0.0.1/y';
 
 test('one process by default in staging and on the embedded database; every core in production on PostgreSQL', () => {
-  assert.equal(processCount({}, { env: 'staging', databaseUrl: DB }), 1);
-  assert.equal(processCount({}, { env: 'production', databaseUrl: undefined }), 1);
-  assert.equal(processCount({}, { env: 'production', databaseUrl: DB }), availableParallelism());
-  assert.equal(processCount({ CAJA_PROCESSES: '3' }, { env: 'staging', databaseUrl: DB }), 3);
-  assert.equal(processCount({ CAJA_PROCESSES: '1' }, { env: 'production', databaseUrl: undefined }), 1);
+  assert.equal(processCount({}, { sandbox: true, databaseUrl: DB }), 1);
+  assert.equal(processCount({}, { sandbox: false, databaseUrl: undefined }), 1);
+  assert.equal(processCount({}, { sandbox: false, databaseUrl: DB }), availableParallelism());
+  assert.equal(processCount({ CAJA_PROCESSES: '3' }, { sandbox: true, databaseUrl: DB }), 3);
+  assert.equal(processCount({ CAJA_PROCESSES: '1' }, { sandbox: false, databaseUrl: undefined }), 1);
 });
 
 test('a bad CAJA_PROCESSES, or more than one on the embedded database, is a configuration error', () => {
   for (const v of ['0', '-1', 'two', '1.5', '257']) {
-    assert.throws(() => processCount({ CAJA_PROCESSES: v }, { env: 'staging', databaseUrl: DB }), ConfigError, v);
+    assert.throws(() => processCount({ CAJA_PROCESSES: v }, { sandbox: true, databaseUrl: DB }), ConfigError, v);
   }
-  assert.throws(() => processCount({ CAJA_PROCESSES: '2' }, { env: 'staging', databaseUrl: undefined }), /needs DATABASE_URL.*PGlite/);
+  assert.throws(() => processCount({ CAJA_PROCESSES: '2' }, { sandbox: true, databaseUrl: undefined }), /needs DATABASE_URL.*PGlite/);
   const r = spawnSync(process.execPath, [serverEntry()], {
     env: { ...process.env, DATABASE_URL: '', CAJA_PROCESSES: '2', DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-procs-')), PORT: '0' },
     encoding: 'utf8',

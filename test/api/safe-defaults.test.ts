@@ -57,12 +57,12 @@ describe('safe defaults (staging)', () => {
 
   test('loopback spelled any way is loopback; names resolving to private addresses are private', async () => {
     for (const host of ['[::127.0.0.1]', '[::ffff:127.0.0.1]', '0x7f.1', '2130706433', '0177.0.0.1']) {
-      await assert.rejects(resolveTarget(`https://${host}/n`, 'production'), /loopback/, host);
+      await assert.rejects(resolveTarget(`https://${host}/n`, 'strict'), /loopback/, host);
     }
-    assert.ok(refuseAddress('::10.0.0.1', 'production'));
-    assert.ok(refuseAddress('::a9fe:a9fe', 'staging'), 'IPv4-compatible 169.254.169.254');
+    assert.ok(refuseAddress('::10.0.0.1', 'strict'));
+    assert.ok(refuseAddress('::a9fe:a9fe', 'relaxed'), 'IPv4-compatible 169.254.169.254');
     for (const address of ['10.1.2.3', '192.168.0.7', 'fd00::5', '127.0.0.1']) {
-      await assert.rejects(resolveTarget('https://internal.example/n', 'production', async () => [{ address, family: address.includes(':') ? 6 : 4 }]), /refused/, address);
+      await assert.rejects(resolveTarget('https://internal.example/n', 'strict', async () => [{ address, family: address.includes(':') ? 6 : 4 }]), /refused/, address);
     }
   });
 

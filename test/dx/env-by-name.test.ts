@@ -1,24 +1,17 @@
 // Issue 39 §1: staging is capabilities, not a name. Only the configuration (src/config/, which
-// states what staging means: sandbox, simulated, relaxedChecks), the composition root
-// (src/server/) and the connector registry read CAJA_ENV or compare the environment with
-// 'staging' or 'production'; every service, face and worker asks ctx.config's capabilities.
+// states what staging means: sandbox, simulated, relaxedChecks) compares the environment with
+// 'staging' or 'production'; every service, face, worker and the composition root asks
+// ctx.config's capabilities. Reading CAJA_ENV is left to the configuration, the composition root
+// (src/server/) and the connector registry.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // The CLI is a composition root too: it loads the configuration itself (its usage names CAJA_ENV).
-const ALLOWED = [/^src\/config\//, /^src\/server\//, /^src\/connectors\/registry\.ts$/, /^src\/cli\/main\.ts$/];
-
-/**
- * Files that still decide by the name, through an `env` parameter their callers pass on
- * (docs/architecture.md lists them as the next step: each takes a capability instead).
- */
-const NOT_YET: Record<string, string> = {
-  'src/domain/urls.ts': 'checkCallbackUrl(url, env): http on localhost in staging',
-  'src/domain/frame-origins.ts': 'checkFrameOrigins(origins, env): http on localhost in staging',
-  'src/merchants/merchants.ts': "createMerchant(…, env, …): a staging merchant's account validation",
-};
+const MAY_READ_CAJA_ENV = [/^src\/config\//, /^src\/server\//, /^src\/connectors\/registry\.ts$/, /^src\/cli\/main\.ts$/];
+/** The one place that turns an environment's name into what it means (capabilitiesOf). */
+const MAY_COMPARE_THE_NAME = [/^src\/config\//];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
@@ -29,28 +22,58 @@ function sourceFiles(dir: string): string[] {
 /** The code of a file without its comments (a comment may name CAJA_ENV to explain). */
 const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 
-/** Where `text` tests the environment by name: reads CAJA_ENV, or compares an env with 'staging' or 'production'. */
-export function envTests(text: string): string[] {
+/** Where `text` reads CAJA_ENV. */
+export function envReads(text: string): string[] {
+  return [...code(text).matchAll(/CAJA_ENV/g)].map((m) => m[0]);
+}
+
+/**
+ * Where `text` compares an environment's name: anything with 'staging' or 'production' (either
+ * side), or an `env`/`environment` with anything (`env === x`, `m.environment !== y`).
+ */
+export function nameComparisons(text: string): string[] {
   const c = code(text);
   return [
-    ...c.matchAll(/CAJA_ENV/g),
-    ...c.matchAll(/\benv\w*\s*[!=]==?\s*['"](?:staging|production)['"]/gi),
-    ...c.matchAll(/['"](?:staging|production)['"]\s*[!=]==?\s*[\w.]*\benv\b/gi),
+    ...c.matchAll(/[!=]==?\s*['"`](?:staging|production)['"`]/gi),
+    ...c.matchAll(/['"`](?:staging|production)['"`]\s*[!=]==?/gi),
+    ...c.matchAll(/\benv(?:ironment)?\s*[!=]==?/gi),
+    ...c.matchAll(/[!=]==?\s*[\w.]*\benv(?:ironment)?\b(?!\s*[.[(])/gi),
   ].map((m) => m[0]);
 }
 
+/** Both: what the rule refuses outside the files allowed each. */
+export function envTests(text: string): string[] {
+  return [...envReads(text), ...nameComparisons(text)];
+}
+
 test('the rule sees a test of the environment by name, not a mention in a comment', () => {
-  assert.deepEqual(envTests("if (ctx.config.env !== 'staging') return;"), ["env !== 'staging'"]);
-  assert.deepEqual(envTests("const p = env === 'production' ? a : b;"), ["env === 'production'"]);
-  assert.deepEqual(envTests('const e = process.env.CAJA_ENV;'), ['CAJA_ENV']);
-  assert.deepEqual(envTests("// chosen once from CAJA_ENV\nif (ctx.config.sandbox) x();"), []);
+  assert.deepEqual(nameComparisons("if (ctx.config.env !== 'staging') return;"), ["!== 'staging'", 'env !==']);
+  assert.deepEqual(nameComparisons("const p = env === 'production' ? a : b;"), ["=== 'production'", 'env ===']);
+  assert.deepEqual(nameComparisons("const staging = 'staging' == m.environment;"), ["'staging' ==", '== m.environment']);
+  assert.deepEqual(nameComparisons('if (env === wanted) go();'), ['env ===']);
+  assert.deepEqual(nameComparisons('if (wanted !== config.env) go();'), ['!== config.env']);
+  assert.deepEqual(nameComparisons("if (policy === 'production') x();"), ["=== 'production'"]);
+  assert.deepEqual(envReads('const e = process.env.CAJA_ENV;'), ['CAJA_ENV']);
+  assert.deepEqual(envTests("// chosen once from CAJA_ENV when env === 'staging'\nif (ctx.config.sandbox) x();"), []);
+  // Shown, passed on or stored, the name is data: not a test.
+  assert.deepEqual(nameComparisons("const shown = { env: config.env, environment: m.environment }; q(sql, [config.env]); if (process.env.X === '1') y();"), []);
+  assert.deepEqual(nameComparisons("const s = (env: 'staging' | 'production') => t[env];"), []);
 });
 
-test('no service, face or worker tests CAJA_ENV or the environment by name', () => {
+test('no service, face or worker reads CAJA_ENV', () => {
   const offenders: string[] = [];
   for (const file of sourceFiles('src')) {
-    if (ALLOWED.some((r) => r.test(file)) || file in NOT_YET) continue;
-    for (const found of envTests(readFileSync(file, 'utf8'))) offenders.push(`${file}: ${found}`);
+    if (MAY_READ_CAJA_ENV.some((r) => r.test(file))) continue;
+    for (const found of envReads(readFileSync(file, 'utf8'))) offenders.push(`${file}: ${found}`);
+  }
+  assert.deepEqual(offenders, []);
+});
+
+test("no file outside src/config/ compares an environment's name: each asks the capability it means", () => {
+  const offenders: string[] = [];
+  for (const file of sourceFiles('src')) {
+    if (MAY_COMPARE_THE_NAME.some((r) => r.test(file))) continue;
+    for (const found of nameComparisons(readFileSync(file, 'utf8'))) offenders.push(`${file}: ${found}`);
   }
   assert.deepEqual(offenders, []);
 });

@@ -82,7 +82,7 @@ for (const backend of backends()) {
     test('a restart in the middle of a retry schedule carries on where it stopped', async () => {
       // Long enough between retries that the restart certainly happens inside the schedule.
       const first = await store.open({ CAJA_NOTIFY_RETRY_SECONDS: '0.5' });
-      const { merchant } = await createMerchant(first.db, first.box, 'staging', { name: 'Restart' });
+      const { merchant } = await createMerchant(first.db, first.box, first.config, { name: 'Restart' });
       let healthy = false;
       receiver.respond = (r) => (r.path === '/restart' && !healthy ? { status: 500 } : { status: 200 });
       const e = await commitEvent(first, { merchantId: merchant.id, url: `${receiver.url}/restart` });
@@ -107,7 +107,7 @@ for (const backend of backends()) {
 
     test('a process killed mid-delivery loses nothing: the attempt is retried once its lease expires', async () => {
       {
-        const { merchant } = await createMerchant(ctx.db, ctx.box, 'staging', { name: 'Killed' });
+        const { merchant } = await createMerchant(ctx.db, ctx.box, ctx.config, { name: 'Killed' });
         receiver.respond = () => ({ status: 200 });
         const e = await commitEvent(ctx, { merchantId: merchant.id, url: `${receiver.url}/killed` });
         const id = await notificationIdOf(ctx, e.eventId);
@@ -133,7 +133,7 @@ for (const backend of backends()) {
 
     test('a worker that lost its lease cannot overwrite the outcome of the one that took over', async () => {
       {
-        const { merchant } = await createMerchant(ctx.db, ctx.box, 'staging', { name: 'Lease' });
+        const { merchant } = await createMerchant(ctx.db, ctx.box, ctx.config, { name: 'Lease' });
         const e = await commitEvent(ctx, { merchantId: merchant.id, url: 'http://127.0.0.1:9/never-called' });
         const id = await notificationIdOf(ctx, e.eventId);
         const opts = { limit: 10, leaseSeconds: 60, excludedOrigins: [], perOriginLimit: 10, inFlightByOrigin: {} };
@@ -168,7 +168,7 @@ for (const backend of backends()) {
       if (backend === 'pg') contexts.push(await store.open(env), await store.open(env));
       const workers: NotificationWorker[] = [];
       try {
-        const { merchant } = await createMerchant(ctx.db, ctx.box, 'staging', { name: 'Race' });
+        const { merchant } = await createMerchant(ctx.db, ctx.box, ctx.config, { name: 'Race' });
         receiver.respond = () => ({ status: 200 });
         const subjects = Array.from({ length: 40 }, (_, i) => 880_000 + i);
         // 40 subjects x 5 changes, committed in batches like concurrent features would.

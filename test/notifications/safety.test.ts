@@ -23,37 +23,37 @@ describe('address classification', () => {
   const allowed = ['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700:4700::1111', '::ffff:8.8.8.8'];
 
   test('production allows public unicast addresses only', () => {
-    for (const a of refused) assert.ok(refuseAddress(a, 'production'), `${a} must be refused`);
-    for (const a of allowed) assert.equal(refuseAddress(a, 'production'), null, `${a} must be allowed`);
-    assert.ok(refuseAddress('not-an-ip', 'production'));
+    for (const a of refused) assert.ok(refuseAddress(a, 'strict'), `${a} must be refused`);
+    for (const a of allowed) assert.equal(refuseAddress(a, 'strict'), null, `${a} must be allowed`);
+    assert.ok(refuseAddress('not-an-ip', 'strict'));
   });
 
   test('staging also allows loopback, but not private networks or the metadata address', () => {
-    for (const a of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) assert.equal(refuseAddress(a, 'staging'), null, a);
-    for (const a of ['10.0.0.1', '192.168.0.10', '169.254.169.254', 'fd00:ec2::254', '100.100.100.200']) assert.ok(refuseAddress(a, 'staging'), a);
+    for (const a of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) assert.equal(refuseAddress(a, 'relaxed'), null, a);
+    for (const a of ['10.0.0.1', '192.168.0.10', '169.254.169.254', 'fd00:ec2::254', '100.100.100.200']) assert.ok(refuseAddress(a, 'relaxed'), a);
   });
 
   test('URLs: https only in production, http too in staging, never credentials or other schemes', async () => {
     const publicDns = async () => [{ address: '93.184.216.34', family: 4 }];
-    await assert.rejects(resolveTarget('http://example.com/n', 'production', publicDns), (e: RefusedTarget) => e.permanent && /https/.test(e.message));
-    assert.equal((await resolveTarget('https://example.com/n', 'production', publicDns)).address, '93.184.216.34');
-    assert.equal((await resolveTarget('http://example.com/n', 'staging', publicDns)).address, '93.184.216.34');
-    await assert.rejects(resolveTarget('ftp://example.com/n', 'staging', publicDns), (e: RefusedTarget) => e.permanent);
-    await assert.rejects(resolveTarget('https://u:p@example.com/n', 'production', publicDns), (e: RefusedTarget) => e.permanent);
-    await assert.rejects(resolveTarget('not a url', 'production', publicDns), (e: RefusedTarget) => e.permanent);
+    await assert.rejects(resolveTarget('http://example.com/n', 'strict', publicDns), (e: RefusedTarget) => e.permanent && /https/.test(e.message));
+    assert.equal((await resolveTarget('https://example.com/n', 'strict', publicDns)).address, '93.184.216.34');
+    assert.equal((await resolveTarget('http://example.com/n', 'relaxed', publicDns)).address, '93.184.216.34');
+    await assert.rejects(resolveTarget('ftp://example.com/n', 'relaxed', publicDns), (e: RefusedTarget) => e.permanent);
+    await assert.rejects(resolveTarget('https://u:p@example.com/n', 'strict', publicDns), (e: RefusedTarget) => e.permanent);
+    await assert.rejects(resolveTarget('not a url', 'strict', publicDns), (e: RefusedTarget) => e.permanent);
   });
 
   test('every resolved address must be allowed, and IP literals are checked too', async () => {
     const mixed = async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.5', family: 4 }];
-    await assert.rejects(resolveTarget('https://rebind.example/n', 'production', mixed), (e: RefusedTarget) => !e.permanent && /10\.0\.0\.5/.test(e.message));
+    await assert.rejects(resolveTarget('https://rebind.example/n', 'strict', mixed), (e: RefusedTarget) => !e.permanent && /10\.0\.0\.5/.test(e.message));
     const metadata = async () => [{ address: '169.254.169.254', family: 4 }];
-    await assert.rejects(resolveTarget('https://metadata.example/', 'production', metadata), /linkLocal/);
-    await assert.rejects(resolveTarget('https://127.0.0.1/', 'production'), /loopback/);
-    await assert.rejects(resolveTarget('https://[::1]:8443/', 'production'), /loopback/);
-    await assert.rejects(resolveTarget('https://[::ffff:7f00:1]/', 'production'), /loopback/);
-    await assert.rejects(resolveTarget('http://169.254.169.254/latest/meta-data', 'staging'), /linkLocal/);
+    await assert.rejects(resolveTarget('https://metadata.example/', 'strict', metadata), /linkLocal/);
+    await assert.rejects(resolveTarget('https://127.0.0.1/', 'strict'), /loopback/);
+    await assert.rejects(resolveTarget('https://[::1]:8443/', 'strict'), /loopback/);
+    await assert.rejects(resolveTarget('https://[::ffff:7f00:1]/', 'strict'), /loopback/);
+    await assert.rejects(resolveTarget('http://169.254.169.254/latest/meta-data', 'relaxed'), /linkLocal/);
     const failing = async () => { throw Object.assign(new Error('nope'), { code: 'ENOTFOUND' }); };
-    await assert.rejects(resolveTarget('https://missing.example/', 'production', failing), (e: RefusedTarget) => !e.permanent && /ENOTFOUND/.test(e.message));
+    await assert.rejects(resolveTarget('https://missing.example/', 'strict', failing), (e: RefusedTarget) => !e.permanent && /ENOTFOUND/.test(e.message));
   });
 });
 

@@ -2,6 +2,7 @@
 // magic values.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { capabilitiesOf } from '../../src/config/config.ts';
 import { CASHOUT_STATUS_CODE, CASHOUT_STATUSES, type CashoutTrigger, nextCashoutStatus } from '../../src/domain/cashout-states.ts';
 import { validateCashoutRequest } from '../../src/domain/cashout-request.ts';
 import { buildClabe } from '../../src/domain/clabe.ts';
@@ -33,20 +34,20 @@ describe('cashout request', () => {
     bank_code: 40012, bank_account: buildClabe('012', '180', '00123456789'), account_type: 'S', on_hold: 'true',
   };
   test('numbers and booleans as strings or numbers; the bank named from the registry', () => {
-    const r = validateCashoutRequest(mx, 'staging');
+    const r = validateCashoutRequest(mx, capabilitiesOf('staging'));
     assert.ok(r.ok, r.ok ? '' : r.details.join('; '));
     assert.deepEqual([toDb(r.value.amount), r.value.currency, r.value.bankCode, r.value.bankName, r.value.accountType, r.value.onHold], ['1825.00', 'MXN', '40012', 'BBVA Bancomer', 'SAVING', true]);
   });
   test('every failing field at once', () => {
-    const r = validateCashoutRequest({ ...mx, external_id: 'has space', currency: 'EUR', amount: '1.234', document_id: 'X', bank_code: '999', notification_url: 'http://shop.example', on_hold: 'maybe', email: 'nope', phone: '123' }, 'staging');
+    const r = validateCashoutRequest({ ...mx, external_id: 'has space', currency: 'EUR', amount: '1.234', document_id: 'X', bank_code: '999', notification_url: 'http://shop.example', on_hold: 'maybe', email: 'nope', phone: '123' }, capabilitiesOf('staging'));
     assert.ok(!r.ok);
     assert.deepEqual(r.details.map((d) => d.split(':')[0]), ['external_id', 'currency', 'amount', 'document_id', 'bank_code', 'email', 'phone', 'notification_url', 'on_hold']);
   });
   test('zero-decimal currencies take no cents; USD still takes two', () => {
     const cl = { external_id: 'c', country: 'CL', currency: 'CLP', document_id: '11.111.111-1', beneficiary_name: 'Ana', bank_code: '1', bank_account: '12345678' };
-    assert.ok(validateCashoutRequest({ ...cl, amount: '10000' }, 'staging').ok);
-    assert.ok(!validateCashoutRequest({ ...cl, amount: '10000.50' }, 'staging').ok);
-    assert.ok(validateCashoutRequest({ ...cl, currency: 'USD', amount: '10.50' }, 'staging').ok);
+    assert.ok(validateCashoutRequest({ ...cl, amount: '10000' }, capabilitiesOf('staging')).ok);
+    assert.ok(!validateCashoutRequest({ ...cl, amount: '10000.50' }, capabilitiesOf('staging')).ok);
+    assert.ok(validateCashoutRequest({ ...cl, currency: 'USD', amount: '10.50' }, capabilitiesOf('staging')).ok);
   });
 });
 

@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { capabilitiesOf } from '../../src/config/config.ts';
 import { validateDepositRequest, type ValidationResult } from '../../src/domain/deposit-request.ts';
 import { dec, toFixed } from '../../src/domain/money.ts';
 import { SAMPLE_USD_RATES } from '../../src/domain/exchange-rates.ts';
 
 const rateOf = (c: string) => (SAMPLE_USD_RATES[c] ? dec(SAMPLE_USD_RATES[c]!) : null);
-const validate = (body: unknown, env: 'staging' | 'production' = 'staging') => validateDepositRequest(body, { env, rateOf });
+const validate = (body: unknown, env: 'staging' | 'production' = 'staging') => validateDepositRequest(body, { checks: capabilitiesOf(env), rateOf });
 
 function ok(r: ValidationResult) {
   assert.ok(r.ok, r.ok ? '' : r.details.join('; '));

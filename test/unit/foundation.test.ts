@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig } from '../../src/config/config.ts';
+import { capabilitiesOf, ConfigError, loadConfig } from '../../src/config/config.ts';
 import { DEFAULT_PASSWORD_COST, dummyPasswordHash, hashPassword, secretBox, setPasswordCost, verifyPassword } from '../../src/merchants/secrets.ts';
 import { parseForm, parseJsonLossless } from '../../src/http/body-parsers.ts';
 import { parseXDate } from '../../src/api/auth/v3-headers.ts';
@@ -142,13 +142,13 @@ describe('X-Date', () => {
 
 describe('callback URLs', () => {
   test('https everywhere; http only on loopback in staging', () => {
-    assert.equal(checkCallbackUrl('https://shop.example/hook', 'production'), null);
-    assert.equal(checkCallbackUrl('http://localhost:3000/x', 'staging'), null);
-    assert.equal(checkCallbackUrl('http://[::1]:3000/x', 'staging'), null);
-    assert.match(checkCallbackUrl('http://localhost:3000/x', 'production')!, /HTTPS/);
-    assert.match(checkCallbackUrl('http://shop.example/x', 'staging')!, /HTTPS/);
-    assert.match(checkCallbackUrl('not a url', 'staging')!, /valid URL/);
-    assert.match(checkCallbackUrl(`https://x.example/${'a'.repeat(2048)}`, 'staging')!, /2048/);
+    assert.equal(checkCallbackUrl('https://shop.example/hook', capabilitiesOf('production')), null);
+    assert.equal(checkCallbackUrl('http://localhost:3000/x', capabilitiesOf('staging')), null);
+    assert.equal(checkCallbackUrl('http://[::1]:3000/x', capabilitiesOf('staging')), null);
+    assert.match(checkCallbackUrl('http://localhost:3000/x', capabilitiesOf('production'))!, /HTTPS/);
+    assert.match(checkCallbackUrl('http://shop.example/x', capabilitiesOf('staging'))!, /HTTPS/);
+    assert.match(checkCallbackUrl('not a url', capabilitiesOf('staging'))!, /valid URL/);
+    assert.match(checkCallbackUrl(`https://x.example/${'a'.repeat(2048)}`, capabilitiesOf('staging'))!, /2048/);
   });
 });
 

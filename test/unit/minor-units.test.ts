@@ -3,6 +3,7 @@
 // conversions land on the minor unit by the one rule (half-up, once, at the end).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { capabilitiesOf } from '../../src/config/config.ts';
 import { ACCEPTED_COUNTRIES } from '../../src/domain/countries.ts';
 import { formatMinor, minorUnits } from '../../src/domain/currencies.ts';
 import { validateDepositRequest } from '../../src/domain/deposit-request.ts';
@@ -10,7 +11,7 @@ import { dec, divideRate, multiplyRate, toFixed } from '../../src/domain/money.t
 import { SAMPLE_USD_RATES } from '../../src/domain/exchange-rates.ts';
 
 const rateOf = (c: string) => (SAMPLE_USD_RATES[c] ? dec(SAMPLE_USD_RATES[c]!) : null);
-const validate = (body: Record<string, unknown>) => validateDepositRequest(body, { env: 'staging', rateOf });
+const validate = (body: Record<string, unknown>) => validateDepositRequest(body, { checks: capabilitiesOf('staging'), rateOf });
 
 // ISO 4217 as published; the code reads the list, this pins what the catalog's currencies have.
 const ZERO_DECIMAL = new Set(['CLP', 'PYG', 'XAF', 'XOF', 'UGX', 'VND', 'KRW', 'JPY']);

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { documentField, maskedDocumentAgrees, newIdEnvio, parseSendHints, reasonCode, sendBody, sendMismatch, sendResult, sendState, SPI_REASONS, tipoConta } from '../../src/connectors/pix/payout-mapping.ts';
 import type { PayoutOrder } from '../../src/connectors/payout.ts';
+import { capabilitiesOf } from '../../src/config/config.ts';
 import { validateCashoutRequest } from '../../src/domain/cashout-request.ts';
 import { cpf } from '../helpers/documents.ts';
 
@@ -116,13 +117,13 @@ test('webhook: only entries naming an idEnvio are send hints; bounded', () => {
 
 test('cashout request: pix_key (caja\'s extension) on BR only, validated and normalized like v5', () => {
   const body = { external_id: 'x1', country: 'BR', currency: 'BRL', amount: '10.00', document_id: DOC, beneficiary_name: 'Maria', bank_code: '260', bank_account: '12345-6', bank_branch: '0001' };
-  const ok = validateCashoutRequest({ ...body, pix_key: 'Maria@Example.com' }, 'production');
+  const ok = validateCashoutRequest({ ...body, pix_key: 'Maria@Example.com' }, capabilitiesOf('production'));
   assert.ok(ok.ok);
   assert.equal(ok.value.pixKey, 'maria@example.com');
-  const none = validateCashoutRequest(body, 'production');
+  const none = validateCashoutRequest(body, capabilitiesOf('production'));
   assert.ok(none.ok && none.value.pixKey === null);
-  const bad = validateCashoutRequest({ ...body, pix_key: '+5511333334444' }, 'production');
+  const bad = validateCashoutRequest({ ...body, pix_key: '+5511333334444' }, capabilitiesOf('production'));
   assert.ok(!bad.ok && bad.details.some((d) => d.startsWith('pix_key:')));
-  const mx = validateCashoutRequest({ ...body, country: 'MX', currency: 'MXN', pix_key: 'maria@example.com' }, 'production');
+  const mx = validateCashoutRequest({ ...body, country: 'MX', currency: 'MXN', pix_key: 'maria@example.com' }, capabilitiesOf('production'));
   assert.ok(!mx.ok && mx.details.includes('pix_key: is accepted for BR cashouts only'));
 });

@@ -72,7 +72,7 @@ function checkUrls(body: Record<string, unknown>, ctx: AppContext): string[] {
   const details: string[] = [];
   for (const field of ['notification_url', 'return_url', 'logo_url']) {
     if (body[field] === undefined) continue;
-    const reason = checkCallbackUrl(body[field], ctx.config.env);
+    const reason = checkCallbackUrl(body[field], ctx.config);
     if (reason) details.push(`${field}: ${reason}`);
   }
   return details;
@@ -102,7 +102,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
     async (request, reply) => {
       const details = checkUrls(request.body, ctx);
       if (details.length) throw v3Errors.validation(details);
-      const { merchant, credentials } = await createMerchant(ctx.db, ctx.box, ctx.config.env, request.body, (m) =>
+      const { merchant, credentials } = await createMerchant(ctx.db, ctx.box, ctx.config, request.body, (m) =>
         tokenAudit(request, 'merchant.created', { merchantId: m.id, subject: `merchant:${m.id}`, detail: { name: m.name } }));
       request.log.info({ merchant_id: merchant.id }, 'merchant created');
       return reply.status(201).send(credentialsView(merchant, credentials));
@@ -173,7 +173,7 @@ export function registerAdminMerchants(app: FastifyInstance, ctx: AppContext): v
       if (b.frame_origins === 'default') frameOrigins = null;
       else if (typeof b.frame_origins === 'string') details.push('frame_origins: must be a list of origins, or "default"');
       else if (b.frame_origins !== undefined) {
-        const r = checkFrameOrigins(b.frame_origins, ctx.config.env);
+        const r = checkFrameOrigins(b.frame_origins, ctx.config);
         if ('reasons' in r) details.push(...r.reasons.map((x) => `frame_origins: ${x}`));
         else frameOrigins = r.origins;
       }

@@ -138,7 +138,7 @@ export function registerCashouts(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const checked = validateCashoutRequest(request.body, ctx.config.env);
+      const checked = validateCashoutRequest(request.body, ctx.config);
       if (!checked.ok) throw cashoutErrors.invalidParams(`Invalid params: ${checked.details.join('; ')}`);
       try {
         const c = await createCashout(ctx, request.merchant!, checked.value);

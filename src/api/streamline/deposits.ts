@@ -142,7 +142,7 @@ export function registerStreamlineDeposits(app: FastifyInstance, ctx: AppContext
       const returnUrl = form.x_return?.trim() || caller.merchant.return_url;
       if (!returnUrl) throw new StreamlineError(301, 'Empty parameter: x_return (and no return URL in the merchant settings)');
       for (const [name, value] of [['x_return', form.x_return?.trim()], ['x_confirmation', form.x_confirmation?.trim()]] as const) {
-        const reason = value ? checkCallbackUrl(value, ctx.config.env, 200) : null;
+        const reason = value ? checkCallbackUrl(value, ctx.config, 200) : null;
         if (reason) throw new StreamlineError(INVOICE_ERROR_CODES.invalidUrl, `Invalid parameter: ${name} ${reason}`);
       }
       const bank = form.x_bank.trim();

@@ -188,7 +188,7 @@ export function registerV3Refunds(app: FastifyInstance, ctx: AppContext): void {
         else amount = parsed.value;
       }
       if (b.notification_url !== undefined) {
-        const reason = checkCallbackUrl(b.notification_url, ctx.config.env);
+        const reason = checkCallbackUrl(b.notification_url, ctx.config);
         if (reason) details.push(`notification_url: ${reason}`);
       }
       let bankAccount: RefundBankAccount | undefined;

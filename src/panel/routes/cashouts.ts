@@ -18,7 +18,7 @@ import { countryOptions, EXPORT_BATCH, listExport, listFilter, PAGE_SIZE } from 
 import * as V from '../views/pages.ts';
 
 export function registerCashouts(app: FastifyInstance, ctx: AppContext, gate: PanelGate): void {
-  const { route: panelRoute, sameOrigin, notFound, env, staging } = gate;
+  const { route: panelRoute, sameOrigin, notFound, staging } = gate;
 
   function cashoutFilter(q: Query): CashoutFilter | string {
     const f = listFilter(q, CASHOUT_STATUSES);
@@ -45,7 +45,7 @@ export function registerCashouts(app: FastifyInstance, ctx: AppContext, gate: Pa
 
   app.post('/panel/cashouts', panelRoute('money', async (c) => {
     const { csrf: _csrf, ...form } = c.body;
-    const v = validateCashoutRequest(form, env);
+    const v = validateCashoutRequest(form, ctx.config);
     const again = (errors: string[]) => V.cashoutFormPage(c.f, { form: form as Record<string, string>, errors, countries: countryOptions() });
     if (!v.ok) return again(v.details);
     const merchant = await getMerchant(ctx.db, c.s.actor.merchantId);

@@ -12,7 +12,7 @@ import type { Ctx, PanelGate } from './gate.ts';
 import * as V from '../views/pages.ts';
 
 export function registerSettings(app: FastifyInstance, ctx: AppContext, gate: PanelGate): void {
-  const { route: panelRoute, notFound, forbidden, env } = gate;
+  const { route: panelRoute, notFound, forbidden } = gate;
 
   async function apiView(c: Ctx, extra: Partial<Parameters<typeof V.apiPage>[1]> = {}): Promise<V.Page> {
     const merchant = (await getMerchant(ctx.db, c.s.actor.merchantId))!;
@@ -23,7 +23,7 @@ export function registerSettings(app: FastifyInstance, ctx: AppContext, gate: Pa
         notification_url: merchant.notification_url ?? '', return_url: merchant.return_url ?? '', logo_url: merchant.logo_url ?? '',
         frame_origins: merchant.frame_origins === null ? '' : merchant.frame_origins.length ? merchant.frame_origins.join(' ') : 'none',
       },
-      frameOriginsInEffect: frameOriginsInEffect(merchant, env),
+      frameOriginsInEffect: frameOriginsInEffect(merchant, ctx.config),
       urlErrors: {},
       baseUrl: ctx.config.publicBaseUrl, done: c.query.done ? c.f.t.urlsSaved : undefined, ...extra,
     });
@@ -60,7 +60,7 @@ export function registerSettings(app: FastifyInstance, ctx: AppContext, gate: Pa
       const v = c.body[k]?.trim() ?? '';
       if (v === '') patch[k] = null;
       else {
-        const reason = checkCallbackUrl(v, env);
+        const reason = checkCallbackUrl(v, ctx.config);
         if (reason) errors[k] = reason;
         else patch[k] = v;
       }
@@ -70,7 +70,7 @@ export function registerSettings(app: FastifyInstance, ctx: AppContext, gate: Pa
     if (framing === '') patch.frame_origins = null;
     else if (framing.toLowerCase() === 'none') patch.frame_origins = [];
     else {
-      const r = checkFrameOrigins(framing.split(/[\s,]+/).filter(Boolean), env);
+      const r = checkFrameOrigins(framing.split(/[\s,]+/).filter(Boolean), ctx.config);
       if ('reasons' in r) errors.frame_origins = r.reasons.join('; ');
       else patch.frame_origins = r.origins;
     }

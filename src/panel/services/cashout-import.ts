@@ -65,7 +65,7 @@ export async function importCashouts(ctx: AppContext, a: Actor, merchant: Mercha
     });
     const reasons: string[] = [];
     if (cells.length !== header.length) reasons.push(`has ${cells.length} fields, the header ${header.length}`);
-    const v = validateCashoutRequest(body, ctx.config.env);
+    const v = validateCashoutRequest(body, ctx.config);
     if (!v.ok) reasons.push(...v.details);
     const ext = String(body.external_id ?? '');
     if (ext && seen.has(ext)) reasons.push('external_id: repeated in this file');

@@ -23,7 +23,6 @@ import { idOf, text } from './common.ts';
 
 export function registerOpsMerchants(app: FastifyInstance, ctx: AppContext, kit: OpsKit): void {
   const { opsRoute, notFound } = kit;
-  const env = ctx.config.env;
 
   app.get('/ops/merchants', opsRoute('view', async (c) => {
     const q = text(c.query.q, 200);
@@ -36,13 +35,13 @@ export function registerOpsMerchants(app: FastifyInstance, ctx: AppContext, kit:
     const problems = [
       ...(name ? [] : [`${c.f.t.name}: required`]),
       ...Object.entries(urls).flatMap(([k, v]) => {
-        const reason = v === null ? null : checkCallbackUrl(v, env);
+        const reason = v === null ? null : checkCallbackUrl(v, ctx.config);
         return reason ? [`${k} ${reason}`] : [];
       }),
     ];
     if (problems.length) return V.merchantsPage(c.f, { q: '', hits: await searchMerchants(ctx.db, ''), error: problems.join('; ') });
     const actor = actorOf(c.s);
-    const { merchant, credentials } = await createMerchant(ctx.db, ctx.box, env, { name, ...urls }, (m) => ({
+    const { merchant, credentials } = await createMerchant(ctx.db, ctx.box, ctx.config, { name, ...urls }, (m) => ({
       ops: actor, action: 'merchant.created', merchantId: m.id, subject: `merchant:${m.id}`, detail: { name }, at: ctx.now(),
     }));
     return V.merchantsPage(c.f, { q: '', hits: await searchMerchants(ctx.db, String(merchant.id)), created: { id: merchant.id, credentials: credentialsView(merchant, credentials) } });
@@ -81,7 +80,7 @@ export function registerOpsMerchants(app: FastifyInstance, ctx: AppContext, kit:
     if (!name) problems.push(`${c.f.t.name}: required`);
     const urls: Record<string, string | null> = { notification_url: text(c.body.notification_url, 2000) || null, return_url: text(c.body.return_url, 2000) || null };
     for (const [k, v] of Object.entries(urls)) {
-      const reason = v === null ? null : checkCallbackUrl(v, env);
+      const reason = v === null ? null : checkCallbackUrl(v, ctx.config);
       if (reason) problems.push(`${k} ${reason}`);
     }
     const thresholdText = text(c.body.cashout_approval_usd, 40);
