@@ -8,15 +8,19 @@ import { DEFAULT_PASSWORD_COST, PASSWORD_COST_RANGE } from '../merchants/secrets
 export type Environment = 'staging' | 'production';
 
 /**
- * What staging means, stated here once (loadConfig sets it from CAJA_ENV): services, faces and
- * workers ask these capabilities, never the environment's name.
+ * What staging means, stated here once (loadConfig sets it from CAJA_ENV): services, faces,
+ * workers and the composition root ask these capabilities, never the environment's name (no file
+ * outside src/config/ compares it: test/dx/env-by-name.test.ts).
  * - sandbox: the sandbox endpoints (sandbox deposits, cashouts and refunds, the pay page's
  *   simulate buttons, the card simulator), magic values that decide an outcome, sandbox chaos,
- *   the checkout's staging banner, test deposits reported as such.
+ *   the checkout's staging banner, test deposits reported as such, one process by default.
  * - simulated: providers are simulated (the staging bank answers refunds no connector makes, the
- *   simulated account registry, the sample exchange rates).
- * - relaxedChecks: cookies without Secure, signature hints in authentication errors, one
- *   operator moves money alone (no four eyes), a statement's account need not be registered.
+ *   simulated account registry, so a new merchant's account and Pix-key validation start on, the
+ *   sample exchange rates).
+ * - relaxedChecks: cookies without Secure (and no HSTS), signature hints in authentication
+ *   errors, one operator moves money alone (no four eyes), a statement's account need not be
+ *   registered, callback URLs and frame origins may be http on loopback hosts and callback URLs
+ *   may name internal addresses, notifications may go to http and loopback.
  */
 export interface Capabilities {
   sandbox: boolean;
