@@ -27,7 +27,7 @@
 // worker tries the first waiting order of each network early (a probe, at most once a second per
 // process); when it, or any other step, gets an answer from the provider, the waiting orders of
 // that network are made due and stepped in the same pass.
-import { type SendOnceJobs, type SendSpec, type SendState, backoffSeconds as backoff, claim as claimJobs, leaseUntil, recover, sendStep, wake } from '../jobs/send-once.ts';
+import { type SendOnceJobs, type SendSpec, type SendState, backoffSeconds as backoff, claim as claimJobs, recover, sendStep, wake } from '../jobs/send-once.ts';
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { type CashoutRow, CashoutError, transitionCashoutIn } from './service.ts';
@@ -96,23 +96,21 @@ export async function providerAnsweredForPayouts(ctx: AppContext, connector: str
 type Heard = { providerId?: string; state?: string; day?: string };
 
 /**
- * Writes the row's next state. The lease is released, unless `keepLease` (the state written right
- * before a request: the row stays this step's until the request is over, so a provider's hint
- * arriving meanwhile only marks it, never runs a second step alongside).
+ * Writes the row's next state and releases the lease (the `sending` written right before a
+ * request, with the lease kept, is the send-once primitive's own step).
  */
-async function save(ctx: AppContext, row: Row, state: State, o: { attempts?: number; waitSeconds: number; error?: string | null; heard?: Heard; keepLease?: boolean }): Promise<void> {
+async function save(ctx: AppContext, row: Row, state: State, o: { attempts?: number; waitSeconds: number; error?: string | null; heard?: Heard }): Promise<void> {
   const now = ctx.now();
   await ctx.db.query(
     // A hint that came while this step ran (hinted) makes the next look-up due now.
     `UPDATE connector_payouts SET state = $2, attempts = $3,
-       next_check_at = CASE WHEN hinted AND NOT $10 AND $2::text NOT IN ('done', 'stopped') THEN $6::timestamptz ELSE $4::timestamptz END,
-       hinted = hinted AND $10, leased_until = $11, last_error = $5, updated_at = $6,
+       next_check_at = CASE WHEN hinted AND $2::text NOT IN ('done', 'stopped') THEN $6::timestamptz ELSE $4::timestamptz END,
+       hinted = false, leased_until = NULL, last_error = $5, updated_at = $6,
        provider_id = COALESCE($7, provider_id), provider_state = COALESCE($8, provider_state), heard_at = CASE WHEN $9 THEN $6 ELSE heard_at END,
-       operation_day = COALESCE($12, operation_day)
+       operation_day = COALESCE($10, operation_day)
      WHERE cashout_id = $1`,
     [row.cashout_id, state, o.attempts ?? row.attempts, new Date(now.getTime() + o.waitSeconds * 1000), o.error ?? null, now,
-      o.heard?.providerId ?? null, o.heard?.state ?? null, o.heard !== undefined, o.keepLease === true, o.keepLease ? leaseUntil(ctx) : null,
-      o.heard?.day ?? null],
+      o.heard?.providerId ?? null, o.heard?.state ?? null, o.heard !== undefined, o.heard?.day ?? null],
   );
 }
 

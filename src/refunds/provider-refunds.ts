@@ -93,17 +93,17 @@ export async function providerAnsweredForRefunds(ctx: AppContext, connector: str
 
 async function setState(
   ctx: AppContext, refundId: number, state: Row['state'], attempts: number, error: string | null,
-  o: { keepLease?: boolean; heard?: RefundOutcome } = {},
+  o: { heard?: RefundOutcome } = {},
 ): Promise<void> {
   const wait = backoffSeconds(attempts) * 1000;
   await ctx.db.query(
     // A hint that came while the row was held (next_check_at moved from the lease's end to
-    // before now) leaves the look-up due.
+    // before now) leaves the look-up due. The lease is released.
     `UPDATE connector_refunds SET state = $2, attempts = $3, last_error = $4, updated_at = $6,
-       next_check_at = CASE WHEN next_check_at <= $6 AND leased_until IS NOT NULL AND NOT $9 THEN next_check_at ELSE $5 END,
-       leased_until = CASE WHEN $9 THEN leased_until ELSE NULL END,
+       next_check_at = CASE WHEN next_check_at <= $6 AND leased_until IS NOT NULL THEN next_check_at ELSE $5 END,
+       leased_until = NULL,
        provider_id = COALESCE($7, provider_id), provider_state = COALESCE($8, provider_state) WHERE refund_id = $1`,
-    [refundId, state, attempts, error, new Date(ctx.now().getTime() + wait), ctx.now(), o.heard?.providerId ?? null, o.heard?.providerState ?? null, o.keepLease === true],
+    [refundId, state, attempts, error, new Date(ctx.now().getTime() + wait), ctx.now(), o.heard?.providerId ?? null, o.heard?.providerState ?? null],
   );
 }
 
