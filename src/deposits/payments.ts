@@ -218,8 +218,9 @@ export async function applyStatementPayment(
 export async function refuseStatementPayment(
   q: Queryable, ctx: AppContext, depositId: number, payment: Omit<ProviderPayment, 'chargeReference' | 'raw'>,
 ): Promise<boolean> {
-  const { rows: [owner] } = await q.query<{ connector: string | null }>('SELECT connector FROM deposits WHERE id = $1', [depositId]);
-  const connector = owner?.connector;
+  const { rows: [dep] } = await q.query<DepositRow & { merchant_notification_url: string | null }>(
+    'SELECT d.*, m.notification_url AS merchant_notification_url FROM deposits d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1', [depositId]);
+  const connector = dep?.connector;
   if (!connector) return false;
   const inserted = await q.query(
     `INSERT INTO connector_payments (connector, payment_id, charge_reference, deposit_id, amount, currency, receiver, paid_at, status, reason, seen_via, payer_document)
@@ -227,12 +228,10 @@ export async function refuseStatementPayment(
     [connector, payment.id, depositId, toDb(payment.amount), payment.currency, payment.receiver, payment.paidAt, PAYER_MISMATCH_REASON, payment.payerDocument ?? null],
   );
   if (inserted.rows.length === 0) return false;
-  const { rows: [dep] } = await q.query<DepositRow & { merchant_notification_url: string | null }>(
-    'SELECT d.*, m.notification_url AS merchant_notification_url FROM deposits d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1', [depositId]);
   await recordEvent(q, {
-    merchantId: dep!.merchant_id, type: 'deposit.payment_refused', subjectType: 'deposit', subjectId: depositId,
+    merchantId: dep.merchant_id, type: 'deposit.payment_refused', subjectType: 'deposit', subjectId: depositId,
     data: { deposit_id: depositId, payment_id: payment.id, amount: toDb(payment.amount), currency: payment.currency, reason: 'payer_mismatch' },
-    notifications: await depositNotifications(q, ctx, dep!, dep!.merchant_notification_url),
+    notifications: await depositNotifications(q, ctx, dep, dep.merchant_notification_url),
   });
   ctx.metrics.connectorPayments.inc({ connector, status: 'refused' });
   return true;
