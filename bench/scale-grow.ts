@@ -163,6 +163,17 @@ export async function grow(url: string, t: Templates, n: number, log: (s: string
       );
       stamps.set(table, new Set(rows.map((r) => r.column_name)));
     }
+    // The months the copies' times fall in get their partitions first (migration 091's
+    // caja_month_partition, what the partition worker calls), so no row lands in a DEFAULT partition.
+    const { rows: months } = await c.query<{ parent: string; month: string }>(
+      `SELECT c.relname AS parent, to_char(m, 'YYYY-MM-DD') AS month
+       FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid AND c.relnamespace = current_schema()::regnamespace
+       CROSS JOIN generate_series(date_trunc('month', (now() - interval '${DAYS + 1} days') AT TIME ZONE 'UTC'),
+                                  date_trunc('month', now() AT TIME ZONE 'UTC'), interval '1 month') m
+       WHERE c.relname = ANY($1)`,
+      [[...TABLES]],
+    );
+    for (const m of months) await c.query(`SELECT caja_month_partition($1, $2::timestamp AT TIME ZONE 'UTC')`, [m.parent, m.month]);
     const k = new Map((await c.query<{ tbl: Table; k: number }>(`SELECT tbl, max(r) + 1 AS k FROM grow_rows GROUP BY tbl`)).rows.map((r) => [r.tbl, r.k]));
     const started = Date.now();
     for (let from = 0; from < n; from += chunk) {
