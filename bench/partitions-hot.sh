@@ -69,17 +69,36 @@ cat > "$TMP/history-bounded.sql" <<'SQL'
 SELECT id, from_status, to_status, cause, actor, note, created_at FROM deposit_status_changes WHERE deposit_id = :dep
   AND created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' ORDER BY id;
 SQL
-cat > "$TMP/feed.sql" <<'SQL'
+# The feed page after a cursor unbounded (every month's partition probed) …
+cat > "$TMP/feed-unbounded.sql" <<'SQL'
 \set cur :maxe - 200 - random(1, 100)
 SELECT id, type, subject_type, subject_id, data, created_at FROM events
 WHERE merchant_id = 1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
   AND (tx_id, id) > (SELECT c.tx_id, c.id FROM events c WHERE c.id = :cur AND c.merchant_id = 1)
 ORDER BY tx_id, id LIMIT 100;
 SQL
-cat > "$TMP/attempts.sql" <<'SQL'
+# … and as caja sends it (src/notifications/store.ts eventsAfter): the cursor's event looked for
+# in the last 7 days, then the page from a day before its created_at on.
+cat > "$TMP/feed.sql" <<'SQL'
+\set cur :maxe - 200 - random(1, 100)
+SELECT tx_id::text AS c_tx, created_at::text AS c_at FROM events WHERE id = :cur AND merchant_id = 1 AND created_at >= now() - interval '7 days' \gset
+SELECT id, type, subject_type, subject_id, data, created_at FROM events
+WHERE merchant_id = 1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+  AND (tx_id, id) > (:c_tx::xid8, :cur) AND created_at >= :c_at::timestamptz - interval '1 day'
+ORDER BY tx_id, id LIMIT 100;
+SQL
+# A notification's attempts unbounded …
+cat > "$TMP/attempts-unbounded.sql" <<'SQL'
 \set n :maxn - random(1, 100)
 SELECT notification_id, attempt_no, started_at, status_code FROM notification_attempts
 WHERE notification_id = ANY(ARRAY[:n]::bigint[]) ORDER BY notification_id, id;
+SQL
+# … and as caja reads them: from a day before the notification's created_at on (here the newest
+# notifications' oldest, natt).
+cat > "$TMP/attempts.sql" <<'SQL'
+\set n :maxn - random(1, 100)
+SELECT notification_id, attempt_no, started_at, status_code FROM notification_attempts
+WHERE notification_id = ANY(ARRAY[:n]::bigint[]) AND created_at >= :natt::timestamptz - interval '1 day' ORDER BY notification_id, id;
 SQL
 cat > "$TMP/write.sql" <<'SQL'
 BEGIN;
@@ -91,7 +110,7 @@ COMMIT;
 SQL
 
 # The newest ids of each database, where a live merchant's reads land.
-newest() { psql "$PG/$1" -Atc "SELECT '-D maxd=' || (SELECT max(deposit_id) FROM deposit_status_changes) || ' -D maxe=' || (SELECT max(id) FROM events) || ' -D maxn=' || (SELECT max(notification_id) FROM notification_attempts)"; }
+newest() { psql "$PG/$1" -Atc "SELECT '-D maxd=' || (SELECT max(deposit_id) FROM deposit_status_changes) || ' -D maxe=' || (SELECT max(id) FROM events) || ' -D maxn=' || (SELECT max(notification_id) FROM notification_attempts) || ' -D natt=' || (SELECT to_char(min(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') FROM notification_attempts WHERE notification_id > (SELECT max(notification_id) - 101 FROM notification_attempts))"; }
 VARS_SMALL=$(newest $SMALL)
 VARS_BIG=$(newest $BIG)
 tps() {
@@ -101,7 +120,7 @@ tps() {
   pgbench -n -M prepared -c 2 -j 2 -T "$SECONDS_PER_RUN" $vars -f "$TMP/$1.sql" "$PG/$2" 2>/dev/null | awk '/^tps/ {print $3; exit}'
 }
 for run in $(seq 1 "$RUNS"); do
-  for s in ${STATEMENTS:-history history-bounded feed attempts write}; do
+  for s in ${STATEMENTS:-history history-bounded feed-unbounded feed attempts-unbounded attempts write}; do
     small=$(tps $s $SMALL)
     big=$(tps $s $BIG)
     echo "run $run $s small=$small big=$big ratio=$(awk -v a="$big" -v b="$small" 'BEGIN {printf "%.2f", a / b}')"
