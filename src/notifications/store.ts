@@ -255,12 +255,13 @@ export async function getNotification(q: Queryable, id: number, merchantId?: num
  */
 async function withAttempts(q: Queryable, rows: NotificationRow[]) {
   if (rows.length === 0) return [];
-  const oldest = new Date(Math.min(...rows.map((r) => r.created_at.getTime())));
+  // A parameter, not an expression of one: PostgreSQL plans only the months it allows.
+  const since = new Date(Math.min(...rows.map((r) => new Date(r.created_at).getTime())) - FEED_MARGIN_MS);
   const { rows: attempts } = await q.query<AttemptRow>(
     `SELECT id, notification_id, attempt_no, started_at, url, status_code, latency_ms, error, response_excerpt
-     FROM notification_attempts WHERE notification_id = ANY($1::bigint[]) AND created_at >= $2::timestamptz - interval '${FEED_MARGIN}'
+     FROM notification_attempts WHERE notification_id = ANY($1::bigint[]) AND created_at >= $2
      ORDER BY notification_id, id`,
-    [rows.map((r) => r.id), oldest.toISOString()],
+    [rows.map((r) => r.id), since],
   );
   const byId = new Map<number, AttemptRow[]>();
   for (const a of attempts) {
@@ -316,16 +317,19 @@ export interface FeedEvent {
  * the argument; caja's own writers never give one.
  */
 export const FEED_MARGIN = '1 day';
+const FEED_MARGIN_MS = 86_400_000;
+
+/** Where a cursor's event is looked for first: a poller's cursor is almost always this recent. */
+const RECENT_CURSOR_MS = 7 * 86_400_000;
 
 /**
  * A merchant's events after a cursor (an event id it was given), in commit order. Only events
  * of transactions older than every running one are served (see 003_notifications.sql), so an
- * event can never commit behind a cursor already handed out. One statement: the cursor's event,
- * looked for in the last 7 days first (a poller's cursor is almost always that recent: one or two
- * months' partitions), then in every month; the page from FEED_MARGIN before its created_at on,
- * so PostgreSQL reads only those months' partitions. No row at all: the cursor is not one of this
- * merchant's events ('archived' if retention took it, src/retention/, else 'unknown'); one row
- * of nulls: nothing after it yet.
+ * event can never commit behind a cursor already handed out. The cursor's event is looked for in
+ * the last 7 days first (one or two months' partitions), then in every month; the page is read
+ * from FEED_MARGIN before its created_at on. The bounds are parameters, so PostgreSQL plans only
+ * the months they allow. When the cursor is not one of this merchant's events: 'archived' if
+ * retention took it (src/retention/), else 'unknown'.
  */
 export async function eventsAfter(q: Queryable, merchantId: number, after: number | null, limit: number): Promise<FeedEvent[] | 'archived' | 'unknown'> {
   if (after === null) {
@@ -337,19 +341,22 @@ export async function eventsAfter(q: Queryable, merchantId: number, after: numbe
     );
     return rows;
   }
-  const { rows } = await q.query<FeedEvent | { [K in keyof FeedEvent]: null }>(
-    `WITH c AS MATERIALIZED (
-       (SELECT tx_id, created_at FROM events WHERE id = $2 AND merchant_id = $1 AND created_at >= now() - interval '7 days'
-        UNION ALL
-        SELECT tx_id, created_at FROM events WHERE id = $2 AND merchant_id = $1)
-       LIMIT 1)
-     SELECT e.id, e.type, e.subject_type, e.subject_id, e.data, e.created_at FROM c LEFT JOIN LATERAL (
-       SELECT id, type, subject_type, subject_id, data, created_at FROM events
-       WHERE merchant_id = $1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-         AND (tx_id, id) > (c.tx_id, $2) AND created_at >= c.created_at - interval '${FEED_MARGIN}'
-       ORDER BY tx_id, id LIMIT $3) e ON true`,
-    [merchantId, after, limit],
+  const cursor = await cursorEvent(q, merchantId, after);
+  if (cursor === null) return missingId(q, 'events', merchantId, after);
+  const { rows } = await q.query<FeedEvent>(
+    `SELECT id, type, subject_type, subject_id, data, created_at FROM events
+     WHERE merchant_id = $1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+       AND (tx_id, id) > ($2::xid8, $3::bigint) AND created_at >= $4
+     ORDER BY tx_id, id LIMIT $5`,
+    [merchantId, cursor.tx_id, after, cursor.since, limit],
   );
-  if (rows.length === 0) return missingId(q, 'events', merchantId, after);
-  return rows.filter((r): r is FeedEvent => r.id !== null);
+  return rows;
+}
+
+/** The cursor's event: its transaction, and FEED_MARGIN before its created_at (the page's bound). */
+async function cursorEvent(q: Queryable, merchantId: number, id: number): Promise<{ tx_id: string; since: Date } | null> {
+  const select = `SELECT tx_id::text AS tx_id, created_at - interval '${FEED_MARGIN}' AS since FROM events WHERE id = $1 AND merchant_id = $2`;
+  const recent = await q.query<{ tx_id: string; since: Date }>(`${select} AND created_at >= $3`, [id, merchantId, new Date(Date.now() - RECENT_CURSOR_MS)]);
+  if (recent.rows[0]) return recent.rows[0];
+  return (await q.query<{ tx_id: string; since: Date }>(select, [id, merchantId])).rows[0] ?? null;
 }
