@@ -70,7 +70,7 @@ for (const backend of backends()) {
 
     test('a batch of completions appends one balance delta per account and one figure delta per group, not one per completion (migration 097)', async () => {
       const m = await createMerchant(s.url, `Batch ${++n}`);
-      const ids = [];
+      const ids: number[] = [];
       for (let i = 0; i < 4; i++) ids.push(await pending(m));
       await runDepositJobs(s.ctx);
       await foldBalances(s.ctx);
