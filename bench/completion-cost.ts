@@ -8,7 +8,8 @@
 // completions' too: it folds and deletes the deltas they appended, and vacuums their dead rows).
 //   node --import tsx bench/completion-cost.ts [batches, 100] [batch size, 64]
 // It prints per completion: the backend's CPU, this process's CPU (the transitions' JavaScript),
-// and the rows the batches left in the delta tables before folding.
+// the rows the batches left in the delta tables before folding, and the WAL of three more batches
+// and a fold by relation (this database's records: a count the machine's load does not move).
 import { readFileSync } from 'node:fs';
 import { startTestServer } from '../test/helpers/server.ts';
 import { createMerchant, V3Client } from '../test/helpers/clients.ts';
@@ -40,7 +41,7 @@ try {
     `SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'deposits' AND table_schema = current_schema()
      AND column_name NOT IN ('id', 'token', 'invoice_id', 'connector_reference') AND is_generated = 'NEVER' ORDER BY ordinal_position`,
   )).rows.map((r) => `"${r.c}"`);
-  const total = (BATCHES + 4) * BATCH;
+  const total = (BATCHES + 7) * BATCH;
   const ids = (await s.ctx.db.query<{ id: number }>(
     `INSERT INTO deposits (${cols.join(', ')}, token, invoice_id, connector_reference)
      SELECT ${cols.map((c) => `d.${c}`).join(', ')}, md5('cost' || g), 'cost-' || g, CASE WHEN d.connector_reference IS NULL THEN NULL ELSE d.connector_reference || '-' || g END
@@ -111,6 +112,33 @@ try {
     figure_deltas_per_completion: Number((appended.p / n).toFixed(3)),
   }));
   for (const [k, us] of [...byStatement].sort((a, b) => b[1] - a[1])) console.log(`  ${String(Math.round(us / n)).padStart(5)} µs  ${k}`);
+  // The WAL of WAL_BATCHES more batches and a fold, this database's records only (pg_walinspect;
+  // other databases' records in the same range are left out): a count, unlike CPU, that load
+  // does not move.
+  const WAL_BATCHES = 3;
+  await db.exec('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+  const lsn = async () => (await db.query<{ l: string }>('SELECT pg_current_wal_flush_lsn()::text AS l')).rows[0]!.l;
+  const from = await lsn();
+  for (let k = BATCHES + 4; k < BATCHES + 4 + WAL_BATCHES; k++) await complete(k);
+  await foldBalances(ctx);
+  const to = await lsn();
+  const wal = await db.query<{ rel: string; records: number; bytes: number }>(
+    `WITH w AS (
+       SELECT w.record_length, regexp_match(w.block_ref, 'rel \\d+/(\\d+)/(\\d+)') AS m, w.resource_manager, w.xid
+       FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) w
+     )
+     SELECT coalesce(c.relname, CASE WHEN w.m IS NULL THEN '(' || w.resource_manager || ')' ELSE 'relfilenode ' || w.m[2] END) AS rel,
+            count(*)::int AS records, sum(w.record_length)::int AS bytes
+     FROM w LEFT JOIN pg_class c ON c.relfilenode = w.m[2]::oid
+     WHERE CASE WHEN w.m IS NULL THEN w.xid IN (SELECT DISTINCT xid FROM w w2 WHERE w2.m[1]::oid = (SELECT oid FROM pg_database WHERE datname = current_database()))
+                ELSE w.m[1]::oid = (SELECT oid FROM pg_database WHERE datname = current_database()) END
+     GROUP BY 1 ORDER BY 3 DESC`,
+    [from, to],
+  );
+  const per = WAL_BATCHES * BATCH;
+  const sum = (k: 'records' | 'bytes') => wal.rows.reduce((a, r) => a + r[k], 0) / per;
+  console.log(`WAL per completion (this database, ${WAL_BATCHES} batches and a fold): ${sum('records').toFixed(1)} records, ${Math.round(sum('bytes'))} bytes`);
+  for (const r of wal.rows.slice(0, 16)) console.log(`  ${(r.records / per).toFixed(2).padStart(6)} ${String(Math.round(r.bytes / per)).padStart(6)}  ${r.rel}`);
   await db.close();
 } finally {
   await s.close();
