@@ -3,8 +3,8 @@
 // PGlite and PostgreSQL: configuration, a deposit collected and completed through the PSP, the
 // webhook duplicated, forged, replayed or lost, the token expiring. Every request caja made is
 // checked against the Central Bank's OpenAPI document by the simulator (violations() empty at the
-// end). The PSP failing: pix-outages.test.ts; deposits expiring and the hosted checkout:
-// pix-checkout.test.ts; devoluções: pix-refunds.test.ts (test/helpers/pix-connector.ts sets them up).
+// end). The PSP failing, deposits expiring and the hosted checkout: pix-outages.test.ts;
+// devoluções: pix-refunds.test.ts (test/helpers/pix-connector.ts sets them up).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
