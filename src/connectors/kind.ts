@@ -5,7 +5,7 @@
 //   PUT/GET /admin/connectors/{name}[/payments]  src/api/admin/connector-routes.ts  (`admin`, `settings`)
 //   caja connector {name} set|show|resend        src/cli/connectors.ts              (`settings`, `cli`)
 //   /ops/connectors/{name}                       src/web/ops/connector-settings.ts  (`settings.fields`)
-//   the connectors worker                        src/connectors/worker.ts           (`intervals.poll`)
+//   the reconciliation poll                      src/deposits/payments-worker.ts    (`intervals.poll`)
 //
 // A kind imports no feature service and no registry: what it needs at run time (its built
 // connector, the payments caja kept for it) is handed to it by the face or worker that calls it.

@@ -13,7 +13,7 @@
 // operator sets webhook_secret, each post must carry it in X-Stp-Webhook-Secret (compared in
 // constant time), which the operator's edge adds once it has checked STP's address.
 import type { AppContext } from '../../config/context.ts';
-import { safeEqualText } from '../../merchants/secrets.ts';
+import { safeEqualText } from '../../domain/secrets.ts';
 import type { CallbackOutcome, KindCallback } from '../kind.ts';
 import { ConnectorError, type PayinConnector } from '../payin.ts';
 import { type StpConnector, STP_CONNECTOR } from './connector.ts';

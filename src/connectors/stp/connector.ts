@@ -3,7 +3,7 @@
 //   collections  a MX SE deposit gets its own CLABE inside the operator's range (clabe_prefix);
 //                STP posts each incoming transfer (abono) to /connectors/stp/abono, which is read
 //                back (consOrdenesFech, received orders) and applied through applyPayment; the
-//                connectors worker reads the day's received orders to catch lost posts
+//                payments worker's poll reads the day's received orders to catch lost posts
 //   payouts      a MX cashout is an order (ordenPago/registra, signed), its claveRastreo random
 //                and stored before sending; looked up by it (consOrdEnvRastreo) on every operation
 //                day STP may have dated it, before any resend and for its state; an order found
