@@ -127,6 +127,14 @@ export interface ProviderPayment {
   raw?: unknown;
 }
 
+/** The deposit references a payment into the operator's own account names. */
+export interface DepositNames {
+  /** Deposit ids modulo a million (a numeric reference or concept: speiReference), each for every id of that remainder. */
+  remainders: number[];
+  /** Deposits' connector references (the account itself, when a deposit was given it). */
+  references: string[];
+}
+
 /** A return the provider shows on a payment: one caja asked for (a refund) or one the payer's bank made (MED). */
 export interface ProviderReturn {
   /** Unique at the provider (Pix: the rtrId of the pacs.004). */
@@ -226,8 +234,20 @@ export interface PayinConnector {
   cancelCharge?(reference: string): Promise<void>;
   /** Lets go of connections (a replaced configuration's connector). */
   close?(): void;
-  /** Whether a payment read from the provider completes the deposit (its matching rule). */
-  checkPayment?(payment: ProviderPayment, deposit: { status: string; payerAmount: Decimal; reference: string | null; expiresAt: Date | null }): { ok: true } | { ok: false; reason: string };
+  /**
+   * Whether a payment read from the provider completes the deposit (its matching rule). `named`:
+   * for a payment into the operator's own account (ownAccountNames), the deposits it names.
+   */
+  checkPayment?(
+    payment: ProviderPayment, deposit: { status: string; payerAmount: Decimal; reference: string | null; expiresAt: Date | null }, named?: readonly number[],
+  ): { ok: true } | { ok: false; reason: string };
+  /**
+   * A payment into one of the operator's own accounts rather than a deposit's (STP: a transfer to
+   * a CLABE outside the range, or an own account inside it): the deposit references it names, for
+   * deposits to look up (src/deposits/lookups.ts depositsNamed). One naming no deposit is the
+   * operator's own money: not recorded. Null for a payment into a deposit's account.
+   */
+  ownAccountNames?(payment: ProviderPayment): DepositNames | null;
   /**
    * Sends a received payment back in full under `reference` (Pix: PUT /pix/{e2eid}/devolucao/{reference};
    * STP: an order of the full amount to the ordering account, looked up under its claveRastreo

@@ -32,6 +32,7 @@ import { transitionDepositIn } from './service.ts';
 import { recordReturn } from './returns.ts';
 import { depositNotifications } from './notifications.ts';
 import type { DepositRow } from './store.ts';
+import { depositsNamed } from './lookups.ts';
 import { checkPayer, PAYER_MISMATCH_REASON } from '../domain/payer-rule.ts';
 import { newReference } from '../domain/references.ts';
 import { recordEvent } from '../notifications/outbox.ts';
@@ -39,9 +40,16 @@ import { knownUnknown, READS_PER_CALLBACK, rememberUnknown, takeRead } from '../
 import type { PayinConnector, ProviderPayment } from '../connectors/payin.ts';
 import { recordHealth } from '../connectors/store.ts';
 
-export type Applied = 'applied' | 'unmatched' | 'duplicate' | 'refused';
+/** `ignored`: paid into the operator's own account naming no deposit (the operator's own money): not recorded. */
+export type Applied = 'applied' | 'unmatched' | 'duplicate' | 'refused' | 'ignored';
 
 export async function applyPayment(ctx: AppContext, connector: PayinConnector, payment: ProviderPayment, via: 'webhook' | 'poll'): Promise<Applied> {
+  // Paid into one of the operator's own accounts (the connector says which references it names):
+  // kept for the operator when it names a deposit (a customer who paid the wrong account), else
+  // the operator's own money, which caja does not record.
+  const own = connector.ownAccountNames?.(payment) ?? null;
+  const named = own ? await depositsNamed(ctx.db, connector.name, own) : undefined;
+  if (named?.length === 0) return 'ignored';
   // Money the provider shows did not stay: nothing to apply; a return if caja had applied it.
   if (payment.kept === false) {
     await applyReturns(ctx, connector.name, payment, via);
@@ -60,7 +68,7 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
     const check = connector.checkPayment
       ? connector.checkPayment(payment, d
         ? { status: d.status, payerAmount: fromDb(d.payer_amount), reference: d.connector_reference, expiresAt: d.expires_at }
-        : { status: 'NONE', payerAmount: payment.amount, reference: null, expiresAt: null })
+        : { status: 'NONE', payerAmount: payment.amount, reference: null, expiresAt: null }, named)
       : { ok: false as const, reason: 'the connector has no matching rule' };
     // The payer rule (the merchant's payer_must_match): a payer the provider reports must be the deposit's.
     const rule = check.ok && d

@@ -37,8 +37,6 @@ export interface StpConnector extends PayinConnector {
   readonly webhookSecret: string | null;
   /** Whether a CLABE is a deposit's: in the operator's range, and none of the operator's own accounts. */
   isDepositClabe(clabe: string | null): Promise<boolean>;
-  /** Whether a transfer names a deposit's reference (numeric reference or concept). */
-  namesDeposit(payment: ProviderPayment): Promise<boolean>;
 }
 
 const DAY_MS = 24 * 3600_000;
@@ -82,35 +80,10 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
 
   const isDepositClabe = (clabe: string | null) => clabe !== null && clabe.startsWith(settings.clabe_prefix) && !ownKnown.has(clabe);
 
-  /** The deposits each own-account transfer named, for its reason (checkPayment is synchronous). */
-  const namedBy = new WeakMap<ProviderPayment, number[]>();
-
   /**
-   * The STP deposits transfers to own accounts name: by a numeric reference or concept
-   * (speiReference: the id modulo a million, so every id of that remainder up to the newest), or
-   * by the account itself when a deposit was given it (before caja skipped the operator's own
-   * accounts, a sequence could hand the concentrating account out). Index look-ups only, one
-   * query for the lot; per transfer, newest first.
-   */
-  async function depositsNamed(payments: ProviderPayment[]): Promise<number[][]> {
-    if (payments.length === 0) return [];
-    const { rows: top } = await ctx.db.query<{ max: number | null }>('SELECT max(id) AS max FROM deposits');
-    const max = Number(top[0]?.max ?? 0);
-    const remainders = payments.map((p) => depositRemaindersNamed(p.raw));
-    const ids = new Set<number>();
-    for (const r of remainders.flat()) for (let id = r; id <= max; id += 1_000_000) if (id > 0) ids.add(id);
-    const { rows } = await ctx.db.query<{ id: number; connector_reference: string | null }>(
-      'SELECT id, connector_reference FROM deposits WHERE connector = $1 AND (id = ANY($2::integer[]) OR connector_reference = ANY($3::text[]))',
-      [STP_CONNECTOR, [...ids], payments.map((p) => p.chargeReference).filter((c): c is string => c !== null)]);
-    return payments.map((p, i) => rows
-      .filter((r) => r.connector_reference === p.chargeReference || remainders[i]!.includes(r.id % 1_000_000))
-      .map((r) => r.id).sort((a, b) => b - a).slice(0, 5));
-  }
-
-  /**
-   * The received orders of one day caja acts on: those paid into a deposit's CLABE, and those
-   * paid into one of the operator's own accounts that name a deposit's reference (a customer who
-   * sent the money to the wrong account: kept for the operator, never silence).
+   * The received orders of one day: those paid into a deposit's CLABE, and those paid into one of
+   * the operator's own accounts (ownAccountNames: deposits keeps those that name a deposit's
+   * reference, a customer who sent the money to the wrong account, for the operator).
    */
   async function receivedOn(fecha: string | undefined): Promise<ProviderPayment[]> {
     const list = await guarded('consOrdenesFech', () => client.ordersOfDay('R', fecha));
@@ -126,11 +99,7 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
     const deposits = all.filter((p) => isDepositClabe(p.chargeReference));
     // A CLABE STP shows money in is never drawn again, even one this database does not know.
     await markSeenClabes(ctx.db, settings.clabe_prefix, deposits.map((p) => p.chargeReference!));
-    const others = all.filter((p) => !isDepositClabe(p.chargeReference));
-    const named = await depositsNamed(others);
-    const own = others.filter((p, i) => named[i]!.length > 0);
-    others.forEach((p, i) => namedBy.set(p, named[i]!));
-    return [...deposits, ...own];
+    return [...deposits, ...all.filter((p) => !isDepositClabe(p.chargeReference))];
   }
 
   const payout: OrderPayoutConnector = {
@@ -200,7 +169,10 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
       await ownClabes();
       return isDepositClabe(clabe);
     },
-    namesDeposit: async (payment) => (await depositsNamed([payment]))[0]!.length > 0,
+    ownAccountNames(payment) {
+      if (isDepositClabe(payment.chargeReference)) return null;
+      return { remainders: depositRemaindersNamed(payment.raw), references: payment.chargeReference ? [payment.chargeReference] : [] };
+    },
 
     async createCharge(order) {
       // Drawn at random in the range and reserved before the deposit shows it: never given again,
@@ -235,10 +207,9 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
       return [];
     },
 
-    checkPayment(payment, deposit) {
+    checkPayment(payment, deposit, named = []) {
       // Paid into the operator's own account: never a deposit's completion, kept for the operator.
       if (!isDepositClabe(payment.chargeReference)) {
-        const named = namedBy.get(payment) ?? [];
         return { ok: false, reason: `own_account: paid into the operator's own account ${payment.chargeReference ?? ''}, naming the reference of deposit ${named.join(', ') || '(unknown)'}: kept for the operator` };
       }
       return checkAbono(payment, deposit);
