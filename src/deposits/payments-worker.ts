@@ -11,6 +11,7 @@ import type { Worker } from '../jobs/periodic-worker.ts';
 import { configuredConnectors, connectorKind } from '../connectors/registry.ts';
 import { pollSeconds } from '../connectors/kind.ts';
 import { reconcile } from './payments.ts';
+import { runSendBacks } from './send-backs.ts';
 
 /** One pass; tests call it directly. */
 export async function runPaymentJobs(ctx: AppContext): Promise<void> {
@@ -21,6 +22,7 @@ export async function runPaymentJobs(ctx: AppContext): Promise<void> {
       ctx.log.warn({ err, connector: connector.name }, 'reconciliation poll failed; retried next pass');
     }
   }
+  await runSendBacks(ctx);
 }
 
 export function paymentsWorker(ctx: AppContext): Worker {

@@ -102,6 +102,17 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
     return [...deposits, ...all.filter((p) => !isDepositClabe(p.chargeReference))];
   }
 
+  /** The order that sends a refused abono back in full to its ordering account (refused when the abono names none). */
+  function sendBackBody(payment: ProviderPayment, reference: string) {
+    const parts = splitPaymentId(payment.id);
+    const body = returnOrderBody({
+      empresa: settings.empresa, claveRastreo: reference, abonoClave: parts?.claveRastreo ?? payment.id, amount: payment.amount, raw: payment.raw,
+      orderingClabe: settings.ordering_clabe, orderingName: settings.ordering_name, orderingRfc: settings.ordering_rfc,
+    });
+    if (!body.ok) throw new ConnectorError('refused', `the refused abono ${payment.id} cannot be sent back: ${body.reason}`);
+    return body;
+  }
+
   const payout: OrderPayoutConnector = {
     name: STP_CONNECTOR,
     countries: ['MX'],
@@ -225,29 +236,37 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
     newReturnReference: returnClaveRastreo,
 
     async returnPayment(payment, reference) {
-      const parts = splitPaymentId(payment.id);
-      const body = returnOrderBody({
-        empresa: settings.empresa, claveRastreo: reference, abonoClave: parts?.claveRastreo ?? payment.id, amount: payment.amount, raw: payment.raw,
-        orderingClabe: settings.ordering_clabe, orderingName: settings.ordering_name, orderingRfc: settings.ordering_rfc,
-      });
-      if (!body.ok) throw new ConnectorError('refused', `the refused abono ${payment.id} cannot be sent back: ${body.reason}`);
-      // Looked up before anything is sent: on every operation day the order may carry, from the abono's day.
-      const today = fechaOperacion(ctx.now());
-      for (const d of [...new Set([today, ...operationDays(payment.paidAt, ctx.now())])]) {
-        const orden = await guarded('consOrdEnvRastreo', () => client.sentOrder(reference, d === today ? undefined : d));
-        if (!orden) continue;
-        const mine = orderIsRefund(orden, body.orden);
-        if (!mine.ok) throw new ConnectorError('invalid_response', `send-back of abono ${payment.id}: ${mine.reason}`);
-        return;
-      }
+      const body = sendBackBody(payment, reference);
       const result = await guarded('registra', () => client.registra(body.orden));
       switch (result.kind) {
-        case 'accepted':
-        case 'exists': return;
+        case 'accepted': return { state: 'pending', providerId: result.id, providerState: 'registered' };
+        // STP holds an order under this claveRastreo already (an earlier request arrived): looked up next.
+        case 'exists': return null;
         case 'rejected': throw new ConnectorError('refused', `registra (send-back of abono ${payment.id}): ${result.error}`);
         case 'retry': throw new ConnectorError('unavailable', `registra: ${result.error}`);
         case 'unreadable': throw new ConnectorError('invalid_response', `registra: ${result.error}`);
       }
+    },
+
+    async lookupReturn(payment, reference) {
+      const body = sendBackBody(payment, reference);
+      // On every operation day the order may carry, from the abono's day.
+      const today = fechaOperacion(ctx.now());
+      for (const d of [...new Set([today, ...operationDays(payment.paidAt, ctx.now())])]) {
+        const orden = await guarded('consOrdEnvRastreo', () => client.sentOrder(reference, d === today ? undefined : d));
+        if (!orden) continue;
+        const outcome = orderOutcome(orden);
+        if (!outcome) throw new ConnectorError('invalid_response', `consOrdEnvRastreo ${reference}: no estado`);
+        const mine = orderIsRefund(orden, body.orden);
+        const providerId = orden.idEF !== undefined ? String(orden.idEF) : orden.id !== undefined ? String(orden.id) : undefined;
+        const state = outcome.kind === 'liquidated' ? 'done' : outcome.kind === 'processing' ? 'pending' : 'failed';
+        return {
+          state, providerId, providerState: outcome.estado,
+          ...(state === 'failed' ? { reason: outcome.kind === 'returned' ? `returned by the beneficiary bank: ${outcome.cause}` : `cancelled at STP (${outcome.estado})` } : {}),
+          ...(mine.ok ? {} : { mismatch: mine.reason }),
+        };
+      }
+      return null;
     },
 
     async *paymentsBetween(from, to) {
