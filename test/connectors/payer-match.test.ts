@@ -147,6 +147,26 @@ for (const backend of backends()) {
       }
     });
 
+    test('a devolução the PSP holds under the send-back\'s id that is not the payment\'s (another valor): never adopted, stopped for the operator', async () => {
+      await setRule(true);
+      const d = await deposit();
+      const paid = await sim.control.pay(d.txid, { pagador: { nome: 'Outro', cpf: OTHER_CPF } });
+      await until('sent back', async () => (await s.ctx.db.query<{ returned_at: Date | null }>(
+        'SELECT returned_at FROM connector_payments WHERE payment_id = $1', [paid.endToEndId])).rows[0], (r) => r?.returned_at != null);
+      // As if the payment had been read as 40.00 and the step's answer lost: the look-up finds the 50.00 devolução.
+      await s.ctx.db.query(`UPDATE connector_payments SET amount = 40.00 WHERE payment_id = $1`, [paid.endToEndId]);
+      await s.ctx.db.query(`UPDATE connector_send_backs SET state = 'sending', next_check_at = now() WHERE payment_id = $1`, [paid.endToEndId]);
+      const job = await until('stopped', async () => {
+        await runSendBacks(s.ctx);
+        return (await s.ctx.db.query<{ state: string; stopped: string | null }>('SELECT state, stopped FROM connector_send_backs WHERE payment_id = $1', [paid.endToEndId])).rows[0]!;
+      }, (r) => r.state === 'stopped');
+      assert.match(job.stopped!, /valor 50\.00/);
+      assert.equal((await sim.state()).devolucoes.filter((x: any) => x.endToEndId === paid.endToEndId).length, 1, 'nothing sent again');
+      assert.match(await (await fetch(`${s.url}/metrics`)).text(), /caja_connector_orders_stopped\{connector="pix",kind="send_back"\} 1/);
+      // The operator's: the gauge stays until the row is settled by hand.
+      await s.ctx.db.query(`UPDATE connector_send_backs SET state = 'done' WHERE payment_id = $1`, [paid.endToEndId]);
+    });
+
     test('a PSP that does not report the payer: completed, payer_checked false', async () => {
       await setRule(true);
       const d = await deposit();
