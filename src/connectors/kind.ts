@@ -5,7 +5,7 @@
 //   PUT/GET /admin/connectors/{name}[/payments]  src/api/admin/connector-routes.ts  (`admin`, `settings`)
 //   caja connector {name} set|show|resend        src/cli/connectors.ts              (`settings`, `cli`)
 //   /ops/connectors/{name}                       src/web/ops/connector-settings.ts  (`settings.fields`)
-//   the connectors worker                        src/connectors/worker.ts           (`intervals.poll`)
+//   the reconciliation poll                      src/deposits/payments-worker.ts    (`intervals.poll`)
 //
 // A kind imports no feature service and no registry: what it needs at run time (its built
 // connector, the payments caja kept for it) is handed to it by the face or worker that calls it.
@@ -13,7 +13,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type Config, ConfigError } from '../config/config.ts';
 import type { AppContext } from '../config/context.ts';
 import type { Decimal } from '../domain/money.ts';
-import type { PayinConnector, ProviderPayment } from './payin.ts';
+import type { DepositNames, PayinConnector, ProviderPayment } from './payin.ts';
 import type { StoredConnector } from './store.ts';
 
 export type Pair = { country: string; method: string };
@@ -81,8 +81,8 @@ export interface KeptDisputeRow {
 export type CallbackOutcome =
   /** Answered as is (e.g. a post already applied, answered from the database). */
   | { kind: 'answer'; body: Record<string, unknown> }
-  /** A payment read back from the provider (never taken from the post): applied once, then answered from what was kept. */
-  | { kind: 'payment'; payment: ProviderPayment; answer(kept: { status: string; reason: string | null; seen_via?: string }): Record<string, unknown> }
+  /** A payment read back from the provider (never taken from the post): applied once, then answered from what was kept (null: nothing kept, the operator's own money). */
+  | { kind: 'payment'; payment: ProviderPayment; answer(kept: { status: string; reason: string | null; seen_via?: string } | null): Record<string, unknown> }
   /** A sent order (a cashout's, else a refund's) changed state: a hint; the order is looked up before anything moves. */
   | { kind: 'order'; reference: string | null; providerId: string | null; body: Record<string, unknown> }
   | { kind: 'not_configured' }
@@ -135,11 +135,17 @@ export interface ReceivedEvent {
   record(): Promise<boolean>;
 }
 
+/** What a kind's callback may ask of caja's features, handed to it by the face that calls it. */
+export interface CallbackFacts {
+  /** The deposits of `connector` a payment into the operator's own account names (deposits' look-up), newest first. */
+  depositsNamed(connector: string, names: DepositNames): Promise<number[]>;
+}
+
 /** One path under /connectors/{name}/ the provider posts to. */
 export interface KindCallback {
   path: string;
   /** Parses and verifies the post; `connector` is the configured one (null: not configured). */
-  receive(ctx: AppContext, connector: PayinConnector | null, post: { headers: Record<string, unknown>; body: unknown }): Promise<CallbackOutcome>;
+  receive(ctx: AppContext, connector: PayinConnector | null, post: { headers: Record<string, unknown>; body: unknown }, facts: CallbackFacts): Promise<CallbackOutcome>;
 }
 
 export interface ConnectorKind {
