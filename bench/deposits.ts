@@ -76,11 +76,14 @@ function freePort(): Promise<number> {
  * variables (CAJA_PROCESSES, or the master key when a second server must read the credentials a
  * first one created). BENCH_NODE_ARGS passes node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-/** `waitSeconds`: how long it may take to answer `/health` (it runs pending migrations first). */
-export async function startServer(databaseUrl: string, env: Record<string, string> = {}, opts: { waitSeconds?: number } = {}): Promise<{ url: string; child: ChildProcess }> {
+/**
+ * `waitSeconds`: how long it may take to answer `/health` (it runs pending migrations first);
+ * `entry`: another build's main.mjs (bench/pix-profile.ts --against compares two builds).
+ */
+export async function startServer(databaseUrl: string, env: Record<string, string> = {}, opts: { waitSeconds?: number; entry?: string } = {}): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-  const child = spawn(process.execPath, [...extra, serverEntry()], {
+  const child = spawn(process.execPath, [...extra, opts.entry ?? serverEntry()], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -152,7 +155,7 @@ export async function runHttp(url: string, duration: number, requests?: Record<s
   return autocannon({ url, connections: CONNECTIONS, duration, ...(requests ? { requests } : {}), ...extra });
 }
 
-function v3Headers(login: string, secret: string, body: string): Record<string, string> {
+export function v3Headers(login: string, secret: string, body: string): Record<string, string> {
   const xDate = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const sig = createHmac('sha256', secret).update(xDate + login + body).digest('hex');
   return { 'x-date': xDate, 'x-login': login, authorization: `SVC ${sig}` };
