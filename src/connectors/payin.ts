@@ -6,7 +6,8 @@
 //
 // Implementations:
 //   staging simulator   src/connectors/staging/simulator.ts  today's simulated collection
-//                       details, completed by the sandbox (and staging's magic values)
+//                       details, completed by the sandbox (and staging's magic values): a
+//                       stand-in kind (kind.ts StandInKind), as the staging card below
 //   API Pix             src/connectors/pix/                  Brazil's Pix through a PSP that speaks
 //                       the Central Bank's API Pix v2 (mTLS, OAuth2, cob, webhook, devolução)
 //   staging card        src/connectors/staging/card.ts       staging's card network: a redirect to
@@ -60,6 +61,11 @@ export class ConnectorError extends Error {
 export interface ChargeOrder extends Omit<PaymentInfoInput, 'payerDocument' | 'payerDocumentType'> {
   payer: { document?: string; documentType?: string; name?: string | null };
   description?: string | null;
+}
+
+/** The path of a connector's return leg for a deposit: where the customer comes back to from the provider's page. */
+export function returnPath(connector: string, token: string): string {
+  return `/connectors/${connector}/return/${token}`;
 }
 
 /** The order as payment_info's builders take it (payer document fields flat). */

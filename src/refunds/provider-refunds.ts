@@ -1,6 +1,6 @@
 // Refunds sent to a provider, and tracked here until settled: deposits paid through a real
 // connector (Pix: a devolução; STP: an SPEI order back to the paying account) and card refunds
-// (the card network, src/connectors/staging/card-network.ts).
+// (the card network the registry answers: src/connectors/registry.ts cardRefundConnector).
 //
 // The refund service writes the refund PENDING with its reservation and a connector_refunds row
 // ('new', with the reference and, for STP, the destination) in its transaction; then (right
