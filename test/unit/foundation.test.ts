@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { capabilitiesOf, ConfigError, loadConfig } from '../../src/config/config.ts';
-import { DEFAULT_PASSWORD_COST, dummyPasswordHash, hashPassword, secretBox, setPasswordCost, verifyPassword } from '../../src/merchants/secrets.ts';
+import { DEFAULT_PASSWORD_COST, dummyPasswordHash, hashPassword, secretBox, setPasswordCost, verifyPassword } from '../../src/domain/secrets.ts';
 import fc from 'fast-check';
 import { parse as parseLossless } from 'lossless-json';
 import { dropNulls, parseForm, parseJsonLossless } from '../../src/http/body-parsers.ts';
