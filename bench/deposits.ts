@@ -152,7 +152,7 @@ export async function runHttp(url: string, duration: number, requests?: Record<s
   return autocannon({ url, connections: CONNECTIONS, duration, ...(requests ? { requests } : {}), ...extra });
 }
 
-function v3Headers(login: string, secret: string, body: string): Record<string, string> {
+export function v3Headers(login: string, secret: string, body: string): Record<string, string> {
   const xDate = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const sig = createHmac('sha256', secret).update(xDate + login + body).digest('hex');
   return { 'x-date': xDate, 'x-login': login, authorization: `SVC ${sig}` };

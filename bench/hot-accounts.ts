@@ -10,7 +10,7 @@
 //   creations: signed BR Pix deposits of one merchant (the rate completions are compared with)
 //   completions, one merchant: POST /v3/sandbox/deposits/{id}/approve over its pending deposits
 //   completions, 20 merchants: the same, round-robin over 20 merchants
-//   completions at 70 % of the 20-merchant peak, evenly paced: p50 and p99
+//   completions at 70 % of each peak (1 merchant, 20 merchants), evenly paced: p50 and p99
 //   before them, a warm-up of creations and completions and an ANALYZE (see warmUp)
 // Pending deposits to complete are copies of one the API created (as the scale bench grows).
 import { randomBytes } from 'node:crypto';
@@ -228,23 +228,28 @@ export async function benchHotAccounts(): Promise<Record<string, unknown>> {
       if (process.env.BENCH_WAL_DETAIL) await printWalByRelation(c, walBefore.lsn, walAfter.lsn, Math.max(1, i));
       return { rate, cpu, ratio: Math.round((rate / creations) * 100) / 100, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, queue, used: i, waits };
     };
+    // 70 % of a phase's peak, evenly paced, on deposits the peak did not reach.
+    const at70Of = async (phase: Awaited<ReturnType<typeof completions>>, label: string) => {
+      const rest = phase.queue.slice(phase.used);
+      const rate = Math.max(1, Math.round(phase.rate * 0.7));
+      let k = 0;
+      const r = await paced(url, rate, SECONDS, () => {
+        const next = rest[k++ % rest.length]!;
+        return { method: 'POST', path: `/v3/sandbox/deposits/${next.id}/approve`, headers: signed(next.m, '') };
+      });
+      console.log(`  completions at 70 % (${rate}/s, ${label}): p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, ${r.errors} errors`);
+      return { rate, p50_ms: r.p50_ms, p99_ms: r.p99_ms, errors: r.errors };
+    };
     const single = await completions([one], '1 merchant');
+    const oneAt70 = await at70Of(single, '1 merchant');
     const twenty = await completions(merchants, `${MERCHANTS} merchants`);
-    // 70 % of the 20-merchant peak, evenly paced, on deposits the peak did not reach.
-    const rest = twenty.queue.slice(twenty.used);
-    const rate = Math.max(1, Math.round(twenty.rate * 0.7));
-    let k = 0;
-    const at70 = await paced(url, rate, SECONDS, () => {
-      const next = rest[k++ % rest.length]!;
-      return { method: 'POST', path: `/v3/sandbox/deposits/${next.id}/approve`, headers: signed(next.m, '') };
-    });
-    console.log(`  completions at 70 % (${rate}/s, ${MERCHANTS} merchants): p50 ${at70.p50_ms} ms, p99 ${at70.p99_ms} ms, ${at70.errors} errors`);
+    const at70 = await at70Of(twenty, `${MERCHANTS} merchants`);
     const check = await admin(url, 'GET', '/admin/ledger/check?full=true', undefined, ADMIN_TOKEN);
     console.log(`  ledger check: ${check.status} ${check.body.ok ? 'ok' : JSON.stringify(check.body.problems).slice(0, 300)}`);
     return {
       creations, completionsOne: single.rate, completionsTwenty: twenty.rate, ratioOne: single.ratio, ratioTwenty: twenty.ratio,
       lockShareOne: single.waits.lockShare, lockShareTwenty: twenty.waits.lockShare,
-      at70: { rate, p50_ms: at70.p50_ms, p99_ms: at70.p99_ms, errors: at70.errors }, ledgerOk: check.status === 200,
+      oneAt70, at70, ledgerOk: check.status === 200,
     };
   } finally {
     await c.end();

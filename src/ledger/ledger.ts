@@ -11,7 +11,8 @@
 //   voidReservation(q, ...)   phase two: reserved → available (the money stays)
 //   findReservation(q, ...)   a subject's reservation and whether it is resolved
 //   merchantBalances(q, id)   per currency available (with any debt: below zero while owed), reserved, fees
-//   foldDeltas(db)            folds a batch of accounts' balance deltas into their rows (worker)
+//   foldDeltas(db)            folds a batch of accounts' balance deltas into their rows
+//   foldAllDeltas(db)         every account's, vacuuming the deltas' table every 10,000 folded (worker)
 //
 // Amounts are signed Decimals; an account's balance is the sum of its entries, read from the
 // ledger_balances view (the account's row plus its unfolded deltas, migration 034). A transfer
@@ -290,22 +291,56 @@ export const FOLD_ACCOUNTS = 500;
 /**
  * Folds the balance deltas of up to FOLD_ACCOUNTS accounts into their rows, so that reading a
  * balance stays a few rows. Each account's row is locked first (SKIP LOCKED: one a debit holds is
- * folded by that debit), so no delta is added twice. Returns how many accounts it folded.
+ * folded by that debit), so no delta is added twice. Answers how many accounts and deltas it folded.
  */
-export function foldDeltas(db: Db): Promise<number> {
+export function foldDeltas(db: Db): Promise<{ accounts: number; deltas: number }> {
   return db.tx(async (q) => {
     const { rows } = await q.query<{ id: number }>(
       `SELECT id FROM ledger_accounts WHERE id IN (SELECT DISTINCT account_id FROM ledger_balance_deltas)
        ORDER BY id LIMIT ${FOLD_ACCOUNTS} FOR NO KEY UPDATE SKIP LOCKED`,
     );
-    if (rows.length === 0) return 0;
+    if (rows.length === 0) return { accounts: 0, deltas: 0 };
     // A statement after the locks: it sees every delta committed before them.
-    await q.query(
+    const folded = await q.query<{ n: number }>(
       `WITH folded AS (DELETE FROM ledger_balance_deltas WHERE account_id = ANY($1::int[]) RETURNING account_id, amount),
-            sums AS (SELECT account_id, sum(amount) AS total FROM folded GROUP BY 1)
-       UPDATE ledger_accounts a SET balance = a.balance + sums.total FROM sums WHERE a.id = sums.account_id`,
+            sums AS (SELECT account_id, sum(amount) AS total, count(*) AS n FROM folded GROUP BY 1),
+            applied AS (UPDATE ledger_accounts a SET balance = a.balance + sums.total FROM sums WHERE a.id = sums.account_id)
+       SELECT coalesce(sum(n), 0)::int AS n FROM sums`,
       [rows.map((r) => r.id)],
     );
-    return rows.length;
+    return { accounts: rows.length, deltas: folded.rows[0]?.n ?? 0 };
   });
+}
+
+/**
+ * Deltas folded since ledger_balance_deltas was last vacuumed, per database. A folded delta leaves
+ * a dead row and dead entries in the table's two indexes, which every balance read (the
+ * ledger_balances view: an account's deltas by ledger_balance_deltas_account_idx) and the fold's
+ * own scan walk past until the table is vacuumed; PGlite never vacuums by itself.
+ */
+const foldedSinceVacuum = new WeakMap<object, number>();
+/** Dead deltas left before the fold vacuums their table (as the panel's figure deltas). */
+export const VACUUM_AFTER_DELTAS = 10_000;
+
+/**
+ * Folds every account's deltas (batches of FOLD_ACCOUNTS until one comes back partial: deltas
+ * keep coming under load, so "until none" would never end), then vacuums ledger_balance_deltas
+ * once VACUUM_AFTER_DELTAS have been folded since the last time. Answers how many deltas it folded.
+ */
+export async function foldAllDeltas(db: Db): Promise<number> {
+  let folded = 0;
+  for (;;) {
+    const r = await foldDeltas(db);
+    folded += r.deltas;
+    if (r.accounts < FOLD_ACCOUNTS) break;
+  }
+  const since = (foldedSinceVacuum.get(db) ?? 0) + folded;
+  if (since >= VACUUM_AFTER_DELTAS) {
+    // Not in a transaction (VACUUM cannot be); SKIP_LOCKED: a process vacuuming it already does.
+    await db.exec('VACUUM (SKIP_LOCKED) ledger_balance_deltas');
+    foldedSinceVacuum.set(db, 0);
+  } else {
+    foldedSinceVacuum.set(db, since);
+  }
+  return folded;
 }

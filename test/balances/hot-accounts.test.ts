@@ -2,7 +2,8 @@
 // row; only a debit of an available balance locks its row, folding the committed deltas first.
 // Through the API: balances and caja's own accounts stay exact under concurrent completions of
 // many merchants, cashouts racing completions never overspend, the worker's fold changes no
-// balance, and the ledger check catches a delta that does not belong.
+// balance, and the ledger check catches a delta that does not belong. A batch of completions appends
+// one delta per account and one figure delta per group (migration 097).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -11,6 +12,7 @@ import { cpf } from '../helpers/documents.ts';
 import { creditBalance } from '../helpers/merchants.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
 import { runDepositJobs } from '../../src/deposits/worker.ts';
+import { transitionAllIn } from '../../src/deposits/transitions.ts';
 import { foldBalances } from '../../src/balances/fold-worker.ts';
 import { checkLedger } from '../../src/ledger/check.ts';
 import { cajaAccount, merchantAccount, reserve, transfer } from '../../src/ledger/ledger.ts';
@@ -64,6 +66,28 @@ for (const backend of backends()) {
       assert.equal(row.rows[0]!.balance, '295.50', 'the row itself holds the balance after the fold');
       await assertLedgerOk(s.ctx.db);
       assert.deepEqual((await checkLedger(s.ctx.db, { full: true })).problems, []);
+    });
+
+    test('a batch of completions appends one balance delta per account and one figure delta per group, not one per completion (migration 097)', async () => {
+      const m = await createMerchant(s.url, `Batch ${++n}`);
+      const ids: number[] = [];
+      for (let i = 0; i < 4; i++) ids.push(await pending(m));
+      await runDepositJobs(s.ctx);
+      await foldBalances(s.ctx);
+      // Four completions in one transaction, as concurrent approvals share one (src/deposits/transitions.ts).
+      await s.ctx.db.tx((q) => transitionAllIn(q, s.ctx, ids.map((depositId) => ({ depositId, to: 'COMPLETED' as const, cause: 'payment' as const, opts: { actor: 'test' } }))));
+      const { rows } = await s.ctx.db.query<{ kind: string; n: number; amount: string }>(
+        `SELECT a.kind, count(*)::int AS n, sum(d.amount)::text AS amount FROM ledger_balance_deltas d JOIN ledger_accounts a ON a.id = d.account_id
+         WHERE a.merchant_key IN (0, $1) AND a.currency = 'USD' GROUP BY a.kind ORDER BY a.kind`,
+        [m.merchant_id],
+      );
+      assert.deepEqual(rows, [{ kind: 'available', n: 1, amount: '394.00' }, { kind: 'fees', n: 1, amount: '6.00' }, { kind: 'settlement', n: 1, amount: '-400.00' }]);
+      const figures = await s.ctx.db.query<{ created: number; completed: number; usd: string }>(
+        `SELECT created::int, completed::int, completed_usd::text AS usd FROM panel_day_deltas WHERE merchant_id = $1`, [m.merchant_id],
+      );
+      assert.deepEqual(figures.rows, [{ created: 0, completed: 4, usd: '400.00' }]);
+      assert.deepEqual([(await available(m)).available, (await available(m)).fees], [394, 6]);
+      await assertLedgerOk(s.ctx.db);
     });
 
     test('the ledger check catches a delta that no entry made (incremental and full)', async () => {
