@@ -40,6 +40,33 @@ function postgresSeconds(): number {
   return total;
 }
 
+/**
+ * The CPU of each backend connected to one database (its process title names it), by pid: on a
+ * machine other work shares, the figure that is the server's own.
+ */
+function databaseSeconds(database: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      // "postgres: 15/main: <user> <database> <client> <state>"
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\s\0]+/);
+      if (title[3] === database) out.set(pid, cpuSeconds(pid));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return out;
+}
+
+/** What the backends seen at the end used since the start (a backend that ended meanwhile is not counted). */
+function databaseDelta(before: Map<string, number>, after: Map<string, number>): number {
+  let total = 0;
+  for (const [pid, s] of after) total += s - (before.get(pid) ?? 0);
+  return total;
+}
+
 function serverSeconds(pids: number[]): number {
   let total = 0;
   for (const pid of pids) {
@@ -56,6 +83,8 @@ export interface CpuSplit {
   server_us_per_request: number;
   postgres_us_per_request: number;
   load_generator_us_per_request: number;
+  /** With a database named: its backends' CPU alone (those still connected at the end). */
+  database_us_per_request?: number;
 }
 
 /** CPU of this process and of the children it waited for (pgbench, run with spawnSync). */
@@ -64,30 +93,34 @@ function ownSeconds(): { self: number; children: number } {
   return { self: t.own, children: t.children };
 }
 
-type Snapshot = { server: number; postgres: number; own: { self: number; children: number } };
+type Snapshot = { server: number; postgres: number; database: Map<string, number>; own: { self: number; children: number } };
 
-function snapshot(serverPids: number[]): Snapshot {
-  return { server: serverSeconds(serverPids), postgres: postgresSeconds(), own: ownSeconds() };
+function snapshot(serverPids: number[], database?: string): Snapshot {
+  return { server: serverSeconds(serverPids), postgres: postgresSeconds(), database: database ? databaseSeconds(database) : new Map(), own: ownSeconds() };
 }
 
 const perItem = (seconds: number, n: number) => Math.round((seconds * 1e6) / Math.max(1, n));
 
-/** Runs an HTTP phase and splits the CPU used during it over the requests it reports. */
-export async function withCpuSplit<T extends { requests: number }>(serverPids: () => number[], phase: () => Promise<T>): Promise<T & { cpu: CpuSplit | { skipped: string } }> {
+/**
+ * Runs an HTTP phase and splits the CPU used during it over the requests it reports; with
+ * `database`, also that database's backends' CPU alone.
+ */
+export async function withCpuSplit<T extends { requests: number }>(serverPids: () => number[], phase: () => Promise<T>, database?: string): Promise<T & { cpu: CpuSplit | { skipped: string } }> {
   let before: Snapshot;
   try {
-    before = snapshot(serverPids());
+    before = snapshot(serverPids(), database);
   } catch (err) {
     return { ...(await phase()), cpu: { skipped: (err as Error).message } };
   }
   const result = await phase();
-  const after = snapshot(serverPids());
+  const after = snapshot(serverPids(), database);
   return {
     ...result,
     cpu: {
       server_us_per_request: perItem(after.server - before.server, result.requests),
       postgres_us_per_request: perItem(after.postgres - before.postgres, result.requests),
       load_generator_us_per_request: perItem(after.own.self - before.own.self, result.requests),
+      ...(database ? { database_us_per_request: perItem(databaseDelta(before.database, after.database), result.requests) } : {}),
     },
   };
 }

@@ -76,11 +76,14 @@ function freePort(): Promise<number> {
  * variables (CAJA_PROCESSES, or the master key when a second server must read the credentials a
  * first one created). BENCH_NODE_ARGS passes node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-/** `waitSeconds`: how long it may take to answer `/health` (it runs pending migrations first). */
-export async function startServer(databaseUrl: string, env: Record<string, string> = {}, opts: { waitSeconds?: number } = {}): Promise<{ url: string; child: ChildProcess }> {
+/**
+ * `waitSeconds`: how long it may take to answer `/health` (it runs pending migrations first);
+ * `entry`: another build's main.mjs (bench/pix-profile.ts --against compares two builds).
+ */
+export async function startServer(databaseUrl: string, env: Record<string, string> = {}, opts: { waitSeconds?: number; entry?: string } = {}): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-  const child = spawn(process.execPath, [...extra, serverEntry()], {
+  const child = spawn(process.execPath, [...extra, opts.entry ?? serverEntry()], {
     cwd: ROOT,
     env: {
       ...process.env,

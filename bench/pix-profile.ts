@@ -5,7 +5,11 @@
 // --hold-cost instead: HOSTED creation with the failover hold (writes outside a transaction run
 // in one, with their tx_outcomes token) against CAJA_DB_HOLD_MS=0 (no hold, the statement alone),
 // two servers on one database, alternating.
-//   node --import tsx bench/pix-profile.ts [--profile | --hold-cost] [rounds, default 3]
+// --against <dir> instead: this build (dist/) against another (<dir>/main.mjs, say main's dist
+// copied aside before a change), each on a database of its own, both loaded at the same time
+// (HOSTED on both, then Pix on both); per build the rates, Pix / HOSTED, and the CPU per
+// creation of its server and of its database's backends (bench/cpu-split.ts).
+//   node --import tsx bench/pix-profile.ts [--profile | --hold-cost | --against <dir>] [rounds, default 3]
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,12 +19,71 @@ import { withCpuSplit, type CpuSplit } from './cpu-split.ts';
 
 const args = process.argv.slice(2);
 const profile = args.includes('--profile');
+const againstAt = args.indexOf('--against');
+const against = againstAt >= 0 ? args.splice(againstAt, 2)[1] : undefined;
 const rounds = Number(args.find((a) => /^\d+$/.test(a)) ?? 3);
 
 async function merchant(url: string) {
   const res = await fetch(`${url}/admin/merchants`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Bench' }) });
   const m = (await res.json()) as { deposits: { login: string; secret_key: string } };
   return m.deposits;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** --against: two builds, each on its own database, phases alternating between them. */
+async function compareBuilds(other: string): Promise<void> {
+  const builds = [{ name: 'this', entry: undefined as string | undefined }, { name: 'other', entry: join(other, 'main.mjs') }];
+  type Side = {
+    name: string; db: Awaited<ReturnType<typeof freshDatabase>>; server: Awaited<ReturnType<typeof startServer>>; m: Awaited<ReturnType<typeof merchant>>; database: string;
+    rows: { hosted: number; pix: number; hostedUs: number; pixUs: number; hostedDb: number; pixDb: number }[];
+  };
+  const sides: Side[] = [];
+  for (const b of builds) {
+    const db = await freshDatabase();
+    const server = await startServer(db.url, { CAJA_PROCESSES: '1' }, { entry: b.entry });
+    const m = await merchant(server.url);
+    sides.push({ name: b.name, db, server, m, database: new URL(db.url).pathname.slice(1), rows: [] });
+  }
+  try {
+    for (const s of sides) {
+      await runHttp(s.server.url, WARMUP, depositRequests(s.m.login, s.m.secret_key, 'hosted', `${s.name}-warm`));
+      await runHttp(s.server.url, WARMUP, depositRequests(s.m.login, s.m.secret_key, 'pix', `${s.name}-warm`));
+    }
+    // Both builds are loaded at the same time, each by its own connections: whatever else runs on
+    // the machine weighs on both alike, which measuring one after the other cannot promise.
+    for (let i = 0; i < rounds; i++) {
+      const phase = (s: Side, kind: 'hosted' | 'pix') =>
+        withCpuSplit(() => serverPids(s.server.child.pid!), async () => summary(await runHttp(s.server.url, DURATION, depositRequests(s.m.login, s.m.secret_key, kind, `${s.name}-${kind}-${i}`))), s.database);
+      const hs = await Promise.all(sides.map((s) => phase(s, 'hosted')));
+      const ps = await Promise.all(sides.map((s) => phase(s, 'pix')));
+      sides.forEach((s, k) => {
+        const h = hs[k]!;
+        const p = ps[k]!;
+        const cpu = (r: typeof h) => ('server_us_per_request' in r.cpu ? r.cpu : { server_us_per_request: NaN, database_us_per_request: NaN });
+        const row = { hosted: h.rps, pix: p.rps, hostedUs: cpu(h).server_us_per_request, pixUs: cpu(p).server_us_per_request, hostedDb: cpu(h).database_us_per_request ?? NaN, pixDb: cpu(p).database_us_per_request ?? NaN };
+        s.rows.push(row);
+        console.log(`round ${i + 1} ${s.name}: HOSTED ${row.hosted}/s (errors ${h.errors}), Pix ${row.pix}/s (errors ${p.errors}): ${(row.pix / row.hosted).toFixed(2)} ×; server µs per creation ${row.hostedUs} / ${row.pixUs}, its database ${row.hostedDb} / ${row.pixDb}`);
+      });
+    }
+    for (const s of sides) {
+      const r = s.rows;
+      console.log(`${s.name}: Pix / HOSTED ${r.map((x) => (x.pix / x.hosted).toFixed(2)).join(', ')}; server µs per HOSTED ${r.map((x) => x.hostedUs).join(', ')}, per Pix ${r.map((x) => x.pixUs).join(', ')}; database µs per HOSTED ${r.map((x) => x.hostedDb).join(', ')}, per Pix ${r.map((x) => x.pixDb).join(', ')}`);
+    }
+    const [a, b] = sides as [Side, Side];
+    const per = (k: 'hosted' | 'pix' | 'hostedUs' | 'pixUs') => a.rows.map((x, i) => x[k] / b.rows[i]![k]);
+    console.log(`this / other, per round: HOSTED rate ${per('hosted').map((x) => x.toFixed(2)).join(', ')}; Pix rate ${per('pix').map((x) => x.toFixed(2)).join(', ')}; server CPU per HOSTED ${per('hostedUs').map((x) => x.toFixed(2)).join(', ')}, per Pix ${per('pixUs').map((x) => x.toFixed(2)).join(', ')} (medians ${median(per('hostedUs')).toFixed(2)}, ${median(per('pixUs')).toFixed(2)})`);
+  } finally {
+    for (const s of sides) {
+      await stopServer(s.server.child);
+      await s.db.drop();
+    }
+  }
+}
+
+if (against) {
+  await compareBuilds(against);
+  process.exit(0);
 }
 
 const db = await freshDatabase();

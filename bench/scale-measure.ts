@@ -315,17 +315,25 @@ async function alternate(paths: Path[], sides: [Side, Side], rows: Row[]): Promi
   }
 }
 
-async function sizes(c: pg.Client): Promise<{ tables: { table: string; rows: number; table_mb: number; index_mb: number }[]; total_mb: number }> {
-  const { rows } = await c.query<{ table: string; rows: string; table_mb: string; index_mb: string }>(
-    `SELECT c.relname AS table, c.reltuples::bigint AS rows,
-            round(pg_table_size(c.oid) / 1048576.0) AS table_mb, round(pg_indexes_size(c.oid) / 1048576.0) AS index_mb
-     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE c.relkind = 'r' AND n.nspname = current_schema() AND pg_total_relation_size(c.oid) > 1048576
-     ORDER BY pg_total_relation_size(c.oid) DESC`,
+async function sizes(c: pg.Client): Promise<{ tables: { table: string; partitions: number; rows: number; table_mb: number; index_mb: number }[]; total_mb: number }> {
+  const { rows } = await c.query<{ table: string; partitions: string; rows: string; table_mb: string; index_mb: string }>(
+    // A partitioned table (relkind 'p') holds nothing itself: its figures are its partitions' sums.
+    `WITH leaf AS (
+       SELECT c.oid AS top, c.relname, c.oid AS relid FROM pg_class c
+       WHERE c.relkind = 'r' AND NOT c.relispartition AND c.relnamespace = current_schema()::regnamespace
+       UNION ALL
+       SELECT c.oid, c.relname, t.relid FROM pg_class c CROSS JOIN LATERAL pg_partition_tree(c.oid) t
+       WHERE c.relkind = 'p' AND NOT c.relispartition AND c.relnamespace = current_schema()::regnamespace AND t.isleaf)
+     SELECT l.relname AS table, count(*) AS partitions, sum(greatest(x.reltuples, 0))::bigint AS rows,
+            round(sum(pg_table_size(l.relid)) / 1048576.0) AS table_mb, round(sum(pg_indexes_size(l.relid)) / 1048576.0) AS index_mb
+     FROM leaf l JOIN pg_class x ON x.oid = l.relid
+     GROUP BY l.top, l.relname
+     HAVING sum(pg_total_relation_size(l.relid)) > 1048576
+     ORDER BY sum(pg_total_relation_size(l.relid)) DESC`,
   );
   const total = Number((await c.query(`SELECT pg_database_size(current_database()) AS b`)).rows[0].b);
   return {
-    tables: rows.map((r) => ({ table: r.table, rows: Number(r.rows), table_mb: Number(r.table_mb), index_mb: Number(r.index_mb) })),
+    tables: rows.map((r) => ({ table: r.table, partitions: Number(r.partitions), rows: Number(r.rows), table_mb: Number(r.table_mb), index_mb: Number(r.index_mb) })),
     total_mb: Math.round(total / 1048576),
   };
 }
@@ -419,8 +427,10 @@ export async function measurePair(emptyUrl: string, grownUrl: string): Promise<R
   if (full.empty !== undefined) {
     console.log(`| full ledger check (once, in-process, on demand) | ${show(full.empty, 'ms')} | ${show(full.grown!, 'ms')} | ${(full.grown! / full.empty).toFixed(0)} (reads everything) | |`);
   }
-  console.log(`\n| table | rows | table MB | index MB |\n|---|---:|---:|---:|`);
-  for (const t of grownSizes!.tables) console.log(`| ${t.table} | ${t.rows.toLocaleString('en')} | ${t.table_mb.toLocaleString('en')} | ${t.index_mb.toLocaleString('en')} |`);
+  console.log(`\n| table | partitions | rows | table MB | index MB |\n|---|---:|---:|---:|---:|`);
+  for (const t of grownSizes!.tables) {
+    console.log(`| ${t.table} | ${t.partitions > 1 ? t.partitions : ''} | ${t.rows.toLocaleString('en')} | ${t.table_mb.toLocaleString('en')} | ${t.index_mb.toLocaleString('en')} |`);
+  }
   const perDeposit = Math.round(((grownSizes!.total_mb - emptySizes!.total_mb) * 1048576) / (g.deposits - e.deposits));
   console.log(`\n${databaseName(grownUrl)}: ${grownSizes!.total_mb.toLocaleString('en')} MB for ${g.deposits.toLocaleString('en')} deposits, ${perDeposit.toLocaleString('en')} bytes per deposit (${databaseName(emptyUrl)}: ${emptySizes!.total_mb} MB)`);
   return { rounds: ROUNDS, seconds: SECONDS, deposits: { empty: e.deposits, grown: g.deposits }, table, fullCheckMs: full, sizes: grownSizes, bytesPerDeposit: perDeposit };

@@ -2,7 +2,17 @@
 // the web-status set depending on the endpoint.
 import type { AppContext } from '../config/context.ts';
 import { checkLoginAndKey, depositsSignerOf, type Merchant } from '../merchants/merchants.ts';
-import { StreamlineError } from '../api/streamline/format.ts';
+
+/**
+ * The streamline credentials refused: `missing` (x_login or x_trans_key empty) or `invalid` (no
+ * credential set of the endpoint's takes them). The streamline face answers it in its own codes.
+ */
+export class StreamlineAuthError extends Error {
+  constructor(readonly kind: 'missing' | 'invalid', message: string) {
+    super(message);
+    this.name = 'StreamlineAuthError';
+  }
+}
 
 export interface StreamlineCaller {
   merchant: Merchant;
@@ -18,7 +28,7 @@ export async function streamlineAuth(
   transKey: string | undefined,
   sets: ('deposits' | 'web_status')[],
 ): Promise<StreamlineCaller> {
-  if (!login || !transKey) throw new StreamlineError(301, 'Empty parameters: x_login and x_trans_key are required');
+  if (!login || !transKey) throw new StreamlineAuthError('missing', 'Empty parameters: x_login and x_trans_key are required');
   for (const set of sets) {
     const found = await checkLoginAndKey(ctx.db, ctx.box, set, login, transKey, ctx.cache);
     if (!found) continue;
@@ -27,5 +37,5 @@ export async function streamlineAuth(
     if (!signer) break;
     return { merchant: found.merchant, secret: signer.secret, depositsLogin: signer.login };
   }
-  throw new StreamlineError(401, 'Invalid credentials');
+  throw new StreamlineAuthError('invalid', 'Invalid credentials');
 }

@@ -10,7 +10,7 @@
 // faces' part (cookies, origin check, the error page) is src/web/session-cookies.ts and
 // src/web/backoffice-errors.ts.
 import type { Queryable } from '../db/db.ts';
-import { safeEqualText } from '../merchants/secrets.ts';
+import { safeEqualText } from '../domain/secrets.ts';
 
 export const IDLE_MINUTES = 30;
 export const ABSOLUTE_HOURS = 12;

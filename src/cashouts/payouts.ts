@@ -27,7 +27,7 @@
 // worker tries the first waiting order of each network early (a probe, at most once a second per
 // process); when it, or any other step, gets an answer from the provider, the waiting orders of
 // that network are made due and stepped in the same pass.
-import { type SendOnceJobs, type SendSpec, type SendState, backoffSeconds as backoff, claim as claimJobs, recover, sendStep, wake } from '../jobs/send-once.ts';
+import { type SendOnceJobs, type SendSpec, type SendState, backoffSeconds as backoff, claim as claimJobs, recover, sendStep, wakeAfterPolls } from '../jobs/send-once.ts';
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { type CashoutRow, CashoutError, transitionCashoutIn } from './service.ts';
@@ -35,6 +35,7 @@ import { payoutOrderOf } from './connector.ts';
 import { ConnectorError } from '../connectors/payin.ts';
 import type { OrderPayoutConnector, OrderSendResult, OrderState, PayoutOrder } from '../connectors/payout.ts';
 import { connectorKind, orderPayoutConnectors } from '../connectors/registry.ts';
+import { answeredPolls } from '../connectors/store.ts';
 
 const BATCH = 50;
 /** A paid order can still come back (SPEI returns): watched this long after payment. */
@@ -87,11 +88,6 @@ const JOBS: SendOnceJobs = {
  */
 const claim = (ctx: AppContext, cashoutId: number | null, limit: number, probe: string | null = null): Promise<Row[]> =>
   claimJobs<Row>(ctx, JOBS, { id: cashoutId, limit, probe });
-
-/** The provider answered elsewhere (its catch-up poll): its waiting orders go at the next pass. */
-export async function providerAnsweredForPayouts(ctx: AppContext, connector: string): Promise<void> {
-  await wake(ctx, JOBS, [connector], ctx.now());
-}
 
 type Heard = { providerId?: string; state?: string; day?: string };
 
@@ -290,6 +286,9 @@ export async function hintPayout(ctx: AppContext, connector: string, by: { refer
 export async function runConnectorPayouts(ctx: AppContext): Promise<void> {
   const passStart = ctx.now();
   const connectors = await orderPayoutConnectors(ctx);
+  // A provider that answered its reconciliation poll (deposits' poll worker) since an order's
+  // step failed: that order is due now.
+  await wakeAfterPolls(ctx, JOBS, await answeredPolls(ctx));
   // Each network stepped in this pass, and whether it answered.
   const heardOf = new Map<string, boolean>();
   for (const connector of connectors) {

@@ -8,7 +8,7 @@ import { resendStoppedPayout } from '../cashouts/payouts.ts';
 import { resendStoppedRefund } from '../refunds/provider-refunds.ts';
 import { connectorKind, connectorKinds } from '../connectors/providers.ts';
 import { configAuditDetail, saveConnector, secretNames } from '../connectors/store.ts';
-import { secretBox } from '../merchants/secrets.ts';
+import { secretBox } from '../domain/secrets.ts';
 import { CLI_ACTOR } from './operators.ts';
 import { UsageError } from './usage.ts';
 

@@ -7,7 +7,7 @@ import { migrate, migrationStatus } from '../db/migrate.ts';
 import { VERSION } from '../config/version.ts';
 import { openDb } from '../db/db.ts';
 import { lockDataDir } from '../server/embedded-lock.ts';
-import { secretBox, setPasswordCost } from '../merchants/secrets.ts';
+import { secretBox, setPasswordCost } from '../domain/secrets.ts';
 import {
   CREDENTIAL_SETS, type CredentialSet, createMerchant, credentialsView, getMerchant, MAX_ROTATION_GRACE_HOURS, merchantView, rotateCredentials, rotationGraceHours,
 } from '../merchants/merchants.ts';

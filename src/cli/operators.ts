@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.ts';
 import type { Db } from '../db/db.ts';
-import { secretBox } from '../merchants/secrets.ts';
+import { secretBox } from '../domain/secrets.ts';
 import { createOperator, listOperators, OperatorError } from '../operators/accounts.ts';
 import type { OpsActor } from '../operators/audit.ts';
 import { operatorByEmail, resetOperator, setOperatorDisabled } from '../operators/lifecycle.ts';

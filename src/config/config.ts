@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { PostgresTimeouts } from '../db/db.ts';
-import { DEFAULT_PASSWORD_COST, PASSWORD_COST_RANGE } from '../merchants/secrets.ts';
+import { DEFAULT_PASSWORD_COST, PASSWORD_COST_RANGE } from '../domain/secrets.ts';
 
 export type Environment = 'staging' | 'production';
 

@@ -2,7 +2,7 @@
 import type { Config } from './config.ts';
 import type { Db } from '../db/db.ts';
 import type { Logger } from 'pino';
-import type { SecretBox } from '../merchants/secrets.ts';
+import type { SecretBox } from '../domain/secrets.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Caches } from '../cache/ttl-cache.ts';
 

@@ -1,8 +1,9 @@
 // Whether an account exists, belongs to the beneficiary and can receive funds, and whether a
 // Pix key is registered, are the banks' (the connector's) answer, not a rule we can compute.
 // This is that connector interface; the connector registry chooses one (accountRegistryFor in
-// ./registry.ts): staging's simulated registry (./staging/account-registry.ts) when providers are
-// simulated, else none connected yet. Cashouts can ask the same registry before paying out.
+// ./registry.ts): the one a registered kind declares (`validatesAccounts`: staging's simulated
+// registry, ./staging/account-registry.ts, a stand-in registered when providers are simulated),
+// else none connected yet. Cashouts can ask the same registry before paying out.
 import type { PixKeyType } from '../domain/pix.ts';
 
 export interface AccountQuery {

@@ -5,12 +5,12 @@
 // secret field left empty keeps the stored one, and none is ever read back to a page. A stored
 // secret never follows a changed endpoint: when a URL or a certificate field (where caja connects,
 // whom it trusts there) changes, every secret must be typed again, else nothing is saved.
+// A kind whose configuration is a list (kind.ts `settings.list`: own accounts) is changed one row
+// at a time (setListRow), the whole list checked by the kind's validator.
 import type { FastifyBaseLogger } from 'fastify';
 import type { OpsActor } from '../audit/audit.ts';
 import type { AppContext } from '../config/context.ts';
-import { type OwnAccount, validateOwnAccounts } from '../domain/own-accounts.ts';
-import { OWN_ACCOUNTS_CONNECTOR, storedAccounts } from './own-accounts.ts';
-import type { ConnectorKind, KindField } from './kind.ts';
+import type { ConnectorKind, KindField, KindList } from './kind.ts';
 import { connectorKinds } from './providers.ts';
 import { payinConnectorNamed } from './registry.ts';
 import { configAuditDetail, connectorView, saveConnector, storedSecrets } from './store.ts';
@@ -23,6 +23,13 @@ export type ConfigurableConnector = ConnectorKind & { settings: NonNullable<Conn
 export const configurableConnectors = (): ConfigurableConnector[] => connectorKinds().filter((k): k is ConfigurableConnector => !!k.settings?.fields);
 
 export const configurableConnector = (name: string) => configurableConnectors().find((c) => c.name === name);
+
+/** A kind the console configures through the list form: one that declares its settings as a list of rows. */
+export type ListConnector = ConnectorKind & { settings: NonNullable<ConnectorKind['settings']> & { list: KindList } };
+
+export const listConnectors = (): ListConnector[] => connectorKinds().filter((k): k is ListConnector => !!k.settings?.list);
+
+export const listConnector = (name: string) => listConnectors().find((c) => c.name === name);
 
 /** The settings a form shows back (never a secret); null when not configured yet. */
 export async function connectorSettings(ctx: Pick<AppContext, 'db'>, name: string): Promise<{ settings: Record<string, string>; updatedAt: Date } | null> {
@@ -81,33 +88,43 @@ export async function configureConnector(
   return { ok: true, secretsReplaced };
 }
 
-/** The own accounts configured now ([] when none). */
-export async function ownAccounts(ctx: Pick<AppContext, 'db'>): Promise<OwnAccount[]> {
-  const v = await connectorView(ctx, OWN_ACCOUNTS_CONNECTOR);
-  return v ? storedAccounts(v) : [];
+/** A list kind's rows configured now ([] when none). */
+export async function listRows(ctx: Pick<AppContext, 'db'>, c: ListConnector): Promise<readonly Readonly<Record<string, string | undefined>>[]> {
+  const v = await connectorView(ctx, c.name);
+  return v ? c.settings.list.rows(v) : [];
 }
 
 /**
- * Sets (adds or replaces) the account of one (country, method), or removes it (`account` null),
- * by the whole list's rule (validateOwnAccounts), audited in the save's transaction.
+ * Sets (adds or replaces) the row of a list kind that `given`'s key fields name, or removes it
+ * (`remove`), by the whole list's rule (the kind's validator), audited in the save's transaction.
+ * Key fields are codes (trimmed, upper-cased); empty fields are left out of the row.
  */
-export async function setOwnAccount(
-  ctx: AppContext, pair: { country: string; method: string }, account: Record<string, string> | null, ops: OpsActor,
+export async function setListRow(
+  ctx: AppContext, c: ListConnector, given: Record<string, string>, remove: boolean, ops: OpsActor,
 ): Promise<{ ok: true } | { ok: false; details: string[] }> {
-  const country = pair.country.trim().toUpperCase();
-  const method = pair.method.trim().toUpperCase();
-  const others = (await ownAccounts(ctx)).filter((a) => !(a.country === country && a.method === method));
-  const list: unknown[] = account ? [...others, { ...account, country, method }] : others;
-  if (list.length === 0) return { ok: false, details: ['accounts: at least one account must stay configured'] };
-  const v = validateOwnAccounts({ accounts: list });
+  const list = c.settings.list;
+  const keys = list.fields.filter((f) => f.key).map((f) => f.name);
+  const code = (v: string | undefined) => (v ?? '').trim().toUpperCase();
+  const keyOf = (r: Readonly<Record<string, string | undefined>>) => keys.map((k) => code(r[k])).join('|');
+  const wanted = keyOf(given);
+  const others = (await listRows(ctx, c)).filter((r) => keyOf(r) !== wanted);
+  const row = remove ? null : {
+    ...Object.fromEntries(list.fields.filter((f) => !f.key && (given[f.name] ?? '') !== '').map((f) => [f.name, given[f.name]])),
+    ...Object.fromEntries(keys.map((k) => [k, code(given[k])])),
+  };
+  const rows: unknown[] = row ? [...others, row] : others;
+  if (rows.length === 0) return { ok: false, details: [`${list.path}: at least one must stay configured`] };
+  const v = c.settings.validate({ [list.path]: rows });
   if (!v.ok) {
-    // The new account is last: its problems read as the form's fields.
-    const at = `accounts[${list.length - 1}].`;
-    return { ok: false, details: v.details.map((d) => (account && d.startsWith(at) ? d.slice(at.length) : d)) };
+    // The new row is last: its problems read as the form's fields.
+    const at = `${list.path}[${rows.length - 1}].`;
+    return { ok: false, details: v.details.map((d) => (row && d.startsWith(at) ? d.slice(at.length) : d)) };
   }
-  await saveConnector(ctx, OWN_ACCOUNTS_CONNECTOR, { accounts: JSON.stringify(v.accounts) }, {}, {
-    ops, action: account ? 'connector.own_account_set' : 'connector.own_account_removed', subject: `connector:${OWN_ACCOUNTS_CONNECTOR}`,
-    detail: account ? { account: v.accounts.find((a) => a.country === country && a.method === method) } : { country, method }, at: ctx.now(),
+  const saved = list.rows({ settings: v.settings });
+  await saveConnector(ctx, c.name, { ...v.settings }, { ...v.secrets }, {
+    ops, action: `${list.audit.action}_${row ? 'set' : 'removed'}`, subject: `connector:${c.name}`,
+    detail: row ? { [list.audit.row]: saved.find((r) => keyOf(r) === wanted) } : Object.fromEntries(keys.map((k) => [k, code(given[k])])),
+    at: ctx.now(),
   });
   return { ok: true };
 }

@@ -4,16 +4,24 @@
 //
 //   PUT/GET /admin/connectors/{name}[/payments]  src/api/admin/connector-routes.ts  (`admin`, `settings`)
 //   caja connector {name} set|show|resend        src/cli/connectors.ts              (`settings`, `cli`)
-//   /ops/connectors/{name}                       src/web/ops/connector-settings.ts  (`settings.fields`)
-//   the connectors worker                        src/connectors/worker.ts           (`intervals.poll`)
+//   /ops/connectors/{name}                       src/web/ops/connector-settings.ts  (`settings.fields` or `settings.list`)
+//   the reconciliation poll                      src/deposits/payments-worker.ts    (`intervals.poll`)
+//
+// Staging's stand-ins (src/connectors/staging/) are kinds too, of the staging-only extension
+// `StandInKind` below: listed in providers.ts (`standInKinds`, registered when providers are
+// simulated) and chosen by the registry by what they declare they stand in for.
 //
 // A kind imports no feature service and no registry: what it needs at run time (its built
 // connector, the payments caja kept for it) is handed to it by the face or worker that calls it.
 import type { FastifyBaseLogger } from 'fastify';
 import { type Config, ConfigError } from '../config/config.ts';
 import type { AppContext } from '../config/context.ts';
+import type { CardDetail, CardField, CardInput, CardProblem } from '../domain/cards.ts';
 import type { Decimal } from '../domain/money.ts';
-import type { PayinConnector, ProviderPayment } from './payin.ts';
+import type { AccountRegistry } from './account-registry.ts';
+import type { CardRefundConnector } from './card-network.ts';
+import type { DepositNames, PayinConnector, ProviderPayment } from './payin.ts';
+import type { PayoutConnector } from './payout.ts';
 import type { StoredConnector } from './store.ts';
 
 export type Pair = { country: string; method: string };
@@ -29,6 +37,48 @@ export interface KindField {
   optional?: boolean;
   /** Where caja connects or whom it trusts there (a URL, a CA, a certificate): changing it needs every secret typed again. */
   endpoint?: boolean;
+}
+
+/** One field of a list's row (KindList). */
+export interface KindRowField {
+  name: string;
+  /** Names the row: one row per value of the key fields (own accounts: country and method), each a code (trimmed, upper-cased). */
+  key?: boolean;
+  /** May be left empty. */
+  optional?: boolean;
+}
+
+/** A list form's words on the console, in one of its languages. */
+export interface KindListWords {
+  /** The page's title, and the name its link on the connectors page shows. */
+  title: string;
+  /** What the list is, under the title. */
+  hint: string;
+  /** The heading of the form that adds or replaces a row. */
+  set: string;
+  /** Column and box labels by field name (default: the field's name). */
+  labels?: Readonly<Record<string, string>>;
+  /** Box hints by field name (an optional field's: where it is required). */
+  hints?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A configuration that is a list of rows, set or removed one row at a time (own accounts: one
+ * account per country and method). The console shows the rows as a table, each with its remove
+ * button, and a form that adds the row of its key or replaces it (src/web/ops/connector-settings.ts,
+ * through src/connectors/configure.ts setListRow); the whole list is checked by `validate`.
+ */
+export interface KindList {
+  /** The fields of a row, in the table's and the form's order. */
+  readonly fields: readonly KindRowField[];
+  /** The body `validate` takes holds the rows under this name ({accounts: [...]}); its details name a row's field `{path}[i].{field}`. */
+  readonly path: string;
+  /** The rows of a stored configuration, as `validate` normalized them. */
+  rows(stored: Pick<StoredConnector, 'settings'>): readonly Readonly<Record<string, string | undefined>>[];
+  /** The audit row of a change: action `{action}_set` (the row recorded under `row`) or `{action}_removed` (its key fields). */
+  readonly audit: { action: string; row: string };
+  /** Its words on the console by language (English where a language has none). */
+  readonly words: { en: KindListWords } & Readonly<Partial<Record<string, KindListWords>>>;
 }
 
 export type Validated = { ok: true; settings: Record<string, string>; secrets: Record<string, string> } | { ok: false; details: string[] };
@@ -81,8 +131,8 @@ export interface KeptDisputeRow {
 export type CallbackOutcome =
   /** Answered as is (e.g. a post already applied, answered from the database). */
   | { kind: 'answer'; body: Record<string, unknown> }
-  /** A payment read back from the provider (never taken from the post): applied once, then answered from what was kept. */
-  | { kind: 'payment'; payment: ProviderPayment; answer(kept: { status: string; reason: string | null; seen_via?: string }): Record<string, unknown> }
+  /** A payment read back from the provider (never taken from the post): applied once, then answered from what was kept (null: nothing kept, the operator's own money). */
+  | { kind: 'payment'; payment: ProviderPayment; answer(kept: { status: string; reason: string | null; seen_via?: string } | null): Record<string, unknown> }
   /** A sent order (a cashout's, else a refund's) changed state: a hint; the order is looked up before anything moves. */
   | { kind: 'order'; reference: string | null; providerId: string | null; body: Record<string, unknown> }
   | { kind: 'not_configured' }
@@ -135,11 +185,17 @@ export interface ReceivedEvent {
   record(): Promise<boolean>;
 }
 
+/** What a kind's callback may ask of caja's features, handed to it by the face that calls it. */
+export interface CallbackFacts {
+  /** The deposits of `connector` a payment into the operator's own account names (deposits' look-up), newest first. */
+  depositsNamed(connector: string, names: DepositNames): Promise<number[]>;
+}
+
 /** One path under /connectors/{name}/ the provider posts to. */
 export interface KindCallback {
   path: string;
   /** Parses and verifies the post; `connector` is the configured one (null: not configured). */
-  receive(ctx: AppContext, connector: PayinConnector | null, post: { headers: Record<string, unknown>; body: unknown }): Promise<CallbackOutcome>;
+  receive(ctx: AppContext, connector: PayinConnector | null, post: { headers: Record<string, unknown>; body: unknown }, facts: CallbackFacts): Promise<CallbackOutcome>;
 }
 
 export interface ConnectorKind {
@@ -187,8 +243,10 @@ export interface ConnectorKind {
 
   /** Its configuration: absent for a kind that nobody configures (staging's). */
   readonly settings?: {
-    /** The console's form (absent: the kind has a page of its own, as own accounts' list). */
+    /** The console's form: one box per field (a kind whose configuration is a list declares `list` instead). */
     readonly fields?: readonly KindField[];
+    /** The console's list form: rows of fields, set or removed one at a time (own accounts). */
+    readonly list?: KindList;
     /** The body PUT /admin/connectors/{name} and `caja connector {name} set --file` take, checked. */
     validate(body: unknown): Validated;
     /** GET's answer: settings without secrets, and the health fields named for this provider. */
@@ -226,6 +284,53 @@ export interface ConnectorKind {
      */
     resend?: Readonly<Record<string, { what: 'cashout' | 'refund'; names: string; reference?: string }>>;
   };
+}
+
+/** What a card page caja serves itself answers to a card typed on it. */
+export type CardPageAnswer =
+  | { kind: 'authorised' }
+  | { kind: 'declined' }
+  | { kind: 'challenge'; detail: CardDetail }
+  | { kind: 'invalid'; errors: Partial<Record<CardField, CardProblem>> };
+
+/**
+ * A card page caja serves itself (/checkout/{token}/card, src/web/checkout/routes.ts) for a kind's
+ * charges, by their reference (deposits.connector_reference): staging's card network.
+ */
+export interface OwnCardPage {
+  /** A card typed for the charge (of the card method `methodCode`): the full number lives only in this call's memory. */
+  pay(ctx: AppContext, reference: string, methodCode: string, input: CardInput): Promise<CardPageAnswer>;
+  /** The card waiting for the customer's 3-D Secure answer on the charge, or null. */
+  openChallenge(ctx: AppContext, reference: string): Promise<CardDetail | null>;
+  /** The customer's 3-D Secure answer: authorised or refused; false when no challenge is open. */
+  answerChallenge(ctx: AppContext, reference: string, approve: boolean): Promise<boolean>;
+}
+
+/**
+ * A stand-in of staging (src/connectors/staging/): a kind registered only when providers are
+ * simulated (the config's `simulated` capability: src/connectors/providers.ts standInKinds).
+ * Nobody configures one, so it declares no settings, secrets, admin view, console form, CLI
+ * entry, callbacks or workers, and is built from the database alone. It declares what it stands
+ * in for; the registry (src/connectors/registry.ts) chooses it by that wherever no connector the
+ * operator configured serves.
+ */
+export interface StandInKind extends Pick<ConnectorKind, 'name' | 'label'> {
+  /** The (country, method) pairs it collects, and its connector (deposits.connector is its name). */
+  readonly collects?: { readonly serves: readonly Pair[]; build(ctx: AppContext): PayinConnector };
+  /**
+   * Its deposits are completed by the sandbox, outside any provider: nothing reports a payment
+   * late, so one past its expiry is cancelled at once, without the grace a provider's gets
+   * (src/deposits/worker.ts).
+   */
+  readonly completedBySandbox?: boolean;
+  /** Its charges are paid on a card page caja serves itself. */
+  readonly cardPage?: OwnCardPage;
+  /** The card network card refunds go through (every card deposit no connector refunds). */
+  readonly refundsCards?: CardRefundConnector;
+  /** The bank network of every country's cashouts that no configured network pays. */
+  readonly paysOut?: PayoutConnector;
+  /** Answers whether an account or a Pix key exists (account and Pix-key validation), in every country. */
+  readonly validatesAccounts?: AccountRegistry;
 }
 
 /** The value of one of a kind's intervals in this process (its environment variable, else its default). */

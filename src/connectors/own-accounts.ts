@@ -68,7 +68,39 @@ export const ownAccountsKind: ConnectorKind = {
   matchKey: 'charge_reference',
   statementAccounts: (stored) => storedAccounts(stored).flatMap((a) => (a.agency ? [a.account, `${a.agency}${a.account}`] : [a.account])),
   settings: {
-    // No generic form: the console's own page sets or removes one (country, method) at a time.
+    // The console's list form: one account per (country, method), set or removed one at a time.
+    list: {
+      fields: [
+        { name: 'country', key: true }, { name: 'method', key: true }, { name: 'beneficiary_name' },
+        { name: 'agency', optional: true }, { name: 'account' }, { name: 'document', optional: true },
+      ],
+      path: 'accounts',
+      rows: (stored) => storedAccounts(stored) as unknown as Record<string, string | undefined>[],
+      audit: { action: 'connector.own_account', row: 'account' },
+      words: {
+        en: {
+          title: 'Own accounts',
+          hint: 'The bank accounts the operator holds for bank transfer and branch deposit methods: one per country and method. Their deposits complete when the bank statement shows the payment.',
+          set: 'Add or replace the account of a country and method',
+          labels: { country: 'Country', method: 'Method' },
+          hints: { agency: 'Brazil: the branch (agência), required there.', document: "Brazil: the operator's CNPJ, required there." },
+        },
+        es: {
+          title: 'Cuentas propias',
+          hint: 'Las cuentas bancarias del operador para los métodos de transferencia y depósito en sucursal: una por país y método. Sus depósitos se completan cuando el extracto bancario muestra el pago.',
+          set: 'Agregar o reemplazar la cuenta de un país y método',
+          labels: { country: 'País', method: 'Método' },
+          hints: { agency: 'Brasil: la sucursal (agência), obligatoria allí.', document: 'Brasil: el CNPJ del operador, obligatorio allí.' },
+        },
+        pt: {
+          title: 'Contas próprias',
+          hint: 'As contas bancárias do operador para os métodos de transferência e depósito em agência: uma por país e método. Os depósitos são concluídos quando o extrato bancário mostra o pagamento.',
+          set: 'Adicionar ou substituir a conta de um país e método',
+          labels: { country: 'País', method: 'Método' },
+          hints: { agency: 'Brasil: a agência, obrigatória lá.', document: 'Brasil: o CNPJ do operador, obrigatório lá.' },
+        },
+      },
+    },
     validate(body) {
       const r = validateOwnAccounts(body);
       return r.ok ? { ok: true, settings: { accounts: JSON.stringify(r.accounts) }, secrets: {} } : r;

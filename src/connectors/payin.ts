@@ -6,7 +6,8 @@
 //
 // Implementations:
 //   staging simulator   src/connectors/staging/simulator.ts  today's simulated collection
-//                       details, completed by the sandbox (and staging's magic values)
+//                       details, completed by the sandbox (and staging's magic values): a
+//                       stand-in kind (kind.ts StandInKind), as the staging card below
 //   API Pix             src/connectors/pix/                  Brazil's Pix through a PSP that speaks
 //                       the Central Bank's API Pix v2 (mTLS, OAuth2, cob, webhook, devolução)
 //   staging card        src/connectors/staging/card.ts       staging's card network: a redirect to
@@ -60,6 +61,11 @@ export class ConnectorError extends Error {
 export interface ChargeOrder extends Omit<PaymentInfoInput, 'payerDocument' | 'payerDocumentType'> {
   payer: { document?: string; documentType?: string; name?: string | null };
   description?: string | null;
+}
+
+/** The path of a connector's return leg for a deposit: where the customer comes back to from the provider's page. */
+export function returnPath(connector: string, token: string): string {
+  return `/connectors/${connector}/return/${token}`;
 }
 
 /** The order as payment_info's builders take it (payer document fields flat). */
@@ -125,6 +131,27 @@ export interface ProviderPayment {
   /** Money the provider sent back from this payment (Pix: its devoluções), as it reports them. */
   returns?: ProviderReturn[];
   raw?: unknown;
+}
+
+/** A payment sent back (returnPayment) as the provider shows it: in its answer or a look-up. */
+export interface SendBackShown {
+  /** pending: under way; done: the money left; failed: the provider did not make it (cancelled, not made). */
+  state: 'pending' | 'done' | 'failed';
+  /** The provider's id and state of it, in its words. */
+  providerId?: string;
+  providerState?: string;
+  /** What the provider holds under the reference is not this send-back (another amount or account): never adopted. */
+  mismatch?: string;
+  /** Why it failed, in the provider's words. */
+  reason?: string;
+}
+
+/** The deposit references a payment into the operator's own account names. */
+export interface DepositNames {
+  /** Deposit ids modulo a million (a numeric reference or concept: speiReference), each for every id of that remainder. */
+  remainders: number[];
+  /** Deposits' connector references (the account itself, when a deposit was given it). */
+  references: string[];
 }
 
 /** A return the provider shows on a payment: one caja asked for (a refund) or one the payer's bank made (MED). */
@@ -226,14 +253,35 @@ export interface PayinConnector {
   cancelCharge?(reference: string): Promise<void>;
   /** Lets go of connections (a replaced configuration's connector). */
   close?(): void;
-  /** Whether a payment read from the provider completes the deposit (its matching rule). */
-  checkPayment?(payment: ProviderPayment, deposit: { status: string; payerAmount: Decimal; reference: string | null; expiresAt: Date | null }): { ok: true } | { ok: false; reason: string };
+  /**
+   * Whether a payment read from the provider completes the deposit (its matching rule). `named`:
+   * for a payment into the operator's own account (ownAccountNames), the deposits it names.
+   */
+  checkPayment?(
+    payment: ProviderPayment, deposit: { status: string; payerAmount: Decimal; reference: string | null; expiresAt: Date | null }, named?: readonly number[],
+  ): { ok: true } | { ok: false; reason: string };
+  /**
+   * A payment into one of the operator's own accounts rather than a deposit's (STP: a transfer to
+   * a CLABE outside the range, or an own account inside it): the deposit references it names, for
+   * deposits to look up (src/deposits/lookups.ts depositsNamed). One naming no deposit is the
+   * operator's own money: not recorded. Null for a payment into a deposit's account.
+   */
+  ownAccountNames?(payment: ProviderPayment): DepositNames | null;
   /**
    * Sends a received payment back in full under `reference` (Pix: PUT /pix/{e2eid}/devolucao/{reference};
-   * STP: an order of the full amount to the ordering account, looked up under its claveRastreo
-   * before it is registered); idempotent under it.
+   * STP: an order of the full amount to the ordering account, registered under its claveRastreo).
+   * Driven by src/deposits/send-backs.ts through the send-once primitive, which looks the
+   * reference up (lookupReturn) before any resend. Answers what the provider shows of it, or null
+   * when the provider says it holds the reference already (looked up at the next step). Throws
+   * ConnectorError (`refused`: the provider refused the request itself).
    */
-  returnPayment?(payment: ProviderPayment, reference: string, reason: string): Promise<void>;
+  returnPayment?(payment: ProviderPayment, reference: string, reason: string): Promise<SendBackShown | null>;
+  /**
+   * The send-back of `payment` the provider holds under `reference` (Pix: GET /pix/{e2eid}/devolucao/{reference};
+   * STP: consOrdEnvRastreo by its claveRastreo, on every operation day it may carry), or null when
+   * it holds none. `mismatch` when what it holds is not this send-back (amount, account).
+   */
+  lookupReturn?(payment: ProviderPayment, reference: string): Promise<SendBackShown | null>;
   /** The reference a send-back is stored under before it is sent (default: a 25-character `cajaret…`). */
   newReturnReference?(): string;
   /**

@@ -1,8 +1,8 @@
 // Banks behind one interface (STYLE.md "Providers behind one interface"): the cashout worker
 // hands a PENDING cashout to the bank network and later asks for its outcome, never knowing which
-// network it talks to. The staging bank (src/connectors/staging/bank.ts) is the one implementation
-// that ships; a production network is another implementation of this interface, chosen by
-// src/connectors/registry.ts (payoutConnector).
+// network it talks to. The staging bank (src/connectors/staging/bank.ts, a stand-in kind that
+// declares `paysOut`) is the one implementation that ships; a production network is another
+// implementation of this interface, chosen by src/connectors/registry.ts (payoutConnector).
 import type { RejectionCode } from '../domain/cashout-states.ts';
 
 /** What the bank needs to pay a beneficiary. */

@@ -1,10 +1,17 @@
 // The one list of connector kinds: a provider is its folder (src/connectors/<name>/, whose kind
 // declares everything about it: src/connectors/kind.ts) plus one line here. The registry, the
-// admin routes, the CLI, the console and the connectors worker all read this list.
+// admin routes, the CLI, the console and the connectors worker all read this list. Staging's
+// stand-ins (./staging/) are the second list below, registered when providers are simulated.
+import type { Config } from '../config/config.ts';
 import { adyenKind } from './adyen/kind.ts';
-import type { ConnectorKind } from './kind.ts';
+import type { ConnectorKind, StandInKind } from './kind.ts';
 import { ownAccountsKind } from './own-accounts.ts';
 import { pixKind } from './pix/kind.ts';
+import { stagingRegistryKind } from './staging/account-registry.ts';
+import { stagingBankKind } from './staging/bank.ts';
+import { stagingCardKind } from './staging/card.ts';
+import { stagingCardNetworkKind } from './staging/card-network.ts';
+import { stagingSimulatorKind } from './staging/simulator.ts';
 import { stpKind } from './stp/kind.ts';
 
 const KINDS: ConnectorKind[] = [
@@ -21,6 +28,25 @@ export function connectorKinds(): readonly ConnectorKind[] {
 
 export function connectorKind(name: string): ConnectorKind | undefined {
   return KINDS.find((k) => k.name === name);
+}
+
+/**
+ * Staging's stand-ins, each a kind that declares what it stands in for (src/connectors/kind.ts
+ * StandInKind): the simulator (every method but cards), the card network (card methods, on its own
+ * card page), the card refund network, the bank (every country's cashouts) and the account/Pix-key
+ * registry. Nobody configures them: no admin route, CLI entry or console form is made for them.
+ */
+const STAND_INS: readonly StandInKind[] = [
+  stagingSimulatorKind,
+  stagingCardKind,
+  stagingCardNetworkKind,
+  stagingBankKind,
+  stagingRegistryKind,
+];
+
+/** The stand-ins registered in a process of this configuration: staging's when providers are simulated, else none. */
+export function standInKinds(config: Pick<Config, 'simulated'>): readonly StandInKind[] {
+  return config.simulated ? STAND_INS : [];
 }
 
 const listeners: (() => void)[] = [];

@@ -1,24 +1,28 @@
-// Which connector serves what: the one place that chooses staging's stand-ins, by the config's
-// `simulated` capability (set from CAJA_ENV in src/config/config.ts), never the environment's name.
+// Which connector serves what: the one place that chooses, from the kinds (src/connectors/providers.ts)
+// by what each declares (src/connectors/kind.ts), never by a provider's or the environment's name.
 //
 //   payinConnectorFor(ctx, country, method)  the connector that collects a method in a country:
 //                                            a real connector the operator configured
-//                                            (PUT /admin/connectors/<name>), else in staging the
-//                                            simulator, else (production) null: not served.
+//                                            (PUT /admin/connectors/<name>), else the stand-in
+//                                            that collects it (staging), else null: not served.
 //   servedMethods(ctx, country)              the method codes of a country that some connector
 //                                            serves (staging: all of the catalog's)
 //   serving(ctx)                             both of those, read once (for use inside a transaction)
 //   payinConnectorNamed(ctx, name)           the connector a deposit was created through
 //                                            (deposits.connector), for its completion and refunds
-//   payoutConnector(config)                  staging's bank network cashouts go through
+//   payoutConnector(config)                  the bank network cashouts go through (a stand-in's `paysOut`)
 //   orderPayoutConnectors(ctx)               the networks the operator configured that cashouts
 //                                            leave through as orders (STP for MX), in any env
 //   payoutConnectorFor(ctx, country)         the network of one country's cashouts
-//   cardRefundConnector(config)              the card network card refunds go through
-//   accountRegistryFor(config)               the banks' and the DICT's answers (account and Pix-key validation)
+//   cardRefundConnector(config)              the card network card refunds go through (`refundsCards`)
+//   accountRegistryFor(config)               the banks' and the DICT's answers (account and Pix-key validation: `validatesAccounts`)
+//   ownCardPage(config, connector)           the card page caja serves itself for a connector's charges (`cardPage`)
+//   completedBySandbox(config)               the connectors whose deposits the sandbox completes (`completedBySandbox`)
 //
-// The kinds are src/connectors/providers.ts's list (each declared by its folder: src/connectors/kind.ts);
-// staging's stand-ins (./staging/: the simulator, the card network, the bank) are chosen here only.
+// Staging's stand-ins are kinds of their own (./staging/, StandInKind), registered only when the
+// config's `simulated` capability is on (providers.ts standInKinds): each declares what it stands
+// in for (which pairs it collects, card refunds, payouts, account validation) and is chosen here
+// by that, wherever no connector the operator configured serves.
 //
 // A real connector's configuration lives in the `connectors` table (secrets sealed with the
 // master key) and is read through the process's TTL cache (ctx.cache, cleared when this process
@@ -28,17 +32,13 @@
 // look-up.
 import type { Config } from '../config/config.ts';
 import type { AppContext } from '../config/context.ts';
-import { findMethod, methodsForCountry } from '../domain/catalog.ts';
-import { type ConnectorKind, kindSeconds, pollSeconds } from './kind.ts';
+import { catalogMethods, methodsForCountry } from '../domain/catalog.ts';
+import { type ConnectorKind, kindSeconds, type OwnCardPage, pollSeconds, type StandInKind } from './kind.ts';
 import type { PayinConnector } from './payin.ts';
 import type { OrderPayoutConnector, PayoutConnector } from './payout.ts';
-import { connectorKind, connectorKinds, onKindsChanged } from './providers.ts';
+import { connectorKind, connectorKinds, onKindsChanged, standInKinds } from './providers.ts';
 import { type AccountRegistry, unconnectedRegistry } from './account-registry.ts';
-import { simulatedRegistry } from './staging/account-registry.ts';
-import { stagingBank } from './staging/bank.ts';
-import { STAGING_CARD, stagingCard } from './staging/card.ts';
-import { type CardRefundConnector, stagingCardNetwork } from './staging/card-network.ts';
-import { stagingSimulator } from './staging/simulator.ts';
+import type { CardRefundConnector } from './card-network.ts';
 import { loadConnectorRows, type StoredConnector } from './store.ts';
 
 export { connectorKind, connectorKinds };
@@ -60,6 +60,37 @@ function servableByKind(country: string, method: string): boolean {
 interface Configured {
   byName: Map<string, PayinConnector>;
   byPair: Map<string, PayinConnector>;
+}
+
+/** The stand-ins of a configuration, by the pairs they collect and by name (derived once per list). */
+interface StandIns {
+  byPair: ReadonlyMap<string, StandInKind>;
+  byName: ReadonlyMap<string, StandInKind>;
+  /** Every method of the catalog is collected by some stand-in. */
+  wholeCatalog: boolean;
+  all: readonly StandInKind[];
+}
+
+const derived = new WeakMap<readonly StandInKind[], StandIns>();
+
+function standIns(config: Pick<Config, 'simulated'>): StandIns {
+  const kinds = standInKinds(config);
+  let s = derived.get(kinds);
+  if (!s) {
+    const byPair = new Map<string, StandInKind>();
+    for (const k of kinds) for (const p of k.collects?.serves ?? []) if (!byPair.has(pairKey(p.country, p.method))) byPair.set(pairKey(p.country, p.method), k);
+    s = {
+      byPair, byName: new Map(kinds.map((k) => [k.name, k])), all: kinds,
+      wholeCatalog: catalogMethods().every((m) => byPair.has(pairKey(m.country, m.code))),
+    };
+    derived.set(kinds, s);
+  }
+  return s;
+}
+
+/** The connector of the stand-in that collects the pair, or null. */
+function standInFor(ctx: AppContext, country: string, method: string): PayinConnector | null {
+  return standIns(ctx.config).byPair.get(pairKey(country, method))?.collects!.build(ctx) ?? null;
 }
 
 /** Built connectors are kept per database and configuration version: a client keeps its token. */
@@ -118,14 +149,14 @@ export async function payinConnectorFor(ctx: AppContext, country: string, method
   return connectorFrom(ctx, (await configured(ctx)).byPair, country, method);
 }
 
-/** Staging serves the whole catalog: its simulator stands in for every provider. */
+/** Stand-ins collect every method of the catalog (staging): nothing to read to know what is served. */
 export function servesEveryMethod(ctx: AppContext): boolean {
-  return ctx.config.simulated;
+  return standIns(ctx.config).wholeCatalog;
 }
 
 /** The method codes of `country` some connector serves. */
 export async function servedMethods(ctx: AppContext, country: string): Promise<Set<string>> {
-  // Staging, or no kind of real connector serves the country: nothing to read.
+  // Stand-ins serve everything, or no kind of real connector serves the country: nothing to read.
   if (servesEveryMethod(ctx) || !methodsForCountry(country).some((m) => servableByKind(country, m.code))) return methodsFrom(ctx, NOTHING_CONFIGURED, country);
   return methodsFrom(ctx, (await configured(ctx)).byPair, country);
 }
@@ -148,23 +179,32 @@ export async function serving(ctx: AppContext): Promise<Serving> {
 const NOTHING_CONFIGURED: ReadonlyMap<string, PayinConnector> = new Map();
 
 function methodsFrom(ctx: AppContext, byPair: ReadonlyMap<string, PayinConnector>, country: string): Set<string> {
-  const all = methodsForCountry(country).map((m) => m.code);
-  return new Set(servesEveryMethod(ctx) ? all : all.filter((code) => byPair.has(pairKey(country, code))));
+  const standIn = standIns(ctx.config).byPair;
+  return new Set(methodsForCountry(country).map((m) => m.code).filter((code) => byPair.has(pairKey(country, code)) || standIn.has(pairKey(country, code))));
 }
 
 function connectorFrom(ctx: AppContext, byPair: ReadonlyMap<string, PayinConnector>, country: string, method: string): PayinConnector | null {
-  // Staging: cards through the staging card network's kind, every other method the simulator.
-  const fallback = !servesEveryMethod(ctx) ? null : findMethod(country, method)?.kind === 'card' ? stagingCard(ctx) : stagingSimulator;
-  if (!servableByKind(country, method)) return methodsForCountry(country).some((m) => m.code === method.trim().toUpperCase()) ? fallback : null;
-  return byPair.get(pairKey(country, method)) ?? fallback;
+  // A configured connector of the pair first, else the stand-in that collects it (staging).
+  if (!servableByKind(country, method)) return standInFor(ctx, country, method);
+  return byPair.get(pairKey(country, method)) ?? standInFor(ctx, country, method);
 }
 
 /** The connector named on a deposit (deposits.connector), for its completion and refunds. */
 export async function payinConnectorNamed(ctx: AppContext, name: string | null): Promise<PayinConnector | null> {
   if (name === null) return null;
-  if (name === stagingSimulator.name) return servesEveryMethod(ctx) ? stagingSimulator : null;
-  if (name === STAGING_CARD) return servesEveryMethod(ctx) ? stagingCard(ctx) : null;
+  const standIn = standIns(ctx.config).byName.get(name)?.collects;
+  if (standIn) return standIn.build(ctx);
   return (await configured(ctx)).byName.get(name) ?? null;
+}
+
+/** The card page caja serves itself for the charges of the connector a deposit names, or null (a provider's page). */
+export function ownCardPage(config: Pick<Config, 'simulated'>, connector: string | null): OwnCardPage | null {
+  return connector === null ? null : standIns(config).byName.get(connector)?.cardPage ?? null;
+}
+
+/** The connectors whose deposits the sandbox completes (no provider reports their payments late). */
+export function completedBySandbox(config: Pick<Config, 'simulated'>): string[] {
+  return standIns(config).all.filter((k) => k.completedBySandbox).map((k) => k.name);
 }
 
 /** Every configured real connector (workers poll and track through them). */
@@ -186,9 +226,9 @@ export function checkKindIntervals(config: Pick<Config, 'connectors'>): void {
   for (const k of connectorKinds()) for (const i of Object.values(k.intervals ?? {})) kindSeconds(config, i);
 }
 
-/** The bank network of cashouts: staging's simulated bank; production has none plugged in yet. */
+/** The bank network of cashouts no configured network pays: a stand-in's (staging's bank); production has none plugged in yet. */
 export function payoutConnector(config: Pick<Config, 'simulated'>): PayoutConnector | null {
-  return config.simulated ? stagingBank : null;
+  return standIns(config).all.find((k) => k.paysOut)?.paysOut ?? null;
 }
 
 /**
@@ -209,12 +249,12 @@ export async function payoutConnectorFor(ctx: AppContext, country: string): Prom
   return (await orderPayoutConnectors(ctx)).find((c) => c.countries.includes(cc)) ?? payoutConnector(ctx.config);
 }
 
-/** The card network card refunds go through: staging's simulator; production has none yet. */
+/** The card network card refunds go through: a stand-in's (staging's); production has none yet. */
 export function cardRefundConnector(config: Pick<Config, 'simulated'>): CardRefundConnector | null {
-  return config.simulated ? stagingCardNetwork : null;
+  return standIns(config).all.find((k) => k.refundsCards)?.refundsCards ?? null;
 }
 
-/** Who answers whether an account or a Pix key exists: staging's simulated registry; production has none connected yet (lookups fail as unavailable). */
+/** Who answers whether an account or a Pix key exists: a stand-in's (staging's simulated registry); production has none connected yet (lookups fail as unavailable). */
 export function accountRegistryFor(c: Pick<Config, 'simulated'>): AccountRegistry {
-  return c.simulated ? simulatedRegistry : unconnectedRegistry;
+  return standIns(c).all.find((k) => k.validatesAccounts)?.validatesAccounts ?? unconnectedRegistry;
 }

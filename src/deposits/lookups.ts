@@ -2,6 +2,7 @@
 // src/deposits/ only): faces, the operator console, reconciliation and refunds ask here.
 import type { Queryable } from '../db/db.ts';
 import type { DepositRow } from './store.ts';
+import type { DepositNames } from '../connectors/payin.ts';
 
 /** The columns webpaystatus answers from (streamlineFields and PT), no more. */
 export type DepositStatusRow = Pick<DepositRow, 'id' | 'invoice_id' | 'user_id' | 'description' | 'country' | 'payment_method' | 'bank_code' | 'amount' | 'currency' | 'status' | 'test' | 'card_detail' | 'card_refusal'>;
@@ -128,4 +129,25 @@ export async function chargeReferences(q: Queryable, ids: number[]): Promise<Map
   if (ids.length === 0) return new Map();
   const { rows } = await q.query<{ id: number; connector_reference: string | null }>('SELECT id, connector_reference FROM deposits WHERE id = ANY($1::bigint[])', [ids]);
   return new Map(rows.map((r) => [Number(r.id), r.connector_reference]));
+}
+
+/** How many deposits a payment into the operator's own account is reported to name, at most. */
+const NAMED_AT_MOST = 5;
+
+/**
+ * The deposits of `connector` a payment into the operator's own account names (its connector's
+ * ownAccountNames): by an id remainder (speiReference: the id modulo a million, so every id of
+ * that remainder up to the newest) or by a deposit's connector reference (the account itself,
+ * when a deposit was given it). Index look-ups only; newest first, at most NAMED_AT_MOST.
+ */
+export async function depositsNamed(q: Queryable, connector: string, names: DepositNames): Promise<number[]> {
+  if (names.remainders.length === 0 && names.references.length === 0) return [];
+  const { rows: top } = await q.query<{ max: number | null }>('SELECT max(id) AS max FROM deposits');
+  const max = Number(top[0]?.max ?? 0);
+  const ids = new Set<number>();
+  for (const r of names.remainders) for (let id = r; id <= max; id += 1_000_000) if (id > 0) ids.add(id);
+  const { rows } = await q.query<{ id: number }>(
+    'SELECT id FROM deposits WHERE connector = $1 AND (id = ANY($2::integer[]) OR connector_reference = ANY($3::text[])) ORDER BY id DESC LIMIT $4',
+    [connector, [...ids], names.references, NAMED_AT_MOST]);
+  return rows.map((r) => Number(r.id));
 }

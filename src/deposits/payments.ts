@@ -6,7 +6,8 @@
 //                                           reads are bounded (callback-bounds.ts)
 //   applyPayment(ctx, connector, p, via)    one payment read from the provider: recorded under
 //                                           its id (unique: a replay or an overlapping poll is a
-//                                           no-op), and when the connector's matching rule holds
+//                                           no-op); one the payer rule refuses is sent back in
+//                                           full (./send-backs.ts); when the connector's matching rule holds
 //                                           the deposit completes through transitionDepositIn,
 //                                           the one completion path (ledger credit, event,
 //                                           merchant notification) in the same transaction.
@@ -32,6 +33,8 @@ import { transitionDepositIn } from './service.ts';
 import { recordReturn } from './returns.ts';
 import { depositNotifications } from './notifications.ts';
 import type { DepositRow } from './store.ts';
+import { depositsNamed } from './lookups.ts';
+import { kickSendBack, recordSendBack } from './send-backs.ts';
 import { checkPayer, PAYER_MISMATCH_REASON } from '../domain/payer-rule.ts';
 import { newReference } from '../domain/references.ts';
 import { recordEvent } from '../notifications/outbox.ts';
@@ -39,9 +42,16 @@ import { knownUnknown, READS_PER_CALLBACK, rememberUnknown, takeRead } from '../
 import type { PayinConnector, ProviderPayment } from '../connectors/payin.ts';
 import { recordHealth } from '../connectors/store.ts';
 
-export type Applied = 'applied' | 'unmatched' | 'duplicate' | 'refused';
+/** `ignored`: paid into the operator's own account naming no deposit (the operator's own money): not recorded. */
+export type Applied = 'applied' | 'unmatched' | 'duplicate' | 'refused' | 'ignored';
 
 export async function applyPayment(ctx: AppContext, connector: PayinConnector, payment: ProviderPayment, via: 'webhook' | 'poll'): Promise<Applied> {
+  // Paid into one of the operator's own accounts (the connector says which references it names):
+  // kept for the operator when it names a deposit (a customer who paid the wrong account), else
+  // the operator's own money, which caja does not record.
+  const own = connector.ownAccountNames?.(payment) ?? null;
+  const named = own ? await depositsNamed(ctx.db, connector.name, own) : undefined;
+  if (named?.length === 0) return 'ignored';
   // Money the provider shows did not stay: nothing to apply; a return if caja had applied it.
   if (payment.kept === false) {
     await applyReturns(ctx, connector.name, payment, via);
@@ -60,7 +70,7 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
     const check = connector.checkPayment
       ? connector.checkPayment(payment, d
         ? { status: d.status, payerAmount: fromDb(d.payer_amount), reference: d.connector_reference, expiresAt: d.expires_at }
-        : { status: 'NONE', payerAmount: payment.amount, reference: null, expiresAt: null })
+        : { status: 'NONE', payerAmount: payment.amount, reference: null, expiresAt: null }, named)
       : { ok: false as const, reason: 'the connector has no matching rule' };
     // The payer rule (the merchant's payer_must_match): a payer the provider reports must be the deposit's.
     const rule = check.ok && d
@@ -71,17 +81,21 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
     const refused = payer === 'mismatch' && d !== null;
     const status = refused ? 'refused' : check.ok ? 'applied' : 'unmatched';
     const reason = refused ? PAYER_MISMATCH_REASON : check.ok ? null : check.reason;
+    // A refused payment goes back in full under this reference, stored before anything is sent.
+    const returnReference = refused ? (connector.newReturnReference?.() ?? newReference('cajaret', 25)) : null;
     const inserted = await q.query(
       `INSERT INTO connector_payments (connector, payment_id, charge_reference, deposit_id, amount, currency, receiver, paid_at, status, reason, seen_via, raw,
          payer_document, return_reference)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING RETURNING payment_id`,
       [connector.name, payment.id, payment.chargeReference, d?.id ?? null, toDb(payment.amount), payment.currency, payment.receiver,
         payment.paidAt, status, reason, via, payment.raw === undefined ? null : JSON.stringify(payment.raw), payment.payerDocument ?? null,
-        refused ? (connector.newReturnReference?.() ?? newReference('cajaret', 25)) : null],
+        returnReference],
     );
     // Another process applied it between the two reads (it waited for that one to commit).
     if (inserted.rows.length === 0) return { status: 'duplicate' };
     if (refused && d) {
+      // Its send-back, a send-once job (./send-backs.ts), in the same transaction.
+      await recordSendBack(q, connector, payment.id, returnReference!, via);
       // The deposit stays PENDING (its own payer may still pay); the merchant hears of the refused payment.
       const { rows: [dep] } = await q.query<DepositRow & { merchant_notification_url: string | null }>(
         'SELECT d.*, m.notification_url AS merchant_notification_url FROM deposits d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1', [d.id]);
@@ -96,8 +110,8 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
     }
     return { status: refused ? 'refused' : status as Applied, depositId: d?.id, reason: reason ?? undefined };
   });
-  // A refused payment goes back in full, under the reference stored with it (again on every later read until sent).
-  await sendBackRefused(ctx, connector, payment);
+  // A refused payment goes back in full now (its job, which the payments worker retries until settled).
+  if (result.status === 'refused') await kickSendBack(ctx, connector.name, payment.id);
   // A payment counts once; reading it again (the next poll's overlapping window) is not a payment.
   if (result.status === 'duplicate') ctx.metrics.connectorPaymentsSeenAgain.inc({ connector: connector.name, via });
   else ctx.metrics.connectorPayments.inc({ connector: connector.name, status: result.status });
@@ -108,30 +122,6 @@ export async function applyPayment(ctx: AppContext, connector: PayinConnector, p
   // Whether new or seen before: the returns its payer's bank made since (a MED devolução).
   await applyReturns(ctx, connector.name, payment, via);
   return result.status;
-}
-
-/**
- * Sends back a payment the payer rule refused (Pix: a devolução of the full amount; STP: an order
- * of the full amount to the ordering account), once: the reference was stored with the payment
- * before the first send, the provider's send is idempotent under it (STP: looked up first, and a
- * claveRastreo is never registered twice), and returned_at marks it sent. A send that fails is
- * tried again on the next read. A payment the callback's answer already refused (STP's devolver,
- * returnsByAnswer) is the provider's to send back: nothing is sent for it.
- */
-async function sendBackRefused(ctx: AppContext, connector: PayinConnector, payment: ProviderPayment): Promise<void> {
-  const { rows } = await ctx.db.query<{ return_reference: string }>(
-    `SELECT return_reference FROM connector_payments WHERE connector = $1 AND payment_id = $2 AND status = 'refused' AND returned_at IS NULL
-       AND NOT ($3::boolean AND seen_via = 'webhook')`,
-    [connector.name, payment.id, connector.returnsByAnswer === true],
-  );
-  if (!rows[0] || !connector.returnPayment) return;
-  try {
-    await connector.returnPayment(payment, rows[0].return_reference, PAYER_MISMATCH_REASON);
-    await ctx.db.query('UPDATE connector_payments SET returned_at = now() WHERE connector = $1 AND payment_id = $2', [connector.name, payment.id]);
-    ctx.log.info({ connector: connector.name, payment: payment.id }, 'payment from another payer sent back (payer_must_match)');
-  } catch (err) {
-    ctx.log.warn({ connector: connector.name, payment: payment.id, err: err instanceof Error ? err.message : String(err) }, 'sending back a refused payment failed: tried again on the next read');
-  }
 }
 
 /**

@@ -11,25 +11,27 @@ import type { Worker } from '../jobs/periodic-worker.ts';
 import { isCrypto } from './service.ts';
 import { transitionAllIn, type TransitionRequest } from './transitions.ts';
 import { purgeExpiredRequests } from '../auth/replay.ts';
-import { longestPollSeconds } from '../connectors/registry.ts';
+import { completedBySandbox, longestPollSeconds } from '../connectors/registry.ts';
 
 const BATCH = 100;
 const KEY_RETENTION_HOURS = 48;
 
 /**
- * Cancels one batch of expired deposits; returns how many. A deposit whose charge is at a real
- * provider (Pix through the PSP) waits a grace period past its expiry first (connectorGraceMs):
+ * Cancels one batch of expired deposits; returns how many. A deposit whose charge is at a
+ * connector (Pix through the PSP) waits a grace period past its expiry first (connectorGraceMs):
  * a payment made in time whose webhook, or the poll that finds it, comes a little later still
- * completes it, instead of landing on a cancelled deposit.
+ * completes it, instead of landing on a cancelled deposit. One without a connector, or at a
+ * connector whose deposits the sandbox completes (its kind says so: nothing reports a payment
+ * late), is cancelled at once.
  */
 export async function expireDueDeposits(ctx: AppContext): Promise<number> {
   return ctx.db.tx(async (q) => {
     const now = ctx.now();
     const { rows } = await q.query<{ id: number }>(
       `SELECT id FROM deposits WHERE status = 'PENDING' AND expires_at <= $1
-         AND (connector IS NULL OR connector = 'staging' OR expires_at <= $2)
+         AND (connector IS NULL OR connector = ANY($3::text[]) OR expires_at <= $2)
        ORDER BY expires_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
-      [now, new Date(now.getTime() - connectorGraceMs(ctx))],
+      [now, new Date(now.getTime() - connectorGraceMs(ctx)), completedBySandbox(ctx.config)],
     );
     await transitionAllIn(q, ctx, rows.map((r) => ({ depositId: r.id, to: 'CANCELLED', cause: 'expiry', opts: { actor: 'worker' } })));
     return rows.length;

@@ -21,6 +21,11 @@ for (const method of [...AMERICAS, ...AFRICA, ...ASIA]) {
   BY_COUNTRY.set(method.country, list);
 }
 
+/** Every method of every country. */
+export function catalogMethods(): readonly PaymentMethod[] {
+  return [...BY_COUNTRY.values()].flat();
+}
+
 export function methodsForCountry(country: string): readonly PaymentMethod[] {
   return BY_COUNTRY.get(country.trim().toUpperCase()) ?? [];
 }

@@ -316,17 +316,21 @@ export function validateDocument(country: string, input: string, documentType?: 
     return finish(rule, rule.check(compactOf(document, !!rule.keepDashes)));
   }
 
-  const candidates = rules.filter((r) => r.detect?.test(compactOf(document, !!r.keepDashes)));
+  // The two compact forms, each made once (every rule is tried on one of them, then checked).
+  let plain: string | undefined;
+  let dashed: string | undefined;
+  const compact = (r: DocumentRule) => (r.keepDashes ? (dashed ??= compactOf(document, true)) : (plain ??= compactOf(document, false)));
+  const candidates = rules.filter((r) => r.detect?.test(compact(r)));
   if (candidates.length === 0) {
     return { ok: false, reason: `must be ${listShapes(rules.filter((r) => r.detect))}` };
   }
   // A dash before one final character is a check digit written out, so only types that carry
   // one are meant; falling back to another would accept a mistyped number as a different id.
-  const dashed = /-\s*[0-9K]\s*$/i.test(document) && candidates.some((r) => r.dashedCheckDigit);
-  if (dashed) candidates.splice(0, candidates.length, ...candidates.filter((r) => r.dashedCheckDigit));
+  const checkDigitWritten = /-\s*[0-9K]\s*$/i.test(document) && candidates.some((r) => r.dashedCheckDigit);
+  if (checkDigitWritten) candidates.splice(0, candidates.length, ...candidates.filter((r) => r.dashedCheckDigit));
   let first: DocumentResult | undefined;
   for (const rule of candidates) {
-    const result = finish(rule, rule.check(compactOf(document, !!rule.keepDashes)));
+    const result = finish(rule, rule.check(compact(rule)));
     if (result.ok) return result;
     first ??= result;
   }

@@ -16,7 +16,7 @@ import { buildBoleto, buildNumericReference, buildVoucherBarcode } from './vouch
 
 /**
  * Who receives the money in staging: made-up collection accounts (plausible and valid, held by
- * nobody). Only staging's simulator (src/connectors/staging/simulator.ts) shows them; production
+ * nobody). Only staging's simulator (a stand-in connector kind) shows them; production
  * shows what a connector really holds (an API Pix charge, the operator's own accounts).
  */
 export const STAGING_BENEFICIARY = {

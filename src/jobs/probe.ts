@@ -9,7 +9,7 @@ export const PROBE_MS = 1000;
 const lastProbe = new WeakMap<object, Map<string, number>>();
 
 /** Whether this process may probe `connector` for `work` now (and notes that it does). */
-export function probeDue(ctx: Pick<AppContext, 'db'>, work: 'payouts' | 'refunds', connector: string): boolean {
+export function probeDue(ctx: Pick<AppContext, 'db'>, work: 'payouts' | 'refunds' | 'send-backs', connector: string): boolean {
   let perDb = lastProbe.get(ctx.db);
   if (!perDb) lastProbe.set(ctx.db, (perDb = new Map()));
   const key = `${work}:${connector}`;

@@ -1,6 +1,7 @@
 // "Send once": the one job primitive behind every request caja sends a provider that moves money
-// (payout orders: src/cashouts/payouts.ts; refunds: src/refunds/provider-refunds.ts; every future
-// provider's). A job is a row of its table (one row per order, keyed by its cashout or refund),
+// (payout orders: src/cashouts/payouts.ts; refunds: src/refunds/provider-refunds.ts; refused
+// payments sent back: src/deposits/send-backs.ts; every future provider's). A job is a row of its
+// table (one row per order, keyed by its cashout, refund or send-back),
 // with the reference sent to the provider (random: src/domain/references.ts) and a state:
 //   claim      a row due is leased (leased_until, longer than any request) by this process's
 //              holder (leased_by): one process steps it at a time
@@ -40,9 +41,9 @@ export const leaseUntil = (ctx: Pick<AppContext, 'config' | 'now'>): Date => new
 /** One kind of send-once job: its table and what its rows' states mean. */
 export interface SendOnceJobs {
   /** Names the work for the probe gate. */
-  work: 'payouts' | 'refunds';
-  table: 'connector_payouts' | 'connector_refunds';
-  key: 'cashout_id' | 'refund_id';
+  work: 'payouts' | 'refunds' | 'send-backs';
+  table: 'connector_payouts' | 'connector_refunds' | 'connector_send_backs';
+  key: 'cashout_id' | 'refund_id' | 'id';
   /** SQL: the row still has steps to run (neither settled nor stopped). */
   open: string;
   /** SQL: the row waits after a failed step (its backoff). */
@@ -139,6 +140,22 @@ export async function wake(ctx: AppContext, jobs: SendOnceJobs, connectors: Iter
     `UPDATE ${jobs.table} SET next_check_at = $2 WHERE connector = ANY($1::text[]) AND ${jobs.open} AND ${jobs.waiting}
        AND next_check_at > $2 AND (leased_until IS NULL OR leased_until < $2) AND updated_at < $3`,
     [names, now, passStart],
+  );
+  return rowCount ?? 0;
+}
+
+/**
+ * The providers' reconciliation polls that were answered (`polls`: a provider and when): its rows
+ * waiting after a step that failed before then are due now. Answers how many.
+ */
+export async function wakeAfterPolls(ctx: AppContext, jobs: SendOnceJobs, polls: readonly { name: string; at: Date }[]): Promise<number> {
+  if (polls.length === 0) return 0;
+  const now = ctx.now();
+  const { rowCount } = await ctx.db.query(
+    `UPDATE ${jobs.table} t SET next_check_at = $1 FROM unnest($2::text[], $3::timestamptz[]) AS p(polled, polled_at)
+     WHERE t.connector = p.polled AND ${jobs.open} AND ${jobs.waiting}
+       AND t.next_check_at > $1 AND (t.leased_until IS NULL OR t.leased_until < $1) AND t.updated_at < p.polled_at`,
+    [now, polls.map((p) => p.name), polls.map((p) => p.at)],
   );
   return rowCount ?? 0;
 }

@@ -6,7 +6,7 @@ import { capabilitiesOf, type Config, type Environment } from '../config/config.
 import type { Caches } from '../cache/ttl-cache.ts';
 import type { FeeOverrides } from '../domain/fees.ts';
 import { frameOriginsInEffect } from '../domain/frame-origins.ts';
-import { credentialContext, hashPassword, randomToken, type SecretBox } from './secrets.ts';
+import { credentialContext, hashPassword, randomToken, type SecretBox } from '../domain/secrets.ts';
 
 export type CredentialSet = 'deposits' | 'web_status' | 'cashouts' | 'read_only' | 'panel';
 export const CREDENTIAL_SETS: CredentialSet[] = ['deposits', 'web_status', 'cashouts', 'read_only', 'panel'];

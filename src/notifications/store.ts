@@ -244,12 +244,24 @@ export async function getNotification(q: Queryable, id: number, merchantId?: num
   return rows[0] ? (await withAttempts(q, rows))[0] : null;
 }
 
+/**
+ * The notifications' attempts, read from the oldest notification's created_at less FEED_MARGIN
+ * on, so PostgreSQL reads only those months' partitions. An attempt is written by a transaction
+ * that read its notification committed (the claim, the outcome): it wrote after the
+ * notification's transaction began (the notification's created_at), and migration 094 fails a
+ * transaction that writes an attempt an hour or more after it began (the attempt's created_at).
+ * So an attempt's created_at is later than its notification's less an hour; the rest of the day
+ * covers the clock stepping back.
+ */
 async function withAttempts(q: Queryable, rows: NotificationRow[]) {
   if (rows.length === 0) return [];
+  // A parameter, not an expression of one: PostgreSQL plans only the months it allows.
+  const since = new Date(Math.min(...rows.map((r) => new Date(r.created_at).getTime())) - FEED_MARGIN_MS);
   const { rows: attempts } = await q.query<AttemptRow>(
     `SELECT id, notification_id, attempt_no, started_at, url, status_code, latency_ms, error, response_excerpt
-     FROM notification_attempts WHERE notification_id = ANY($1::bigint[]) ORDER BY notification_id, id`,
-    [rows.map((r) => r.id)],
+     FROM notification_attempts WHERE notification_id = ANY($1::bigint[]) AND created_at >= $2
+     ORDER BY notification_id, id`,
+    [rows.map((r) => r.id), since],
   );
   const byId = new Map<number, AttemptRow[]>();
   for (const a of attempts) {
@@ -290,23 +302,61 @@ export interface FeedEvent {
 }
 
 /**
+ * How far before the cursor's event the feed looks for the events after it. The feed pages in
+ * commit order, (tx_id, id), and an event's created_at is its transaction's start (now()), so an
+ * event after the cursor may be older than it: a transaction that began before the cursor's and
+ * wrote its event later. The bound: let c be the cursor's event and e an event after it in
+ * another transaction. tx_id_e > tx_id_c, and transaction ids are handed out in increasing order
+ * as transactions first write, so e's transaction took its id after c's took its own, and c's
+ * took it after c's transaction began: created_at_c <= (when c's id was taken) < (when e's id
+ * was taken) <= (when e was written). Migration 094 fails any transaction that writes an event an
+ * hour or more after it began: (when e was written) < created_at_e + 1 hour. Together:
+ * created_at_e > created_at_c - 1 hour. The margin is a day: the rest covers the server's clock
+ * stepping back (every time here is read from that one clock). Events inserted with an explicit
+ * created_at (restored from an archive, with their old tx_id, or back-dated by hand) are outside
+ * the argument; caja's own writers never give one.
+ */
+export const FEED_MARGIN = '1 day';
+const FEED_MARGIN_MS = 86_400_000;
+
+/** Where a cursor's event is looked for first: a poller's cursor is almost always this recent. */
+const RECENT_CURSOR_MS = 7 * 86_400_000;
+
+/**
  * A merchant's events after a cursor (an event id it was given), in commit order. Only events
  * of transactions older than every running one are served (see 003_notifications.sql), so an
- * event can never commit behind a cursor already handed out. When the cursor is not one of this
- * merchant's events: 'archived' if retention took it (src/retention/), else 'unknown'.
+ * event can never commit behind a cursor already handed out. The cursor's event is looked for in
+ * the last 7 days first (one or two months' partitions), then in every month; the page is read
+ * from FEED_MARGIN before its created_at on. The bounds are parameters, so PostgreSQL plans only
+ * the months they allow. When the cursor is not one of this merchant's events: 'archived' if
+ * retention took it (src/retention/), else 'unknown'.
  */
 export async function eventsAfter(q: Queryable, merchantId: number, after: number | null, limit: number): Promise<FeedEvent[] | 'archived' | 'unknown'> {
+  if (after === null) {
+    const { rows } = await q.query<FeedEvent>(
+      `SELECT id, type, subject_type, subject_id, data, created_at FROM events
+       WHERE merchant_id = $1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+       ORDER BY tx_id, id LIMIT $2`,
+      [merchantId, limit],
+    );
+    return rows;
+  }
+  const cursor = await cursorEvent(q, merchantId, after);
+  if (cursor === null) return missingId(q, 'events', merchantId, after);
   const { rows } = await q.query<FeedEvent>(
     `SELECT id, type, subject_type, subject_id, data, created_at FROM events
      WHERE merchant_id = $1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-       AND ($2::bigint IS NULL OR (tx_id, id) > (SELECT c.tx_id, c.id FROM events c WHERE c.id = $2 AND c.merchant_id = $1))
-     ORDER BY tx_id, id LIMIT $3`,
-    [merchantId, after, limit],
+       AND (tx_id, id) > ($2::xid8, $3::bigint) AND created_at >= $4
+     ORDER BY tx_id, id LIMIT $5`,
+    [merchantId, cursor.tx_id, after, cursor.since, limit],
   );
-  if (rows.length === 0 && after !== null) {
-    const known = await q.query('SELECT 1 FROM events WHERE id = $1 AND merchant_id = $2', [after, merchantId]);
-    // rows, not rowCount: PGlite reports a SELECT's rowCount as 0.
-    if (known.rows.length === 0) return missingId(q, 'events', merchantId, after);
-  }
   return rows;
+}
+
+/** The cursor's event: its transaction, and FEED_MARGIN before its created_at (the page's bound). */
+async function cursorEvent(q: Queryable, merchantId: number, id: number): Promise<{ tx_id: string; since: Date } | null> {
+  const select = `SELECT tx_id::text AS tx_id, created_at - interval '${FEED_MARGIN}' AS since FROM events WHERE id = $1 AND merchant_id = $2`;
+  const recent = await q.query<{ tx_id: string; since: Date }>(`${select} AND created_at >= $3`, [id, merchantId, new Date(Date.now() - RECENT_CURSOR_MS)]);
+  if (recent.rows[0]) return recent.rows[0];
+  return (await q.query<{ tx_id: string; since: Date }>(select, [id, merchantId])).rows[0] ?? null;
 }

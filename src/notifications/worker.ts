@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../config/context.ts';
 import { cajaSignatureHeader } from '../domain/signatures.ts';
-import { credentialContext } from '../merchants/secrets.ts';
+import { credentialContext } from '../domain/secrets.ts';
 import type { Worker } from '../jobs/periodic-worker.ts';
 import { isPublicAddress, policyFor, RefusedTarget, refusalText, resolveTarget, type Resolver } from './address-guard.ts';
 import { OriginGate, retryDelaySeconds } from './backoff.ts';

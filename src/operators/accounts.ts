@@ -7,7 +7,7 @@
 // reads it, src/operators/approvals.ts). TOTP is mandatory: there is no account without it.
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/db.ts';
-import type { SecretBox } from '../merchants/secrets.ts';
+import type { SecretBox } from '../domain/secrets.ts';
 import { newTotpSecret } from '../backoffice/totp.ts';
 import { normEmail } from '../auth/login-lockout.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { claimAttempt, claimCodeAttempt, clearFailures, failedAttempt, normEmail, releaseAttempt } from '../auth/login-lockout.ts';
-import { dummyPasswordHash, verifyPassword } from '../merchants/secrets.ts';
+import { dummyPasswordHash, verifyPassword } from '../domain/secrets.ts';
 import { newTotpSecret, otpauthUri, totpMatchStep } from '../backoffice/totp.ts';
 import { ABSOLUTE_HOURS, claimTotpStep, IDLE_MINUTES, sessionLapsed } from '../backoffice/sessions.ts';
 import { ENROLLING } from './accounts.ts';

@@ -9,7 +9,7 @@
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
 import { clearFailures } from '../auth/login-lockout.ts';
-import { hashPassword } from '../merchants/secrets.ts';
+import { hashPassword } from '../domain/secrets.ts';
 import { newTotpSecret, otpauthUri, totpMatchStep } from '../backoffice/totp.ts';
 import { enrolmentHash, passwordProblem, type Operator } from './accounts.ts';
 import { recordOpsAudit } from './audit.ts';

@@ -10,7 +10,7 @@
 import type { AppContext } from '../config/context.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { claimAttempt, clearFailures, failedAttempt, lockedUntil } from '../auth/login-lockout.ts';
-import { hashPassword, type SecretBox, verifyPassword } from '../merchants/secrets.ts';
+import { hashPassword, type SecretBox, verifyPassword } from '../domain/secrets.ts';
 import { type EnrolmentLink, issueEnrolment, MAX_PASSWORD, type Operator, OperatorError, passwordProblem } from './accounts.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
 import { acceptCode, type OpsSession } from './auth.ts';

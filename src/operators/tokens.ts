@@ -5,7 +5,7 @@
 // Scopes: 'read' (every GET except tokens), and one scope per area that changes something.
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/db.ts';
-import { type SecretBox, safeEqualText } from '../merchants/secrets.ts';
+import { type SecretBox, safeEqualText } from '../domain/secrets.ts';
 import { type OpsActor, recordOpsAudit } from './audit.ts';
 
 import { adminScopeFor, TOKEN_SCOPES, type TokenScope } from '../backoffice/actions.ts';

@@ -149,20 +149,22 @@ function registerOutboxGauges(metrics: Metrics, db: Db): void {
 }
 
 /**
- * Orders and refunds stopped because what the provider holds under their reference is not theirs
- * (src/cashouts/payouts.ts): never completed nor sent again until the operator settles them.
+ * Orders, refunds and send-backs of refused payments stopped because what the provider holds under
+ * their reference is not theirs, or (a send-back) the provider refused it (src/cashouts/payouts.ts,
+ * src/refunds/provider-refunds.ts, src/deposits/send-backs.ts): never completed nor sent again until the operator settles them.
  * Anything above 0 needs a person.
  */
 function registerStoppedGauge(metrics: Metrics, db: Db): void {
   new Gauge({
     name: 'caja_connector_orders_stopped',
-    help: 'Cashout orders and refunds stopped: the provider holds something else under their reference (an operator must settle them)',
+    help: 'Cashout orders, refunds and send-backs of refused payments stopped: the provider holds something else under their reference (an operator must settle them)',
     labelNames: ['connector', 'kind'],
     registers: [metrics.registry],
     async collect() {
       const rows = await db.query<{ connector: string; kind: string; n: number }>(
         `SELECT connector, 'cashout' AS kind, count(*)::int AS n FROM connector_payouts WHERE state = 'stopped' GROUP BY connector
-         UNION ALL SELECT connector, 'refund' AS kind, count(*)::int AS n FROM connector_refunds WHERE state = 'stopped' GROUP BY connector`,
+         UNION ALL SELECT connector, 'refund' AS kind, count(*)::int AS n FROM connector_refunds WHERE state = 'stopped' GROUP BY connector
+         UNION ALL SELECT connector, 'send_back' AS kind, count(*)::int AS n FROM connector_send_backs WHERE state = 'stopped' GROUP BY connector`,
       ).then((r) => r.rows).catch(() => null);
       if (!rows) return;
       this.reset();

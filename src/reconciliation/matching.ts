@@ -312,7 +312,9 @@ function decideTarget(k: Knowledge, e: StatementEntry, t: Target, rule: Rule, us
     if (effect === 'complete') {
       return completedByStatement(k, d)
         ? match('complete')
-        : exception('not_completable', `deposit ${d.id} is ${d.status} at its connector (${d.connector ?? 'staging'}), which completes it, not the statement`);
+        : exception('not_completable', d.connector === null
+          ? `deposit ${d.id} is ${d.status} with no connector's charge, and the statement does not complete it`
+          : `deposit ${d.id} is ${d.status} at its connector (${d.connector}), which completes it, not the statement`);
     }
     if (effect === 'confirm') {
       return completedByStatement(k, d)

@@ -1,10 +1,10 @@
 // Refunds sent to a provider, and tracked here until settled: deposits paid through a real
 // connector (Pix: a devolução; STP: an SPEI order back to the paying account) and card refunds
-// (the card network, src/connectors/staging/card-network.ts).
+// (the card network the registry answers: src/connectors/registry.ts cardRefundConnector).
 //
 // The refund service writes the refund PENDING with its reservation and a connector_refunds row
 // ('new', with the reference and, for STP, the destination) in its transaction; then (right
-// after its commit, and from the connectors worker until settled), one process at a time (a row
+// after its commit, and from the refunds worker, src/refunds/worker.ts, until settled), one process at a time (a row
 // is claimed with a lease, leased_until, longer than any request, released when its step ends):
 //   new       → 'sending' is written BEFORE the provider is asked, the lease kept for the whole
 //               request, then the request
@@ -26,7 +26,7 @@
 // first waiting refund of each provider early (a probe, at most once a second per process); when
 // it, or any other step, gets an answer from the provider, the refunds waiting on that provider
 // are made due and stepped in the same pass.
-import { type SendOnceJobs, type SendSpec, type SendState, backoffSeconds, claim as claimJobs, recover, sendStep, waitingConnectors, wake } from '../jobs/send-once.ts';
+import { type SendOnceJobs, type SendSpec, type SendState, backoffSeconds, claim as claimJobs, recover, sendStep, waitingConnectors, wakeAfterPolls } from '../jobs/send-once.ts';
 import type { AppContext } from '../config/context.ts';
 import { type OpsActor, recordAudit } from '../audit/audit.ts';
 import { fromDb } from '../domain/money.ts';
@@ -35,6 +35,7 @@ import { RefundTransitionError, transitionRefund } from './transitions.ts';
 import { ConnectorError, type RefundOrder, type RefundOutcome } from '../connectors/payin.ts';
 import { CARD_NETWORK, refundReference } from '../connectors/refund-routes.ts';
 import { cardRefundConnector, payinConnectorNamed } from '../connectors/registry.ts';
+import { answeredPolls } from '../connectors/store.ts';
 
 interface Row {
   refund_id: number;
@@ -86,9 +87,9 @@ async function claim(ctx: AppContext, refundId: number | null, limit: number, pr
   return claimed.map((c) => byId.get(Number(c.refund_id))).filter((r): r is Row => r !== undefined);
 }
 
-/** The provider answered elsewhere (its catch-up poll): its waiting refunds go at the next pass. */
-export async function providerAnsweredForRefunds(ctx: AppContext, connector: string): Promise<void> {
-  await wake(ctx, JOBS, [connector], ctx.now());
+/** The providers that answered their reconciliation poll (deposits' poll worker): refunds waiting on them since before then are due now. */
+export async function wakeRefundsAfterPolls(ctx: AppContext): Promise<number> {
+  return wakeAfterPolls(ctx, JOBS, await answeredPolls(ctx));
 }
 
 async function setState(

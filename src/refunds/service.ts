@@ -127,7 +127,7 @@ export async function createRefund(ctx: AppContext, merchantId: number, input: R
     throw err;
   }
   // A refund through a connector is sent once committed, without making the merchant wait for
-  // the provider (the connectors worker takes over if this fails or the process stops).
+  // the provider (the refunds worker takes over if this fails or the process stops).
   // A card refund's first answer is awaited: it is the response (SUCCESS or REJECTED; IN_PROGRESS
   // when the network answers later or could not be reached).
   if (card) await kickConnectorRefund(ctx, id, true);

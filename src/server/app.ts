@@ -1,6 +1,6 @@
 // Builds the HTTP server: shared parsers, operations endpoints, and one encapsulated scope per
 // API face, each rendering errors in its own format.
-import { dummyPasswordHash } from '../merchants/secrets.ts';
+import { dummyPasswordHash } from '../domain/secrets.ts';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from '../config/context.ts';

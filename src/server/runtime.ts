@@ -4,7 +4,7 @@ import type { Config } from '../config/config.ts';
 import type { AppContext } from '../config/context.ts';
 import { openDb } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
-import { secretBox, setPasswordCost } from '../merchants/secrets.ts';
+import { secretBox, setPasswordCost } from '../domain/secrets.ts';
 import { bindCredentialSecrets } from '../merchants/merchants.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import { Caches } from '../cache/ttl-cache.ts';

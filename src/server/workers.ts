@@ -1,4 +1,6 @@
-// Background workers (notification delivery, deposit expiry, cashouts and the staging bank,
+// Background workers (notification delivery, deposit expiry, the connectors' reconciliation polls
+// and send-backs, refunds sent to providers, cashouts and payout orders and the staging bank,
+// connectors' callback registration,
 // exchange rates from their sources, retention of the append-only tables, month partitions created ahead, daily settlement reports, the sweep of expired sessions, the folding of balance deltas). Each runs in
 // every process; they coordinate through the database, so any number of processes may run.
 import type { AppContext } from '../config/context.ts';
@@ -7,6 +9,8 @@ import { notificationWorker } from '../notifications/worker.ts';
 import { depositWorker } from '../deposits/worker.ts';
 import { cashoutWorker } from '../cashouts/worker.ts';
 import { connectorWorker } from '../connectors/worker.ts';
+import { paymentsWorker } from '../deposits/payments-worker.ts';
+import { refundWorker } from '../refunds/worker.ts';
 import { ratesWorker } from '../rates/worker.ts';
 import { retentionWorker } from '../retention/worker.ts';
 import { partitionWorker } from '../retention/partitions.ts';
@@ -19,7 +23,7 @@ export type { Worker };
 
 type WorkerFactory = (ctx: AppContext) => Worker | null;
 
-const factories: WorkerFactory[] = [notificationWorker, depositWorker, cashoutWorker, connectorWorker, ratesWorker, retentionWorker, partitionWorker, settlementWorker, sessionSweepWorker, balanceFoldWorker, providerStatementsWorker];
+const factories: WorkerFactory[] = [notificationWorker, depositWorker, paymentsWorker, refundWorker, cashoutWorker, connectorWorker, ratesWorker, retentionWorker, partitionWorker, settlementWorker, sessionSweepWorker, balanceFoldWorker, providerStatementsWorker];
 
 export function startWorkers(ctx: AppContext): Worker[] {
   return factories.map((f) => f(ctx)).filter((w): w is Worker => w !== null);

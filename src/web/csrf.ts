@@ -7,7 +7,7 @@
 //   data: pages) is refused, which is what stops a cross-site form from acting for the customer.
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../config/context.ts';
-import { safeEqualText } from '../merchants/secrets.ts';
+import { safeEqualText } from '../domain/secrets.ts';
 import { html, type SafeHtml } from './html.ts';
 
 export type FormName = 'method' | 'card' | 'challenge' | 'cancel' | 'simulate';

@@ -1,7 +1,8 @@
 // The payer rule (a merchant's payer_must_match) on Pix, against the API Pix simulator in
 // production mode, on PGlite and PostgreSQL: a payment whose payer CPF the PSP reports (Efí's
 // gnExtras.pagador) must be the deposit's payer; another payer's payment is refused, sent back in
-// full (a devolução, once) and the merchant notified, the deposit staying PENDING; a PSP that does
+// full (a devolução, once: the send-once job of src/deposits/send-backs.ts, also under concurrent
+// reads and workers) and the merchant notified, the deposit staying PENDING; a PSP that does
 // not report the payer completes the deposit with payer_checked false; with the rule off nothing
 // is compared (payer_checked null).
 import { after, before, describe, test } from 'node:test';
@@ -13,6 +14,7 @@ import { assertLedgerOk } from '../helpers/ledger.ts';
 import { startPixSimulator, type PixSimulator } from '../helpers/pix-simulator.ts';
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
 import { applyPayment, reconcile } from '../../src/deposits/payments.ts';
+import { runSendBacks } from '../../src/deposits/send-backs.ts';
 import { payinConnectorNamed } from '../../src/connectors/registry.ts';
 import { setRates } from '../helpers/four-eyes.ts';
 import { checkPayer } from '../../src/domain/payer-rule.ts';
@@ -110,6 +112,59 @@ for (const backend of backends()) {
       const balance = await v3.get('/v3/balance');
       assert.equal(balance.status, 200);
       await assertLedgerOk(s.ctx.db);
+    });
+
+    test('another payer read by two callbacks and a poll at once, beside two payments workers: one devolução sent, looked up before any resend', async () => {
+      await setRule(true);
+      const d = await deposit();
+      // The PSP's own webhook is held back: the reads below are the only ones.
+      await sim.control.webhookMode('drop');
+      try {
+        const paid = await sim.control.pay(d.txid, { pagador: { nome: 'Outro', cpf: OTHER_CPF } });
+        const pix = (await payinConnectorNamed(s.ctx, 'pix'))!;
+        const truth = (await pix.readPayment(paid.endToEndId))!;
+        await Promise.all([
+          applyPayment(s.ctx, pix, truth, 'webhook'), applyPayment(s.ctx, pix, truth, 'webhook'), applyPayment(s.ctx, pix, truth, 'poll'),
+          runSendBacks(s.ctx), runSendBacks(s.ctx),
+        ]);
+        const sent = await until('sent back', async () => (await s.ctx.db.query<{ returned_at: Date | null; return_reference: string }>(
+          'SELECT returned_at, return_reference FROM connector_payments WHERE payment_id = $1', [paid.endToEndId])).rows[0], (r) => r?.returned_at != null);
+        // Stepped again (as a worker after a lost answer would): looked up, never sent again.
+        await s.ctx.db.query(`UPDATE connector_send_backs SET state = 'sending', next_check_at = now() WHERE payment_id = $1`, [paid.endToEndId]);
+        await Promise.all([runSendBacks(s.ctx), runSendBacks(s.ctx)]);
+        const calls = (await sim.state()).requests.filter((q) => q.path.endsWith(`/devolucao/${sent!.return_reference}`));
+        assert.equal(calls.filter((q) => q.method === 'PUT').length, 1, 'one devolução request');
+        assert.ok(calls.some((q) => q.method === 'GET'), 'looked up before any resend');
+        const devs = (await sim.state()).devolucoes.filter((x: any) => x.endToEndId === paid.endToEndId);
+        assert.equal(devs.length, 1);
+        assert.equal(devs[0].valor, '50.00');
+        const job = await s.ctx.db.query<{ state: string }>('SELECT state FROM connector_send_backs WHERE payment_id = $1', [paid.endToEndId]);
+        assert.deepEqual(job.rows, [{ state: 'sent' }]);
+        assert.equal((await view(d.id)).status, 'PENDING');
+        assert.equal((await s.ctx.db.query(`SELECT 1 FROM events WHERE type = 'deposit.payment_refused' AND subject_id = $1`, [d.id])).rows.length, 1);
+      } finally {
+        await sim.control.webhookMode('deliver');
+      }
+    });
+
+    test('a devolução the PSP holds under the send-back\'s id that is not the payment\'s (another valor): never adopted, stopped for the operator', async () => {
+      await setRule(true);
+      const d = await deposit();
+      const paid = await sim.control.pay(d.txid, { pagador: { nome: 'Outro', cpf: OTHER_CPF } });
+      await until('sent back', async () => (await s.ctx.db.query<{ returned_at: Date | null }>(
+        'SELECT returned_at FROM connector_payments WHERE payment_id = $1', [paid.endToEndId])).rows[0], (r) => r?.returned_at != null);
+      // As if the payment had been read as 40.00 and the step's answer lost: the look-up finds the 50.00 devolução.
+      await s.ctx.db.query(`UPDATE connector_payments SET amount = 40.00 WHERE payment_id = $1`, [paid.endToEndId]);
+      await s.ctx.db.query(`UPDATE connector_send_backs SET state = 'sending', next_check_at = now() WHERE payment_id = $1`, [paid.endToEndId]);
+      const job = await until('stopped', async () => {
+        await runSendBacks(s.ctx);
+        return (await s.ctx.db.query<{ state: string; stopped: string | null }>('SELECT state, stopped FROM connector_send_backs WHERE payment_id = $1', [paid.endToEndId])).rows[0]!;
+      }, (r) => r.state === 'stopped');
+      assert.match(job.stopped!, /valor 50\.00/);
+      assert.equal((await sim.state()).devolucoes.filter((x: any) => x.endToEndId === paid.endToEndId).length, 1, 'nothing sent again');
+      assert.match(await (await fetch(`${s.url}/metrics`)).text(), /caja_connector_orders_stopped\{connector="pix",kind="send_back"\} 1/);
+      // The operator's: the gauge stays until the row is settled by hand.
+      await s.ctx.db.query(`UPDATE connector_send_backs SET state = 'done' WHERE payment_id = $1`, [paid.endToEndId]);
     });
 
     test('a PSP that does not report the payer: completed, payer_checked false', async () => {
@@ -210,12 +265,17 @@ for (const backend of backends()) {
       assert.equal(first.seen_via, 'poll');
       assert.match(first.return_reference, /^CAJAD[A-Z0-9]{15}$/);
       assert.equal(first.returned_at, null);
-      // Two workers read it at once (truly concurrent), then a later poll: the order is looked up first, never registered twice.
+      // Two readers and two payments workers at once (truly concurrent), then a later poll: the
+      // send-back's job is looked up first (STP holds the order the lost answer registered), never registered twice.
       const truth = (await stp.readPayment(paymentId))!;
-      await Promise.all([applyPayment(s.ctx, stp, truth, 'poll'), applyPayment(s.ctx, stp, truth, 'poll')]);
+      await Promise.all([applyPayment(s.ctx, stp, truth, 'poll'), applyPayment(s.ctx, stp, truth, 'poll'), runSendBacks(s.ctx), runSendBacks(s.ctx)]);
+      const sent = await until('sent back by the payments worker', async () => {
+        await Promise.all([runSendBacks(s.ctx), runSendBacks(s.ctx)]);
+        return row();
+      }, (x) => x.returned_at !== null);
       await reconcile(s.ctx, stp, 3600, true);
-      const sent = await row();
-      assert.notEqual(sent.returned_at, null);
+      const job = await s.ctx.db.query<{ state: string; reference: string }>(`SELECT state, reference FROM connector_send_backs WHERE connector = 'stp' AND payment_id = $1`, [paymentId]);
+      assert.deepEqual(job.rows, [{ state: 'sent', reference: first.return_reference }]);
       assert.equal(sent.return_reference, first.return_reference);
       const state = await sim.state();
       const orders = state.orders.filter((o: any) => o.claveRastreo === first.return_reference);

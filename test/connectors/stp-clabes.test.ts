@@ -144,6 +144,10 @@ for (const backend of backends()) {
       const funding = await sim.control.abono({ cuentaBeneficiario: ordering, monto: 5000, referenciaNumerica: 1 });
       assert.deepEqual(funding.answers[0]!.answer, { mensaje: 'confirmar' });
       assert.equal((await recorded(ordering)).filter((x) => x.reason?.includes('(unknown)')).length, 0);
+      // Nor when the poll reads it (deposits look up the references it names: none).
+      const before = (await recorded(ordering)).length;
+      await reconcile(s.ctx, connector, pollSeconds(s.ctx.config, stpKind), true);
+      assert.equal((await recorded(ordering)).length, before);
     });
   });
 }

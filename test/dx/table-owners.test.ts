@@ -15,7 +15,6 @@ const ALLOWED: Record<string, string> = {
   'src/ledger/check.ts deposits': 'the ledger check reads every money table against the ledger, in one snapshot',
   'src/ledger/check.ts cashouts': 'the ledger check reads every money table against the ledger, in one snapshot',
   'src/ledger/check.ts refunds': 'the ledger check reads every money table against the ledger, in one snapshot',
-  'src/connectors/stp/connector.ts deposits': 'a connector imports no feature service: the deposits an own-account transfer names are read by the STP kind itself (next step: the kind declares the look-up and deposits/ runs it)',
   'src/refunds/list.ts deposits': "a refund is read with its deposit's invoice id (one join, one round trip for a report)",
   'src/refunds/transitions.ts deposits': "a refund is read with its deposit's fields (invoice id, country, method, test) in one join, as every refund view shows them",
 };

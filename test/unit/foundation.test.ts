@@ -2,8 +2,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { capabilitiesOf, ConfigError, loadConfig } from '../../src/config/config.ts';
-import { DEFAULT_PASSWORD_COST, dummyPasswordHash, hashPassword, secretBox, setPasswordCost, verifyPassword } from '../../src/merchants/secrets.ts';
-import { parseForm, parseJsonLossless } from '../../src/http/body-parsers.ts';
+import { DEFAULT_PASSWORD_COST, dummyPasswordHash, hashPassword, secretBox, setPasswordCost, verifyPassword } from '../../src/domain/secrets.ts';
+import fc from 'fast-check';
+import { parse as parseLossless } from 'lossless-json';
+import { dropNulls, parseForm, parseJsonLossless } from '../../src/http/body-parsers.ts';
 import { parseXDate } from '../../src/api/auth/v3-headers.ts';
 import { checkCallbackUrl } from '../../src/domain/urls.ts';
 import * as sig from '../../src/domain/signatures.ts';
@@ -117,6 +119,36 @@ describe('body parsing', () => {
   test('JSON number text that a double cannot hold exactly stays text', () => {
     const b = parseJsonLossless(Buffer.from('{"a":10.50,"b":9007199254740993,"c":1e2}')) as any;
     assert.deepEqual([b.a, b.b, b.c], ['10.50', '9007199254740993', '1e2']);
+  });
+  test('a key sent twice with two values is refused; with one value, read once', () => {
+    assert.throws(() => parseJsonLossless(Buffer.from('{"a":1,"b":{"c":"x","c":"y"}}')), /Duplicate key 'c'/);
+    assert.deepEqual(parseJsonLossless(Buffer.from('{"a":1,"a":1}')), { a: 1 });
+  });
+  test('the native parse gives what the lossless parser gives, whatever the JSON', () => {
+    // Bodies with only plain numbers and no repeated key are read by JSON.parse (the fast way):
+    // the value must be the lossless parser's, nulls dropped, for every JSON text.
+    const reference = (text: string) => {
+      try {
+        return { value: dropNulls(parseLossless(text, undefined, (t) => (String(Number(t)) === t ? Number(t) : t))) };
+      } catch (err) {
+        return { error: (err as Error).message };
+      }
+    };
+    const ours = (text: string) => {
+      try {
+        return { value: parseJsonLossless(Buffer.from(text)) };
+      } catch (err) {
+        return { error: (err as Error).message };
+      }
+    };
+    const texts = fc.oneof(
+      fc.json({ maxDepth: 4 }),
+      fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify({ v, list: [v, null], n: null, amount: 10.5, t: '10.50' })),
+      fc.tuple(fc.constantFrom('a', 'b', '__proto__'), fc.jsonValue({ maxDepth: 2 }), fc.jsonValue({ maxDepth: 2 }))
+        .map(([k, x, y]) => `{"${k}":${JSON.stringify(x)},"z":1,"${k}":${JSON.stringify(y)}}`),
+      fc.constantFrom('{"a":10.50}', '{"a":-0}', '{"a":1e400}', '{"a":01}', '{"a":1.}', '{"a":}', '[1,,2]', '{"a":"\u0000"}', ' { "a" : [ 1 , 2 ] } '),
+    );
+    fc.assert(fc.property(texts, (text) => assert.deepEqual(ours(text), reference(text))), { numRuns: 2000 });
   });
   test('__proto__ keys do not pollute prototypes', () => {
     const b = parseJsonLossless(Buffer.from('{"__proto__":{"polluted":true}}')) as any;

@@ -115,6 +115,30 @@ test('builder rejects bad input', () => {
   assert.throws(() => buildPixBrCode({ ...base, merchantName: '€ ™' }), /name/);
 });
 
+test('each payee gets its own fields, however many codes were built for another before', () => {
+  // The builder keeps what it worked out per payee (key, name, city, description).
+  const payees = [
+    { key: '11222333000181', merchantName: 'Caja Pagamentos Ltda', merchantCity: 'Sao Paulo' },
+    { key: '11222333000181', merchantName: 'Caja Pagamentos Ltda', merchantCity: 'Recife' },
+    { key: '11222333000181', merchantName: 'Outra Loja', merchantCity: 'Sao Paulo' },
+    { key: '+5511987654321', merchantName: 'Caja Pagamentos Ltda', merchantCity: 'Sao Paulo' },
+    { key: '11222333000181', merchantName: 'Caja Pagamentos Ltda', merchantCity: 'Sao Paulo', description: 'pedido 1' },
+  ];
+  for (let round = 0; round < 2; round++) {
+    for (const [i, p] of payees.entries()) {
+      const r = parsePixBrCode(buildPixBrCode({ ...p, amount: '10.50', txid: `CAJA${i}` }));
+      assert.ok(r.ok);
+      const field = (id: string) => r.value.fields.find((f) => f.id === id)?.value;
+      assert.equal(field('59'), p.merchantName);
+      assert.equal(field('60'), p.merchantCity);
+      assert.ok(field('26')!.includes(p.key));
+      assert.equal(field('26')!.includes('pedido 1'), p.description !== undefined);
+    }
+    // A refused key is refused every time, not remembered.
+    assert.throws(() => buildPixBrCode({ key: 'not a key', merchantName: 'Loja', merchantCity: 'Rio' }), /invalid Pix key/);
+  }
+});
+
 test('parser rejects damaged codes', () => {
   assert.equal(parsePixBrCode(BCB_SAMPLE.slice(0, -6)).ok, false);
   assert.equal(parsePixBrCode(BCB_SAMPLE.replace('BRASILIA', 'BRASILIO')).ok, false);

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { credentialContext, secretBox } from '../../src/merchants/secrets.ts';
+import { credentialContext, secretBox } from '../../src/domain/secrets.ts';
 import { bindCredentialSecrets } from '../../src/merchants/merchants.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { createMerchant, V3Client } from '../helpers/clients.ts';

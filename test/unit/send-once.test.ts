@@ -2,7 +2,7 @@
 // holding one job table: a send only after the row is written 'sending' under the reference sent;
 // a row that may have been sent is looked up before any resend; what the provider shows is adopted
 // only when it matches, else the row stops; a row already sent is never sent again.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { openPglite, type Db } from '../../src/db/db.ts';
@@ -14,12 +14,24 @@ const JOBS: SendOnceJobs = { work: 'payouts', table: 'connector_payouts', key: '
 interface Row { cashout_id: number; reference: string | null; state: SendState; attempts: number }
 type Shown = { amount: string; state: string };
 
+// One embedded database for the file (each PGlite costs an initdb, seconds of CPU): every test
+// starts from an empty job table (this process's holder, registered once, stays).
+let shared: Promise<Db> | undefined;
+after(async () => {
+  if (shared) await (await shared).close();
+});
+
 async function setup(): Promise<{ ctx: AppContext; db: Db }> {
-  const db = await openPglite();
-  await db.query(`CREATE TABLE job_holders (id text PRIMARY KEY, backend_pid integer, backend_start timestamptz, started_at timestamptz NOT NULL DEFAULT now())`);
-  await db.query(`CREATE TABLE connector_payouts (cashout_id integer PRIMARY KEY, connector text NOT NULL DEFAULT 'p', reference text, state text NOT NULL,
-    attempts integer NOT NULL DEFAULT 0, last_error text, next_check_at timestamptz NOT NULL DEFAULT now() - interval '1 second', leased_until timestamptz, leased_by text,
-    updated_at timestamptz NOT NULL DEFAULT now())`);
+  shared ??= (async () => {
+    const db = await openPglite();
+    await db.query(`CREATE TABLE job_holders (id text PRIMARY KEY, backend_pid integer, backend_start timestamptz, started_at timestamptz NOT NULL DEFAULT now())`);
+    await db.query(`CREATE TABLE connector_payouts (cashout_id integer PRIMARY KEY, connector text NOT NULL DEFAULT 'p', reference text, state text NOT NULL,
+      attempts integer NOT NULL DEFAULT 0, last_error text, next_check_at timestamptz NOT NULL DEFAULT now() - interval '1 second', leased_until timestamptz, leased_by text,
+      updated_at timestamptz NOT NULL DEFAULT now())`);
+    return db;
+  })();
+  const db = await shared;
+  await db.exec('TRUNCATE connector_payouts');
   const ctx = { db, now: () => new Date(), log: pino({ level: 'silent' }), config: { connectors: { timeoutMs: 1000 } } } as unknown as AppContext;
   return { ctx, db };
 }
@@ -74,7 +86,6 @@ test('a new row is written sending under its stored reference before the request
   assert.deepEqual(w.calls, ['send REF1 (stored sending REF1)', 'applySent registered']);
   const { rows } = await db.query<{ attempts: number }>('SELECT attempts FROM connector_payouts WHERE cashout_id = 1');
   assert.equal(rows[0]!.attempts, 1);
-  await db.close();
 });
 
 test('never sends without a stored reference', async () => {
@@ -91,7 +102,6 @@ test('never sends without a stored reference', async () => {
   assert.deepEqual(w2.calls, [], 'nothing sent, nothing applied');
   const { rows } = await db.query<{ state: string }>('SELECT state FROM connector_payouts WHERE cashout_id = 2');
   assert.equal(rows[0]!.state, 'new');
-  await db.close();
 });
 
 test('never sends under a lease another process holds', async () => {
@@ -101,7 +111,6 @@ test('never sends under a lease another process holds', async () => {
   await db.query(`UPDATE connector_payouts SET leased_by = 'someone-else'`);
   await sendStep(ctx, w.spec(ctx), r);
   assert.deepEqual(w.calls, []);
-  await db.close();
 });
 
 test('a resend always looks the reference up first, and resends under the same reference only when the provider has none', async () => {
@@ -113,7 +122,6 @@ test('a resend always looks the reference up first, and resends under the same r
   const w2 = world({ holds: { amount: '10.00', state: 'paid' } });
   await sendStep(ctx, w2.spec(ctx), await row(ctx, db, { cashout_id: 2, reference: 'REF2', state: 'sending' }));
   assert.deepEqual(w2.calls, ['lookup REF2', 'applyFound paid']);
-  await db.close();
 });
 
 test('a row already sent is looked up and never sent again', async () => {
@@ -121,7 +129,6 @@ test('a row already sent is looked up and never sent again', async () => {
   const w = world({ holds: null });
   await sendStep(ctx, w.spec(ctx), await row(ctx, db, { cashout_id: 1, reference: 'REF1', state: 'sent' }));
   assert.deepEqual(w.calls, ['lookup REF1', 'notShown']);
-  await db.close();
 });
 
 test('a mismatch stops the row: never adopted, never sent', async () => {
@@ -133,7 +140,6 @@ test('a mismatch stops the row: never adopted, never sent', async () => {
   const w2 = world({ sendAnswer: { amount: '5.00', state: 'exists' } });
   await sendStep(ctx, w2.spec(ctx), await row(ctx, db, { cashout_id: 2, reference: 'REF2', state: 'new' }));
   assert.deepEqual(w2.calls, ['send REF2 (stored sending REF2)', 'stop amount 5.00 (the order\'s is 10.00)']);
-  await db.close();
 });
 
 test('a failed send leaves the row sending: the next step looks it up', async () => {
@@ -147,5 +153,4 @@ test('a failed send leaves the row sending: the next step looks it up', async ()
   assert.deepEqual(w.calls, ['failed sending: timeout']);
   const { rows } = await db.query<{ state: string }>('SELECT state FROM connector_payouts WHERE cashout_id = 1');
   assert.equal(rows[0]!.state, 'sending');
-  await db.close();
 });

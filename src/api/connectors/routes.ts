@@ -10,6 +10,8 @@ import { v3Errors } from '../../http/errors.ts';
 import { ConnectorError } from '../../connectors/payin.ts';
 import { applyHints, applyPayment, keptPaymentOutcome } from '../../deposits/payments.ts';
 import { applyAcquirerEvents } from '../../deposits/acquirer-events.ts';
+import { depositsNamed } from '../../deposits/lookups.ts';
+import type { CallbackFacts } from '../../connectors/kind.ts';
 import { hintPayout } from '../../cashouts/payouts.ts';
 import { hintConnectorRefund } from '../../refunds/provider-refunds.ts';
 import { connectorKind, connectorKinds } from '../../connectors/providers.ts';
@@ -55,16 +57,18 @@ export function registerConnectorCallbacks(app: FastifyInstance, ctx: AppContext
 // connector is not configured or the provider does not show what the post names; 503 when the
 // provider could not be read.
 function registerKindCallbacks(app: FastifyInstance, ctx: AppContext): void {
+  // What a kind's callback may ask of the features (a transfer to an own account: the deposits it names).
+  const facts: CallbackFacts = { depositsNamed: (connector, names) => depositsNamed(ctx.db, connector, names) };
   for (const kind of connectorKinds()) {
     for (const cb of kind.callbacks ?? []) {
       app.post(`/connectors/${kind.name}/${cb.path}`, { schema: { hide: true } }, async (request, reply) => {
         const connector = await payinConnectorNamed(ctx, kind.name);
-        const outcome = await cb.receive(ctx, connector, { headers: request.headers, body: request.body });
+        const outcome = await cb.receive(ctx, connector, { headers: request.headers, body: request.body }, facts);
         switch (outcome.kind) {
           case 'answer': return reply.status(200).send(outcome.body);
           case 'payment': {
             await applyPayment(ctx, connector!, outcome.payment, 'webhook');
-            return reply.status(200).send(outcome.answer((await keptPaymentOutcome(ctx.db, kind.name, outcome.payment.id))!));
+            return reply.status(200).send(outcome.answer(await keptPaymentOutcome(ctx.db, kind.name, outcome.payment.id)));
           }
           case 'order': {
             const known = await hintPayout(ctx, kind.name, { reference: outcome.reference, providerId: outcome.providerId })

@@ -4,6 +4,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, unavailableAnswer, v3DepositError } from '../../http/errors.ts';
 import { DepositError } from '../../deposits/errors.ts';
+import { StreamlineAuthError } from '../../auth/streamline.ts';
 import { type ErrorShape, errorFields, type Fields, pickFormat, renderRecord, type Rendered, StreamlineError, type StreamlineFormat } from './format.ts';
 
 export interface StreamlineRouteConfig {
@@ -35,6 +36,8 @@ export function sendRecord(request: FastifyRequest, reply: FastifyReply, fields:
 
 function toStreamlineError(err: FastifyError | Error): StreamlineError | null {
   if (err instanceof StreamlineError) return err;
+  // The credentials check: 301 for empty credentials, 401 for credentials no set takes.
+  if (err instanceof StreamlineAuthError) return new StreamlineError(err.kind === 'missing' ? 301 : 401, err.message);
   // A deposit failure the route did not answer in its own codes reads as the v3 error would.
   if (err instanceof DepositError) err = v3DepositError(err);
   // The shared body parsers and id checks raise the v3 error type; here it is invalid input.

@@ -14,8 +14,7 @@
 // reference), so a request whose answer was lost is sent again as the same one. docs/connectors.md.
 import type { AppContext } from '../../config/context.ts';
 import { fromDb, toDb } from '../../domain/money.ts';
-import { ConnectorError, type PayinConnector, type ProviderPayment, type RefundOutcome } from '../payin.ts';
-import { returnPath } from '../staging/card.ts';
+import { ConnectorError, type PayinConnector, type ProviderPayment, type RefundOutcome, returnPath } from '../payin.ts';
 import { recordHealth, type StoredConnector } from '../store.ts';
 import { AdyenClient } from './client.ts';
 import { adyenType, minorUnits, newMerchantReference, paymentInfoFromVoucher, refundBody, sessionBody, sessionResult, voucherBody } from './mapping.ts';

@@ -8,7 +8,7 @@ import { DEVOLUCAO_LOOKBACK_DAYS, pixAccountId, pixDayMovements, pixSendMovement
 import { recordHealth, type StoredConnector } from '../store.ts';
 import { PixClient } from './client.ts';
 import { buildPixPayouts, type PixPayoutSettings } from './payouts.ts';
-import { cobBody, devolucaoMismatch, sameActiveCob, devolucaoOutcome, formatValor, matchPayment, newTxid, parsePixHint, paymentInfoFromCob, pixToPayment } from './mapping.ts';
+import { cobBody, devolucaoMismatch, sameActiveCob, devolucaoOutcome, formatValor, matchPayment, newTxid, parsePixHint, paymentInfoFromCob, pixToPayment, sendBackShown } from './mapping.ts';
 
 export const PIX_CONNECTOR = 'pix';
 
@@ -169,7 +169,20 @@ export function buildPixConnector(ctx: AppContext, stored: StoredConnector): Pix
     },
 
     async returnPayment(payment, reference, reason) {
-      await guarded('devolucao', () => client.call('PUT', `/pix/${encodeURIComponent(payment.id)}/devolucao/${reference}`, { valor: formatValor(payment.amount), descricao: reason.slice(0, 140) }));
+      const { body } = await guarded('devolucao', () => client.call('PUT', `/pix/${encodeURIComponent(payment.id)}/devolucao/${reference}`, { valor: formatValor(payment.amount), descricao: reason.slice(0, 140) }));
+      return sendBackShown(body, payment.amount) ?? { state: 'pending' };
+    },
+
+    async lookupReturn(payment, reference) {
+      try {
+        const { body } = await guarded('devolucao status', () => client.call('GET', `/pix/${encodeURIComponent(payment.id)}/devolucao/${reference}`));
+        const shown = sendBackShown(body, payment.amount);
+        if (!shown) throw new ConnectorError('invalid_response', `GET devolucao ${reference}: unknown status`);
+        return shown;
+      } catch (err) {
+        if (err instanceof ConnectorError && err.kind === 'not_found') return null;
+        throw err;
+      }
     },
 
     async cancelCharge(txid) {

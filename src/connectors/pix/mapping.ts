@@ -5,7 +5,7 @@ import { type Decimal, eq, parseAmount, toFixed } from '../../domain/money.ts';
 import { qrPngBase64 } from '../../domain/qr.ts';
 import { newReference } from '../../domain/references.ts';
 import { depositReference, formatDateTime, type PaymentInfo } from '../../domain/payment-info.ts';
-import type { ChargeOrder, Hint, ProviderPayment, ProviderReturn, RefundOutcome } from '../payin.ts';
+import type { ChargeOrder, Hint, ProviderPayment, ProviderReturn, RefundOutcome, SendBackShown } from '../payin.ts';
 
 /** The API Pix's txid of a charge: 26 to 35 letters or digits. */
 export const TXID = /^[a-zA-Z0-9]{26,35}$/;
@@ -236,4 +236,20 @@ export function devolucaoOutcome(devolucao: unknown): RefundOutcome | null {
     default:
       return null;
   }
+}
+
+/**
+ * A devolução of a refused Pix (the payment sent back in full), as the PSP shows it: its state,
+ * and `mismatch` when its valor is not the payment's (a devolução under this id that is another:
+ * never adopted). Null when the PSP's answer has no status caja knows.
+ */
+export function sendBackShown(devolucao: unknown, amount: Decimal): SendBackShown | null {
+  const outcome = devolucaoOutcome(devolucao);
+  if (!outcome) return null;
+  const state = outcome.status === 'COMPLETED' ? 'done' : outcome.status === 'REJECTED' ? 'failed' : 'pending';
+  const mismatch = devolucaoMismatch(devolucao, amount);
+  return {
+    state, providerId: outcome.providerId, providerState: String((devolucao as { status?: unknown }).status),
+    ...(outcome.reason ? { reason: outcome.reason } : {}), ...(mismatch ? { mismatch } : {}),
+  };
 }

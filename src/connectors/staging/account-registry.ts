@@ -1,6 +1,7 @@
-// Staging's account and Pix-key registry: a stand-in for the banks' and the DICT's answers,
-// chosen by the connector registry (src/connectors/registry.ts) when providers are simulated.
+// Staging's account and Pix-key registry: a stand-in for the banks' and the DICT's answers. A
+// stand-in kind (src/connectors/kind.ts StandInKind) that validates accounts and Pix keys.
 import type { AccountRegistry } from '../account-registry.ts';
+import type { StandInKind } from '../kind.ts';
 
 /**
  * Staging's simulated registry. The magic values (docs/validation.md) are read from the
@@ -30,4 +31,10 @@ export const simulatedRegistry: AccountRegistry = {
       }
     });
   },
+};
+
+export const stagingRegistryKind: StandInKind = {
+  name: 'staging-registry',
+  label: 'staging account and Pix-key registry',
+  validatesAccounts: simulatedRegistry,
 };

@@ -4,8 +4,12 @@
 //   account digits contain 9990N (N = 0…8)   rejected with code 80N (REJECTIONS)
 //   account digits contain 99977             completed, then returned by the beneficiary bank (809)
 //   anything else                            completed
+//
+// A stand-in kind (src/connectors/kind.ts StandInKind): it pays out every country's cashouts that
+// no configured network pays.
 import { createHash } from 'node:crypto';
 import type { RejectionCode } from '../../domain/cashout-states.ts';
+import type { StandInKind } from '../kind.ts';
 import type { PayoutConnector, PayoutOrder, PayoutOutcome } from '../payout.ts';
 
 export function stagingOutcome(bankAccount: string): PayoutOutcome {
@@ -26,4 +30,10 @@ export const stagingBank: PayoutConnector = {
   async outcome(order: PayoutOrder) {
     return stagingOutcome(order.bankAccount);
   },
+};
+
+export const stagingBankKind: StandInKind = {
+  name: stagingBank.name,
+  label: 'staging bank',
+  paysOut: stagingBank,
 };

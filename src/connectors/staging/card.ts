@@ -5,19 +5,17 @@
 // the network's own table (staging_card_attempts), masked; the return leg
 // (/connectors/staging-card/return/<token>) reads the result back from that table (readReturn)
 // as it would ask an acquirer, and only then completes the deposit. Its refunds go through the
-// staging card refund network (src/connectors/staging/card-network.ts), as every card refund in staging.
+// staging card refund network (./card-network.ts), as every card refund in staging. A stand-in
+// kind (src/connectors/kind.ts StandInKind): it collects every card method, on its own card page.
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../config/context.ts';
 import type { Queryable } from '../../db/db.ts';
-import { cardDetail, checkCard, type CardDetail, type CardField, type CardInput, type CardProblem, stagingOutcome } from '../../domain/cards.ts';
+import { catalogMethods } from '../../domain/catalog.ts';
+import { cardDetail, checkCard, type CardDetail, type CardInput, stagingOutcome } from '../../domain/cards.ts';
+import type { CardPageAnswer, StandInKind } from '../kind.ts';
 import { confirmedOutsideProvider, type PayinConnector, type ReturnResult } from '../payin.ts';
 
 export const STAGING_CARD = 'staging-card';
-
-/** The path of a connector's return leg for a deposit: where the customer comes back to. */
-export function returnPath(connector: string, token: string): string {
-  return `/connectors/${connector}/return/${token}`;
-}
 
 /** Where the simulated card page of a deposit is (a page of caja's, staging only). */
 export function stagingCardPagePath(token: string): string {
@@ -40,7 +38,7 @@ async function latestAttempt(q: Queryable, reference: string): Promise<AttemptRo
 
 const built = new WeakMap<object, PayinConnector>();
 
-/** The staging card kind for this database (registered by src/connectors/registry.ts in staging). */
+/** The staging card network's connector for this database. */
 export function stagingCard(ctx: AppContext): PayinConnector {
   let c = built.get(ctx.db);
   if (c) return c;
@@ -73,18 +71,12 @@ export function stagingCard(ctx: AppContext): PayinConnector {
   return c;
 }
 
-export type StagingCardAnswer =
-  | { kind: 'authorised' }
-  | { kind: 'declined' }
-  | { kind: 'challenge'; detail: CardDetail }
-  | { kind: 'invalid'; errors: Partial<Record<CardField, CardProblem>> };
-
 /**
  * What the simulated card page does with a card typed for the charge `reference` (of a card
  * method `methodCode`). The full number lives only in this call's memory: the attempt keeps the
  * masked card_detail.
  */
-export async function payOnStagingCardPage(ctx: AppContext, reference: string, methodCode: string, input: CardInput): Promise<StagingCardAnswer> {
+export async function payOnStagingCardPage(ctx: AppContext, reference: string, methodCode: string, input: CardInput): Promise<CardPageAnswer> {
   const check = checkCard(input, methodCode, ctx.now());
   if (!check.ok) return { kind: 'invalid', errors: check.errors };
   const detail = cardDetail(check.card);
@@ -116,3 +108,13 @@ export async function answerStagingChallenge(ctx: AppContext, reference: string,
   );
   return rows.length > 0;
 }
+
+export const stagingCardKind: StandInKind = {
+  name: STAGING_CARD,
+  label: 'staging card network',
+  collects: {
+    serves: catalogMethods().filter((m) => m.kind === 'card').map((m) => ({ country: m.country, method: m.code })),
+    build: stagingCard,
+  },
+  cardPage: { pay: payOnStagingCardPage, openChallenge: openStagingChallenge, answerChallenge: answerStagingChallenge },
+};

@@ -2,8 +2,11 @@
 // (src/domain/payment-info.ts: a BR Code to the staging CNPJ, CLABEs at STP, boletos, vouchers),
 // completed by the sandbox (POST /v3/sandbox/deposits/{id}/approve, the payment pages' buttons,
 // the magic values of src/domain/deposit-sandbox.ts), never by a provider. Its refunds stay
-// PENDING until the sandbox completes or rejects them, as before.
+// PENDING until the sandbox completes or rejects them, as before. A stand-in kind
+// (src/connectors/kind.ts StandInKind): it collects every catalog method but cards.
+import { catalogMethods } from '../../domain/catalog.ts';
 import { buildPaymentInfo } from '../../domain/payment-info.ts';
+import type { StandInKind } from '../kind.ts';
 import { confirmedOutsideProvider, type PayinConnector, paymentInfoInput } from '../payin.ts';
 
 export const stagingSimulator: PayinConnector = {
@@ -17,4 +20,14 @@ export const stagingSimulator: PayinConnector = {
   async health() {
     return { ok: true, simulated: true };
   },
+};
+
+export const stagingSimulatorKind: StandInKind = {
+  name: stagingSimulator.name,
+  label: 'staging simulator',
+  collects: {
+    serves: catalogMethods().filter((m) => m.kind !== 'card').map((m) => ({ country: m.country, method: m.code })),
+    build: () => stagingSimulator,
+  },
+  completedBySandbox: true,
 };

@@ -13,8 +13,8 @@
 // operator sets webhook_secret, each post must carry it in X-Stp-Webhook-Secret (compared in
 // constant time), which the operator's edge adds once it has checked STP's address.
 import type { AppContext } from '../../config/context.ts';
-import { safeEqualText } from '../../merchants/secrets.ts';
-import type { CallbackOutcome, KindCallback } from '../kind.ts';
+import { safeEqualText } from '../../domain/secrets.ts';
+import type { CallbackFacts, CallbackOutcome, KindCallback } from '../kind.ts';
 import { ConnectorError, type PayinConnector } from '../payin.ts';
 import { type StpConnector, STP_CONNECTOR } from './connector.ts';
 import { abonoAnswer, fechaOperacion, parseEstadoHint, receivedToPayment } from './mapping.ts';
@@ -38,12 +38,13 @@ export function abonoDateAccepted(fecha: string, now: Date): boolean {
   return fecha >= fechaOperacion(new Date(now.getTime() - day)) && fecha <= fechaOperacion(new Date(now.getTime() + ABONO_DAYS_AHEAD * day));
 }
 
-export async function receiveAbono(ctx: AppContext, given: PayinConnector | null, secret: string | undefined, body: unknown): Promise<CallbackOutcome> {
+export async function receiveAbono(ctx: AppContext, given: PayinConnector | null, secret: string | undefined, body: unknown, facts: CallbackFacts): Promise<CallbackOutcome> {
   const connector = verified(given, secret);
   if ('kind' in connector) return connector;
   const posted = receivedToPayment(body);
   if (!posted) return { kind: 'invalid', details: ['body: not an abono (claveRastreo, institucionOrdenante, fechaOperacion, cuentaBeneficiario and monto are required)'] };
-  if (!(await connector.isDepositClabe(posted.chargeReference)) && !(await connector.namesDeposit(posted))) {
+  const own = (await connector.isDepositClabe(posted.chargeReference)) ? null : connector.ownAccountNames!(posted);
+  if (own && (await facts.depositsNamed(STP_CONNECTOR, own)).length === 0) {
     // Not a deposit's CLABE: the operator's own accounts (funding the concentrating account).
     // Kept, and nothing is credited to any merchant. One that names a deposit's reference (a
     // customer who paid the wrong account) goes on: it is read back and kept for the operator.
@@ -74,7 +75,8 @@ export async function receiveAbono(ctx: AppContext, given: PayinConnector | null
     ctx.log.warn({ connector: STP_CONNECTOR, payment: posted.id }, 'abono names a transfer STP does not show: nothing applied');
     return { kind: 'unknown' };
   }
-  return { kind: 'payment', payment: truth, answer: abonoAnswer };
+  // Nothing kept: a transfer to the operator's own account that names no deposit (confirmed, as above).
+  return { kind: 'payment', payment: truth, answer: (kept) => (kept ? abonoAnswer(kept) : { mensaje: 'confirmar' }) };
 }
 
 export async function receiveEstado(given: PayinConnector | null, secret: string | undefined, body: unknown): Promise<CallbackOutcome> {
@@ -88,6 +90,6 @@ export async function receiveEstado(given: PayinConnector | null, secret: string
 
 /** STP's callback paths under /connectors/stp/. */
 export const STP_CALLBACKS: readonly KindCallback[] = [
-  { path: 'abono', receive: (ctx, connector, post) => receiveAbono(ctx, connector, secretOf(post.headers), post.body) },
+  { path: 'abono', receive: (ctx, connector, post, facts) => receiveAbono(ctx, connector, secretOf(post.headers), post.body, facts) },
   { path: 'estado', receive: async (_ctx, connector, post) => receiveEstado(connector, secretOf(post.headers), post.body) },
 ];

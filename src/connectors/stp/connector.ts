@@ -3,7 +3,7 @@
 //   collections  a MX SE deposit gets its own CLABE inside the operator's range (clabe_prefix);
 //                STP posts each incoming transfer (abono) to /connectors/stp/abono, which is read
 //                back (consOrdenesFech, received orders) and applied through applyPayment; the
-//                connectors worker reads the day's received orders to catch lost posts
+//                payments worker's poll reads the day's received orders to catch lost posts
 //   payouts      a MX cashout is an order (ordenPago/registra, signed), its claveRastreo random
 //                and stored before sending; looked up by it (consOrdEnvRastreo) on every operation
 //                day STP may have dated it, before any resend and for its state; an order found
@@ -37,8 +37,6 @@ export interface StpConnector extends PayinConnector {
   readonly webhookSecret: string | null;
   /** Whether a CLABE is a deposit's: in the operator's range, and none of the operator's own accounts. */
   isDepositClabe(clabe: string | null): Promise<boolean>;
-  /** Whether a transfer names a deposit's reference (numeric reference or concept). */
-  namesDeposit(payment: ProviderPayment): Promise<boolean>;
 }
 
 const DAY_MS = 24 * 3600_000;
@@ -82,35 +80,10 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
 
   const isDepositClabe = (clabe: string | null) => clabe !== null && clabe.startsWith(settings.clabe_prefix) && !ownKnown.has(clabe);
 
-  /** The deposits each own-account transfer named, for its reason (checkPayment is synchronous). */
-  const namedBy = new WeakMap<ProviderPayment, number[]>();
-
   /**
-   * The STP deposits transfers to own accounts name: by a numeric reference or concept
-   * (speiReference: the id modulo a million, so every id of that remainder up to the newest), or
-   * by the account itself when a deposit was given it (before caja skipped the operator's own
-   * accounts, a sequence could hand the concentrating account out). Index look-ups only, one
-   * query for the lot; per transfer, newest first.
-   */
-  async function depositsNamed(payments: ProviderPayment[]): Promise<number[][]> {
-    if (payments.length === 0) return [];
-    const { rows: top } = await ctx.db.query<{ max: number | null }>('SELECT max(id) AS max FROM deposits');
-    const max = Number(top[0]?.max ?? 0);
-    const remainders = payments.map((p) => depositRemaindersNamed(p.raw));
-    const ids = new Set<number>();
-    for (const r of remainders.flat()) for (let id = r; id <= max; id += 1_000_000) if (id > 0) ids.add(id);
-    const { rows } = await ctx.db.query<{ id: number; connector_reference: string | null }>(
-      'SELECT id, connector_reference FROM deposits WHERE connector = $1 AND (id = ANY($2::integer[]) OR connector_reference = ANY($3::text[]))',
-      [STP_CONNECTOR, [...ids], payments.map((p) => p.chargeReference).filter((c): c is string => c !== null)]);
-    return payments.map((p, i) => rows
-      .filter((r) => r.connector_reference === p.chargeReference || remainders[i]!.includes(r.id % 1_000_000))
-      .map((r) => r.id).sort((a, b) => b - a).slice(0, 5));
-  }
-
-  /**
-   * The received orders of one day caja acts on: those paid into a deposit's CLABE, and those
-   * paid into one of the operator's own accounts that name a deposit's reference (a customer who
-   * sent the money to the wrong account: kept for the operator, never silence).
+   * The received orders of one day: those paid into a deposit's CLABE, and those paid into one of
+   * the operator's own accounts (ownAccountNames: deposits keeps those that name a deposit's
+   * reference, a customer who sent the money to the wrong account, for the operator).
    */
   async function receivedOn(fecha: string | undefined): Promise<ProviderPayment[]> {
     const list = await guarded('consOrdenesFech', () => client.ordersOfDay('R', fecha));
@@ -126,11 +99,18 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
     const deposits = all.filter((p) => isDepositClabe(p.chargeReference));
     // A CLABE STP shows money in is never drawn again, even one this database does not know.
     await markSeenClabes(ctx.db, settings.clabe_prefix, deposits.map((p) => p.chargeReference!));
-    const others = all.filter((p) => !isDepositClabe(p.chargeReference));
-    const named = await depositsNamed(others);
-    const own = others.filter((p, i) => named[i]!.length > 0);
-    others.forEach((p, i) => namedBy.set(p, named[i]!));
-    return [...deposits, ...own];
+    return [...deposits, ...all.filter((p) => !isDepositClabe(p.chargeReference))];
+  }
+
+  /** The order that sends a refused abono back in full to its ordering account (refused when the abono names none). */
+  function sendBackBody(payment: ProviderPayment, reference: string) {
+    const parts = splitPaymentId(payment.id);
+    const body = returnOrderBody({
+      empresa: settings.empresa, claveRastreo: reference, abonoClave: parts?.claveRastreo ?? payment.id, amount: payment.amount, raw: payment.raw,
+      orderingClabe: settings.ordering_clabe, orderingName: settings.ordering_name, orderingRfc: settings.ordering_rfc,
+    });
+    if (!body.ok) throw new ConnectorError('refused', `the refused abono ${payment.id} cannot be sent back: ${body.reason}`);
+    return body;
   }
 
   const payout: OrderPayoutConnector = {
@@ -200,7 +180,10 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
       await ownClabes();
       return isDepositClabe(clabe);
     },
-    namesDeposit: async (payment) => (await depositsNamed([payment]))[0]!.length > 0,
+    ownAccountNames(payment) {
+      if (isDepositClabe(payment.chargeReference)) return null;
+      return { remainders: depositRemaindersNamed(payment.raw), references: payment.chargeReference ? [payment.chargeReference] : [] };
+    },
 
     async createCharge(order) {
       // Drawn at random in the range and reserved before the deposit shows it: never given again,
@@ -235,10 +218,9 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
       return [];
     },
 
-    checkPayment(payment, deposit) {
+    checkPayment(payment, deposit, named = []) {
       // Paid into the operator's own account: never a deposit's completion, kept for the operator.
       if (!isDepositClabe(payment.chargeReference)) {
-        const named = namedBy.get(payment) ?? [];
         return { ok: false, reason: `own_account: paid into the operator's own account ${payment.chargeReference ?? ''}, naming the reference of deposit ${named.join(', ') || '(unknown)'}: kept for the operator` };
       }
       return checkAbono(payment, deposit);
@@ -254,29 +236,37 @@ export function buildStpConnector(ctx: AppContext, stored: StoredConnector): Stp
     newReturnReference: returnClaveRastreo,
 
     async returnPayment(payment, reference) {
-      const parts = splitPaymentId(payment.id);
-      const body = returnOrderBody({
-        empresa: settings.empresa, claveRastreo: reference, abonoClave: parts?.claveRastreo ?? payment.id, amount: payment.amount, raw: payment.raw,
-        orderingClabe: settings.ordering_clabe, orderingName: settings.ordering_name, orderingRfc: settings.ordering_rfc,
-      });
-      if (!body.ok) throw new ConnectorError('refused', `the refused abono ${payment.id} cannot be sent back: ${body.reason}`);
-      // Looked up before anything is sent: on every operation day the order may carry, from the abono's day.
-      const today = fechaOperacion(ctx.now());
-      for (const d of [...new Set([today, ...operationDays(payment.paidAt, ctx.now())])]) {
-        const orden = await guarded('consOrdEnvRastreo', () => client.sentOrder(reference, d === today ? undefined : d));
-        if (!orden) continue;
-        const mine = orderIsRefund(orden, body.orden);
-        if (!mine.ok) throw new ConnectorError('invalid_response', `send-back of abono ${payment.id}: ${mine.reason}`);
-        return;
-      }
+      const body = sendBackBody(payment, reference);
       const result = await guarded('registra', () => client.registra(body.orden));
       switch (result.kind) {
-        case 'accepted':
-        case 'exists': return;
+        case 'accepted': return { state: 'pending', providerId: result.id, providerState: 'registered' };
+        // STP holds an order under this claveRastreo already (an earlier request arrived): looked up next.
+        case 'exists': return null;
         case 'rejected': throw new ConnectorError('refused', `registra (send-back of abono ${payment.id}): ${result.error}`);
         case 'retry': throw new ConnectorError('unavailable', `registra: ${result.error}`);
         case 'unreadable': throw new ConnectorError('invalid_response', `registra: ${result.error}`);
       }
+    },
+
+    async lookupReturn(payment, reference) {
+      const body = sendBackBody(payment, reference);
+      // On every operation day the order may carry, from the abono's day.
+      const today = fechaOperacion(ctx.now());
+      for (const d of [...new Set([today, ...operationDays(payment.paidAt, ctx.now())])]) {
+        const orden = await guarded('consOrdEnvRastreo', () => client.sentOrder(reference, d === today ? undefined : d));
+        if (!orden) continue;
+        const outcome = orderOutcome(orden);
+        if (!outcome) throw new ConnectorError('invalid_response', `consOrdEnvRastreo ${reference}: no estado`);
+        const mine = orderIsRefund(orden, body.orden);
+        const providerId = orden.idEF !== undefined ? String(orden.idEF) : orden.id !== undefined ? String(orden.id) : undefined;
+        const state = outcome.kind === 'liquidated' ? 'done' : outcome.kind === 'processing' ? 'pending' : 'failed';
+        return {
+          state, providerId, providerState: outcome.estado,
+          ...(state === 'failed' ? { reason: outcome.kind === 'returned' ? `returned by the beneficiary bank: ${outcome.cause}` : `cancelled at STP (${outcome.estado})` } : {}),
+          ...(mine.ok ? {} : { mismatch: mine.reason }),
+        };
+      }
+      return null;
     },
 
     async *paymentsBetween(from, to) {

@@ -380,7 +380,7 @@ export function abonoAnswer(recorded: { status: string; reason: string | null; s
   if (recorded.status === 'applied' || recorded.reason?.startsWith('own_account:')) return { mensaje: 'confirmar' };
   // A payment the payer rule refused that the reconciliation poll found first (its abono post
   // was lost, STP had already accepted it): caja sends it back itself, by an order to the
-  // ordering account (deposits/payments.ts sendBackRefused). A devolver now would return it twice.
+  // ordering account (src/deposits/send-backs.ts). A devolver now would return it twice.
   if (recorded.status === 'refused' && recorded.seen_via !== undefined && recorded.seen_via !== 'webhook') return { mensaje: 'confirmar' };
   const rule = /^([a-z_]+):/.exec(recorded.reason ?? '')?.[1] as AbonoRule | undefined;
   return { mensaje: 'devolver', id: rule && rule in ABONO_RETURNS ? ABONO_RETURNS[rule] : ABONO_RETURNS.closed };

@@ -24,7 +24,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../config/context.ts';
 import type { Queryable } from '../../db/db.ts';
 import { claimAttempt as claimAttemptIn, claimCodeAttempt, failedAttempt as failedAttemptIn, LOCK_MINUTES, MAX_FAILURES, normEmail, releaseAttempt } from '../../auth/login-lockout.ts';
-import { dummyPasswordHash, hashPassword, safeEqualText, verifyPassword } from '../../merchants/secrets.ts';
+import { dummyPasswordHash, hashPassword, safeEqualText, verifyPassword } from '../../domain/secrets.ts';
 import { type Actor, audit } from './audit.ts';
 import type { Role } from './roles.ts';
 import { newTotpSecret, totpMatchStep } from '../../backoffice/totp.ts';

@@ -2,7 +2,7 @@
 // hands out a one-time password, shown once, for the inviter to pass on (caja sends no e-mail).
 // Removing someone ends their sessions at once.
 import type { AppContext } from '../../config/context.ts';
-import { hashPassword, randomToken } from '../../merchants/secrets.ts';
+import { hashPassword, randomToken } from '../../domain/secrets.ts';
 import { type Actor, audit } from './audit.ts';
 import { INVITABLE_ROLES, type Role } from './roles.ts';
 

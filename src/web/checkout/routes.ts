@@ -8,7 +8,9 @@
 //                                        its payment information at /pay/<token>, or the page its
 //                                        charge redirects to (a card: the provider's card page)
 //   POST /checkout/<token>               method + payer fields
-//   GET  /checkout/<token>/card          staging: the staging card network's simulated card page
+//   GET  /checkout/<token>/card          the card page caja serves itself for a connector whose
+//                                        kind declares one (src/connectors/kind.ts `cardPage`:
+//                                        staging's card network's simulated page)
 //   POST /checkout/<token>/card          card number, expiry, CVC, holder (that page's form)
 //   POST /checkout/<token>/card/confirm  its 3-D Secure-like confirmation
 // The card page hands the customer on to the return leg (src/web/checkout/return-leg.ts), which
@@ -19,9 +21,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
 import { recordCardRefusal, settleCharge } from '../../deposits/return-leg.ts';
 import { allowedMethods, cancelByCustomer, CheckoutError, chooseMethod, methodSettled, neededPayerFields, startCharge } from '../../deposits/checkout.ts';
-import {
-  answerStagingChallenge, openStagingChallenge, payOnStagingCardPage, returnPath, STAGING_CARD,
-} from '../../connectors/staging/card.ts';
+import { returnPath } from '../../connectors/payin.ts';
+import { ownCardPage } from '../../connectors/registry.ts';
 import { checkCsrf, csrfInput, type FormName } from '../csrf.ts';
 import { safeHref } from '../layout.ts';
 import type { Loaded } from '../customer/view-model.ts';
@@ -82,16 +83,19 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/checkout/:token', { schema: { hide: true } }, customerRoute(ctx, (l, request) => show(l, request.query.method)));
 
-  /** The staging card network's charge of this deposit, while its page may take a card. */
-  const stagingCharge = (l: Loaded): string | null =>
-    l.staging && l.phase === 'payable' && l.method?.kind === 'card' && l.d.connector === STAGING_CARD ? l.d.connector_reference : null;
+  /** The deposit's card charge at a connector whose card page caja serves, while that page may take a card. */
+  const ownCardCharge = (l: Loaded) => {
+    if (l.phase !== 'payable' || l.method?.kind !== 'card' || !l.d.connector || !l.d.connector_reference) return null;
+    const page = ownCardPage(ctx.config, l.d.connector);
+    return page ? { page, connector: l.d.connector, reference: l.d.connector_reference } : null;
+  };
 
   app.get(
     '/checkout/:token/card',
     { schema: { hide: true } },
     customerRoute(ctx, (l) => {
       if (l.d.checkout_type !== 'HOSTED') return null;
-      return stagingCharge(l) ? cardPage(l, {}, csrfOf(l), base()) : { redirect: here(l) };
+      return ownCardCharge(l) ? cardPage(l, {}, csrfOf(l), base()) : { redirect: here(l) };
     }),
   );
 
@@ -132,21 +136,22 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
       if (l.d.checkout_type !== 'HOSTED') return null;
       if (!checkCsrf(ctx, request, l.d.token, 'card', body.csrf)) return formRefused(l);
       try {
-        const reference = stagingCharge(l);
-        if (!reference) return { redirect: here(l) };
-        const r = await payOnStagingCardPage(ctx, reference, l.method!.code, { number: body.number, expiry: body.expiry, cvc: body.cvc, holder: body.holder });
+        const charge = ownCardCharge(l);
+        if (!charge) return { redirect: here(l) };
+        const { page, connector, reference } = charge;
+        const r = await page.pay(ctx, reference, l.method!.code, { number: body.number, expiry: body.expiry, cvc: body.cvc, holder: body.holder });
         switch (r.kind) {
           case 'authorised':
             // Authorised without a challenge: the network notifies it at once (read back and
             // applied by the deposit service), then the customer returns through the return leg.
-            await settleCharge(ctx, STAGING_CARD, l.d.token, {});
-            return { redirect: pageLink(l, returnPath(STAGING_CARD, l.d.token)) };
+            await settleCharge(ctx, connector, l.d.token, {});
+            return { redirect: pageLink(l, returnPath(connector, l.d.token)) };
           case 'challenge':
             return challengePage(l, r.detail, csrfOf(l));
           case 'declined':
             // The network's word that it refused the card, as an acquirer notifies a refusal: the
             // deposit stays payable and shows it (card_refusal).
-            await recordCardRefusal(ctx, STAGING_CARD, reference, { reason: 'card declined', reasonCode: null });
+            await recordCardRefusal(ctx, connector, reference, { reason: 'card declined', reasonCode: null });
             return cardPage(l, { alert: l.t.cardDeclined, holder: body.holder, expiry: body.expiry }, csrfOf(l), base());
           case 'invalid':
             return cardPage(l, { errors: r.errors, holder: body.holder, expiry: body.expiry }, csrfOf(l), base());
@@ -164,12 +169,13 @@ export function registerCheckout(app: FastifyInstance, ctx: AppContext): void {
       const body = request.body ?? {};
       if (l.d.checkout_type !== 'HOSTED') return null;
       if (!checkCsrf(ctx, request, l.d.token, 'challenge', body.csrf)) return formRefused(l);
-      const reference = stagingCharge(l);
-      if (!reference) return { redirect: here(l) };
-      const detail = await openStagingChallenge(ctx, reference);
-      if (!detail || !(await answerStagingChallenge(ctx, reference, body.decision === 'approve'))) return { redirect: here(l) };
-      if (body.decision === 'approve') return { redirect: pageLink(l, returnPath(STAGING_CARD, l.d.token)) };
-      await recordCardRefusal(ctx, STAGING_CARD, reference, { reason: '3-D Secure not confirmed', reasonCode: null });
+      const charge = ownCardCharge(l);
+      if (!charge) return { redirect: here(l) };
+      const { page, connector, reference } = charge;
+      const detail = await page.openChallenge(ctx, reference);
+      if (!detail || !(await page.answerChallenge(ctx, reference, body.decision === 'approve'))) return { redirect: here(l) };
+      if (body.decision === 'approve') return { redirect: pageLink(l, returnPath(connector, l.d.token)) };
+      await recordCardRefusal(ctx, connector, reference, { reason: '3-D Secure not confirmed', reasonCode: null });
       return cardPage(l, { alert: l.t.challengeFailed, holder: detail.card_holder }, csrfOf(l), base());
     }),
   );

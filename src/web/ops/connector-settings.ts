@@ -1,30 +1,39 @@
 // The console's connector configuration (/ops/connectors/{name}, admin role): one form per kind,
 // built from the fields it declares (src/connectors/kind.ts), for what PUT /admin/connectors/… takes, through src/connectors/configure.ts (the same
 // validators and store, the operator's audit row in the save's transaction). Secret fields are
-// write-only: always empty on the page, "leave empty to keep" what is stored.
+// write-only: always empty on the page, "leave empty to keep" what is stored. A kind whose
+// configuration is a list of rows (`settings.list`) gets the list form: its rows as a table, each
+// with its remove button (POST /ops/connectors/{name}/remove), and a form that adds or replaces
+// the row its key fields name (POST /ops/connectors/{name}).
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../config/context.ts';
-import { configurableConnector, configurableConnectors, configureConnector, type ConfigurableConnector, connectorSettings, ownAccounts, setOwnAccount } from '../../connectors/configure.ts';
-import { OWN_ACCOUNTS_CONNECTOR } from '../../connectors/own-accounts.ts';
-import type { OwnAccount } from '../../domain/own-accounts.ts';
+import {
+  configurableConnector, configureConnector, type ConfigurableConnector, connectorSettings, listConnector, type ListConnector, listRows, setListRow,
+} from '../../connectors/configure.ts';
+import type { KindListWords } from '../../connectors/kind.ts';
+import { connectorKinds } from '../../connectors/providers.ts';
 import { actorOf } from '../../operators/auth.ts';
 import { canOps } from '../../operators/roles.ts';
 import { field } from '../../panel/views/pages.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { csrfField, fillText } from '../view-helpers.ts';
 import { area, errorsByField } from './form-bits.ts';
-import type { OpsRouteOf } from './route-types.ts';
+import type { Ctx, OpsRouteOf, Result } from './route-types.ts';
 import * as V from './frame.ts';
 
-const OWN_FIELDS = ['country', 'method', 'beneficiary_name', 'agency', 'account', 'document'] as const;
+/** A list kind's words in the page's language (English where it has none). */
+const wordsOf = (f: V.Frame, c: ListConnector): KindListWords => c.settings.list.words[f.lang] ?? c.settings.list.words.en;
 
-/** On the connectors page: where an admin configures each one. */
+/** On the connectors page: where an admin configures each one (a list kind by its title). */
 export function connectorLinks(f: V.Frame): SafeHtml {
   if (!canOps(f.role, 'connectors')) return html``;
   const t = f.t;
-  const links = [...configurableConnectors().map((c) => [c.name, c.label]), [OWN_ACCOUNTS_CONNECTOR, t.connOwnAccounts]].map(
-    ([name, label]) => html`<li><a href="/ops/connectors/${name}">${fillText(t.connConfigure, { name: label! })}</a></li>`,
-  );
+  const named = connectorKinds().flatMap((k) => {
+    const list = listConnector(k.name);
+    if (list) return [[k.name, wordsOf(f, list).title]];
+    return configurableConnector(k.name) ? [[k.name, k.label]] : [];
+  });
+  const links = named.map(([name, label]) => html`<li><a href="/ops/connectors/${name}">${fillText(t.connConfigure, { name: label! })}</a></li>`);
   return html`<section class="card"><h2>${t.connSettings}</h2><p class="hint">${t.connSettingsHint}</p><ul>${links}</ul></section>`;
 }
 
@@ -52,20 +61,24 @@ function connectorPage(f: V.Frame, c: ConfigurableConnector, stored: { settings:
 <form method="post" action="/ops/connectors/${c.name}" class="card" novalidate>${csrfField(f)}${boxes}<button class="button">${t.save}</button></form>`, status);
 }
 
-function ownAccountsPage(f: V.Frame, accounts: OwnAccount[], s: FormState, status?: number): V.Page {
+function listPage(f: V.Frame, c: ListConnector, rows: readonly Readonly<Record<string, string | undefined>>[], s: FormState, status?: number): V.Page {
   const t = f.t;
-  const rows = accounts.map((a) => html`<tr><td>${a.country}</td><td>${a.method}</td><td>${a.beneficiary_name}</td><td>${a.agency ?? '—'}</td><td class="wrap">${a.account}</td><td>${a.document ?? '—'}</td>
-<td><form method="post" action="/ops/connectors/own_accounts/remove" class="inline">${csrfField(f)}<input type="hidden" name="country" value="${a.country}"><input type="hidden" name="method" value="${a.method}"><button class="button danger">${fillText(t.connRemove, { pair: `${a.country} ${a.method}` })}</button></form></td></tr>`);
-  const head = [t.country, t.method, 'beneficiary_name', 'agency', 'account', 'document', t.action].map((h) => html`<th scope="col">${h}</th>`);
-  const list = accounts.length
-    ? html`<div class="scroll" role="region" aria-label="${t.connOwnAccounts}" tabindex="0"><table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`
+  const w = wordsOf(f, c);
+  const fields = c.settings.list.fields;
+  const keys = fields.filter((x) => x.key);
+  const label = (name: string) => w.labels?.[name] ?? name;
+  const removeForm = (r: Readonly<Record<string, string | undefined>>) => html`<form method="post" action="/ops/connectors/${c.name}/remove" class="inline">${csrfField(f)}${keys.map((k) => html`<input type="hidden" name="${k.name}" value="${r[k.name] ?? ''}">`)}<button class="button danger">${fillText(t.connRemove, { pair: keys.map((k) => r[k.name] ?? '').join(' ') })}</button></form>`;
+  const cells = (r: Readonly<Record<string, string | undefined>>) => fields.map((x) => (x.key ? html`<td>${r[x.name] ?? '—'}</td>` : html`<td class="wrap">${r[x.name] || '—'}</td>`));
+  const head = [...fields.map((x) => label(x.name)), t.action].map((h) => html`<th scope="col">${h}</th>`);
+  const table = rows.length
+    ? html`<div class="scroll" role="region" aria-label="${w.title}" tabindex="0"><table><thead><tr>${head}</tr></thead><tbody>${rows.map((r) => html`<tr>${cells(r)}<td>${removeForm(r)}</td></tr>`)}</tbody></table></div>`
     : html`<p>${t.connNotConfigured}</p>`;
-  const box = (name: (typeof OWN_FIELDS)[number], label: string, hint?: string) => field(name, label, s.values[name] ?? '', { error: s.errors[name], hint, required: !hint });
-  return V.frame(f, '/ops/connectors', t.connOwnAccounts, html`${s.notice ? html`<p class="ok" role="status">${s.notice}</p>` : ''}${s.error ? html`<p class="alert" role="alert">${s.error}</p>` : ''}
-<p><a href="/ops/connectors">${t.navConnectors}</a></p><p class="hint">${t.connOwnHint}</p>${list}
-<form method="post" action="/ops/connectors/own_accounts" class="card" novalidate><h2>${t.connOwnSet}</h2>${csrfField(f)}
-<div class="row2">${box('country', t.country)}${box('method', t.method)}</div>${box('beneficiary_name', 'beneficiary_name')}
-<div class="row2">${box('agency', 'agency', t.connAgencyHint)}${box('account', 'account')}</div>${box('document', 'document', t.connDocumentHint)}
+  const box = (x: (typeof fields)[number]) => field(x.name, label(x.name), s.values[x.name] ?? '', { error: s.errors[x.name], hint: w.hints?.[x.name], required: !x.optional });
+  // The key fields side by side, then one box per field.
+  const boxes = html`${keys.length ? html`<div class="row2">${keys.map(box)}</div>` : ''}${fields.filter((x) => !x.key).map(box)}`;
+  return V.frame(f, '/ops/connectors', w.title, html`${s.notice ? html`<p class="ok" role="status">${s.notice}</p>` : ''}${s.error ? html`<p class="alert" role="alert">${s.error}</p>` : ''}
+<p><a href="/ops/connectors">${t.navConnectors}</a></p><p class="hint">${w.hint}</p>${table}
+<form method="post" action="/ops/connectors/${c.name}" class="card" novalidate><h2>${w.set}</h2>${csrfField(f)}${boxes}
 <button class="button">${t.save}</button></form>`, status);
 }
 
@@ -75,21 +88,26 @@ const given = (body: Record<string, string | undefined>, names: readonly string[
 export function registerOpsConnectorSettings(app: FastifyInstance, ctx: AppContext, opsRoute: OpsRouteOf): void {
   const notFound = (f: V.Frame) => V.messagePage(f, f.t.notFoundTitle, f.t.notFound, 404, f);
 
-  app.get('/ops/connectors/own_accounts', opsRoute('connectors', async (c) =>
-    ownAccountsPage(c.f, await ownAccounts(ctx), { values: {}, errors: {}, notice: c.query.done === 'saved' ? c.f.t.saved : undefined })));
+  app.post('/ops/connectors/:name/remove', opsRoute('connectors', async (c) => {
+    const list = listConnector(c.params.name ?? '');
+    if (!list) return notFound(c.f);
+    return setRow(c, list, true);
+  }));
 
-  for (const removing of [false, true]) {
-    app.post(`/ops/connectors/own_accounts${removing ? '/remove' : ''}`, opsRoute('connectors', async (c) => {
-      const values = given(c.body, OWN_FIELDS);
-      const account = removing ? null : Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== '' && k !== 'country' && k !== 'method'));
-      const r = await setOwnAccount(ctx, { country: values.country!, method: values.method! }, account, actorOf(c.s));
-      if (r.ok) return { redirect: '/ops/connectors/own_accounts?done=saved' };
-      const { byField, general } = errorsByField(r.details, OWN_FIELDS);
-      return ownAccountsPage(c.f, await ownAccounts(ctx), { values: removing ? {} : values, errors: removing ? {} : byField, error: fillText(c.f.t.connInvalid, { details: (removing ? r.details : general).join('; ') || '—' }) }, 400);
-    }));
+  /** A list kind's row set or removed: back to its page, or the page again with the problems. */
+  async function setRow(c: Ctx, list: ListConnector, removing: boolean): Promise<Result> {
+    const names = list.settings.list.fields.map((x) => x.name);
+    const values = given(c.body, names);
+    const r = await setListRow(ctx, list, values, removing, actorOf(c.s));
+    if (r.ok) return { redirect: `/ops/connectors/${list.name}?done=saved` };
+    const { byField, general } = errorsByField(r.details, names);
+    const error = fillText(c.f.t.connInvalid, { details: (removing ? r.details : general).join('; ') || '—' });
+    return listPage(c.f, list, await listRows(ctx, list), { values: removing ? {} : values, errors: removing ? {} : byField, error }, 400);
   }
 
   app.get('/ops/connectors/:name', opsRoute('connectors', async (c) => {
+    const list = listConnector(c.params.name ?? '');
+    if (list) return listPage(c.f, list, await listRows(ctx, list), { values: {}, errors: {}, notice: c.query.done === 'saved' ? c.f.t.saved : undefined });
     const conn = configurableConnector(c.params.name ?? '');
     if (!conn) return notFound(c.f);
     const stored = await connectorSettings(ctx, conn.name);
@@ -97,6 +115,8 @@ export function registerOpsConnectorSettings(app: FastifyInstance, ctx: AppConte
   }));
 
   app.post('/ops/connectors/:name', opsRoute('connectors', async (c) => {
+    const list = listConnector(c.params.name ?? '');
+    if (list) return setRow(c, list, false);
     const conn = configurableConnector(c.params.name ?? '');
     if (!conn) return notFound(c.f);
     const names = conn.settings.fields.map((x) => x.name);
