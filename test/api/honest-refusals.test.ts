@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, postgresUrl, startTestServer, type TestServer } from '../helpers/server.ts';
-import { createScratchDatabase } from '../helpers/databases.ts';
+import { migratedScratchDatabase } from '../helpers/pg-template.ts';
 import { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { admin, cashoutRequest, createMerchant, type Credentials, V3Client } from '../helpers/clients.ts';
 import { startStpSimulator, type StpSimulator } from '../helpers/stp-simulator.ts';
@@ -197,7 +197,7 @@ describe('the operator console during a database outage (pg, through a TCP proxy
   let proxy: TcpProxy;
   let s: TestServer;
   before(async () => {
-    db = await createScratchDatabase(postgresUrl()!);
+    db = await migratedScratchDatabase(postgresUrl()!);
     const target = new URL(db.url);
     proxy = await new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) }).start();
     const through = new URL(db.url);

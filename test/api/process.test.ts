@@ -10,7 +10,8 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createMerchant, hmac, xDateNow } from '../helpers/clients.ts';
-import { createScratchDatabase, postgresUrl } from '../helpers/databases.ts';
+import { postgresUrl } from '../helpers/databases.ts';
+import { migratedScratchDatabase } from '../helpers/pg-template.ts';
 import { ADMIN_TOKEN } from '../helpers/server.ts';
 import { serverEntry } from '../helpers/server-entry.ts';
 
@@ -88,7 +89,7 @@ test('a bad configuration value stops the process with a message naming it', () 
 });
 
 test('SIGTERM with handlers running for clients that already left: they finish before the database closes', { skip: postgresUrl() ? false : 'needs PostgreSQL (DATABASE_URL)' }, async (t) => {
-  const db = await createScratchDatabase(postgresUrl()!);
+  const db = await migratedScratchDatabase(postgresUrl()!);
   t.after(db.drop);
   const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'caja-proc-')), CAJA_ADMIN_TOKEN: ADMIN_TOKEN, CAJA_ENV: 'staging', DATABASE_URL: db.url, CAJA_MASTER_KEY: randomBytes(32).toString('base64') };
   const server = start(env);

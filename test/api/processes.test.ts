@@ -10,7 +10,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../src/config/config.ts';
 import { processCount } from '../../src/server/processes.ts';
-import { createScratchDatabase, postgresUrl } from '../helpers/databases.ts';
+import { postgresUrl } from '../helpers/databases.ts';
+import { migratedScratchDatabase } from '../helpers/pg-template.ts';
 import { serverEntry } from '../helpers/server-entry.ts';
 
 const DB = 'postgres://x@127.0.0.1/y';
@@ -39,7 +40,7 @@ test('a bad CAJA_PROCESSES, or more than one on the embedded database, is a conf
 const pgUrl = postgresUrl();
 
 test('CAJA_PROCESSES=2: two servers on one port share the requests, one killed is replaced, SIGTERM stops both', { skip: pgUrl ? false : 'needs DATABASE_URL (PostgreSQL)' }, async () => {
-  const db = await createScratchDatabase(pgUrl!);
+  const db = await migratedScratchDatabase(pgUrl!);
   const adminToken = randomBytes(18).toString('base64url');
   const child = spawn(process.execPath, [serverEntry()], {
     env: {
@@ -54,7 +55,8 @@ test('CAJA_PROCESSES=2: two servers on one port share the requests, one killed i
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const readyPids = () => new Set([...out.matchAll(/"pid":(\d+)[^\n]*"msg":"caja ready/g)].map((m) => Number(m[1])));
   const waitFor = async (what: string, ok: () => boolean) => {
-    for (let i = 0; i < 600 && !ok(); i++) {
+    // Up in a few seconds on a quiet machine; on one loaded by other work, a minute or more.
+    for (const deadline = Date.now() + 120_000; Date.now() < deadline && !ok();) {
       if (child.exitCode !== null) assert.fail(`supervisor exited while waiting for ${what}: ${out}`);
       await new Promise((r) => setTimeout(r, 50));
     }

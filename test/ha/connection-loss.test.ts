@@ -11,7 +11,8 @@ import { VERSION } from '../../src/config/version.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { createScratchDatabase, postgresUrl } from '../helpers/databases.ts';
+import { postgresUrl } from '../helpers/databases.ts';
+import { migratedScratchDatabase } from '../helpers/pg-template.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, cashoutRequest, createMerchant, formPost, type Res, V3Client } from '../helpers/clients.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
@@ -151,7 +152,7 @@ describe('a partition between caja and PostgreSQL (pg, through a TCP proxy)', { 
   let proxy: TcpProxy;
   let s: TestServer;
   before(async () => {
-    db = await createScratchDatabase(base!);
+    db = await migratedScratchDatabase(base!);
     const target = new URL(db.url);
     proxy = await new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) }).start();
     const through = new URL(db.url);

@@ -5,7 +5,8 @@
 // first server of a file run on its own; named after the migration runner, every migration file
 // and this file, with CAJA_SCRATCH_DB_PREFIX in front, so a new or changed migration makes a new
 // one. It stays on the server between runs, as the PGlite tarball stays in the temporary
-// directory. Only test servers use it: test/db/ and the process tests still migrate empty databases.
+// directory. Test servers and the tests that start caja as a process (migratedScratchDatabase)
+// start from it; test/db/ and `caja migrate --status` (test/cli/release.test.ts) migrate empty ones.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { openDb } from '../../src/db/db.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { createScratchDatabase } from './databases.ts';
 
 const DB_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'db');
 const driver = () => createRequire(import.meta.url)('pg') as typeof pg;
@@ -67,4 +69,13 @@ export function pgTemplate(baseUrl: string): Promise<string> {
   })();
   made.catch(() => (made = undefined));
   return made;
+}
+
+/**
+ * A new database on baseUrl's server copied from the migrated template, for a test that starts
+ * caja (or points a test server) at a database of its own: the server finds nothing to migrate,
+ * as on any start after its first.
+ */
+export async function migratedScratchDatabase(baseUrl: string, prefix = 'caja_test'): Promise<{ url: string; drop: () => Promise<void> }> {
+  return createScratchDatabase(baseUrl, prefix, await pgTemplate(baseUrl));
 }

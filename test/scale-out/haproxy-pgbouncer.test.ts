@@ -14,7 +14,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createScratchDatabase, postgresUrl } from '../helpers/databases.ts';
+import { postgresUrl } from '../helpers/databases.ts';
+import { migratedScratchDatabase } from '../helpers/pg-template.ts';
 import { createMerchant, V3Client } from '../helpers/clients.ts';
 import { ADMIN_TOKEN } from '../helpers/server.ts';
 import { serverEntry } from '../helpers/server-entry.ts';
@@ -58,7 +59,7 @@ const ACCOUNT = { beneficiary: 'Maria Souza', bank_code: '260', branch: '0001', 
 const PAYER = { document: '11144477735', first_name: 'Maria', last_name: 'Souza', email: 'maria@example.com' };
 
 test('three instances behind haproxy over pgbouncer: nothing lost or done twice when one is killed', { skip, timeout: 180_000 }, async () => {
-  const db = await createScratchDatabase(base!);
+  const db = await migratedScratchDatabase(base!);
   const dir = mkdtempSync(join(tmpdir(), 'caja-scale-'));
   // pgbouncer refuses to run as root; as root it is told to switch to the postgres user, which
   // must be able to read its files.
