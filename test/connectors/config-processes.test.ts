@@ -9,7 +9,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createScratchDatabase, postgresUrl } from '../helpers/databases.ts';
+import { postgresUrl } from '../helpers/databases.ts';
+import { migratedScratchDatabase } from '../helpers/pg-template.ts';
 import { cpf } from '../helpers/documents.ts';
 import { serverEntry } from '../helpers/server-entry.ts';
 
@@ -17,7 +18,7 @@ const pgUrl = postgresUrl();
 const OWN = { country: 'BR', method: 'SB', beneficiary_name: 'Operadora Pagamentos Ltda', agency: '4417', account: '13009218-7', document: '11444777000161' };
 
 test('a connector saved on one process serves on another at once, whatever CAJA_CACHE_SECONDS', { skip: pgUrl ? false : 'needs DATABASE_URL (PostgreSQL)' }, async () => {
-  const db = await createScratchDatabase(pgUrl!);
+  const db = await migratedScratchDatabase(pgUrl!);
   const adminToken = randomBytes(18).toString('base64url');
   const masterKey = randomBytes(32).toString('base64');
   const children: ChildProcess[] = [];

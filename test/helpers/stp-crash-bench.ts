@@ -12,7 +12,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createScratchDatabase, postgresUrl } from './databases.ts';
+import { postgresUrl } from './databases.ts';
+import { migratedScratchDatabase } from './pg-template.ts';
 import { beside, type Reachable } from './four-eyes.ts';
 import { serverEntry } from './server-entry.ts';
 import { ADMIN_TOKEN } from './server.ts';
@@ -43,7 +44,7 @@ export function stpCrashBench(name: string, env: Record<string, string> = {}): C
 
   before(async () => {
     if (!pgUrl) return;
-    db = await createScratchDatabase(pgUrl, name);
+    db = await migratedScratchDatabase(pgUrl, name);
     sim = await startStpSimulator();
   });
   after(async () => {
