@@ -6,10 +6,10 @@ import type { FastifyRequest } from 'fastify';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, createMerchant, hmac, V3Client, xDateNow, type Credentials } from '../helpers/clients.ts';
 import { cashoutAuth } from '../../src/api/auth/cashout-body.ts';
-import { streamlineAuth } from '../../src/auth/streamline.ts';
+import { StreamlineAuthError, streamlineAuth } from '../../src/auth/streamline.ts';
 import { v3HeaderAuth } from '../../src/api/auth/v3-headers.ts';
 import { ApiError } from '../../src/http/errors.ts';
-import { StreamlineError } from '../../src/api/streamline/format.ts';
+import { toStreamlineError } from '../../src/api/streamline/face.ts';
 
 async function raw(url: string, headers: Record<string, string>) {
   const r = await fetch(url, { headers });
@@ -191,8 +191,9 @@ for (const backend of backends()) {
         try {
           return { ok: true as const, caller: await streamlineAuth(s.ctx, login, key, sets) };
         } catch (err) {
-          assert.ok(err instanceof StreamlineError);
-          return { ok: false as const, code: err.errorCode };
+          // The check's own error kind, answered in the face's codes by the face's mapping.
+          assert.ok(err instanceof StreamlineAuthError);
+          return { ok: false as const, code: toStreamlineError(err)!.errorCode };
         }
       };
       test('deposits credentials pass and carry the deposits secret and login', async () => {

@@ -34,7 +34,7 @@ export function sendRecord(request: FastifyRequest, reply: FastifyReply, fields:
   return send(reply, renderRecord(fields, formatOf(request), root));
 }
 
-function toStreamlineError(err: FastifyError | Error): StreamlineError | null {
+export function toStreamlineError(err: FastifyError | Error): StreamlineError | null {
   if (err instanceof StreamlineError) return err;
   // The credentials check: 301 for empty credentials, 401 for credentials no set takes.
   if (err instanceof StreamlineAuthError) return new StreamlineError(err.kind === 'missing' ? 301 : 401, err.message);
