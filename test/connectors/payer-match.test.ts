@@ -132,6 +132,11 @@ for (const backend of backends()) {
         // Stepped again (as a worker after a lost answer would): looked up, never sent again.
         await s.ctx.db.query(`UPDATE connector_send_backs SET state = 'sending', next_check_at = now() WHERE payment_id = $1`, [paid.endToEndId]);
         await Promise.all([runSendBacks(s.ctx), runSendBacks(s.ctx)]);
+        // The server's own payments worker may hold the row's lease at that moment: stepped until settled.
+        await until('settled again', async () => {
+          await runSendBacks(s.ctx);
+          return (await s.ctx.db.query<{ state: string }>('SELECT state FROM connector_send_backs WHERE payment_id = $1', [paid.endToEndId])).rows[0]!.state;
+        }, (state) => state === 'sent');
         const calls = (await sim.state()).requests.filter((q) => q.path.endsWith(`/devolucao/${sent!.return_reference}`));
         assert.equal(calls.filter((q) => q.method === 'PUT').length, 1, 'one devolução request');
         assert.ok(calls.some((q) => q.method === 'GET'), 'looked up before any resend');
