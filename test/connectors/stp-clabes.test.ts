@@ -93,7 +93,8 @@ for (const backend of backends()) {
       assert.deepEqual(got.map((c) => Number(c.slice(10, 17))).sort(), [2, 4, 5, 6]);
       assert.equal(await allocateClabe(s.ctx.db, { prefix, skip, max: 6 }, null), null);
       // Concurrent draws on the last free numbers: each given once.
-      const prefix2 = `646180${String(1000 + Math.floor(Math.random() * 9000))}`;
+      // Another prefix than the first (a random one equal to it found its four numbers taken).
+      const prefix2 = `646180${String(1000 + ((Number(prefix.slice(6)) - 1000 + 1 + Math.floor(Math.random() * 8999)) % 9000))}`;
       const many = await Promise.all(Array.from({ length: 12 }, () => allocateClabe(s.ctx.db, { prefix: prefix2, skip: new Set(), max: 8 }, null)));
       const ok = many.filter((c): c is string => c !== null);
       assert.equal(ok.length, 8);
