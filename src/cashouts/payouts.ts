@@ -35,7 +35,6 @@ import { payoutOrderOf } from './connector.ts';
 import { ConnectorError } from '../connectors/payin.ts';
 import type { OrderPayoutConnector, OrderSendResult, OrderState, PayoutOrder } from '../connectors/payout.ts';
 import { connectorKind, orderPayoutConnectors } from '../connectors/registry.ts';
-import { answeredPolls } from '../connectors/store.ts';
 
 const BATCH = 50;
 /** A paid order can still come back (SPEI returns): watched this long after payment. */
@@ -288,7 +287,7 @@ export async function runConnectorPayouts(ctx: AppContext): Promise<void> {
   const connectors = await orderPayoutConnectors(ctx);
   // A provider that answered its reconciliation poll (deposits' poll worker) since an order's
   // step failed: that order is due now.
-  await wakeAfterPolls(ctx, JOBS, await answeredPolls(ctx));
+  await wakeAfterPolls(ctx, JOBS);
   // Each network stepped in this pass, and whether it answered.
   const heardOf = new Map<string, boolean>();
   for (const connector of connectors) {

@@ -100,16 +100,6 @@ export async function connectorView(ctx: Pick<AppContext, 'db'>, name: string): 
   return { settings, health: health as ConnectorHealthRow, updatedAt: updated_at };
 }
 
-/**
- * The providers whose last reconciliation poll was answered, and when (any process's poll): the
- * send-once work waiting on one of them since before then is due again (src/jobs/send-once.ts
- * wakeAfterPolls).
- */
-export async function answeredPolls(ctx: Pick<AppContext, 'db'>): Promise<{ name: string; at: Date }[]> {
-  const { rows } = await ctx.db.query<{ name: string; at: Date }>('SELECT name, last_poll_at AS at FROM connectors WHERE last_poll_ok AND last_poll_at IS NOT NULL');
-  return rows;
-}
-
 type HealthFact =
   | { kind: 'token' }
   | { kind: 'webhook'; url: string }

@@ -25,7 +25,6 @@ import { fromDb } from '../domain/money.ts';
 import { PAYER_MISMATCH_REASON } from '../domain/payer-rule.ts';
 import { ConnectorError, type PayinConnector, type ProviderPayment, type SendBackShown } from '../connectors/payin.ts';
 import { payinConnectorNamed } from '../connectors/registry.ts';
-import { answeredPolls } from '../connectors/store.ts';
 
 const BATCH = 50;
 /** How often a send-back the provider shows under way is looked up again. */
@@ -203,7 +202,7 @@ export async function kickSendBack(ctx: AppContext, connector: string, paymentId
  * answered its reconciliation poll since their step failed are due at once); answers how many.
  */
 export async function runSendBacks(ctx: AppContext, limit = BATCH): Promise<number> {
-  await wakeAfterPolls(ctx, JOBS, await answeredPolls(ctx));
+  await wakeAfterPolls(ctx, JOBS);
   let total = 0;
   let rows: Row[];
   do {

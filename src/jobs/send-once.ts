@@ -145,17 +145,17 @@ export async function wake(ctx: AppContext, jobs: SendOnceJobs, connectors: Iter
 }
 
 /**
- * The providers' reconciliation polls that were answered (`polls`: a provider and when): its rows
- * waiting after a step that failed before then are due now. Answers how many.
+ * The providers whose last reconciliation poll was answered (any process's poll: the connectors
+ * table's last_poll_at): the rows waiting on one of them after a step that failed before then are
+ * due now. Answers how many.
  */
-export async function wakeAfterPolls(ctx: AppContext, jobs: SendOnceJobs, polls: readonly { name: string; at: Date }[]): Promise<number> {
-  if (polls.length === 0) return 0;
+export async function wakeAfterPolls(ctx: AppContext, jobs: SendOnceJobs): Promise<number> {
   const now = ctx.now();
   const { rowCount } = await ctx.db.query(
-    `UPDATE ${jobs.table} t SET next_check_at = $1 FROM unnest($2::text[], $3::timestamptz[]) AS p(polled, polled_at)
-     WHERE t.connector = p.polled AND ${jobs.open} AND ${jobs.waiting}
-       AND t.next_check_at > $1 AND (t.leased_until IS NULL OR t.leased_until < $1) AND t.updated_at < p.polled_at`,
-    [now, polls.map((p) => p.name), polls.map((p) => p.at)],
+    `UPDATE ${jobs.table} t SET next_check_at = $1
+     WHERE ${jobs.open} AND ${jobs.waiting} AND t.next_check_at > $1 AND (t.leased_until IS NULL OR t.leased_until < $1)
+       AND t.updated_at < (SELECT c.last_poll_at FROM connectors c WHERE c.name = t.connector AND c.last_poll_ok)`,
+    [now],
   );
   return rowCount ?? 0;
 }

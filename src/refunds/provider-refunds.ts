@@ -35,7 +35,6 @@ import { RefundTransitionError, transitionRefund } from './transitions.ts';
 import { ConnectorError, type RefundOrder, type RefundOutcome } from '../connectors/payin.ts';
 import { CARD_NETWORK, refundReference } from '../connectors/refund-routes.ts';
 import { cardRefundConnector, payinConnectorNamed } from '../connectors/registry.ts';
-import { answeredPolls } from '../connectors/store.ts';
 
 interface Row {
   refund_id: number;
@@ -89,7 +88,7 @@ async function claim(ctx: AppContext, refundId: number | null, limit: number, pr
 
 /** The providers that answered their reconciliation poll (deposits' poll worker): refunds waiting on them since before then are due now. */
 export async function wakeRefundsAfterPolls(ctx: AppContext): Promise<number> {
-  return wakeAfterPolls(ctx, JOBS, await answeredPolls(ctx));
+  return wakeAfterPolls(ctx, JOBS);
 }
 
 async function setState(
