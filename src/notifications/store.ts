@@ -245,7 +245,7 @@ export async function getNotification(q: Queryable, id: number, merchantId?: num
 }
 
 /**
- * The notifications' attempts, read from the oldest notification's created_at less FEED_MARGIN
+ * The notifications' attempts, read from the oldest notification's created_at less FEED_MARGIN_MS
  * on, so PostgreSQL reads only those months' partitions. An attempt is written by a transaction
  * that read its notification committed (the claim, the outcome): it wrote after the
  * notification's transaction began (the notification's created_at), and migration 094 fails a
@@ -316,8 +316,7 @@ export interface FeedEvent {
  * created_at (restored from an archive, with their old tx_id, or back-dated by hand) are outside
  * the argument; caja's own writers never give one.
  */
-export const FEED_MARGIN = '1 day';
-const FEED_MARGIN_MS = 86_400_000;
+export const FEED_MARGIN_MS = 86_400_000;
 
 /** Where a cursor's event is looked for first: a poller's cursor is almost always this recent. */
 const RECENT_CURSOR_MS = 7 * 86_400_000;
@@ -327,7 +326,7 @@ const RECENT_CURSOR_MS = 7 * 86_400_000;
  * of transactions older than every running one are served (see 003_notifications.sql), so an
  * event can never commit behind a cursor already handed out. The cursor's event is looked for in
  * the last 7 days first (one or two months' partitions), then in every month; the page is read
- * from FEED_MARGIN before its created_at on. The bounds are parameters, so PostgreSQL plans only
+ * from FEED_MARGIN_MS before its created_at on. The bounds are parameters, so PostgreSQL plans only
  * the months they allow. When the cursor is not one of this merchant's events: 'archived' if
  * retention took it (src/retention/), else 'unknown'.
  */
@@ -353,10 +352,10 @@ export async function eventsAfter(q: Queryable, merchantId: number, after: numbe
   return rows;
 }
 
-/** The cursor's event: its transaction, and FEED_MARGIN before its created_at (the page's bound). */
+/** The cursor's event: its transaction, and FEED_MARGIN_MS before its created_at (the page's bound). */
 async function cursorEvent(q: Queryable, merchantId: number, id: number): Promise<{ tx_id: string; since: Date } | null> {
-  const select = `SELECT tx_id::text AS tx_id, created_at - interval '${FEED_MARGIN}' AS since FROM events WHERE id = $1 AND merchant_id = $2`;
-  const recent = await q.query<{ tx_id: string; since: Date }>(`${select} AND created_at >= $3`, [id, merchantId, new Date(Date.now() - RECENT_CURSOR_MS)]);
-  if (recent.rows[0]) return recent.rows[0];
-  return (await q.query<{ tx_id: string; since: Date }>(select, [id, merchantId])).rows[0] ?? null;
+  const select = 'SELECT tx_id::text AS tx_id, created_at FROM events WHERE id = $1 AND merchant_id = $2';
+  const recent = await q.query<{ tx_id: string; created_at: Date }>(`${select} AND created_at >= $3`, [id, merchantId, new Date(Date.now() - RECENT_CURSOR_MS)]);
+  const row = recent.rows[0] ?? (await q.query<{ tx_id: string; created_at: Date }>(select, [id, merchantId])).rows[0];
+  return row ? { tx_id: row.tx_id, since: new Date(new Date(row.created_at).getTime() - FEED_MARGIN_MS) } : null;
 }
