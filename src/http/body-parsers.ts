@@ -11,9 +11,11 @@ declare module 'fastify' {
   }
 }
 
+/** Whether a JSON number's text is what JavaScript writes back for its double (`10.5`, not `10.50`). */
+const writesBack = (text: string): boolean => String(Number(text)) === text;
+
 function parseNumber(text: string): number | string {
-  const n = Number(text);
-  return String(n) === text ? n : text;
+  return writesBack(text) ? Number(text) : text;
 }
 
 /**
@@ -83,10 +85,7 @@ function scanJson(text: string): JsonShape {
         const d = text.charCodeAt(end);
         if (!((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x2d || d === 0x2b || d === 0x65 || d === 0x45)) break;
       }
-      if (plainNumbers) {
-        const token = text.slice(i, end);
-        plainNumbers = String(Number(token)) === token;
-      }
+      if (plainNumbers) plainNumbers = writesBack(text.slice(i, end));
       i = end - 1;
     }
   }
