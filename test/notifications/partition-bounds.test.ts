@@ -2,12 +2,14 @@
 // reads no month of events (a notification carries its event's type, migration 098), and a
 // retention batch reads and deletes the attempts of its notifications only in the months that can
 // hold them (from a day before the oldest notification on), yet archives every attempt, also one
-// older than that. Which partitions a statement reads is taken from EXPLAIN of the statements
-// caja sent, with the values it sent (PostgreSQL plans only the partitions those values allow).
+// older than that; a notification archived before 098 is restored with its event's type. Which
+// partitions a statement reads is taken from EXPLAIN of the statements caja sent, with the values
+// it sent (PostgreSQL plans only the partitions those values allow).
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { createMerchant, type Credentials, V3Client } from '../helpers/clients.ts';
@@ -15,6 +17,7 @@ import { commitEvent, notificationIdOf } from './helpers.ts';
 import type { AppContext } from '../../src/config/context.ts';
 import type { Db, Queryable } from '../../src/db/db.ts';
 import { getNotification, listNotifications } from '../../src/notifications/store.ts';
+import { ArchiveError, restoreArchiveFile } from '../../src/retention/archive.ts';
 import { retentionBatch } from '../../src/retention/worker.ts';
 import { addMonths, monthOfPartition, partitionName } from '../../src/retention/rules.ts';
 import { archivedRows } from '../retention/helpers.ts';
@@ -198,6 +201,26 @@ for (const backend of backends()) {
       assert.deepEqual(archived.notification_attempts!.map((a) => a.id), [...spanningAttempts, ...backDatedAttempts]);
       assert.deepEqual((await server.ctx.db.query('SELECT id FROM notification_attempts WHERE notification_id = $1', [backDated])).rows, []);
       assert.deepEqual((await server.ctx.db.query('SELECT id FROM notifications WHERE id = $1', [backDated])).rows, []);
+    });
+
+    test('a notification archived before migration 098 (no event_type) is restored with its event’s type; without its event, a clear error', async () => {
+      const [row] = (await archivedRows(dir)).notifications!;
+      const { event_type: _, ...old } = row!;
+      const file = (name: string, rows: unknown[]) => {
+        const p = join(mkdtempSync(join(tmpdir(), 'caja-restore-')), name);
+        writeFileSync(p, gzipSync(rows.map((r) => JSON.stringify(r)).join('\n') + '\n'));
+        return p;
+      };
+      const id = Number(row!.id);
+      assert.equal(await restoreArchiveFile(server.ctx.db, file(`notifications-${String(id).padStart(12, '0')}-${String(id).padStart(12, '0')}.ndjson.gz`, [old])), 1);
+      const back = await V3Client.deposits(server.url, acme).get(`/v3/notifications/${id}`);
+      assert.equal(back.status, 200);
+      assert.equal(back.body.event_type, 'deposit.status_changed');
+      const orphan = { ...old, id: id + 1_000_000, event_id: 999_999_999 };
+      await assert.rejects(
+        restoreArchiveFile(server.ctx.db, file(`notifications-${String(id + 1_000_000).padStart(12, '0')}-${String(id + 1_000_000).padStart(12, '0')}.ndjson.gz`, [orphan])),
+        (err: unknown) => err instanceof ArchiveError && /restore the events' files first/.test(err.message),
+      );
     });
   });
 }
