@@ -59,8 +59,8 @@ async function main(): Promise<void> {
         [merchant.id, month, EVENTS],
       );
       await q.query(
-        `INSERT INTO notifications (event_id, merchant_id, subject_key, kind, url, content_type, body, signing_set, status, attempt_count, created_at, finished_at)
-         SELECT id, merchant_id, 'deposit:' || subject_id, 'v3.deposit', 'https://merchant.example/hook', 'application/json', data::text, 'deposits',
+        `INSERT INTO notifications (event_id, event_type, merchant_id, subject_key, kind, url, content_type, body, signing_set, status, attempt_count, created_at, finished_at)
+         SELECT id, type, merchant_id, 'deposit:' || subject_id, 'v3.deposit', 'https://merchant.example/hook', 'application/json', data::text, 'deposits',
                 'delivered', 1, created_at, created_at + interval '2 seconds'
          FROM events WHERE subject_id <= $1`,
         [NOTIFICATIONS],

@@ -231,8 +231,8 @@ function workerPaths(): Path[] {
         // Their own event: not one of a template's.
         await s.c.query(
           `WITH e AS (INSERT INTO events (merchant_id, type, subject_type, subject_id, data) VALUES ($1, 'bench.claim', 'deposit', 0, '{}') RETURNING id)
-           INSERT INTO notifications (event_id, merchant_id, subject_key, kind, url, content_type, body, signing_set)
-           SELECT e.id, $1, 'bench:' || g, n.kind, n.url, n.content_type, n.body, n.signing_set
+           INSERT INTO notifications (event_id, event_type, merchant_id, subject_key, kind, url, content_type, body, signing_set)
+           SELECT e.id, 'bench.claim', $1, 'bench:' || g, n.kind, n.url, n.content_type, n.body, n.signing_set
            FROM e, (SELECT * FROM notifications ORDER BY id DESC LIMIT 1) n, generate_series(1, $2) g`,
           [m, BACKLOG],
         );

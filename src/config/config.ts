@@ -278,8 +278,8 @@ function databaseTimeouts(env: Env): Config['database'] {
 
 /**
  * Deleting is off by default: an operator chooses how long events and notifications are kept. An
- * event may not leave before its notifications (a notification shows its event's type; retention
- * checks that none names it), so the events' period is at least the notifications' one.
+ * event may not leave before its notifications (a notification names it, and the API shows that
+ * id; retention checks that none names it), so the events' period is at least the notifications' one.
  */
 function retentionConfig(env: Env, dataDir: string): RetentionConfig {
   const days = (name: string) => {

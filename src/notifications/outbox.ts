@@ -35,7 +35,8 @@ export async function recordEvent(q: Queryable, e: NewEvent): Promise<number> {
 // seconds with CHAOS.delayed probability. The worker keeps one subject's notifications in order,
 // so delays reorder notifications of different subjects.
 // Events take their ids in the order given (ORDER BY n), so the k-th smallest id is the k-th
-// event's: its notifications join it by that rank, and are inserted in the same order.
+// event's: its notifications join it by that rank, and are inserted in the same order. Each
+// carries its event's type (migration 098: reading a notification reads no month of events).
 const EVENTS_SQL = `
 WITH ev AS (
   SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::integer[], $5::text[]) WITH ORDINALITY AS v(merchant_id, type, subject_type, subject_id, data, n)
@@ -48,8 +49,8 @@ WITH ev AS (
 ), nv AS (
   SELECT * FROM unnest($6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY AS v(ev, kind, url, content_type, body, signing_set, k)
 ), n AS (
-  INSERT INTO notifications (event_id, merchant_id, subject_key, kind, url, content_type, body, signing_set, next_attempt_at)
-  SELECT en.id, ev.merchant_id, ev.subject_type || ':' || ev.subject_id, nv.kind, nv.url, nv.content_type, nv.body, nv.signing_set,
+  INSERT INTO notifications (event_id, event_type, merchant_id, subject_key, kind, url, content_type, body, signing_set, next_attempt_at)
+  SELECT en.id, ev.type, ev.merchant_id, ev.subject_type || ':' || ev.subject_id, nv.kind, nv.url, nv.content_type, nv.body, nv.signing_set,
          now() + CASE WHEN m.sandbox_chaos AND random() < $12::float8 THEN make_interval(secs => $13::float8 + random() * ($14::float8 - $13::float8)) ELSE interval '0' END
   FROM nv JOIN en ON en.n = nv.ev JOIN ev ON ev.n = nv.ev JOIN merchants m ON m.id = ev.merchant_id
   CROSS JOIN LATERAL generate_series(1, CASE WHEN m.sandbox_chaos AND random() < $15::float8 THEN 2 ELSE 1 END) g

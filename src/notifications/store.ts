@@ -212,10 +212,11 @@ export interface AttemptRow {
   response_excerpt: string | null;
 }
 
+// The event's type is the notification's own copy (migration 098): no month of events is read.
 const SELECT_NOTIFICATION = `SELECT n.id, n.event_id, n.merchant_id, n.subject_key, n.kind, n.url, n.content_type, n.body,
   n.signing_set, n.status, n.attempt_count, n.next_attempt_at, n.lease_until, n.last_error, n.last_status_code,
-  n.created_at, n.finished_at, n.resent_at, e.type AS event_type
-  FROM notifications n JOIN events e ON e.id = n.event_id`;
+  n.created_at, n.finished_at, n.resent_at, n.event_type
+  FROM notifications n`;
 
 export interface ListFilter {
   merchantId: number;
@@ -245,18 +246,24 @@ export async function getNotification(q: Queryable, id: number, merchantId?: num
 }
 
 /**
- * The notifications' attempts, read from the oldest notification's created_at less FEED_MARGIN_MS
- * on, so PostgreSQL reads only those months' partitions. An attempt is written by a transaction
- * that read its notification committed (the claim, the outcome): it wrote after the
- * notification's transaction began (the notification's created_at), and migration 094 fails a
- * transaction that writes an attempt an hour or more after it began (the attempt's created_at).
- * So an attempt's created_at is later than its notification's less an hour; the rest of the day
- * covers the clock stepping back.
+ * The earliest created_at an attempt of notifications created at `createdAt` can have: the oldest
+ * less FEED_MARGIN_MS. Reads of their attempts from there on read only the months' partitions that
+ * can hold them. An attempt is written by a transaction that read its notification committed (the
+ * claim, the outcome): it wrote after the notification's transaction began (the notification's
+ * created_at), and migration 094 fails a transaction that writes an attempt an hour or more after
+ * it began (the attempt's created_at). So an attempt's created_at is later than its notification's
+ * less an hour; the rest of the day covers the clock stepping back. Attempts inserted with an
+ * explicit created_at (restored from an archive keep their own, which kept the rule; back-dated by
+ * hand) are outside the argument.
  */
+export function attemptsSince(createdAt: Date[]): Date {
+  return new Date(Math.min(...createdAt.map((t) => new Date(t).getTime())) - FEED_MARGIN_MS);
+}
+
+/** The notifications' attempts, from attemptsSince on (a parameter, so PostgreSQL plans only the months it allows). */
 async function withAttempts(q: Queryable, rows: NotificationRow[]) {
   if (rows.length === 0) return [];
-  // A parameter, not an expression of one: PostgreSQL plans only the months it allows.
-  const since = new Date(Math.min(...rows.map((r) => new Date(r.created_at).getTime())) - FEED_MARGIN_MS);
+  const since = attemptsSince(rows.map((r) => r.created_at));
   const { rows: attempts } = await q.query<AttemptRow>(
     `SELECT id, notification_id, attempt_no, started_at, url, status_code, latency_ms, error, response_excerpt
      FROM notification_attempts WHERE notification_id = ANY($1::bigint[]) AND created_at >= $2

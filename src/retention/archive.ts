@@ -156,11 +156,21 @@ export async function restoreArchiveFile(db: Db, path: string): Promise<number> 
        WHERE table_schema = current_schema() AND table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position`,
       [table],
     );
+    // A notification archived before migration 098 has no event_type: the table's trigger reads it
+    // from its event, which must be back first.
     const list = cols.map((c) => `"${c.column_name}"`).join(', ');
-    const r = await q.query(
-      `INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(null::${table}, $1::json) ON CONFLICT DO NOTHING`,
-      [JSON.stringify(rows)],
-    );
-    return r.rowCount;
+    try {
+      const r = await q.query(
+        `INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(null::${table}, $1::json) ON CONFLICT DO NOTHING`,
+        [JSON.stringify(rows)],
+      );
+      return r.rowCount;
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      if (table === 'notifications' && e.code === '23502' && (e.message ?? '').includes('event_type')) {
+        throw new ArchiveError(`${path}: a notification's event is not in the events table: restore the events' files first`);
+      }
+      throw err;
+    }
   });
 }

@@ -7,9 +7,10 @@
 // Deposit, refund and cashout status history is never deleted: the contract shows it for every
 // deposit (docs/operations.md, "Retention and archiving").
 import type { AppContext } from '../config/context.ts';
-import type { Queryable } from '../db/db.ts';
+import { type Queryable, violatesConstraint } from '../db/db.ts';
 import { periodicWorker } from '../jobs/periodic-worker.ts';
 import type { Worker } from '../jobs/periodic-worker.ts';
+import { attemptsSince } from '../notifications/store.ts';
 import { type PendingFile, recoverPartials, settleFiles, writeArchiveFile } from './archive.ts';
 import { recordHorizons } from './horizons.ts';
 import { retirePartitions, RETENTION_LOCK_ID as LOCK_ID } from './partitions.ts';
@@ -67,19 +68,45 @@ const notifications: Kind = {
       [batch.take.map((r) => r.id), before],
     );
     if (locked.length === 0) return { archived: 0, lastId: batch.lastId, done: batch.done };
-    const ids = locked.map((r) => r.id);
-    const { rows: attempts } = await q.query<{ id: number; created_at: Date; json: string }>(
-      `SELECT id, created_at, row_to_json(a)::text AS json FROM notification_attempts a WHERE notification_id = ANY($1::bigint[]) ORDER BY id`,
-      [ids],
-    );
+    const attempts = await deleteWithAttempts(q, locked.map((r) => r.id), attemptsSince(locked.map((r) => r.created_at)));
     await archiveRows(q, ctx, 'notifications', locked, pending);
     if (attempts.length) await archiveRows(q, ctx, 'notification_attempts', attempts, pending);
-    await q.query('DELETE FROM notification_attempts WHERE notification_id = ANY($1::bigint[])', [ids]);
-    await q.query('DELETE FROM notifications WHERE id = ANY($1::bigint[])', [ids]);
     await recordHorizons(q, 'notifications', locked);
     return { archived: locked.length + attempts.length, lastId: batch.lastId, done: batch.done };
   },
 };
+
+/** The attempts of a batch of notifications, as archived, from a created_at on ('-infinity': every month). */
+const BATCH_ATTEMPTS_SQL = `SELECT id, created_at, row_to_json(a)::text AS json FROM notification_attempts a
+  WHERE notification_id = ANY($1::bigint[]) AND created_at >= $2::timestamptz ORDER BY id`;
+const DELETE_BATCH_ATTEMPTS_SQL = 'DELETE FROM notification_attempts WHERE notification_id = ANY($1::bigint[]) AND created_at >= $2::timestamptz';
+
+/**
+ * Deletes the notifications `ids` and their attempts, answering the attempts as they were (for the
+ * archive). The attempts are read and deleted from `since` on (attemptsSince, store.ts: the months
+ * that can hold them), so PostgreSQL reads only those months' partitions. An attempt older than
+ * that (written outside the rule: back-dated by hand) would still name its notification, and the
+ * foreign key fails the notifications' delete: then all three run again over every month. So no
+ * attempt outlives its notification, and none is deleted without being read for the archive.
+ */
+async function deleteWithAttempts(q: Queryable, ids: number[], since: Date): Promise<{ id: number; created_at: Date; json: string }[]> {
+  const take = async (from: Date | '-infinity') => {
+    const { rows } = await q.query<{ id: number; created_at: Date; json: string }>(BATCH_ATTEMPTS_SQL, [ids, from]);
+    await q.query(DELETE_BATCH_ATTEMPTS_SQL, [ids, from]);
+    await q.query('DELETE FROM notifications WHERE id = ANY($1::bigint[])', [ids]);
+    return rows;
+  };
+  await q.query('SAVEPOINT bounded_attempts');
+  try {
+    const rows = await take(since);
+    await q.query('RELEASE SAVEPOINT bounded_attempts');
+    return rows;
+  } catch (err) {
+    if (!violatesConstraint(err, '23503', 'notification_attempts_notification_id_fkey')) throw err;
+    await q.query('ROLLBACK TO SAVEPOINT bounded_attempts');
+    return take('-infinity');
+  }
+}
 
 /** Events walk in id order and go once older than the period and named by no notification. */
 const events: Kind = {

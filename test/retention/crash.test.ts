@@ -122,15 +122,16 @@ for (const backend of backends()) {
     });
 
     test('a batch that fails after writing its file and before its commit leaves a partial file, removed by the next batch', async () => {
-      // The delete fails inside the batch's transaction, after the archive file was fsynced.
+      // The batch's last write (the API's horizon) fails inside its transaction, after the
+      // archive files were fsynced.
       await server.ctx.db.exec(`CREATE TABLE retention_fault (on_table text);
         CREATE FUNCTION retention_fault() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
           IF EXISTS (SELECT 1 FROM retention_fault WHERE on_table = TG_TABLE_NAME) THEN RAISE EXCEPTION 'injected fault'; END IF;
-          RETURN OLD;
+          RETURN NEW;
         END $$;
-        CREATE TRIGGER notifications_fault BEFORE DELETE ON notifications FOR EACH ROW EXECUTE FUNCTION retention_fault();
-        INSERT INTO retention_fault VALUES ('notifications');`);
+        CREATE TRIGGER horizons_fault BEFORE INSERT ON retention_horizons FOR EACH ROW EXECUTE FUNCTION retention_fault();
+        INSERT INTO retention_fault VALUES ('retention_horizons');`);
       await assert.rejects(retentionBatch(server.ctx, 'notifications', 0), /injected fault/);
       assert.equal(partials(dir).length, 2, 'the notifications and attempts files of the batch');
       assert.deepEqual(archiveFiles(dir), []);
