@@ -212,10 +212,13 @@ export interface AttemptRow {
   response_excerpt: string | null;
 }
 
-// The event's type is the notification's own copy (migration 098): no month of events is read.
+// The event's type is the notification's own copy (migration 098): for a notification written
+// since, no month of events is read (the subquery is not executed). One written before 098 has
+// none and is read from its event, until retention removes it; its event is there, as retention
+// archives an event only once no notification names it.
 const SELECT_NOTIFICATION = `SELECT n.id, n.event_id, n.merchant_id, n.subject_key, n.kind, n.url, n.content_type, n.body,
   n.signing_set, n.status, n.attempt_count, n.next_attempt_at, n.lease_until, n.last_error, n.last_status_code,
-  n.created_at, n.finished_at, n.resent_at, n.event_type
+  n.created_at, n.finished_at, n.resent_at, COALESCE(n.event_type, (SELECT e.type FROM events e WHERE e.id = n.event_id)) AS event_type
   FROM notifications n`;
 
 export interface ListFilter {

@@ -12,7 +12,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promis
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { Db, Queryable } from '../db/db.ts';
+import { type Db, type Queryable, violatesConstraint } from '../db/db.ts';
 import { archiveFileName } from './rules.ts';
 
 const PARTIAL_DIR = '.partial';
@@ -157,7 +157,7 @@ export async function restoreArchiveFile(db: Db, path: string): Promise<number> 
       [table],
     );
     // A notification archived before migration 098 has no event_type: the table's trigger reads it
-    // from its event, which must be back first.
+    // from its event, which must be back first (the trigger refuses it otherwise).
     const list = cols.map((c) => `"${c.column_name}"`).join(', ');
     try {
       const r = await q.query(
@@ -166,8 +166,7 @@ export async function restoreArchiveFile(db: Db, path: string): Promise<number> 
       );
       return r.rowCount;
     } catch (err) {
-      const e = err as { code?: string; message?: string };
-      if (table === 'notifications' && e.code === '23502' && (e.message ?? '').includes('event_type')) {
+      if (table === 'notifications' && violatesConstraint(err, '23503', 'notifications_event_type')) {
         throw new ArchiveError(`${path}: a notification's event is not in the events table: restore the events' files first`);
       }
       throw err;
