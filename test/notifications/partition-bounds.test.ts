@@ -54,46 +54,38 @@ function notingContext(ctx: AppContext, sent: Sent[]): AppContext {
   return Object.create(ctx, { db: { value: db } }) as AppContext;
 }
 
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Loops'?: number;
+  Plans?: PlanNode[];
+}
+
+/**
+ * Every node of a statement's plan (subplans included: they are among a node's Plans), with the
+ * values it was sent with; `analyze` runs it (EXPLAIN ANALYZE: read-only statements only).
+ */
+async function planNodes(db: Db, s: Sent, analyze = false): Promise<PlanNode[]> {
+  const { rows } = await db.query<Record<string, unknown>>(`EXPLAIN (${analyze ? 'ANALYZE, ' : ''}FORMAT JSON) ${s.sql}`, s.params);
+  const plan = Object.values(rows[0]!)[0];
+  const [{ Plan }] = (typeof plan === 'string' ? JSON.parse(plan) : plan) as [{ Plan: PlanNode }];
+  const all = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(all)];
+  return all(Plan);
+}
+
 /** The tables and partitions a statement's plan reads, with the values it was sent with. */
 async function scanned(db: Db, s: Sent): Promise<string[]> {
-  const { rows } = await db.query<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${s.sql}`, s.params);
-  const plan = Object.values(rows[0]!)[0];
-  const out = new Set<string>();
-  const walk = (node: unknown) => {
-    if (Array.isArray(node)) node.forEach(walk);
-    else if (node && typeof node === 'object') {
-      for (const [k, v] of Object.entries(node)) {
-        if (k === 'Relation Name' && typeof v === 'string') out.add(v);
-        else walk(v);
-      }
-    }
-  };
-  walk(typeof plan === 'string' ? JSON.parse(plan) : plan);
-  return [...out].sort();
+  return [...new Set((await planNodes(db, s)).flatMap((n) => n['Relation Name'] ?? []))].sort();
 }
 
 /**
  * The scans of `table` (or of its partitions) that a read-only statement executed, with the values
- * it was sent with: EXPLAIN ANALYZE runs it; a node never executed has `Actual Loops` 0 (or is
- * absent, pruned when the statement ran).
+ * it was sent with: a node never executed has `Actual Loops` 0 (or is absent, pruned when the
+ * statement ran).
  */
 async function executedScans(db: Db, table: string, s: Sent): Promise<string[]> {
-  const { rows } = await db.query<Record<string, unknown>>(`EXPLAIN (ANALYZE, FORMAT JSON) ${s.sql}`, s.params);
-  const plan = Object.values(rows[0]!)[0];
-  const out: string[] = [];
-  const walk = (node: unknown) => {
-    if (Array.isArray(node)) node.forEach(walk);
-    else if (node && typeof node === 'object') {
-      const n = node as Record<string, unknown>;
-      const rel = n['Relation Name'];
-      if (typeof rel === 'string' && (rel === table || rel.startsWith(`${table}_`)) && Number(n['Actual Loops'] ?? 0) > 0) {
-        out.push(`${rel} (${String(n['Actual Loops'])} loops)`);
-      }
-      Object.values(n).forEach(walk);
-    }
-  };
-  walk(typeof plan === 'string' ? JSON.parse(plan) : plan);
-  return out;
+  return (await planNodes(db, s, true))
+    .filter((n) => n['Relation Name'] !== undefined && (n['Relation Name'] === table || n['Relation Name'].startsWith(`${table}_`)) && Number(n['Actual Loops'] ?? 0) > 0)
+    .map((n) => `${n['Relation Name']} (${String(n['Actual Loops'])} loops)`);
 }
 
 /** The month partitions of `table` a plan reads (null: the default partition). */
