@@ -1,7 +1,8 @@
 // Safety of outgoing calls: the address classification (unit), connection pinning, production
-// refusing loopback, per-origin limits so that one slow merchant does not hold up the others,
-// and the retry schedule's jitter.
+// refusing loopback, kept-alive connections the endpoint closed, per-origin limits so that one
+// slow merchant does not hold up the others, and the retry schedule's jitter.
 import assert from 'node:assert/strict';
+import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { refuseAddress, RefusedTarget, resolveTarget } from '../../src/notifications/address-guard.ts';
 import { postNotification } from '../../src/notifications/http-post.ts';
@@ -74,6 +75,75 @@ describe('pinned connections', () => {
     assert.equal(got.path, '/hook?x=1');
     assert.equal(got.headers.host, `merchant.example:${port}`);
     assert.equal(got.body, '{"a":1}');
+  });
+});
+
+describe('kept-alive connections', () => {
+  test('an idle connection the endpoint closed as it was reused costs no attempt: the request goes again on a new one', async () => {
+    // An endpoint whose idle timeout ends a kept-alive connection just as the next notification
+    // is written on it (the close and the request cross): the request is never read. Here the
+    // second request on any connection is reset unread; a fresh connection is answered.
+    const requests: string[] = [];
+    const server = net.createServer((socket) => {
+      let served = 0;
+      let buffered = '';
+      socket.on('data', (chunk) => {
+        buffered += chunk.toString('latin1');
+        const end = buffered.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const length = Number(/content-length: *(\d+)/i.exec(buffered.slice(0, end))?.[1] ?? 0);
+        if (buffered.length < end + 4 + length) return;
+        const body = buffered.slice(end + 4, end + 4 + length);
+        buffered = '';
+        if (served++ > 0) {
+          socket.resetAndDestroy();
+          return;
+        }
+        requests.push(body);
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
+      });
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+      const target = { url, hostname: '127.0.0.1', address: '127.0.0.1', family: 4 as const };
+      const first = await postNotification(target, { 'Content-Type': 'application/json' }, '{"n":1}', 2000);
+      assert.equal(first.statusCode, 200);
+      // The first connection is idle in the pool now, and is reused for this one.
+      const second = await postNotification(target, { 'Content-Type': 'application/json' }, '{"n":2}', 2000);
+      assert.equal(second.error, null);
+      assert.equal(second.statusCode, 200);
+      assert.deepEqual(requests, ['{"n":1}', '{"n":2}']);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('a reused connection that fails once the endpoint began to answer is not tried again', async () => {
+    // The endpoint read this request: sending it again would be a second delivery, not a repair.
+    let requests = 0;
+    const server = net.createServer((socket) => {
+      let served = 0;
+      socket.on('data', () => {
+        requests++;
+        if (served++ === 0) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
+        // Headers promising a body that never comes, then a reset.
+        else socket.write('HTTP/1.1 500 Internal Server Error\r\nContent-Length: 100\r\n\r\npartial', () => socket.resetAndDestroy());
+      });
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+      const target = { url, hostname: '127.0.0.1', address: '127.0.0.1', family: 4 as const };
+      assert.equal((await postNotification(target, {}, '{}', 2000)).statusCode, 200);
+      const r = await postNotification(target, {}, '{}', 2000);
+      assert.equal(r.statusCode, 500);
+      assert.equal(requests, 2);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
