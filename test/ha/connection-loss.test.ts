@@ -113,6 +113,11 @@ describe('connections terminated during concurrent writes (pg)', { skip }, () =>
       `SELECT count(*)::int AS n FROM deposit_status_changes c JOIN deposits d ON d.id = c.deposit_id WHERE d.merchant_id = $1 AND c.to_status = 'COMPLETED'`, [m.merchant_id]);
     assert.equal(changes!.n, N, 'each deposit completed once');
     await assertLedgerOk(s.ctx.db);
+    // What the hold did is in /metrics for the operator: nothing let through as a 503.
+    const metrics = await (await fetch(`${s.url}/metrics`)).text();
+    const held = Number(/^caja_db_hold_total\{outcome="held"\} (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(held > 0 && held === s.ctx.db.holdStats!.held, `caja_db_hold_total counts the holds (${held})`);
+    assert.doesNotMatch(metrics, /^caja_db_unavailable_total\{/m, 'no database-unavailable failure reached a request');
     console.log(`# terminated ${terminated} connections; answers ${JSON.stringify(statuses)}; hold ${JSON.stringify(s.ctx.db.holdStats)}`);
   });
 
