@@ -210,10 +210,9 @@ function registerUnappliedGauges(metrics: Metrics, db: Db): void {
   });
 }
 
-/** The failover hold's counts (src/db/db.ts), read at scrape time: PostgreSQL only. */
+/** The failover hold's counts (src/db/db.ts), read at scrape time: none on the embedded database. */
 function registerHoldCounters(metrics: Metrics, db: Db): void {
   const stats = db.holdStats;
-  if (!stats) return;
   new Counter({
     name: 'caja_db_hold_total',
     help: 'The failover hold: operations held (waited for a primary), in doubt (lost at COMMIT), found committed, run again, refused (hold queue full)',
@@ -221,6 +220,7 @@ function registerHoldCounters(metrics: Metrics, db: Db): void {
     registers: [metrics.registry],
     collect() {
       this.reset();
+      if (!stats) return;
       this.inc({ outcome: 'held' }, stats.held);
       this.inc({ outcome: 'in_doubt' }, stats.inDoubt);
       this.inc({ outcome: 'in_doubt_committed' }, stats.inDoubtCommitted);
@@ -235,7 +235,7 @@ function registerHoldCounters(metrics: Metrics, db: Db): void {
     registers: [metrics.registry],
     collect() {
       this.reset();
-      for (const [reason, n] of Object.entries(stats.surfaced)) this.inc({ reason }, n);
+      for (const [reason, n] of Object.entries(stats?.surfaced ?? {})) this.inc({ reason }, n);
     },
   });
 }
