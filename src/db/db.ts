@@ -173,6 +173,11 @@ export interface HoldStats {
   inDoubtCommitted: number;
   rerun: number;
   refused: number;
+  /**
+   * Database-unavailable failures let through to the caller (each one a 503), by reason: a hold
+   * whose deadline passed (`expired: <reason>`), or a reason that is never held.
+   */
+  surfaced: Record<string, number>;
 }
 
 export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeouts = DEFAULT_POSTGRES_TIMEOUTS): Db {
@@ -233,8 +238,18 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
     ({ ...(opts?.name && prepared ? { name: opts.name } : {}), text: sql, values: params as any[], query_timeout: timeouts.queryMs });
   const holdMs = timeouts.holdMs ?? 0;
   const holdQueue = timeouts.holdQueue ?? 10000;
-  const stats: HoldStats = { held: 0, inDoubt: 0, inDoubtCommitted: 0, rerun: 0, refused: 0 };
+  const stats: HoldStats = { held: 0, inDoubt: 0, inDoubtCommitted: 0, rerun: 0, refused: 0, surfaced: {} };
   let holding = 0;
+  /** Counts err in stats.surfaced when it reaches the caller as database-unavailable. */
+  const surface = (err: unknown): never => {
+    if (isDatabaseUnavailable(err)) {
+      // A failure the hold waits out that still reached the caller: the hold's deadline passed
+      // (or its queue was full).
+      const key = holdMs > 0 && heldOver(err) ? `expired: ${err.reason}` : err.reason;
+      stats.surfaced[key] = (stats.surfaced[key] ?? 0) + 1;
+    }
+    throw err;
+  };
   /** The shared wait for a primary: one probe loop however many operations are held. */
   let primaryBack: Promise<void> | null = null;
   let closed = false;
@@ -391,50 +406,51 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
     })().catch(() => undefined).finally(() => (pruning = false));
   }, 30_000);
   prune.unref();
-  return {
-    kind: 'pg',
-    holdStats: stats,
-    async query<T>(sql: string, params?: unknown[], opts?: QueryOptions) {
-      // A write outside a transaction runs in one while a hold is possible, so that its outcome
-      // can be found out after a lost connection (its BEGIN and COMMIT travel with other
-      // messages: two more round trips for a statement that is usually a batch's).
-      if (holdMs > 0 && !isReadStatement(sql)) {
-        const withOutcome = opts?.reread ? outcomeStatement(sql, (params?.length ?? 0) + 1) : null;
-        if (!withOutcome) return tx((q) => q.query<T>(sql, params, opts));
-        const named = opts?.name ? { ...opts, name: `${opts.name}_o` } : opts;
-        const deadline = Date.now() + holdMs;
-        let reruns = 0;
-        for (;;) {
-          const token = randomUUID();
-          try {
-            const r = await pool.query(statement(withOutcome, [...(params ?? []), token], named) as any);
-            return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
-          } catch (err) {
-            const e = asUnavailable(err);
-            if (!heldOver(e)) throw e;
-            // Sent or not, its token says whether it committed; committed, its answer is read back.
-            if (await committed(token, deadline, e)) return (await opts!.reread!()) as QueryResult<T>;
-            if (reruns > 0) await sleep(Math.min(50 * 2 ** reruns, 1000));
-            reruns++;
-            stats.rerun++;
-          }
-        }
-      }
+  const query = async <T>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<QueryResult<T>> => {
+    // A write outside a transaction runs in one while a hold is possible, so that its outcome
+    // can be found out after a lost connection (its BEGIN and COMMIT travel with other
+    // messages: two more round trips for a statement that is usually a batch's).
+    if (holdMs > 0 && !isReadStatement(sql)) {
+      const withOutcome = opts?.reread ? outcomeStatement(sql, (params?.length ?? 0) + 1) : null;
+      if (!withOutcome) return tx((q) => q.query<T>(sql, params, opts));
+      const named = opts?.name ? { ...opts, name: `${opts.name}_o` } : opts;
       const deadline = Date.now() + holdMs;
+      let reruns = 0;
       for (;;) {
+        const token = randomUUID();
         try {
-          // pg-pool destroys a client whose query failed (release(err)), so a connection that
-          // timed out or broke is never handed out again; the pool opens new ones as needed.
-          const r = await pool.query(statement(sql, params, opts) as any);
+          const r = await pool.query(statement(withOutcome, [...(params ?? []), token], named) as any);
           return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
         } catch (err) {
           const e = asUnavailable(err);
-          if (!heldOver(e) || holdMs <= 0) throw e;
-          // A read: asked again once a primary is back.
-          await hold(deadline, e);
+          if (!heldOver(e)) throw e;
+          // Sent or not, its token says whether it committed; committed, its answer is read back.
+          if (await committed(token, deadline, e)) return (await opts!.reread!()) as QueryResult<T>;
+          if (reruns > 0) await sleep(Math.min(50 * 2 ** reruns, 1000));
+          reruns++;
+          stats.rerun++;
         }
       }
-    },
+    }
+    const deadline = Date.now() + holdMs;
+    for (;;) {
+      try {
+        // pg-pool destroys a client whose query failed (release(err)), so a connection that
+        // timed out or broke is never handed out again; the pool opens new ones as needed.
+        const r = await pool.query(statement(sql, params, opts) as any);
+        return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+      } catch (err) {
+        const e = asUnavailable(err);
+        if (!heldOver(e) || holdMs <= 0) throw e;
+        // A read: asked again once a primary is back.
+        await hold(deadline, e);
+      }
+    }
+  };
+  return {
+    kind: 'pg',
+    holdStats: stats,
+    query: <T>(sql: string, params?: unknown[], opts?: QueryOptions) => query<T>(sql, params, opts).catch(surface),
     async exec(sql: string) {
       try {
         await pool.query(sql);
@@ -442,7 +458,7 @@ export function openPostgres(url: string, poolSize = 20, timeouts: PostgresTimeo
         throw asUnavailable(err);
       }
     },
-    tx,
+    tx: <T>(fn: (q: Queryable) => Promise<T>, opts?: TxOptions) => tx(fn, opts).catch(surface),
     async listen(channel: string, onEvent: () => void) {
       if (!/^[a-z_]+$/.test(channel)) throw new Error(`listen: bad channel name ${channel}`);
       let stopped = false;

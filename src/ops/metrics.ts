@@ -210,8 +210,39 @@ function registerUnappliedGauges(metrics: Metrics, db: Db): void {
   });
 }
 
+/** The failover hold's counts (src/db/db.ts), read at scrape time: none on the embedded database. */
+function registerHoldCounters(metrics: Metrics, db: Db): void {
+  const stats = db.holdStats;
+  new Counter({
+    name: 'caja_db_hold_total',
+    help: 'The failover hold: operations held (waited for a primary), in doubt (lost at COMMIT), found committed, run again, refused (hold queue full)',
+    labelNames: ['outcome'],
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      if (!stats) return;
+      this.inc({ outcome: 'held' }, stats.held);
+      this.inc({ outcome: 'in_doubt' }, stats.inDoubt);
+      this.inc({ outcome: 'in_doubt_committed' }, stats.inDoubtCommitted);
+      this.inc({ outcome: 'rerun' }, stats.rerun);
+      this.inc({ outcome: 'refused' }, stats.refused);
+    },
+  });
+  new Counter({
+    name: 'caja_db_unavailable_total',
+    help: 'Database-unavailable failures let through to their caller (a request answers 503), by reason; "expired: …" when the failover hold ran out',
+    labelNames: ['reason'],
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      for (const [reason, n] of Object.entries(stats?.surfaced ?? {})) this.inc({ reason }, n);
+    },
+  });
+}
+
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, db: Db): void {
   registerOutboxGauges(metrics, db);
+  registerHoldCounters(metrics, db);
   registerStoppedGauge(metrics, db);
   registerUnappliedGauges(metrics, db);
   app.addHook('onResponse', async (request, reply) => {

@@ -129,7 +129,13 @@ for (const backend of backends()) {
       const r = await v3.post('/v3/refunds', { deposit_id: depositId });
       assert.equal(r.status, 200, r.text);
       const row = await settled(r.body.refund_id, ['sending']);
-      await new Promise((res) => setTimeout(res, 1700));
+      // The send's step ends when its answer times out (CAJA_CONNECTOR_TIMEOUT_MS) and releases the
+      // lease: until then the next pass finds the row leased and leaves it (a loaded machine's
+      // timers run late, so no fixed wait).
+      for (let i = 0; (await s.ctx.db.query('SELECT 1 FROM connector_refunds WHERE refund_id = $1 AND leased_until IS NOT NULL', [r.body.refund_id])).rowCount; i++) {
+        assert.ok(i < 300, 'the hung send\'s step ended');
+        await new Promise((res) => setTimeout(res, 50));
+      }
       assert.equal((await ordersAt(row.reference)).length, 1, 'STP registered it');
       await pass();
       assert.equal((await sendRow(r.body.refund_id))!.state, 'sent');
