@@ -79,8 +79,29 @@ try {
   // service (the foreign-key checks of ledger entries were otherwise planned on an empty
   // ledger_transfers: a sequential scan per entry, bench/hot-accounts.ts warmUp).
   for (let k = 0; k < 4; k++) await complete(k);
+  // A ledger of a service in use (COMPLETION_COST_LEDGER transfers, 200,000 unless said): the
+  // checks that look a transfer up are planned as on a ledger of that size. On the few hundred
+  // transfers of the warm-up alone, PostgreSQL plans the foreign key of ledger_entries.transfer_id
+  // as a sequential scan, kept while the table grows, and every entry then reads every transfer.
+  // Each filler transfer moves 1 in and out of one account, so no balance changes; written
+  // without triggers (session_replication_role), as bench/scale-grow.ts does.
+  const filler = Number(process.env.COMPLETION_COST_LEDGER ?? 200_000);
+  if (filler > 0) {
+    await db.tx(async (q) => {
+      await q.query('SET LOCAL session_replication_role = replica');
+      await q.query(
+        `WITH t AS (
+           INSERT INTO ledger_transfers (kind, subject_type, subject_id, description)
+           SELECT 'bench.filler', 'adjustment', g, 'bench/completion-cost.ts' FROM generate_series(1, $1::int) g RETURNING id
+         )
+         INSERT INTO ledger_entries (transfer_id, account_id, amount)
+         SELECT t.id, a.id, x.amount FROM t, (SELECT min(id) AS id FROM ledger_accounts) a, (VALUES (1), (-1)) x(amount)`,
+        [filler],
+      );
+    });
+  }
   await foldBalances(ctx);
-  await db.exec('ANALYZE');
+  await db.exec('VACUUM ANALYZE');
   const deltaRows = async () => (await db.query<{ b: number; p: number }>(
     'SELECT (SELECT count(*)::int FROM ledger_balance_deltas) AS b, (SELECT count(*)::int FROM panel_day_deltas) AS p',
   )).rows[0]!;

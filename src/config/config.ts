@@ -378,7 +378,7 @@ export function loadConfig(env: Env = process.env): Config {
     // Two shared status-change transactions at once: measured on the hot-accounts bench, 1 made
     // paced requests wait for a whole batch (p99 108 ms at 70 %), 3 and more made smaller batches
     // and more CPU per completion (docs/performance.md, Hot accounts).
-    transitionBatch: { maxBatch: int(env, 'CAJA_TRANSITION_BATCH_SIZE', 64, 1, 1000), maxInFlight: int(env, 'CAJA_TRANSITION_BATCH_IN_FLIGHT', 2, 1, 100) },
+    transitionBatch: { maxBatch: int(env, 'CAJA_TRANSITION_BATCH_SIZE', 64, 1, 1000), maxInFlight: int(env, 'CAJA_TRANSITION_BATCH_IN_FLIGHT', 1, 1, 100) },
     workers: bool(env, 'CAJA_WORKERS', true),
     rates: ratesConfig(env, production),
     database: databaseTimeouts(env),

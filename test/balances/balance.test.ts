@@ -169,6 +169,12 @@ for (const backend of backends()) {
       assert.equal((await admin(s.url, 'GET', `/admin/merchants/${m.merchant_id}/balance`)).body.balances[0].available, 12.34);
       await assert.rejects(s.ctx.db.query('UPDATE ledger_entries SET amount = amount * 2'), /immutable/);
       await assert.rejects(s.ctx.db.query('DELETE FROM ledger_transfers'), /immutable/);
+      await assert.rejects(s.ctx.db.exec('TRUNCATE ledger_transfers CASCADE'), /immutable/);
+      // An entry names a transfer that exists (checked once per statement: migration 099).
+      await assert.rejects(
+        s.ctx.db.query(`INSERT INTO ledger_entries (transfer_id, account_id, amount) SELECT (SELECT max(id) + 1 FROM ledger_transfers), id, 1 FROM ledger_accounts LIMIT 1`),
+        /names transfer \d+, which does not exist/,
+      );
       assert.equal((await admin(s.url, 'GET', '/admin/ledger/check')).status, 200);
       // A balance changed behind the ledger's back is found.
       await s.ctx.db.query(`UPDATE ledger_accounts SET balance = balance + 1 WHERE merchant_key = $1 AND kind = 'available'`, [m.merchant_id]);

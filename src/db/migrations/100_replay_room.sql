@@ -1,0 +1,16 @@
+-- A claimed request's stored response is written in place (HOT), not as a new row version with
+-- new entries in both indexes.
+--
+-- A claim is inserted small (the merchant, the hash, the expiry: about 110 bytes) and its
+-- response, about a kilobyte of JSON, is added by an UPDATE once the request is answered
+-- (src/auth/replay.ts). Claims were packed into full pages, so the update found no room on its
+-- page: the new version went to another page, with an entry in signed_requests_pkey and one in
+-- signed_requests_expiry, for every sandbox approval, cancel and resend (about 8 WAL records and
+-- 2 KB each, the hot-accounts bench). A fillfactor of 10 stops inserts at about 800 bytes of a page,
+-- seven claims, and leaves the rest to their responses: the update stays on its page and touches
+-- no index (heap-only tuple). The table holds no more pages than it did once answered: a page of
+-- answered claims held seven or eight anyway.
+--
+-- Online: the storage parameter only changes where later inserts go (SHARE UPDATE EXCLUSIVE, no
+-- rewrite); pages written before it keep their rows until the claims expire.
+ALTER TABLE signed_requests SET (fillfactor = 10);
