@@ -222,8 +222,9 @@ const transitionBatcher = batcherPerDatabase<TransitionRequest, TransitionOutcom
 
 /**
  * One status change in its own transaction, shared with those other requests ask for at the same
- * time. A change the database may have lost at COMMIT fails (503) for every request of its batch,
- * never answered 2xx; a batch that fails as a whole otherwise is written request by request.
+ * time. A batch whose COMMIT was in doubt is resolved by the failover hold (src/db/db.ts); one
+ * still unavailable past the hold fails (503) for every request of its batch, never answered 2xx
+ * for a write that may be lost; a batch that fails as a whole otherwise is written request by request.
  */
 export async function transitionDeposit(
   ctx: AppContext,
