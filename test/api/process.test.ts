@@ -118,7 +118,7 @@ test('SIGTERM with handlers running for clients that already left: they finish b
   // ... until every request has reached its handler (each is logged as it comes in), every
   // client has gone away and the service has been told to stop.
   const incoming = () => server.output().split('\n').filter((l) => l.includes('"msg":"incoming request"') && l.includes('/v3/deposits')).length;
-  for (let i = 0; i < 500 && incoming() < N; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 6000 && incoming() < N; i++) await new Promise((r) => setTimeout(r, 10));
   assert.equal(incoming(), N);
   await new Promise((r) => setTimeout(r, 100));
   for (const s of sockets) s.destroy();
