@@ -123,6 +123,9 @@ test('SIGTERM with handlers running for clients that already left: they finish b
   await new Promise((r) => setTimeout(r, 100));
   for (const s of sockets) s.destroy();
   server.child.kill('SIGTERM');
+  // The handlers still wait while the shutdown is under way (a loaded machine takes a while to get there).
+  for (let i = 0; i < 3000 && !server.output().includes('"msg":"shutting down"'); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.match(server.output(), /"msg":"shutting down"/);
   await new Promise((r) => setTimeout(r, 300));
   await locker.query('COMMIT');
   await locker.end();
