@@ -118,11 +118,14 @@ test('SIGTERM with handlers running for clients that already left: they finish b
   // ... until every request has reached its handler (each is logged as it comes in), every
   // client has gone away and the service has been told to stop.
   const incoming = () => server.output().split('\n').filter((l) => l.includes('"msg":"incoming request"') && l.includes('/v3/deposits')).length;
-  for (let i = 0; i < 500 && incoming() < N; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 6000 && incoming() < N; i++) await new Promise((r) => setTimeout(r, 10));
   assert.equal(incoming(), N);
   await new Promise((r) => setTimeout(r, 100));
   for (const s of sockets) s.destroy();
   server.child.kill('SIGTERM');
+  // The handlers still wait while the shutdown is under way (a loaded machine takes a while to get there).
+  for (let i = 0; i < 3000 && !server.output().includes('"msg":"shutting down"'); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.match(server.output(), /"msg":"shutting down"/);
   await new Promise((r) => setTimeout(r, 300));
   await locker.query('COMMIT');
   await locker.end();

@@ -103,7 +103,7 @@ describe('caja CLI over HTTP', () => {
     let stdout = '';
     child.stdout.on('data', (c) => (stdout += c));
     const until = async (what: () => boolean) => {
-      for (let i = 0; i < 200 && !what(); i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 1200 && !what(); i++) await new Promise((r) => setTimeout(r, 50));
       assert.ok(what(), stdout);
     };
     try {

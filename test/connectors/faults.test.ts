@@ -79,7 +79,7 @@ for (const backend of backends()) {
       assert.equal(await depositStatus(d.id), 'PENDING', 'no poll due yet');
       // Two minutes and a second pass (the last poll moved back by as much): the next one is due.
       await s.ctx.db.query(`UPDATE connectors SET last_poll_at = last_poll_at - interval '121 seconds' WHERE name = 'stp'`);
-      await until('deposit credited by the catch-up poll', () => depositStatus(d.id), (x) => x === 'COMPLETED', 10_000);
+      await until('deposit credited by the catch-up poll', () => depositStatus(d.id), (x) => x === 'COMPLETED', 30_000);
       const { rows } = await s.ctx.db.query<{ seen_via: string }>(`SELECT seen_via FROM connector_payments WHERE connector = 'stp' AND charge_reference = $1`, [d.clabe]);
       assert.deepEqual(rows.map((r) => r.seen_via), ['poll']);
       // On /metrics: how far behind the catch-up poll is (it just ran), and no unapplied payment yet.
@@ -102,7 +102,7 @@ for (const backend of backends()) {
     /** Rows that failed during the outage are made to wait as after a long one (a 60 s backoff). */
     async function longOutage(table: 'connector_payouts' | 'connector_refunds', key: 'cashout_id' | 'refund_id', ids: number[]) {
       await until(`${table} failed while STP is down`, async () => (await s.ctx.db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM ${table} WHERE ${key} = ANY($1::int[]) AND last_error IS NOT NULL AND attempts >= 1`, [ids])).rows[0]!.n, (x) => x === ids.length, 10_000);
+        `SELECT count(*)::int AS n FROM ${table} WHERE ${key} = ANY($1::int[]) AND last_error IS NOT NULL AND attempts >= 1`, [ids])).rows[0]!.n, (x) => x === ids.length, 30_000);
       await s.ctx.db.query(`UPDATE ${table} SET attempts = 6, next_check_at = now() + interval '60 seconds' WHERE ${key} = ANY($1::int[])`, [ids]);
     }
 
@@ -118,7 +118,7 @@ for (const backend of backends()) {
           assert.equal(r.status, 200, r.text);
           ids.push(r.body.cashout_id as number);
         }
-        await until('handed to STP', async () => (await s.ctx.db.query('SELECT 1 FROM connector_payouts WHERE cashout_id = ANY($1::int[])', [ids])).rows.length, (x) => x === 3, 10_000);
+        await until('handed to STP', async () => (await s.ctx.db.query('SELECT 1 FROM connector_payouts WHERE cashout_id = ANY($1::int[])', [ids])).rows.length, (x) => x === 3, 30_000);
         await longOutage('connector_payouts', 'cashout_id', ids);
       } finally {
         await sim.control.outage('none');

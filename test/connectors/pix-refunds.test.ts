@@ -154,7 +154,7 @@ for (const backend of backends()) {
       assert.equal(r.status, 200, r.text);
       const id = r.body.refund_id as number;
       await until('sending', async () => (await s.ctx.db.query<{ state: string; attempts: number }>('SELECT state, attempts FROM connector_refunds WHERE refund_id = $1', [id])).rows[0]!,
-        (x) => x.state === 'sending' && x.attempts >= 1, 10_000);
+        (x) => x.state === 'sending' && x.attempts >= 1, 30_000);
       await sim.control.outage('none');
       await until('devolução sent', async () => (await s.ctx.db.query<{ state: string }>('SELECT state FROM connector_refunds WHERE refund_id = $1', [id])).rows[0]!.state, (x) => x === 'sent');
       await sim.control.settleDevolucoes();

@@ -58,7 +58,7 @@ describe('Pix simulator: Efí\'s send API', () => {
     assert.deepEqual((await call('PUT', '/gn/pix/sim1', byAccount('99.00'))).body, { nome: 'id_envio_duplicado', mensagem: 'O id de envio informado já foi utilizado em outro pagamento' });
     await sim.control.webhooksIdle();
     const got = await (async () => {
-      for (let i = 0; i < 100; i++) {
+      for (let i = 0; i < 600; i++) {
         const g = await call('GET', '/gn/pix/enviados/id-envio/sim1');
         if (g.body.status === 'REALIZADO') return g;
         await new Promise((r) => setTimeout(r, 50));

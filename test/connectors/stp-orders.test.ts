@@ -136,30 +136,39 @@ for (const backend of backends()) {
     });
 
     test('the lease is held for the whole send: a state hint during it runs no second step', async () => {
-      await sim.control.registraHang(1);
-      const co = await createCashout(s.url, m, '17.00');
-      // The send waits for an answer that never comes (up to CAJA_CONNECTOR_TIMEOUT_MS).
-      const jobs = runCashoutJobs(s.ctx);
-      let clave = '';
-      for (let i = 0; i < 100 && !clave; i++) {
-        const st = await sim.state();
-        const r = (await payoutRow(s.ctx, co));
-        if (r && st.requests.some((q) => q.claveRastreo === r.reference && q.status === null)) clave = r.reference;
-        else await new Promise((res) => setTimeout(res, 20));
+      // The checks below run while registra's answer is awaited: a server waiting the default 10 s
+      // for it, not 1.5 s, which a loaded machine's checks could outlast (the send then over).
+      const slow = await startTestServer(backend, { ...PRODUCTION, CAJA_CONNECTOR_TIMEOUT_MS: '10000' });
+      try {
+        const sm = await prepare(slow, sim, 'Slow SPEI shop');
+        await sim.control.registraHang(1);
+        const co = await createCashout(slow.url, sm, '17.00');
+        // The send waits for an answer that never comes (up to CAJA_CONNECTOR_TIMEOUT_MS).
+        const jobs = runCashoutJobs(slow.ctx);
+        let clave = '';
+        for (let i = 0; i < 300 && !clave; i++) {
+          const st = await sim.state();
+          const r = (await payoutRow(slow.ctx, co));
+          if (r && st.requests.some((q) => q.claveRastreo === r.reference && q.status === null)) clave = r.reference;
+          else await new Promise((res) => setTimeout(res, 20));
+        }
+        assert.ok(clave, 'the order registered, its answer pending');
+        const lookupsBefore = (await sim.state()).requests.filter((q) => q.path.endsWith('/consOrdEnvRastreo')).length;
+        // STP posts the state change while caja still waits for registra's answer.
+        await sim.control.estado(clave, 'LQ');
+        assert.equal(await cashoutStatus(slow.url, sm, co), 4, 'no second step ran alongside the send');
+        assert.equal((await sim.state()).requests.filter((q) => q.path.endsWith('/consOrdEnvRastreo')).length, lookupsBefore, 'no look-up during the send');
+        await jobs;
+        // The hint was kept: the next step looks the order up and applies it, once.
+        await runCashoutJobs(slow.ctx);
+        await pass(slow.ctx);
+        assert.equal(await cashoutStatus(slow.url, sm, co), 1);
+        const completed = await slow.ctx.db.query(`SELECT 1 FROM cashout_status_changes WHERE cashout_id = $1 AND to_status = 'COMPLETED'`, [co]);
+        assert.equal(completed.rows.length, 1);
+      } finally {
+        await sim.control.receiver(s.url);
+        await slow.close();
       }
-      assert.ok(clave, 'the order registered, its answer pending');
-      const lookupsBefore = (await sim.state()).requests.filter((q) => q.path.endsWith('/consOrdEnvRastreo')).length;
-      // STP posts the state change while caja still waits for registra's answer.
-      await sim.control.estado(clave, 'LQ');
-      assert.equal(await cashoutStatus(s.url, m, co), 4, 'no second step ran alongside the send');
-      assert.equal((await sim.state()).requests.filter((q) => q.path.endsWith('/consOrdEnvRastreo')).length, lookupsBefore, 'no look-up during the send');
-      await jobs;
-      // The hint was kept: the next step looks the order up and applies it, once.
-      await runCashoutJobs(s.ctx);
-      await pass(s.ctx);
-      assert.equal(await cashoutStatus(s.url, m, co), 1);
-      const completed = await s.ctx.db.query(`SELECT 1 FROM cashout_status_changes WHERE cashout_id = $1 AND to_status = 'COMPLETED'`, [co]);
-      assert.equal(completed.rows.length, 1);
     });
   });
 }

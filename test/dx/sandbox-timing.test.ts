@@ -28,11 +28,16 @@ test('a magic-value deposit completes 5 to 10 seconds after creation', async () 
   const created = Date.now();
   const d = await caja.deposits.create({ country: 'BR', amount: '10.77', currency: 'BRL', payment_method: 'IX', payer: { document: cpf('529982247'), first_name: 'A', last_name: 'B', email: 'a@example.com' } });
   let status = 'PENDING';
-  while (status === 'PENDING' && Date.now() - created < 15000) {
+  while (status === 'PENDING' && Date.now() - created < 60_000) {
     await new Promise((r) => setTimeout(r, 100));
     status = (await caja.deposits.get(d.deposit_id!)).status!;
   }
-  const seconds = (Date.now() - created) / 1000;
   assert.equal(status, 'COMPLETED');
+  // Timed by the service's own records (creation to completion), not by this client: on a loaded
+  // machine the create request and the polling add seconds of their own.
+  const { rows } = await s.ctx.db.query<{ seconds: number }>(
+    `SELECT extract(epoch FROM c.created_at - d.created_at)::float8 AS seconds FROM deposits d
+     JOIN deposit_status_changes c ON c.deposit_id = d.id AND c.to_status = 'COMPLETED' WHERE d.id = $1`, [d.deposit_id]);
+  const seconds = rows[0]!.seconds;
   assert.ok(seconds >= 5 && seconds <= 10.5, `completed after ${seconds} s`);
 });

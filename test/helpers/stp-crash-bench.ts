@@ -78,7 +78,8 @@ export function stpCrashBench(name: string, env: Record<string, string> = {}): C
       let out = '';
       child.stdout!.on('data', (d) => (out += d));
       child.stderr!.on('data', (d) => (out += d));
-      for (let i = 0; i < 600; i++) {
+      // Up in a few seconds on a quiet machine; on one loaded by other work, a minute or more.
+      for (let i = 0; i < 2400; i++) {
         const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
         if (m) return { child, base: m[1]! };
         if (child.exitCode !== null) break;

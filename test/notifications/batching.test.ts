@@ -100,7 +100,7 @@ for (const backend of backends()) {
       const worker = new NotificationWorker(withOutcomeHook(server.ctx, server.ctx.db, () => held), silent);
       try {
         // With the slot held until the outcome's commit, no more than CONCURRENCY would go out.
-        await waitFor('more deliveries than slots while no outcome is written', () => received('/held').length > CONCURRENCY, 10_000);
+        await waitFor('more deliveries than slots while no outcome is written', () => received('/held').length > CONCURRENCY, 30_000);
         await new Promise((r) => setTimeout(r, 500));
         const sent = received('/held').length;
         assert.ok(sent < 2 * CONCURRENCY, `${sent} sent while outcomes were held (at most ${2 * CONCURRENCY - 1})`);

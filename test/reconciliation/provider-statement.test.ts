@@ -43,7 +43,7 @@ test('the PSP\'s statement of the day reconciles every Pix with 0 exceptions', a
     await sim.control.pay(rows[0]!.connector_reference);
   }
   for (const id of ids) {
-    for (let i = 0; i < 200 && (await v3.get(`/v3/deposits/${id}`)).body.status !== 'COMPLETED'; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 600 && (await v3.get(`/v3/deposits/${id}`)).body.status !== 'COMPLETED'; i++) await new Promise((r) => setTimeout(r, 50));
     assert.equal((await v3.get(`/v3/deposits/${id}`)).body.status, 'COMPLETED');
   }
 

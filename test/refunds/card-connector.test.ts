@@ -99,7 +99,8 @@ for (const backend of backends()) {
           const row = await Promise.race([
             s.ctx.db.query<{ status: string; reference: string; state: string }>(
               'SELECT r.status, cr.reference, cr.state FROM refunds r JOIN connector_refunds cr ON cr.refund_id = r.id WHERE r.id = $1', [order.refundId]).then((x) => x.rows[0] ?? {}),
-            new Promise<{ status?: string }>((res) => setTimeout(() => res({ status: 'not visible (locked or uncommitted)' }), 2000)),
+            // Generous: a query on a loaded machine may take seconds; a blocked one never ends.
+            new Promise<{ status?: string }>((res) => setTimeout(() => res({ status: 'not visible (locked or uncommitted)' }), 10_000)),
           ]);
           seen.push({ ...row });
           return original.refund(order);

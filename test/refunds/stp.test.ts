@@ -61,7 +61,7 @@ for (const backend of backends()) {
     const available = async () => Math.round(Number((await v3.get('/v3/balance')).body.balances.find((b: { currency: string }) => b.currency === 'USD')?.available ?? 0) * 100);
     /** Waits until the refund's send step has left the row in one of `states`. */
     async function settled(refundId: number, states: string[]) {
-      for (let i = 0; i < 100; i++) {
+      for (let i = 0; i < 600; i++) {
         const row = await sendRow(refundId);
         if (row && states.includes(row.state)) return row;
         await new Promise((r) => setTimeout(r, 50));

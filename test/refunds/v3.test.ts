@@ -57,11 +57,12 @@ for (const backend of backends()) {
       // The feed shows an event once every older transaction of the PostgreSQL server has ended,
       // other test files' included: it may take a moment.
       let changed: any;
-      for (let i = 0; i < 50 && !changed; i++) {
+      for (let i = 0; i < 300 && !changed; i++) {
         if (i) await new Promise((resolve) => setTimeout(resolve, 100));
         const events = await v3.get('/v3/events?limit=500');
         changed = events.body.events.find((e: any) => e.type === 'refund.status_changed' && e.subject_id === r.body.refund_id);
       }
+      assert.ok(changed, 'the refund\'s event in the feed');
       assert.deepEqual([changed.data.status, changed.data.previous_status, changed.data.cause], ['COMPLETED', 'PENDING', 'sandbox complete']);
       const again = await v3.post(`/v3/sandbox/refunds/${r.body.refund_id}/reject`, '');
       assert.equal(again.status, 409, 'a completed refund is final');

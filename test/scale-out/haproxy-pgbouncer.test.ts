@@ -152,7 +152,7 @@ ${ports.map((p, i) => `  server caja${i} 127.0.0.1:${p} check`).join('\n')}
     // A merchant's integration: a request that fails in transit is sent again (a new X-Date, so
     // not a replay); the invoice id or the idempotency key makes the repeat harmless.
     const retry = async (what: string, send: () => Promise<{ status: number; body: any }>, done: (r: { status: number; body: any }) => boolean) => {
-      for (let attempt = 0; attempt < 20; attempt++) {
+      for (let attempt = 0; attempt < 200; attempt++) {
         const r = await send().catch((err) => ({ status: 0, body: String(err) }));
         if (done(r)) return r;
         await new Promise((res) => setTimeout(res, 100));

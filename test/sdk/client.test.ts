@@ -203,12 +203,7 @@ for (const backend of backends()) {
     test('verifyNotification accepts what caja delivers and refuses a wrong secret, a changed body, an old timestamp', async () => {
       const d = await caja.deposits.create({ country: 'BR', amount: '12.00', currency: 'BRL', payment_method: 'IX', payer: PAYER });
       await caja.sandbox.deposits.approve(d.deposit_id!);
-      let got;
-      for (let i = 0; i < 100 && !got; i++) {
-        got = receiver.received.find((r) => r.body === JSON.stringify({ deposit_id: d.deposit_id }));
-        if (!got) await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.ok(got, 'the notification arrived');
+      const got = await waitFor('the notification', () => receiver.received.find((r) => r.body === JSON.stringify({ deposit_id: d.deposit_id })));
       const header = got.headers['caja-signature'] as string;
       assert.ok(verifyNotification(got.body, header, m.deposits.secret_key, 300) > 0);
       const reason = (f: () => unknown) => { try { f(); return 'accepted'; } catch (e) { assert.ok(e instanceof CajaSignatureVerificationError); return e.reason; } };

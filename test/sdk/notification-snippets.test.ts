@@ -33,7 +33,8 @@ async function freePort(): Promise<number> {
 }
 
 async function waitListening(port: number, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+  // A process starting on a machine loaded by other work may take half a minute or more.
+  for (let i = 0; i < 1200; i++) {
     if (child.exitCode !== null) throw new Error(`endpoint exited with ${child.exitCode}`);
     const ok = await new Promise<boolean>((r) => {
       const socket = net.connect(port, '127.0.0.1').on('connect', () => { socket.end(); r(true); }).on('error', () => r(false));
@@ -63,7 +64,7 @@ describe('notification verification snippets', () => {
       const d = await caja.deposits.create({ country: 'BR', amount: '10.00', currency: 'BRL', payment_method: 'IX', payer: { document: cpf('529982247'), first_name: 'A', last_name: 'B', email: 'a@example.com' } });
       await caja.sandbox.deposits.approve(d.deposit_id!);
       let delivered;
-      for (let i = 0; i < 200 && !delivered; i++) {
+      for (let i = 0; i < 600 && !delivered; i++) {
         const { notifications } = await caja.notifications.list({ limit: 10 });
         delivered = notifications?.find((n) => n.status === 'delivered' && n.subject_id === d.deposit_id);
         if (!delivered) await new Promise((r) => setTimeout(r, 50));
@@ -106,7 +107,7 @@ describe('notification verification snippets', () => {
       const caja = new Caja({ baseUrl: s.url, deposits: { login: m.deposits.login, secretKey: m.deposits.secret_key } });
       const d = await caja.deposits.create({ country: 'BR', amount: '10.00', currency: 'BRL', payment_method: 'IX', payer: { document: cpf('529982247'), first_name: 'A', last_name: 'B', email: 'a@example.com' } });
       await caja.sandbox.deposits.approve(d.deposit_id!);
-      for (let i = 0; i < 200 && receiver.received.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 600 && receiver.received.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
       const got = receiver.received[0];
       assert.ok(got);
       const script = `${block('python')}\nimport os, sys\nprint(verify_caja_signature(os.environ["H"], os.environ["B"].encode(), os.environ["S"]), verify_caja_signature(os.environ["H"], os.environ["B"].encode(), "wrong"), verify_caja_signature(os.environ["H2"], os.environ["B"].encode(), os.environ["S"]), verify_caja_signature("v1=" + "0" * 64, b"{}", "s"))\n`;

@@ -105,7 +105,7 @@ describe('hosted checkout in Chromium', () => {
     if (opts.readme) await page.screenshot({ path: join(ARTIFACTS, `readme-${name}.png`) });
   }
 
-  async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
+  async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
     const end = Date.now() + ms;
     for (;;) {
       const v = await probe();
