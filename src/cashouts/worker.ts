@@ -1,15 +1,16 @@
-// The cashout worker: every CAJA_EXPIRY_INTERVAL_MS it first runs the payout networks the operator
-// configured (STP for MX: src/cashouts/payouts.ts, in any environment), then (staging) it hands
-// the other PENDING cashouts whose wait (CAJA_CASHOUT_DELAY_SECONDS) is over to the staging bank
-// (→ DELIVERED, no longer cancellable), applies
-// the bank's outcome to DELIVERED ones (→ COMPLETED or REJECTED) and the late returns of COMPLETED
+// The cashout workers. Every CAJA_EXPIRY_INTERVAL_MS the cashout worker runs the payout networks
+// the operator configured (STP for MX: src/cashouts/payouts.ts, in any environment). In staging
+// the staging bank worker, every second so each step lands within about a second of its due time,
+// hands the other PENDING cashouts whose wait (CAJA_CASHOUT_DELAY_SECONDS) is over to the staging
+// bank (→ DELIVERED, no longer cancellable), applies the bank's outcome to DELIVERED ones
+// (→ COMPLETED or REJECTED, CAJA_SANDBOX_AUTO_SECONDS later) and the late returns of COMPLETED
 // ones (→ REJECTED). Rows are claimed with FOR UPDATE SKIP LOCKED, and a hold, release or cancel
 // locks the same row, so a merchant racing the pickup sees exactly one of the two happen. A
 // connector must accept a repeated submit of one cashout as the same payout (the staging bank
 // does), because a process that dies after submitting and before committing submits it again.
 import type { AppContext } from '../config/context.ts';
 import type { Queryable } from '../db/db.ts';
-import { periodicWorker } from '../jobs/periodic-worker.ts';
+import { DUE_OUTCOMES_INTERVAL_MS, periodicWorker } from '../jobs/periodic-worker.ts';
 import type { Worker } from '../jobs/periodic-worker.ts';
 import { type PayoutConnector, payoutConnector, payoutOrderOf } from './connector.ts';
 import { type CashoutRow, transitionCashoutIn } from './service.ts';
@@ -73,10 +74,13 @@ export function returnBouncedCashouts(ctx: AppContext): Promise<number> {
   });
 }
 
-/** One pass of everything the worker does; tests call it directly. */
+/** One pass of the cashout worker: networks the operator configured (STP for MX), in any environment; tests call it directly. */
 export async function runCashoutJobs(ctx: AppContext): Promise<void> {
-  // Networks the operator configured (STP for MX), in any environment: src/cashouts/payouts.ts.
   await runConnectorPayouts(ctx);
+}
+
+/** One pass of the staging bank: every step due (each claim reads its partial index, 008_cashouts.sql); tests call it directly. */
+export async function runStagingBank(ctx: AppContext): Promise<void> {
   const bank = payoutConnector(ctx.config);
   if (!bank) return;
   const paidElsewhere = await countriesWithPayoutConnector(ctx);
@@ -88,4 +92,10 @@ export async function runCashoutJobs(ctx: AppContext): Promise<void> {
 export function cashoutWorker(ctx: AppContext): Worker {
   // Also in production: the operator may configure a payout network at any time.
   return periodicWorker(ctx, 'cashouts', ctx.config.expiryIntervalMs, () => runCashoutJobs(ctx));
+}
+
+/** Staging only (where the staging bank is): its steps, every second (DUE_OUTCOMES_INTERVAL_MS). */
+export function cashoutSandboxWorker(ctx: AppContext): Worker | null {
+  if (!payoutConnector(ctx.config)) return null;
+  return periodicWorker(ctx, 'cashout-sandbox', DUE_OUTCOMES_INTERVAL_MS, () => runStagingBank(ctx));
 }

@@ -1,12 +1,14 @@
 // The deposit worker: every CAJA_EXPIRY_INTERVAL_MS it cancels PENDING deposits whose
-// expiration_date has passed, runs due staging magic-value outcomes, and forgets idempotency keys
-// older than 48 hours (they are promised for at least 24) and expired signed-request claims.
+// expiration_date has passed and forgets idempotency keys older than 48 hours (they are promised
+// for at least 24) and expired signed-request claims. Staging's magic-value outcomes run on a
+// worker of their own every second (depositSandboxWorker), so they land within about a second of
+// their due time rather than up to a whole expiry round later.
 // Sessions are swept by src/auth/session-sweep.ts and balances folded by
 // src/balances/fold-worker.ts, workers of their own. Rows are claimed with FOR UPDATE SKIP
-// LOCKED in batches, so any number of processes can run it side by side.
+// LOCKED in batches, so any number of processes can run these side by side.
 import type { AppContext } from '../config/context.ts';
 import { statusAfterPayment, type DepositStatus } from '../domain/deposit-states.ts';
-import { periodicWorker } from '../jobs/periodic-worker.ts';
+import { DUE_OUTCOMES_INTERVAL_MS, periodicWorker } from '../jobs/periodic-worker.ts';
 import type { Worker } from '../jobs/periodic-worker.ts';
 import { isCrypto } from './service.ts';
 import { transitionAllIn, type TransitionRequest } from './transitions.ts';
@@ -43,7 +45,12 @@ export function connectorGraceMs(ctx: AppContext): number {
   return Math.min(3600_000, Math.max(5 * 60_000, 2 * longestPollSeconds(ctx.config) * 1000));
 }
 
-/** Staging: completes or cancels deposits created with a magic value once their delay is over. */
+/**
+ * Staging: completes or cancels one batch of deposits created with a magic value whose delay is
+ * over; returns how many were claimed. The claim (FOR UPDATE SKIP LOCKED) is the one place these
+ * outcomes are applied, whichever process runs it. Each second's query reads deposits_sandbox_idx
+ * (002_deposits.sql: partial on the PENDING and APPROVED magic-value rows).
+ */
 export async function runSandboxOutcomes(ctx: AppContext): Promise<number> {
   if (!ctx.config.sandbox) return 0;
   return ctx.db.tx(async (q) => {
@@ -77,13 +84,23 @@ export async function purgeIdempotencyKeys(ctx: AppContext): Promise<void> {
   await purgeExpiredRequests(ctx.db, new Date(ctx.now().getTime() - replayGraceHours * 3600_000), batchRows);
 }
 
-/** One pass of everything the worker does; tests call it directly. */
+/** One pass of the deposit worker (expiry and purges); tests call it directly. */
 export async function runDepositJobs(ctx: AppContext): Promise<void> {
   while ((await expireDueDeposits(ctx)) === BATCH);
-  while ((await runSandboxOutcomes(ctx)) === BATCH);
   await purgeIdempotencyKeys(ctx);
+}
+
+/** One pass of the sandbox worker: every magic-value outcome due; tests call it directly. */
+export async function runSandboxJobs(ctx: AppContext): Promise<void> {
+  while ((await runSandboxOutcomes(ctx)) === BATCH);
 }
 
 export function depositWorker(ctx: AppContext): Worker {
   return periodicWorker(ctx, 'deposits', ctx.config.expiryIntervalMs, () => runDepositJobs(ctx));
+}
+
+/** Staging only: the magic-value outcomes, every second (DUE_OUTCOMES_INTERVAL_MS). */
+export function depositSandboxWorker(ctx: AppContext): Worker | null {
+  if (!ctx.config.sandbox) return null;
+  return periodicWorker(ctx, 'deposit-sandbox', DUE_OUTCOMES_INTERVAL_MS, () => runSandboxJobs(ctx));
 }

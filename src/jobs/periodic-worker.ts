@@ -2,6 +2,14 @@
 import type { AppContext } from '../config/context.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 
+/**
+ * How often staging's timed outcomes (magic-value deposits, the staging bank's steps) are looked
+ * for. The docs promise them within about a second of their due time, so they run on this short
+ * round of their own rather than on CAJA_EXPIRY_INTERVAL_MS (5 s), which would add up to a whole
+ * round to every promised delay. Each round is one indexed query for due rows.
+ */
+export const DUE_OUTCOMES_INTERVAL_MS = 1000;
+
 /** A background worker as the process runs it: a name and a way to stop it. */
 export interface Worker {
   name: string;

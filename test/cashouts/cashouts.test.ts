@@ -9,7 +9,7 @@ import { creditBalance, startWithMerchants } from '../helpers/merchants.ts';
 import { cashoutRequest, createMerchant, hmac, type Credentials, V3Client } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { assertLedgerOk } from '../helpers/ledger.ts';
-import { runCashoutJobs } from '../../src/cashouts/worker.ts';
+import { runStagingBank } from '../../src/cashouts/worker.ts';
 import { buildClabe } from '../../src/domain/clabe.ts';
 
 const BR = (over: Record<string, unknown> = {}) => ({
@@ -36,12 +36,12 @@ for (const backend of backends()) {
       assert.equal(r.status, 200, r.text);
       return r.body.balances.find((b: any) => b.currency === 'USD') ?? { available: 0, reserved: 0, total: 0 };
     };
-    /** Runs the cashout worker as if `seconds` had passed. */
+    /** Runs the staging bank as if `seconds` had passed. */
     const later = async (seconds: number) => {
       const real = s.ctx.now;
       s.ctx.now = () => new Date(Date.now() + seconds * 1000);
       try {
-        await runCashoutJobs(s.ctx);
+        await runStagingBank(s.ctx);
       } finally {
         s.ctx.now = real;
       }

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, depositBatches, holdFirstDepositWrite, startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
-import { runDepositJobs } from '../../src/deposits/worker.ts';
+import { runDepositJobs, runSandboxJobs } from '../../src/deposits/worker.ts';
 import { createDeposit, prepareDepositRequest } from '../../src/deposits/service.ts';
 import { getMerchant } from '../../src/merchants/merchants.ts';
 import { hmacHexUpper } from '../../src/domain/signatures.ts';
@@ -35,12 +35,13 @@ for (const backend of backends()) {
       return r.body.deposit_id as number;
     };
     const status = async (id: number) => (await v3.get(`/v3/deposits/${id}`)).body.status;
-    /** Runs the worker as if `ms` had passed (signed requests use the real clock meanwhile). */
+    /** Runs the deposit and sandbox workers as if `ms` had passed (signed requests use the real clock meanwhile). */
     const runLater = async (ms: number) => {
       const real = s.ctx.now;
       s.ctx.now = () => new Date(Date.now() + ms);
       try {
         await runDepositJobs(s.ctx);
+        await runSandboxJobs(s.ctx);
       } finally {
         s.ctx.now = real;
       }

@@ -1,10 +1,11 @@
 // The sandbox timings the docs state are what happens: with the default settings a magic-value
-// deposit completes between CAJA_SANDBOX_AUTO_SECONDS (5) and that plus one worker round
-// (CAJA_EXPIRY_INTERVAL_MS, 5 s) after its creation (docs/deposits.md, docs/contract.md).
+// deposit completes CAJA_SANDBOX_AUTO_SECONDS (5) after its creation, within about a second (the
+// sandbox worker's round, DUE_OUTCOMES_INTERVAL_MS) of that (docs/deposits.md, docs/contract.md).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config/config.ts';
+import { DUE_OUTCOMES_INTERVAL_MS } from '../../src/jobs/periodic-worker.ts';
 import { Caja } from '../../sdk/src/index.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createMerchant } from '../helpers/clients.ts';
@@ -16,13 +17,14 @@ before(async () => {
 });
 after(() => s.close());
 
-test('the defaults are the documented 5 s and 5000 ms', () => {
+test('the defaults are the documented 5 s, and the sandbox round 1 s', () => {
   const defaults = loadConfig({ CAJA_MASTER_KEY: randomBytes(32).toString('base64'), CAJA_ADMIN_TOKEN: 'a'.repeat(20), DATA_DIR: '/nonexistent-caja' });
-  assert.deepEqual([defaults.sandboxAutoSeconds, defaults.expiryIntervalMs], [5, 5000]);
-  assert.deepEqual([s.ctx.config.sandboxAutoSeconds, s.ctx.config.expiryIntervalMs], [5, 5000]);
+  assert.equal(defaults.sandboxAutoSeconds, 5);
+  assert.equal(s.ctx.config.sandboxAutoSeconds, 5);
+  assert.equal(DUE_OUTCOMES_INTERVAL_MS, 1000);
 });
 
-test('a magic-value deposit completes 5 to 10 seconds after creation', async () => {
+test('a magic-value deposit completes 5 to 6 seconds after creation (with slack for a loaded machine)', async () => {
   const m = await createMerchant(s.url, 'Timing');
   const caja = new Caja({ baseUrl: s.url, deposits: { login: m.deposits.login, secretKey: m.deposits.secret_key } });
   const created = Date.now();
@@ -39,5 +41,7 @@ test('a magic-value deposit completes 5 to 10 seconds after creation', async () 
     `SELECT extract(epoch FROM c.created_at - d.created_at)::float8 AS seconds FROM deposits d
      JOIN deposit_status_changes c ON c.deposit_id = d.id AND c.to_status = 'COMPLETED' WHERE d.id = $1`, [d.deposit_id]);
   const seconds = rows[0]!.seconds;
-  assert.ok(seconds >= 5 && seconds <= 10.5, `completed after ${seconds} s`);
+  // The promise is due (5 s) plus one round (1 s); 3 s more for a late timer on a loaded machine.
+  // (When the outcomes ran on the 5 s expiry round this measured about 9.75 s, past it.)
+  assert.ok(seconds >= 5 && seconds <= 5 + 1 + 3, `completed after ${seconds} s`);
 });

@@ -9,7 +9,7 @@ import { backends, startTestServer, type TestServer } from '../helpers/server.ts
 import { admin, createMerchant, V3Client, type Credentials } from '../helpers/clients.ts';
 import { cpf } from '../helpers/documents.ts';
 import { waitFor } from '../notifications/helpers.ts';
-import { runDepositJobs } from '../../src/deposits/worker.ts';
+import { runSandboxJobs } from '../../src/deposits/worker.ts';
 import { setRates } from '../helpers/four-eyes.ts';
 
 const BR_NAMES = { first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com' };
@@ -207,13 +207,13 @@ for (const backend of backends()) {
       assert.equal(r.body.code, 510);
       assert.match(r.body.description, /has no payment method yet: the customer has not chosen one on the hosted checkout/);
       await s.ctx.db.query('UPDATE deposits SET sandbox_due_at = $1 WHERE id = $2', [new Date(Date.now() - 1000), d.id]);
-      await runDepositJobs(s.ctx);
+      await runSandboxJobs(s.ctx);
       assert.equal((await v3.get(`/v3/deposits/${d.id}`)).body.status, 'PENDING', 'the magic e-mail waits for a method');
 
       const page = await get(`${d.url}?method=PP`);
       const chose = await post(d.url, { csrf: csrfOf(page.html), method: 'PP', 'payer.document': cpf('529982247'), 'payer.first_name': 'Ana', 'payer.last_name': 'Silva' });
       assert.equal(chose.status, 303, chose.html.slice(0, 300));
-      await runDepositJobs(s.ctx);
+      await runSandboxJobs(s.ctx);
       const paid = (await v3.get(`/v3/deposits/${d.id}`)).body;
       assert.equal(paid.status, 'COMPLETED');
       assert.equal(paid.payment_method, 'PP');
