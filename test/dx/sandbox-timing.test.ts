@@ -39,5 +39,7 @@ test('a magic-value deposit completes 5 to 10 seconds after creation', async () 
     `SELECT extract(epoch FROM c.created_at - d.created_at)::float8 AS seconds FROM deposits d
      JOIN deposit_status_changes c ON c.deposit_id = d.id AND c.to_status = 'COMPLETED' WHERE d.id = $1`, [d.deposit_id]);
   const seconds = rows[0]!.seconds;
-  assert.ok(seconds >= 5 && seconds <= 10.5, `completed after ${seconds} s`);
+  // Separates completion by the first worker round past 5 s (at most 10 s; 12.5 s for a loaded
+  // machine's late round) from one a round later (15 s) or too early.
+  assert.ok(seconds >= 5 && seconds <= 12.5, `completed after ${seconds} s`);
 });
