@@ -13,8 +13,11 @@ import { fundMerchant, setRates } from '../helpers/four-eyes.ts';
 
 const bench = stpCrashBench('caja_dead_holder', { CAJA_CASHOUT_DELAY_SECONDS: '0' });
 const { skip } = bench;
-/** The killed process waits this long for STP: its lease on a row is 2 × 20 s + 5 s. */
-const SLOW_MS = 20_000;
+/**
+ * The killed process waits this long for STP: its lease on a row is 2 × 40 s + 5 s, long enough
+ * that the next process's start on a loaded machine (seconds) stays well inside it.
+ */
+const SLOW_MS = 40_000;
 
 const live: import('node:child_process').ChildProcess[] = [];
 afterEach(async () => {
@@ -48,6 +51,7 @@ async function killAndTakeOver(table: 'connector_payouts' | 'connector_refunds',
   await sim.control.receiver(b.base);
   await until('the order taken over as sent', row, (r) => r?.state === 'sent', 90_000);
   const tookOver = Date.now();
+  // Separates a takeover once the holder is seen gone (the next process's start) from one when the 85 s lease lapses.
   assert.ok(tookOver < leaseEnd, `taken over ${tookOver - started} ms after the next process started, ${tookOver - leaseEnd} ms after the dead one's lease ended: not before it`);
   const state = await sim.state();
   assert.equal(state.orders.filter((o) => o.claveRastreo === clave).length, 1, 'one order at STP');

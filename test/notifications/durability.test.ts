@@ -82,23 +82,32 @@ for (const backend of backends()) {
     test('a restart in the middle of a retry schedule carries on where it stopped', async () => {
       // Long enough between retries that the restart certainly happens inside the schedule.
       const first = await store.open({ CAJA_NOTIFY_RETRY_SECONDS: '0.5' });
-      const { merchant } = await createMerchant(first.db, first.box, first.config, { name: 'Restart' });
       let healthy = false;
-      receiver.respond = (r) => (r.path === '/restart' && !healthy ? { status: 500 } : { status: 200 });
-      const e = await commitEvent(first, { merchantId: merchant.id, url: `${receiver.url}/restart` });
-      const id = await notificationIdOf(first, e.eventId);
-      const w1 = new NotificationWorker(first, silent);
-      await waitFor('a failed attempt', () => receiver.received.some((r) => r.id === id));
-      await w1.stop();
-      await first.db.close();
+      let id: number;
+      // Stopped and closed whatever happens: a worker left running would deliver the next tests' rows.
+      let w1: NotificationWorker | undefined;
+      try {
+        const { merchant } = await createMerchant(first.db, first.box, first.config, { name: 'Restart' });
+        receiver.respond = (r) => (r.path === '/restart' && !healthy ? { status: 500 } : { status: 200 });
+        const e = await commitEvent(first, { merchantId: merchant.id, url: `${receiver.url}/restart` });
+        id = await notificationIdOf(first, e.eventId);
+        w1 = new NotificationWorker(first, silent);
+        await waitFor('a failed attempt', () => receiver.received.some((r) => r.id === id));
+      } finally {
+        await w1?.stop();
+        await first.db.close();
+      }
       assert.equal(receiver.received.filter((r) => r.id === id).length, 1);
 
       healthy = true;
       const second = (ctx = await store.open());
       assert.equal(await statusOf(second, id), 'pending');
       const w2 = new NotificationWorker(second, silent);
-      await waitFor('delivered after the restart', async () => (await statusOf(second, id)) === 'delivered');
-      await w2.stop();
+      try {
+        await waitFor('delivered after the restart', async () => (await statusOf(second, id)) === 'delivered');
+      } finally {
+        await w2.stop();
+      }
       const { rows } = await second.db.query<{ attempt_no: number; status_code: number }>(
         'SELECT attempt_no, status_code FROM notification_attempts WHERE notification_id = $1 ORDER BY id', [id],
       );
@@ -118,8 +127,11 @@ for (const backend of backends()) {
         });
         assert.ok(claimed.some((r) => r.id === id));
         const survivor = new NotificationWorker(ctx, silent);
-        await waitFor('delivered by the survivor', async () => (await statusOf(ctx, id)) === 'delivered');
-        await survivor.stop();
+        try {
+          await waitFor('delivered by the survivor', async () => (await statusOf(ctx, id)) === 'delivered');
+        } finally {
+          await survivor.stop();
+        }
         assert.equal(receiver.received.filter((r) => r.id === id).length, 1);
         const { rows } = await ctx.db.query<{ attempt_no: number; status_code: number | null; error: string | null }>(
           'SELECT attempt_no, status_code, error FROM notification_attempts WHERE notification_id = $1 ORDER BY id', [id],
@@ -185,7 +197,9 @@ for (const backend of backends()) {
         // answer can take a second, and every subject's five go one after another): what must not
         // happen is a stop, so the deadline is STALL_MS without a delivery, not a total. A failed
         // attempt ends the test at once, with its error: no notification may need a second one.
-        const STALL_MS = 20_000;
+        // Separates slow answers (each bounded by the 30 s notification timeout, then a failed
+        // attempt) from deliveries that stopped for good.
+        const STALL_MS = 45_000;
         let delivered = 0;
         let progressAt = Date.now();
         await waitFor('all delivered', async () => {

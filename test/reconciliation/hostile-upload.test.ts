@@ -75,7 +75,8 @@ for (const backend of backends()) {
         const r = await upload(body, type);
         assert.equal(r.status, 400, r.text.slice(0, 300));
         assert.match(r.text, problem);
-        assert.ok(performance.now() - t0 < 3000, `${Math.round(performance.now() - t0)} ms`);
+        // Separates a prompt refusal (with the parse worker's start) from a parse stopped by its 30 s deadline.
+        assert.ok(performance.now() - t0 < 10_000, `${Math.round(performance.now() - t0)} ms`);
       }
       assert.equal((await upload(ofx(ofxDay), 'application/x-ofx')).status, 201);
     });
