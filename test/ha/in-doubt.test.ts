@@ -9,6 +9,7 @@
 //     bound at once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { until } from '../helpers/until.ts';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { createScratchDatabase, postgresUrl } from '../helpers/databases.ts';
 import { openPostgres, type Db } from '../../src/db/db.ts';
@@ -164,10 +165,7 @@ describe('in-doubt commits and the failover hold (pg)', { skip }, () => {
     // Queue bound 3: the write, the read, and this third are held; a fourth is refused at once.
     const third = db.query('SELECT 2');
     // Once all three have been refused a connection and are held (a loaded machine takes longer than any fixed wait).
-    for (let i = 0; db.holdStats!.held - heldBefore < 3; i++) {
-      assert.ok(i < 300, `the three held (${db.holdStats!.held - heldBefore})`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await until('the three held', async () => db.holdStats!.held - heldBefore, (held) => held >= 3, 6000);
     const refusedAt = Date.now();
     await assert.rejects(db.query('SELECT 3'), (err) => isDatabaseUnavailable(err));
     // Separates a refusal at once from a fourth operation held like the others (the 4 s hold).

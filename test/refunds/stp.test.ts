@@ -6,6 +6,7 @@
 // PostgreSQL, driven over HTTP; plus a refund no provider can make, refused at creation.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { until } from '../helpers/until.ts';
 import { createHmac } from 'node:crypto';
 import { backends, startTestServer, type TestServer } from '../helpers/server.ts';
 import { admin, createMerchant, type Credentials, formPost, V3Client } from '../helpers/clients.ts';
@@ -132,10 +133,8 @@ for (const backend of backends()) {
       // The send's step ends when its answer times out (CAJA_CONNECTOR_TIMEOUT_MS) and releases the
       // lease: until then the next pass finds the row leased and leaves it (a loaded machine's
       // timers run late, so no fixed wait).
-      for (let i = 0; (await s.ctx.db.query('SELECT 1 FROM connector_refunds WHERE refund_id = $1 AND leased_until IS NOT NULL', [r.body.refund_id])).rowCount; i++) {
-        assert.ok(i < 300, 'the hung send\'s step ended');
-        await new Promise((res) => setTimeout(res, 50));
-      }
+      await until('the hung send\'s step ended (its lease released)', async () =>
+        (await s.ctx.db.query('SELECT 1 FROM connector_refunds WHERE refund_id = $1 AND leased_until IS NOT NULL', [r.body.refund_id])).rowCount, (leased) => leased === 0);
       assert.equal((await ordersAt(row.reference)).length, 1, 'STP registered it');
       await pass();
       assert.equal((await sendRow(r.body.refund_id))!.state, 'sent');
